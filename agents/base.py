@@ -1,0 +1,97 @@
+"""The one agent protocol every kakurega player follows.
+
+An agent is built from an :class:`AgentContext` (static facts about the env:
+its name, options, observation layout, action count, the rules) and then, each
+turn, receives **only its own observation dict** (``observation`` +
+``action_mask``) and returns a legal action id. It never receives the env or
+the game state.
+
+Search agents set ``wants_sampler = True``; runners then also hand them a
+determinization sampler made by the env for the agent's own player
+(``rng -> state`` consistent with what that player knows). Every runner
+(training view, tournaments, play) goes through :func:`choose_action`, so the
+two kinds of agent are driven the same way.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kakurega.envs.core.layout import ObservationLayout
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Static facts an agent may know before play: nothing about any particular deal."""
+
+    env_name: str  #: registry name, e.g. "kakurenbo_v0"
+    env_kwargs: dict = field(default_factory=dict)  #: options the env was created with
+    layout: ObservationLayout | None = None  #: decodes the observation vector by piece name
+    num_actions: int = 0
+    num_players: int = 0
+    #: the rules engine (configuration only, never a state): for search agents
+    game: object = None
+
+    @classmethod
+    def from_env(cls, env, env_name: str, env_kwargs: dict | None = None) -> "AgentContext":
+        """The context of a (wrapped or raw) kakurega env."""
+        raw = env.unwrapped
+        return cls(
+            env_name=env_name,
+            env_kwargs=dict(env_kwargs or {}),
+            layout=raw.layout,
+            num_actions=raw.game.num_actions,
+            num_players=raw.game.num_players,
+            game=raw.game,
+        )
+
+
+class Agent(ABC):
+    """A player: observation dict in, legal action id out."""
+
+    #: True for agents that search over determinizations (see choose_action)
+    wants_sampler: bool = False
+
+    def __init__(self, context: AgentContext, seed: int | None = None):
+        self.context = context
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """Called at the start of every game; agents with memory clear it here."""
+
+    @abstractmethod
+    def act(self, observation: dict, sampler=None) -> int:
+        """A legal action id for ``observation`` (its ``action_mask`` marks the legal ones).
+
+        ``sampler`` is given only to agents with ``wants_sampler``.
+        """
+
+    def piece(self, observation: dict, name: str) -> np.ndarray:
+        """Piece ``name`` of the observation vector, shaped as the layout declares."""
+        return self.context.layout.view(observation["observation"], name)
+
+
+class RandomAgent(Agent):
+    """Uniformly random over the legal actions."""
+
+    def act(self, observation: dict, sampler=None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("RandomAgent.act: the action mask has no legal action (is it this agent's turn?)")
+        return int(self.rng.choice(legal))
+
+
+def choose_action(agent: Agent, env, agent_name: str, observation: dict | None = None) -> int:
+    """Ask ``agent`` for the move of ``agent_name`` in ``env`` (wrapped or raw).
+
+    The agent sees its own observation and, if it wants one, a sampler of
+    determinizations for its own player; nothing else of the env.
+    """
+    if observation is None:
+        observation = env.observe(agent_name)
+    if agent.wants_sampler:
+        return int(agent.act(observation, env.unwrapped.determinization_sampler(agent_name)))
+    return int(agent.act(observation))

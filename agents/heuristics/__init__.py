@@ -1,0 +1,1 @@
+"""Rule-based heuristic players, one module per game."""

@@ -1,0 +1,1 @@
+"""animal_chain rules engine, observation encoder and renderer."""

@@ -1,0 +1,368 @@
+"""The one turn-based PettingZoo AEC base every kakurega game runs on.
+
+A game supplies a :class:`~kakurega.envs.core.game.Game` (rules), an
+observation layout with an ``encode(state, seat)`` function, and a text
+renderer. This base does all PettingZoo bookkeeping: agents and seats,
+rewards derived from the rules' cumulative returns, ``_cumulative_rewards``,
+terminations and truncations, infos with the action mask, dead steps, spaces,
+seeding and rendering.
+
+Observations are cached for the current step and handed out as read-only
+arrays: an agent cannot corrupt the environment by writing into them, and two
+calls to ``observe`` in one step cost one encoding.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+
+from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.layout import ObservationLayout
+
+#: reward given by ``env()`` to an agent that plays an illegal action
+ILLEGAL_ACTION_PENALTY = -1.0
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+class TurnBasedAECEnv(AECEnv):
+    """PettingZoo AEC env over a turn-based :class:`Game`.
+
+    Agents are ``player_0 .. player_{n-1}``; ``player_i`` sits on seat ``i``.
+    ``render_view`` chooses whose view ``render()`` draws: ``None`` for a
+    spectator (public information only) or an agent name.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        game: Game,
+        layout: ObservationLayout,
+        encode: Callable[[object, int], np.ndarray],
+        render_text: Callable[[object, int | None], str],
+        render_mode: str | None = None,
+        render_view: str | None = None,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; expected one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        self.game = game
+        self.layout = layout
+        #: ``encode(state, seat)``: the observation vector of ``seat`` in ``state``
+        self.encode = encode
+        self._render_text = render_text
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        if render_view is not None and render_view not in self.possible_agents:
+            raise ValueError(
+                f"render_view={render_view!r} is not an agent; expected None (spectator) "
+                f"or one of {self.possible_agents}"
+            )
+        self.render_view = render_view
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, layout.high, shape=(layout.size,), dtype=layout.dtype),
+                "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        self._no_actions = _read_only(np.zeros(game.num_actions, dtype=np.int8))
+        self.rng = np.random.default_rng()
+        self.game_state = None
+        self.num_steps = 0
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; ``seed`` seeds the one generator all chance draws use."""
+        if seed is not None or self.game_state is None:
+            self.rng = np.random.default_rng(seed)
+        self.game_state = self.game.initial_state(self.rng)
+        self.num_steps = 0
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._returns = np.asarray(self.game.returns(self.game_state), dtype=np.float64).copy()
+        self._after_transition()
+
+    # ------------------------------------------------------------------- step
+    def step(self, action) -> None:
+        """Apply ``action`` for ``agent_selection``; raises ``ValueError`` if it is illegal."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._validate_action(action)
+        if not self._mask[action]:
+            raise ValueError(
+                f"illegal action {action} ({self.game.action_to_string(self.game_state, action)}) "
+                f"for {agent}: {self.game.illegal_reason(self.game_state, action)}"
+            )
+        self.game.apply_action(self.game_state, action, self.rng)
+        self.num_steps += 1
+        new_returns = np.asarray(self.game.returns(self.game_state), dtype=np.float64)
+        delta = new_returns - self._returns
+        self._returns = new_returns.copy()
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = float(delta[self._seat[a]])
+        self._after_transition()
+        self._accumulate_rewards()
+
+    def _validate_action(self, action) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                raise TypeError(
+                    f"action must be an integer in [0, {self.game.num_actions}), got "
+                    f"{action!r} of type {type(action).__name__}"
+                )
+        action = int(action)
+        if not 0 <= action < self.game.num_actions:
+            raise ValueError(
+                f"action {action} is out of range: expected an integer in [0, {self.game.num_actions})"
+            )
+        return action
+
+    def _after_transition(self) -> None:
+        """Refresh selection, masks, end flags and caches after reset or a step."""
+        state = self.game_state
+        self._obs_cache: dict[str, dict] = {}
+        over = self.game.is_terminal(state)
+        truncated = not over and self.game.is_truncated(state)
+        if over or truncated:
+            for a in self.agents:
+                self.terminations[a] = over
+                self.truncations[a] = truncated
+                self.infos[a] = {"action_mask": self._no_actions}
+            self._legal = []
+            self._mask = self._no_actions
+            # Dead agents are removed one by one through step(None); the last
+            # actor stays selected so that its final reward is read first.
+            if getattr(self, "agent_selection", None) not in self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        seat = self.game.current_player(state)
+        if seat == TERMINAL:
+            raise RuntimeError(f"{self.game.name}: current_player is TERMINAL but the game is not over")
+        self._legal = self.game.legal_actions(state)
+        if not self._legal:
+            raise RuntimeError(f"{self.game.name}: seat {seat} must act but has no legal action")
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        mask[self._legal] = 1
+        self._mask = _read_only(mask)
+        self.agent_selection = self.possible_agents[seat]
+        for a in self.agents:
+            self.infos[a] = {"action_mask": self._no_actions}
+        self.infos[self.agent_selection] = {"action_mask": self._mask}
+
+    # ---------------------------------------------------------------- observe
+    def observe(self, agent: str) -> dict:
+        """``{"observation", "action_mask"}`` for ``agent``: only what that player may know."""
+        cached = self._obs_cache.get(agent)
+        if cached is None:
+            seat = self._seat[agent]
+            obs = self.encode(self.game_state, seat)
+            mask = self._mask if agent == self.agent_selection and self._legal else self._no_actions
+            cached = {"observation": _read_only(obs), "action_mask": mask}
+            self._obs_cache[agent] = cached
+        return cached
+
+    # ------------------------------------------------------------- utilities
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of ``agent_selection`` (empty when the game is over)."""
+        return list(self._legal)
+
+    def action_to_string(self, action: int) -> str:
+        """``action`` in words, in the current state."""
+        return self.game.action_to_string(self.game_state, int(action))
+
+    def resample_hidden(self, agent: str, rng: np.random.Generator):
+        """A full state consistent with all ``agent`` knows, hidden parts re-dealt from ``rng``."""
+        return self.game.resample_hidden(self.game_state, self._seat[agent], rng)
+
+    def determinization_sampler(self, agent: str) -> Callable[[np.random.Generator], object]:
+        """A function ``rng -> state`` drawing determinizations for ``agent`` at the current state.
+
+        The sampler captures a private copy of the state, so it stays valid
+        (and never sees later moves) after the env moves on.
+        """
+        snapshot = self.game.clone(self.game_state)
+        seat = self._seat[agent]
+        game = self.game
+        return lambda rng: game.resample_hidden(snapshot, seat, rng)
+
+    def render_text(self, viewer: str | None = None) -> str:
+        """The table as ``viewer`` (an agent name) sees it, or as a spectator when None."""
+        if viewer is not None and viewer not in self._seat:
+            raise ValueError(f"viewer={viewer!r} is not an agent; expected None or one of {self.possible_agents}")
+        seat = None if viewer is None else self._seat[viewer]
+        return self._render_text(self.game_state, seat)
+
+    def render(self):
+        """``ansi``: return the text picture; ``human``: print it."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self.render_text(self.render_view)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class StandardWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's three standard wrappers fused into one layer.
+
+    Behaves exactly like ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_ACTION_PENALTY)))``:
+
+    - calls out of order (``step``/``observe``/``render``/``agent_iter`` before
+      ``reset``, reading ``agents``, ``rewards``... before ``reset``) raise
+      PettingZoo's errors; stepping with no agents left warns;
+    - an action outside the action space fails the assertion
+      ``"action is not in action space"`` (``None`` only for dead agents);
+    - an illegal action (mask 0) ends the game for everyone, the offender
+      getting ``ILLEGAL_ACTION_PENALTY`` and the others 0.
+
+    Three stacked wrappers route every attribute read through three
+    ``__getattr__`` hops, which cost more than a whole game step; one layer
+    with direct properties keeps the checks and drops the hops
+    (docs/performance.md). ``tests/test_wrappers.py`` checks the equivalence.
+    """
+
+    def __init__(self, env: TurnBasedAECEnv):
+        super().__init__(env)
+        self._num_actions = env.game.num_actions
+
+    def _require_reset(self, name: str) -> None:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+
+    # Direct forwarding of the attributes every loop reads (no __getattr__ hop).
+    @property
+    def agents(self):
+        self._require_reset("agents")
+        return self.env.agents
+
+    @property
+    def agent_selection(self):
+        self._require_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def rewards(self):
+        self._require_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self):
+        self._require_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self):
+        self._require_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self):
+        self._require_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self):
+        return self.env._cumulative_rewards
+
+    @property
+    def possible_agents(self):
+        return self.env.possible_agents
+
+    def observe(self, agent):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        env = self.env
+        agent = env.agent_selection
+        observation = env.observe(agent) if observe else None
+        return (
+            observation,
+            env._cumulative_rewards[agent],
+            env.terminations[agent],
+            env.truncations[agent],
+            env.infos[agent],
+        )
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        env = self.env
+        if not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = env.agent_selection
+        dead = env.terminations[agent] or env.truncations[agent]
+        if action is None and dead:
+            env.step(action)
+            return
+        assert self._in_action_space(action), "action is not in action space"
+        if dead:
+            env.step(action)
+        elif not env._mask[int(action)]:
+            EnvLogger.warn_on_illegal_move()
+            env._cumulative_rewards[agent] = 0
+            env.terminations = dict.fromkeys(env.agents, True)
+            env.truncations = dict.fromkeys(env.agents, True)
+            env.rewards = dict.fromkeys(env.agents, 0)
+            env.rewards[agent] = float(ILLEGAL_ACTION_PENALTY)
+            env._accumulate_rewards()
+            env._deads_step_first()
+        else:
+            env.step(action)
+
+    def _in_action_space(self, action) -> bool:
+        """``Discrete(n).contains(action)`` without its numpy overhead for plain ints."""
+        if type(action) is int:
+            return 0 <= action < self._num_actions
+        return self.env.action_space(self.env.agent_selection).contains(action)
+
+
+def wrap(raw: TurnBasedAECEnv) -> StandardWrapper:
+    """The standard PettingZoo checks around a raw kakurega env (see :class:`StandardWrapper`)."""
+    return StandardWrapper(raw)

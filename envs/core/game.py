@@ -1,0 +1,88 @@
+"""The rules-engine interface every kakurega game implements.
+
+A ``Game`` holds a game's fixed configuration (variant, player count, data
+files) and the rules as methods over a plain-data ``state``. It imports no
+gymnasium, pettingzoo or torch. All randomness comes from the
+``numpy.random.Generator`` passed in; a game never touches a global RNG.
+
+Seats are integers ``0..num_players-1``; the environment maps agent names to
+seats. Rewards are derived by the environment from :meth:`Game.returns`, the
+cumulative return of every seat so far, so a game that pays only at the end
+returns zeros until then and a game with per-step rewards simply accumulates.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+TERMINAL = -1  # current_player() of a finished (terminated or truncated) game
+
+
+class Game(ABC):
+    """Rules of one game under one configuration."""
+
+    #: short id, e.g. "kakurenbo"
+    name: str = ""
+    num_players: int = 0
+    #: size of the fixed discrete action space
+    num_actions: int = 0
+
+    @abstractmethod
+    def initial_state(self, rng: np.random.Generator) -> Any:
+        """A new game's state, chance events (shuffles, deals) drawn from ``rng``."""
+
+    @abstractmethod
+    def current_player(self, state) -> int:
+        """Seat that must act now, or ``TERMINAL`` when the game is over."""
+
+    @abstractmethod
+    def legal_actions(self, state) -> list[int]:
+        """Sorted legal action ids of the current player (empty when over)."""
+
+    @abstractmethod
+    def apply_action(self, state, action: int, rng: np.random.Generator) -> None:
+        """Apply a legal ``action`` of the current player in place; chance uses ``rng``."""
+
+    @abstractmethod
+    def is_terminal(self, state) -> bool:
+        """True when the game ended by its rules."""
+
+    def is_truncated(self, state) -> bool:
+        """True when the game was cut off by a step limit (and scored as the rules say)."""
+        return False
+
+    @abstractmethod
+    def returns(self, state) -> np.ndarray:
+        """Cumulative return of every seat so far (float array of length num_players)."""
+
+    @abstractmethod
+    def action_to_string(self, state, action: int) -> str:
+        """The action in words, for logs, errors and renders."""
+
+    def illegal_reason(self, state, action: int) -> str:
+        """Why ``action`` is illegal in ``state``; games override this with rule-specific words."""
+        legal = self.legal_actions(state)
+        names = ", ".join(self.action_to_string(state, a) for a in legal[:12])
+        more = "" if len(legal) <= 12 else f", ... ({len(legal)} in all)"
+        return f"it is not a legal action now; legal actions are: {names}{more}"
+
+    @abstractmethod
+    def resample_hidden(self, state, player: int, rng: np.random.Generator) -> Any:
+        """A new full state identical in all ``player`` knows, the rest re-dealt with ``rng``.
+
+        The output depends only on what ``player`` knows and on ``rng``: the
+        hidden part of ``state`` itself never influences it.
+        """
+
+    def fingerprint(self, state) -> bytes:
+        """Bytes equal for equal states (tests compare states with it)."""
+        return pickle.dumps(state)
+
+    def clone(self, state) -> Any:
+        """An independent copy of ``state``."""
+        return copy.deepcopy(state)

@@ -1,0 +1,91 @@
+"""Observation layouts declared as named pieces.
+
+An encoder never writes at magic offsets: it declares its flat vector as a list
+of ``(name, shape, description, high)`` pieces (entries lie in ``[0, high]``,
+``high`` defaults to 1) and writes into views by name. The same layout
+object decodes an observation (agents, tests, docs), so the layout documents
+itself.
+
+>>> layout = ObservationLayout([("scores", (3,)), ("board", (2, 2))])
+>>> layout.size
+7
+>>> obs = layout.zeros()
+>>> layout.view(obs, "board")[1, 0] = 1
+>>> obs.tolist()
+[0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One named slice of a flat observation vector."""
+
+    name: str
+    shape: tuple[int, ...]
+    start: int
+    description: str = ""
+    high: float = 1.0
+
+    @property
+    def size(self) -> int:
+        """Number of entries in this piece."""
+        return prod(self.shape)
+
+    @property
+    def stop(self) -> int:
+        """End offset (exclusive) of this piece."""
+        return self.start + self.size
+
+
+class ObservationLayout:
+    """A flat float32 vector made of named, shaped pieces."""
+
+    dtype = np.float32
+
+    def __init__(self, pieces):
+        self.pieces: dict[str, Piece] = {}
+        offset = 0
+        for entry in pieces:
+            name, shape = entry[0], tuple(int(s) for s in entry[1])
+            description = entry[2] if len(entry) > 2 else ""
+            high = float(entry[3]) if len(entry) > 3 else 1.0
+            if name in self.pieces:
+                raise ValueError(f"observation piece {name!r} declared twice")
+            piece = Piece(name, shape, offset, description, high)
+            self.pieces[name] = piece
+            offset = piece.stop
+        self.size = offset
+        #: per-entry upper bounds (lower bounds are 0): the observation Box
+        self.high = np.zeros(self.size, dtype=self.dtype)
+        for piece in self.pieces.values():
+            self.high[piece.start : piece.stop] = piece.high
+
+    def zeros(self) -> np.ndarray:
+        """A fresh all-zero observation vector."""
+        return np.zeros(self.size, dtype=self.dtype)
+
+    def view(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The piece ``name`` of ``obs`` as a writable view with its declared shape."""
+        piece = self.pieces[name]
+        return obs[piece.start : piece.stop].reshape(piece.shape)
+
+    def slice(self, name: str) -> slice:
+        """The flat slice of piece ``name``."""
+        piece = self.pieces[name]
+        return slice(piece.start, piece.stop)
+
+    def markdown_table(self) -> str:
+        """The layout as a Markdown table (for env cards and docs)."""
+        rows = ["| piece | shape | offsets | range | meaning |", "|---|---|---|---|---|"]
+        for p in self.pieces.values():
+            rows.append(
+                f"| `{p.name}` | {p.shape} | {p.start}..{p.stop - 1} | 0..{p.high:g} | {p.description} |"
+            )
+        return "\n".join(rows)

@@ -1,0 +1,1 @@
+"""hidden_rooms rules engine, observation encoder and renderer."""

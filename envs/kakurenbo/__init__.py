@@ -1,0 +1,1 @@
+"""kakurenbo rules engine, observation encoder and renderer."""

@@ -1,0 +1,1 @@
+"""kakurega command-line tools."""

@@ -1,0 +1,255 @@
+"""Speed benchmark: every kakurega env against PettingZoo's classic envs, in one run.
+
+For every registered env and configuration (registry ``configurations``), and
+for the references ``tictactoe_v3`` and ``leduc_holdem_v4`` from PettingZoo's
+classic suite, it measures with the same driver code:
+
+- steps/s and games/s of uniformly random legal play through ``env()`` (the
+  full AEC loop: ``agent_iter``, ``last``, mask, ``step``);
+- steps/s of the rules engine alone (``legal_actions`` + ``apply_action``);
+- microseconds per ``observe`` call;
+- peak memory allocated per live env instance (tracemalloc, after ``reset``);
+- the ratio of each env's steps/s to ``tictactoe_v3``'s in the same repeat,
+  reported as the median over repeats.
+
+Repeats are interleaved (every env once per repeat) so that machine noise hits
+all envs alike. This is a benchmark, not a test: nothing here asserts a speed.
+
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--json PATH] [--only NAME]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+
+import numpy as np
+
+REFERENCE = "pettingzoo/tictactoe_v3"
+
+
+@dataclass
+class Case:
+    """One environment configuration to measure."""
+
+    label: str
+    make_env: object  # () -> wrapped AEC env
+    make_raw: object = None  # () -> raw kakurega env (None for references)
+    results: dict = field(default_factory=lambda: {"steps_per_s": [], "games_per_s": [], "engine_steps_per_s": [], "observe_us": [], "ratio": []})
+
+
+def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Random legal play through the AEC loop for about ``seconds``: (steps/s, games/s)."""
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        env.reset(seed=seed + games)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            steps += 1
+        games += 1
+        if time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return steps / elapsed, games / elapsed
+
+
+def drive_engine(game, seconds: float, seed: int = 0) -> float:
+    """Random legal play on the rules engine alone: steps/s (legal_actions + apply_action)."""
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.initial_state(rng)
+        while not (game.is_terminal(state) or game.is_truncated(state)):
+            legal = game.legal_actions(state)
+            game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
+            steps += 1
+        if time.perf_counter() >= deadline:
+            break
+    return steps / (time.perf_counter() - start)
+
+
+def time_observe(env, calls: int = 2000, seed: int = 0) -> float:
+    """Microseconds per ``observe`` call for every live agent at states met in random play.
+
+    The env's per-step observation cache is cleared before each call, so this
+    measures real encoding work.
+    """
+    rng = np.random.default_rng(seed)
+    raw = env.unwrapped
+    env.reset(seed=seed)
+    total = 0.0
+    done = games = 0
+    while done < calls:
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            games += 1
+            env.reset(seed=seed + games)
+            continue
+        for viewer in raw.agents:
+            raw._obs_cache.clear()
+            start = time.perf_counter()
+            raw.observe(viewer)
+            total += time.perf_counter() - start
+            done += 1
+        mask = raw.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return total / done * 1e6
+
+
+def memory_per_instance(make_env, instances: int = 20) -> float:
+    """Peak bytes allocated per live env instance (created and reset), via tracemalloc."""
+    gc.collect()
+    tracemalloc.start()
+    envs = []
+    for i in range(instances):
+        env = make_env()
+        env.reset(seed=i)
+        envs.append(env)
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del envs
+    return peak / instances
+
+
+def reference_cases() -> list[Case]:
+    """PettingZoo classic references (need pettingzoo[classic] extras: pygame, rlcard)."""
+    cases = []
+    try:
+        from pettingzoo.classic import tictactoe_v3
+
+        cases.append(Case(REFERENCE, tictactoe_v3.env))
+    except ImportError as error:
+        raise SystemExit(f"the benchmark needs PettingZoo's tictactoe_v3 ({error}); install kakurega[bench]")
+    try:
+        from pettingzoo.classic import leduc_holdem_v4
+
+        cases.append(Case("pettingzoo/leduc_holdem_v4", leduc_holdem_v4.env))
+    except ImportError as error:
+        print(f"note: leduc_holdem_v4 unavailable ({error}); install kakurega[bench]", file=sys.stderr)
+    return cases
+
+
+def kakurega_cases(only: str | None = None) -> list[Case]:
+    """Every registered env in every registry configuration."""
+    from kakurega.envs import ENV_SPECS, make
+
+    cases = []
+    for spec in ENV_SPECS.values():
+        if only and only not in spec.name:
+            continue
+        for config in spec.configurations:
+            label = spec.name + "".join(f" {k}={v}" for k, v in config.items())
+            cases.append(
+                Case(
+                    label,
+                    lambda n=spec.name, c=config: make(n, **c),
+                    lambda n=spec.name, c=config: make(n, wrapped=False, **c),
+                )
+            )
+    return cases
+
+
+def run(seconds: float, repeats: int, only: str | None = None) -> dict:
+    """Measure everything; return the report dict."""
+    cases = reference_cases() + kakurega_cases(only)
+    for repeat in range(repeats):
+        reference_speed = None
+        for case in cases:
+            steps, games = drive_env(case.make_env(), seconds, seed=1000 * repeat)
+            case.results["steps_per_s"].append(steps)
+            case.results["games_per_s"].append(games)
+            if case.label == REFERENCE:
+                reference_speed = steps
+            case.results["ratio"].append(steps / reference_speed)
+            if case.make_raw is not None:
+                raw = case.make_raw()
+                case.results["engine_steps_per_s"].append(drive_engine(raw.game, seconds, seed=repeat))
+            case.results["observe_us"].append(time_observe(case.make_env(), seed=repeat))
+    rows = []
+    for case in cases:
+        r = case.results
+        rows.append(
+            {
+                "env": case.label,
+                "steps_per_s": statistics.median(r["steps_per_s"]),
+                "games_per_s": statistics.median(r["games_per_s"]),
+                "engine_steps_per_s": statistics.median(r["engine_steps_per_s"]) if r["engine_steps_per_s"] else None,
+                "observe_us": statistics.median(r["observe_us"]),
+                "memory_kib": memory_per_instance(case.make_env) / 1024,
+                "ratio_vs_tictactoe": statistics.median(r["ratio"]),
+                "ratio_min": min(r["ratio"]),
+                "repeats": r["ratio"],
+            }
+        )
+    return {
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpus": __import__("os").cpu_count(),
+        },
+        "seconds_per_measurement": seconds,
+        "repeats": repeats,
+        "reference": REFERENCE,
+        "rows": rows,
+    }
+
+
+def format_table(report: dict) -> str:
+    """The report as a Markdown table."""
+    lines = [
+        "| env | steps/s (env) | games/s | steps/s (engine) | observe µs | KiB/instance | x tictactoe (median) | min |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in report["rows"]:
+        engine = f"{row['engine_steps_per_s']:,.0f}" if row["engine_steps_per_s"] else "-"
+        lines.append(
+            f"| {row['env']} | {row['steps_per_s']:,.0f} | {row['games_per_s']:,.1f} | {engine} | "
+            f"{row['observe_us']:.1f} | {row['memory_kib']:.0f} | {row['ratio_vs_tictactoe']:.2f} | {row['ratio_min']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kakurega bench",
+        description="Benchmark every kakurega env against PettingZoo's tictactoe_v3 and leduc_holdem_v4 (random legal play).",
+    )
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per measurement (default 2.0)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; medians are reported (default 3)")
+    parser.add_argument("--json", default="runs/bench.json", help="where to write the JSON report (default runs/bench.json)")
+    parser.add_argument("--only", default=None, help="only kakurega envs whose name contains this text")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be > 0 and --repeats >= 1")
+    report = run(args.seconds, args.repeats, args.only)
+    table = format_table(report)
+    print(table)
+    from pathlib import Path
+
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2))
+    print(f"\nwrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Shared conformance checks every kakurega env must pass.
+
+``tests/test_conformance.py`` runs them over every registered env and every
+configuration in its registry entry; game test modules may call them directly
+for extra configurations.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+
+import numpy as np
+
+
+def play_random(env, seed: int, agent_seed: int = 0, max_steps: int = 100_000, on_step=None):
+    """Play one game of uniformly random legal moves through the AEC loop.
+
+    Returns the trajectory: a list of ``(agent, observation bytes, mask bytes,
+    reward, terminated, truncated, action)``. ``on_step(env)`` is called before
+    each live step.
+    """
+    rng = np.random.default_rng(agent_seed)
+    env.reset(seed=seed)
+    trajectory = []
+    for steps, agent in enumerate(env.agent_iter()):
+        if steps > max_steps:
+            raise AssertionError(f"game did not end within {max_steps} steps")
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            if on_step is not None:
+                on_step(env)
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        trajectory.append(
+            (agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, terminated, truncated, action)
+        )
+        env.step(action)
+    return trajectory
+
+
+def random_states(game, seed: int, num_games: int, every: int = 3, max_steps: int = 100_000):
+    """States sampled every ``every`` steps from random games played on the rules engine alone."""
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(num_games):
+        state = game.initial_state(rng)
+        for step in range(max_steps):
+            if game.is_terminal(state) or game.is_truncated(state):
+                break
+            if step % every == 0:
+                states.append(game.clone(state))
+            legal = game.legal_actions(state)
+            game.apply_action(state, int(rng.choice(legal)), rng)
+        else:
+            raise AssertionError(f"game did not end within {max_steps} steps")
+    return states
+
+
+def check_determinism(make_env, seeds=(0, 1, 2)):
+    """Same seed, same game; different seeds, different games (over a few seeds)."""
+    trajectories = []
+    for seed in seeds:
+        a = play_random(make_env(), seed)
+        b = play_random(make_env(), seed)
+        assert a == b, f"seed {seed}: two runs with the same seed differ"
+        trajectories.append(a)
+    assert any(t != trajectories[0] for t in trajectories[1:]), "different seeds gave identical games"
+
+
+def check_global_rng_isolation(make_env, seed=3):
+    """Reseeding Python's and numpy's global RNGs between steps changes nothing."""
+    reference = play_random(make_env(), seed)
+    counter = iter(range(10**9))
+
+    def scramble(_env):
+        k = next(counter)
+        random.seed(k)
+        np.random.seed(k % (2**32))
+
+    assert play_random(make_env(), seed, on_step=scramble) == reference
+
+
+def check_copy_continues_identically(make_env, seed=5, cut_at=7):
+    """A mid-game env that is pickled or deep-copied continues exactly like the original."""
+    rng = np.random.default_rng(11)
+    env = make_env()
+    env.reset(seed=seed)
+    for _ in range(cut_at):
+        agent = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+
+    def finish(e, action_rng):
+        out = []
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, _ = e.last()
+            action = None if term or trunc else int(action_rng.choice(np.flatnonzero(obs["action_mask"])))
+            out.append((agent, obs["observation"].tobytes(), reward, term, trunc, action))
+            e.step(action)
+        return out
+
+    reference = finish(env, np.random.default_rng(99))
+    for clone in clones:
+        assert finish(clone, np.random.default_rng(99)) == reference
+
+
+def check_observations(make_env, seed=0, num_games=3):
+    """Masks equal the rules' legal actions; observations fit their space; non-actors get zero masks."""
+    env = make_env()
+    raw = env.unwrapped
+    rng = np.random.default_rng(seed)
+    for game_index in range(num_games):
+        env.reset(seed=seed + game_index)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            space = env.observation_space(agent)
+            assert space.contains(obs), f"{agent}: observation outside its space"
+            legal = raw.game.legal_actions(raw.game_state)
+            assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(legal)
+            assert np.array_equal(info["action_mask"], obs["action_mask"])
+            assert raw.possible_agents[raw.game.current_player(raw.game_state)] == agent
+            for other in env.agents:
+                if other != agent:
+                    other_obs = env.observe(other)
+                    assert not other_obs["action_mask"].any(), f"{other} has a mask while {agent} acts"
+                    assert space.contains(other_obs)
+            assert not obs["observation"].flags.writeable, "observations must be read-only views"
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def check_illegal_actions(make_raw_env, make_env, seed=0):
+    """The raw env raises with words; the wrapped env ends the game with the penalty."""
+    raw = make_raw_env()
+    raw.reset(seed=seed)
+    mask = raw.observe(raw.agent_selection)["action_mask"]
+    illegal = np.flatnonzero(mask == 0)
+    if illegal.size:
+        bad = int(illegal[0])
+        try:
+            raw.step(bad)
+        except ValueError as error:
+            message = str(error)
+            assert str(bad) in message and raw.action_to_string(bad) in message, message
+        else:
+            raise AssertionError("raw env accepted an illegal action")
+        # nothing was lost: the game goes on
+        assert np.array_equal(raw.observe(raw.agent_selection)["action_mask"], mask)
+    for bad_value, error_type in ((raw.game.num_actions, ValueError), (-1, ValueError), (1.5, TypeError), ("0", TypeError)):
+        try:
+            raw.step(bad_value)
+        except error_type as error:
+            assert "action" in str(error)
+        else:
+            raise AssertionError(f"raw env accepted action {bad_value!r}")
+
+    env = make_env()
+    env.reset(seed=seed)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = np.flatnonzero(mask == 0)
+    if illegal.size:
+        offender = env.agent_selection
+        env.step(int(illegal[0]))
+        assert all(env.terminations.values()) or all(env.truncations.values())
+        assert env._cumulative_rewards[offender] == -1.0
+    env.reset(seed=seed)
+    try:
+        env.step(env.unwrapped.game.num_actions)
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("wrapped env accepted an out-of-range action")
+
+
+def check_leaks(raw_env, states, min_changed_fraction=0.05, samples=3):
+    """Determinization leak test over ``states``.
+
+    For every state and seat: each ``resample_hidden`` output looks identical
+    to that seat (same observation, same current player, same legal actions
+    when it is the seat's turn); the output does not depend on the hidden part
+    of the input; and over all samples the hidden part really changes.
+    """
+    game, encode = raw_env.game, raw_env.encode
+    changed = total = 0
+    for index, state in enumerate(states):
+        fingerprint = game.fingerprint(state)
+        for seat in range(game.num_players):
+            reference = encode(state, seat)
+            for k in range(samples):
+                sample = game.resample_hidden(state, seat, np.random.default_rng(1000 * index + k))
+                assert np.array_equal(encode(sample, seat), reference), (
+                    f"state {index}, seat {seat}: the observation changed when hidden information was re-dealt"
+                )
+                assert game.current_player(sample) == game.current_player(state)
+                if game.current_player(state) == seat:
+                    assert game.legal_actions(sample) == game.legal_actions(state)
+                total += 1
+                changed += game.fingerprint(sample) != fingerprint
+            # Independence: re-dealing first must not influence the result.
+            redealt = game.resample_hidden(state, seat, np.random.default_rng(7 + index))
+            a = game.resample_hidden(state, seat, np.random.default_rng(123))
+            b = game.resample_hidden(redealt, seat, np.random.default_rng(123))
+            assert game.fingerprint(a) == game.fingerprint(b), (
+                f"state {index}, seat {seat}: resample_hidden depends on the hidden part of its input"
+            )
+    assert total and changed / total >= min_changed_fraction, (
+        f"resample_hidden changed the hidden state in only {changed}/{total} samples: the leak test would be vacuous"
+    )

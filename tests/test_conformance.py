@@ -1,0 +1,91 @@
+"""Conformance of every registered env, in every configuration its registry entry lists."""
+
+import functools
+
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from kakurega.envs import ENV_SPECS, get_spec, make
+
+from conformance import (
+    check_copy_continues_identically,
+    check_determinism,
+    check_global_rng_isolation,
+    check_illegal_actions,
+    check_leaks,
+    check_observations,
+    play_random,
+    random_states,
+)
+
+CASES = [
+    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
+    for spec in ENV_SPECS.values()
+    for config in spec.configurations
+]
+
+
+def factory(name, config, wrapped=True):
+    return functools.partial(make, name, wrapped=wrapped, **config)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_pettingzoo_api(name, config):
+    api_test(make(name, **config), num_cycles=200)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_pettingzoo_seed(name, config):
+    seed_test(factory(name, config), num_cycles=200)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_determinism(name, config):
+    check_determinism(factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_global_rng_isolation(name, config):
+    check_global_rng_isolation(factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_copy_and_pickle_continue_identically(name, config):
+    check_copy_continues_identically(factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_observations_and_masks(name, config):
+    check_observations(factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_illegal_actions(name, config):
+    check_illegal_actions(factory(name, config, wrapped=False), factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_resample_hidden_leaks_nothing(name, config):
+    raw = make(name, wrapped=False, **config)
+    states = random_states(raw.game, seed=17, num_games=6, every=4)
+    check_leaks(raw, states)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_render_every_view(name, config):
+    env = make(name, render_mode="ansi", **config)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert isinstance(env.render(), str) and env.render().strip()
+    for agent in raw.possible_agents:
+        assert raw.render_text(agent).strip()
+    play_random(env, seed=0)
+    assert raw.render_text(None).strip()
+
+
+@pytest.mark.parametrize("name", list(ENV_SPECS))
+def test_env_card_documents_the_env(name):
+    module = get_spec(name).load()
+    card = module.__doc__ or ""
+    for heading in ("Agents", "Action", "Observation", "Rewards", "Version history"):
+        assert heading.lower() in card.lower(), f"{name}: env card lacks a section on {heading}"
