@@ -1,0 +1,137 @@
+"""The shared AEC base and the fused StandardWrapper, checked on a toy game.
+
+StandardWrapper must behave exactly like PettingZoo's stack
+OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw))).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+from pettingzoo.utils import wrappers
+
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, wrap
+from toy_game import raw_env
+
+
+def pettingzoo_stack():
+    env = wrappers.TerminateIllegalWrapper(raw_env(), illegal_reward=ILLEGAL_ACTION_PENALTY)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
+
+
+def trace(env, seed, illegal_rate):
+    """Play with some illegal actions; record everything an AEC user can read."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    out = []
+    for agent in env.agent_iter(max_iter=200):
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            action = None
+        elif rng.random() < illegal_rate and not obs["action_mask"].all():
+            action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+        else:
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        out.append((agent, obs["observation"].tolist(), obs["action_mask"].tolist(), reward, term, trunc, action,
+                    dict(env.rewards), dict(env._cumulative_rewards), list(env.agents)))
+        env.step(action)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fused_wrapper_matches_pettingzoo_stack(seed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert trace(wrap(raw_env()), seed, 0.15) == trace(pettingzoo_stack(), seed, 0.15)
+
+
+def test_illegal_action_penalty_and_raw_error():
+    env = wrap(raw_env())
+    env.reset(seed=0)
+    env.step(0)  # total 1: odd, "add 3" is illegal now
+    offender = env.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(2)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[offender] == ILLEGAL_ACTION_PENALTY
+    assert sum(env._cumulative_rewards.values()) == ILLEGAL_ACTION_PENALTY
+
+    raw = raw_env()
+    raw.reset(seed=0)
+    raw.step(0)
+    with pytest.raises(ValueError, match=r"illegal action 2 \(add 3\) for player_1: adding 3 is allowed only while the total is even"):
+        raw.step(2)
+    assert raw.game_state.total == 1  # nothing lost
+
+
+@pytest.mark.parametrize("bad", [3, -1, 1.0, "1", None])
+def test_out_of_space_actions(bad):
+    env = wrap(raw_env())
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(bad)
+    raw = raw_env()
+    raw.reset(seed=0)
+    with pytest.raises((ValueError, TypeError), match="action"):
+        raw.step(bad)
+
+
+def test_raw_env_refuses_booleans():
+    raw = raw_env()
+    raw.reset(seed=0)
+    with pytest.raises(TypeError, match="action must be an integer"):
+        raw.step(True)
+
+
+def test_order_enforcement():
+    env = wrap(raw_env())
+    with pytest.raises(AttributeError, match="cannot be accessed before reset"):
+        env.agent_selection
+    with pytest.raises(Exception, match="reset"):
+        env.step(0)
+    with pytest.raises(Exception, match="reset"):
+        env.observe("player_0")
+
+
+def test_api_test_passes_on_toy():
+    api_test(wrap(raw_env()), num_cycles=100)
+
+
+def test_observations_are_read_only_and_cached_per_step():
+    env = wrap(raw_env())
+    env.reset(seed=1)
+    first = env.observe("player_0")
+    assert first is env.observe("player_0")
+    with pytest.raises(ValueError):
+        first["observation"][0] = 5
+    env.step(0)
+    assert env.observe("player_0") is not first
+
+
+def test_final_reward_reaches_every_agent():
+    env = wrap(raw_env())
+    env.reset(seed=3)
+    totals = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert sorted(totals.values()) == [-1.0, 1.0, 1.0]
+
+
+def test_determinization_sampler_is_a_snapshot():
+    env = raw_env()
+    env.reset(seed=5)
+    sampler = env.determinization_sampler("player_0")
+    before = env.game_state.total
+    env.step(0)
+    state = sampler(np.random.default_rng(0))
+    assert state.total == before
+    assert state.secrets[0] == env.game_state.secrets[0]
+
+
+def test_bad_render_arguments():
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
