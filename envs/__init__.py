@@ -8,4 +8,11 @@ from kakurega.envs.registry import ENV_SPECS, EnvSpec, get_spec, list_envs, make
 
 register_with_pettingzoo()
 
+# The single-agent game also exists as a Gymnasium env; a string entry point
+# registers it without importing the module.
+import gymnasium as _gymnasium  # noqa: E402
+
+if "kakurega/HiddenRooms-v0" not in _gymnasium.registry:
+    _gymnasium.register("kakurega/HiddenRooms-v0", entry_point="kakurega.envs.hidden_rooms_v0:HiddenRoomsGymEnv")
+
 __all__ = ["ENV_SPECS", "EnvSpec", "get_spec", "list_envs", "make"]

@@ -105,8 +105,9 @@ class TurnBasedAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._returns = np.asarray(self.game.returns(self.game_state), dtype=np.float64).copy()
+        self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
+        self._returns = self.game.returns(self.game_state).tolist()
+        self.agent_selection = self.agents[0]
         self._after_transition()
 
     # ------------------------------------------------------------------- step
@@ -116,7 +117,7 @@ class TurnBasedAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = self._validate_action(action)
+        action = self.validate_action(action)
         if not self._mask[action]:
             raise ValueError(
                 f"illegal action {action} ({self.game.action_to_string(self.game_state, action)}) "
@@ -124,16 +125,23 @@ class TurnBasedAECEnv(AECEnv):
             )
         self.game.apply_action(self.game_state, action, self.rng)
         self.num_steps += 1
-        new_returns = np.asarray(self.game.returns(self.game_state), dtype=np.float64)
-        delta = new_returns - self._returns
-        self._returns = new_returns.copy()
+        # Rewards are the change of the rules' cumulative returns (plain floats:
+        # numpy arithmetic on 3-5 numbers costs more than the loop).
+        new_returns = self.game.returns(self.game_state).tolist()
+        old_returns = self._returns
+        self._returns = new_returns
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = float(delta[self._seat[a]])
+        rewards = self.rewards
+        for seat, a in enumerate(self.possible_agents):
+            if a in rewards:
+                rewards[a] = new_returns[seat] - old_returns[seat]
         self._after_transition()
         self._accumulate_rewards()
 
-    def _validate_action(self, action) -> int:
+    def validate_action(self, action) -> int:
+        """``action`` as an int in range, or a ``TypeError``/``ValueError`` that says what was expected."""
+        if type(action) is int and 0 <= action < self.game.num_actions:
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
                 action = int(action)
@@ -175,11 +183,13 @@ class TurnBasedAECEnv(AECEnv):
             raise RuntimeError(f"{self.game.name}: seat {seat} must act but has no legal action")
         mask = np.zeros(self.game.num_actions, dtype=np.int8)
         mask[self._legal] = 1
-        self._mask = _read_only(mask)
+        mask.flags.writeable = False
+        self._mask = mask
+        # Only the previous and the new actor's infos change (all others
+        # already hold the shared all-zero mask).
+        self.infos[self.agent_selection] = {"action_mask": self._no_actions}
         self.agent_selection = self.possible_agents[seat]
-        for a in self.agents:
-            self.infos[a] = {"action_mask": self._no_actions}
-        self.infos[self.agent_selection] = {"action_mask": self._mask}
+        self.infos[self.agent_selection] = {"action_mask": mask}
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict:
@@ -189,7 +199,8 @@ class TurnBasedAECEnv(AECEnv):
             seat = self._seat[agent]
             obs = self.encode(self.game_state, seat)
             mask = self._mask if agent == self.agent_selection and self._legal else self._no_actions
-            cached = {"observation": _read_only(obs), "action_mask": mask}
+            obs.flags.writeable = False
+            cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
 

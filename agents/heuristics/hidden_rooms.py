@@ -1,0 +1,280 @@
+"""A rule-based child for Hidden Rooms.
+
+Strategy (all from the child's own observation; the monster is deterministic
+and its booklet page is public, so the child may foresee its moves):
+
+1. **Plan toward the exit.** For every cell the child computes ``need`` = the
+   fewest unexplored cells (tiles still to place) on any route from that cell
+   to (0, 0). A cell is on a *best route* when its need is minimal.
+2. **Move** (choose the cell to end the move phase on, then step toward it):
+   step onto (0, 0) whenever it can be reached. Otherwise score every cell
+   reachable with the steps left: a cell where the next monster phase would
+   catch the child is ruled out; so is, nearly, a cell from which no move
+   survives the monster phase after that (two-phase lookahead); ending in the
+   monster's sight (it would chase) or close to it costs points. Among safe
+   cells it prefers a low ``need``, standing next to an unexplored cell of a
+   best route, and a tile that many remaining tiles connect to (a low number).
+3. **Search**: take a memory tile that connects and can be placed on a best
+   route or nearer the exit, choosing the one that most remaining tiles could
+   follow (keeping numbers low); otherwise search the pile; with an empty
+   pile, any placeable memory tile; otherwise don't search.
+4. **Place** the tile on the adjacent cell that lies on a best route or nearer
+   the exit (ties: lower need, nearer the exit, farther from the monster).
+   A tile that few remaining tiles could follow (under ``MIN_FOLLOW``, i.e. a
+   high number of a scarce colour) is kept in memory rather than placed
+   mid-route, except on the exit itself. A tile that would only go backward is
+   declined into memory while memory has room (a sixth tile would spill it);
+   with memory full it is placed anyway, since more floor means more room to
+   dodge.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.hidden_rooms.rules import (
+    CAUGHT,
+    COLOURS,
+    DECLINE,
+    EMPTY,
+    EXIT_CELL,
+    MEMORY_CAPACITY,
+    MONSTER_EXITED,
+    NEIGHBOURS,
+    NO_SEARCH,
+    NUM_CELLS,
+    NUMBERS,
+    PLACE,
+    SEARCH_MEMORY,
+    SEARCH_PILE,
+    START_TILE,
+    STEP,
+    STOP_MOVING,
+    HiddenRoomsGame,
+    connects,
+    coords,
+)
+
+NC, NN = len(COLOURS), len(NUMBERS)
+_UNREACHABLE = 99
+
+
+def _tile_ids(colours: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    """Tile ids of rows of (colour one-hot, number one-hot); -1 where a row has no colour."""
+    ids = colours.argmax(axis=1) * NN + numbers.argmax(axis=1)
+    return np.where(colours.any(axis=1), ids, -1)
+
+
+def _manhattan(a: int, b: int) -> int:
+    (ra, ca), (rb, cb) = coords(a), coords(b)
+    return abs(ra - rb) + abs(ca - cb)
+
+
+class HiddenRoomsHeuristic(Agent):
+    """Exit-seeking, monster-dodging child (see the module docstring for the strategy)."""
+
+    #: a tile that fewer than this share of the remaining tiles can follow is not placed mid-route
+    MIN_FOLLOW = 0.22
+
+    def __init__(self, context: AgentContext, seed: int | None = None):
+        super().__init__(context, seed)
+        game = context.game
+        if game is None:
+            from kakurega.envs.hidden_rooms.booklet import load_booklet
+
+            game = HiddenRoomsGame(load_booklet(context.env_kwargs.get("booklet")))
+        self.game: HiddenRoomsGame = game
+
+    # ------------------------------------------------------------- decoding
+    def _decode(self, observation: dict) -> dict:
+        """The table as plain Python values, read from the observation pieces."""
+        piece = self.piece
+        board = _tile_ids(piece(observation, "tile_colour").reshape(NUM_CELLS, NC), piece(observation, "tile_number").reshape(NUM_CELLS, NN))
+        explored = piece(observation, "explored").ravel() > 0
+        board = np.where(explored, np.where(board < 0, START_TILE, board), EMPTY).tolist()
+        monster = int(piece(observation, "monster_id").argmax())
+        last = len(self.game.paths[monster]) - 1
+        memory = [t for t in _tile_ids(piece(observation, "memory")[:, :NC], piece(observation, "memory")[:, NC:]).tolist() if t >= 0]
+        drawn_row = piece(observation, "drawn").reshape(1, NC + NN)
+        return {
+            "board": board,
+            "child": int(piece(observation, "child").argmax()),
+            "monster": monster,
+            "monster_cell": int(piece(observation, "monster").argmax()),
+            "progress": int(round(float(piece(observation, "path_progress")[0]) * last)),
+            "chasing": bool(piece(observation, "chasing")[0]),
+            "memory": memory,
+            "pile": np.flatnonzero(piece(observation, "pile_tiles").ravel()).tolist(),
+            "drawn": int(_tile_ids(drawn_row[:, :NC], drawn_row[:, NC:])[0]),
+            "steps_left": 2 - int(round(float(piece(observation, "steps_taken")[0]) * 2)),
+        }
+
+    # ------------------------------------------------------------- planning
+    @staticmethod
+    def _need(board: list[int]) -> list[int]:
+        """Fewest unexplored cells on a route from each cell to the exit (0-1 BFS from the exit)."""
+        need = [_UNREACHABLE] * NUM_CELLS
+        need[EXIT_CELL] = int(board[EXIT_CELL] == EMPTY)
+        queue = deque([EXIT_CELL])
+        while queue:
+            cell = queue.popleft()
+            base = need[cell]
+            for nb in NEIGHBOURS[cell]:
+                if nb >= 0:
+                    dark = board[nb] == EMPTY
+                    if base + dark < need[nb]:
+                        need[nb] = base + dark
+                        # 0-1 BFS: free moves go to the front, costly ones to the back
+                        if dark:
+                            queue.append(nb)
+                        else:
+                            queue.appendleft(nb)
+        return need
+
+    def _connect_chance(self, view: dict, under: int) -> float:
+        """Chance that the next search finds a tile connecting to ``under`` (1 if memory holds one)."""
+        if any(connects(t, under) for t in view["memory"]):
+            return 1.0
+        pile = view["pile"]
+        if not pile:
+            return 0.0
+        return sum(connects(t, under) for t in pile) / len(pile)
+
+    def _reachable(self, board, start: int, monster_cell: int, steps: int) -> dict[int, int]:
+        """Cells reachable over explored cells in <= ``steps`` steps: cell -> first step (-1 = stay)."""
+        first = {start: -1}
+        frontier = [start]
+        for _ in range(steps):
+            nxt = []
+            for cell in frontier:
+                for d, nb in enumerate(NEIGHBOURS[cell]):
+                    if nb >= 0 and board[nb] != EMPTY and nb != monster_cell and nb not in first:
+                        first[nb] = d if cell == start else first[cell]
+                        if nb != EXIT_CELL:  # stepping on the exit ends the round
+                            nxt.append(nb)
+            frontier = nxt
+        return first
+
+    def _survives_next(self, view, cell: int) -> tuple[bool, int, int, bool]:
+        """Monster phase with the child on ``cell``: (not caught, monster cell, progress, monster exits)."""
+        m_cell, progress, _, outcome, _ = self.game.monster_phase(
+            view["monster"], view["monster_cell"], view["progress"], cell, view["chasing"]
+        )
+        return outcome != CAUGHT, m_cell, progress, outcome == MONSTER_EXITED
+
+    def _cell_score(self, view, cell: int, need: list[int]) -> float:
+        """How good it is to end the move phase on ``cell``."""
+        game, board, monster = self.game, view["board"], view["monster"]
+        alive, m_cell, progress, exits = self._survives_next(view, cell)
+        if not alive:
+            return -1e6
+        score = 0.0
+        if exits:
+            score -= 1e5  # lost whatever happens; still prefer cells that are otherwise good
+        # Two-phase lookahead: some move after the next monster phase must survive the one after.
+        escape_routes = 0
+        for nxt in self._reachable(board, cell, m_cell, 2):
+            if nxt == EXIT_CELL:
+                escape_routes += 3
+                continue
+            _, _, _, outcome, _ = game.monster_phase(monster, m_cell, progress, nxt, False)
+            if outcome != CAUGHT:
+                escape_routes += 1
+        if escape_routes == 0:
+            score -= 1e4
+        elif escape_routes == 1:
+            score -= 30
+        if game.sees(monster, m_cell, cell):
+            score -= 20
+        score -= 5 * max(0, 4 - _manhattan(m_cell, cell))
+        # Progress toward the exit.
+        score -= 100 * need[cell]
+        dark = [nb for nb in NEIGHBOURS[cell] if nb >= 0 and board[nb] == EMPTY]
+        if any(need[nb] == need[cell] for nb in dark):  # a placement here shortens the way out
+            score += 40 * self._connect_chance(view, board[cell])
+        elif any(self._forward(nb, cell) for nb in dark):  # or at least opens a cell nearer the exit
+            score += 15 * self._connect_chance(view, board[cell])
+        score -= 2 * _manhattan(cell, EXIT_CELL)
+        return score
+
+    # -------------------------------------------------------------- choices
+    def act(self, observation: dict, sampler=None) -> int:
+        """The child's action for this decision point."""
+        if not np.any(observation["action_mask"]):
+            raise ValueError("HiddenRoomsHeuristic.act: the action mask has no legal action")
+        phase = int(self.piece(observation, "phase").argmax())
+        view = self._decode(observation)
+        if phase == 0:
+            return self._move(view)
+        if phase == 1:
+            return self._search(view)
+        return self._place(view)
+
+    def _move(self, view) -> int:
+        board, child = view["board"], view["child"]
+        reach = self._reachable(board, child, view["monster_cell"], view["steps_left"])
+        if EXIT_CELL in reach:
+            return STEP + reach[EXIT_CELL]
+        need = self._need(board)
+        best_cell, best_score = child, None
+        for cell in sorted(reach):
+            score = self._cell_score(view, cell, need)
+            if best_score is None or score > best_score or (score == best_score and cell == child):
+                best_cell, best_score = cell, score
+        return STOP_MOVING if best_cell == child else STEP + reach[best_cell]
+
+    @staticmethod
+    def _forward(cell: int, origin: int) -> bool:
+        """True when ``cell`` is nearer the exit than ``origin``."""
+        return _manhattan(cell, EXIT_CELL) < _manhattan(origin, EXIT_CELL)
+
+    def _route_cells(self, view, need) -> list[int]:
+        """Unexplored neighbours of the child on a best route to the exit, or nearer the exit."""
+        board, child = view["board"], view["child"]
+        return [
+            nb
+            for nb in NEIGHBOURS[child]
+            if nb >= 0 and board[nb] == EMPTY and (need[nb] == need[child] or self._forward(nb, child))
+        ]
+
+    def _follow_chance(self, view, tile: int) -> float:
+        """Share of the other unplaced tiles that could later connect onto ``tile`` (low numbers score high)."""
+        others = [t for t in view["pile"] + view["memory"] if t != tile]
+        return sum(connects(t, tile) for t in others) / len(others) if others else 0.0
+
+    def _search(self, view) -> int:
+        board, child, memory = view["board"], view["child"], view["memory"]
+        under = board[child]
+        need = self._need(board)
+        fitting = [k for k, t in enumerate(memory) if connects(t, under)]
+        route = self._route_cells(view, need)
+        if fitting and route:
+            # keep numbers low: the tile most others can follow (unless it is the last tile needed)
+            best = max(fitting, key=lambda k: (self._follow_chance(view, memory[k]), -memory[k]))
+            if EXIT_CELL in route or self._follow_chance(view, memory[best]) >= self.MIN_FOLLOW or not view["pile"]:
+                return SEARCH_MEMORY + best
+        if view["pile"]:
+            return SEARCH_PILE
+        has_room = any(nb >= 0 and board[nb] == EMPTY for nb in NEIGHBOURS[child])
+        if fitting and has_room:
+            return SEARCH_MEMORY + max(fitting, key=lambda k: (self._follow_chance(view, memory[k]), -memory[k]))
+        return NO_SEARCH
+
+    def _place(self, view) -> int:
+        board, child, tile = view["board"], view["child"], view["drawn"]
+        need = self._need(board)
+        options = [(d, nb) for d, nb in enumerate(NEIGHBOURS[child]) if nb >= 0 and board[nb] == EMPTY]
+        on_route = [(d, nb) for d, nb in options if need[nb] == need[child] or self._forward(nb, child)]
+        memory_full = len(view["memory"]) >= MEMORY_CAPACITY
+        if on_route:
+            d, nb = min(on_route, key=lambda o: (need[o[1]], _manhattan(o[1], EXIT_CELL), -_manhattan(o[1], view["monster_cell"])))
+            # A high tile mid-route is a bottleneck (few tiles can follow it): keep it in memory instead.
+            if nb == EXIT_CELL or memory_full or self._follow_chance(view, tile) >= self.MIN_FOLLOW:
+                return PLACE + d
+        if not memory_full or not options:
+            return DECLINE
+        d, _ = min(options, key=lambda o: (_manhattan(o[1], EXIT_CELL), -_manhattan(o[1], view["monster_cell"])))
+        return PLACE + d

@@ -1,0 +1,177 @@
+"""The monster booklet: loading and validating the data file.
+
+A booklet is a YAML (or JSON, which YAML reads too) mapping with a
+``monsters`` list. Each monster is a mapping with exactly these keys:
+
+- ``name`` (str, unique), ``description`` (str, optional);
+- ``path``: list of ``[row, column]`` cells on the 5x5 grid, each orthogonally
+  adjacent to the one before (at least 2 cells; it must not start on the
+  child's start cell (4, 4));
+- ``steps`` (int 1..4, default 2): cells the monster walks per monster phase;
+- ``sight_range`` (int 0..8): how far it sees;
+- ``sight_shape``: ``"radius"`` (Manhattan distance <= range) or ``"line"``
+  (same row or column, within range).
+
+Any mistake raises :class:`BookletError` (a ``ValueError``) naming the
+monster, the field and the offending value.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+
+import yaml
+
+GRID = 5  #: rows and columns of the room
+START_CELL = (GRID - 1, GRID - 1)
+MAX_STEPS = 4
+MAX_SIGHT_RANGE = 2 * (GRID - 1)
+MAX_PATH_LENGTH = 200
+SIGHT_SHAPES = ("radius", "line")
+TRAITS = ("name", "description", "path", "steps", "sight_range", "sight_shape")
+DEFAULT_BOOKLET = "hidden_rooms_monsters.yaml"
+
+
+class BookletError(ValueError):
+    """A monster booklet that breaks the format; the message names monster, field and value."""
+
+
+@dataclass(frozen=True)
+class Monster:
+    """One page of the booklet: a path and the traits that decide how it moves and sees."""
+
+    name: str
+    path: tuple[tuple[int, int], ...]
+    steps: int = 2
+    sight_range: int = 2
+    sight_shape: str = "radius"
+    description: str = ""
+
+    def sees(self, monster: tuple[int, int], child: tuple[int, int]) -> bool:
+        """True when a monster on ``monster`` sees a child on ``child``."""
+        dr, dc = abs(monster[0] - child[0]), abs(monster[1] - child[1])
+        if self.sight_shape == "radius":
+            return dr + dc <= self.sight_range
+        return (dr == 0 or dc == 0) and dr + dc <= self.sight_range
+
+    def describe_sight(self) -> str:
+        """E.g. ``"radius 2"`` or ``"line 4"``."""
+        return f"{self.sight_shape} {self.sight_range}"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _monster_label(index: int, raw) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"]:
+        return f"monster {index} ({raw['name']!r})"
+    return f"monster {index}"
+
+
+def validate_monster(index: int, raw, source: str = "booklet") -> Monster:
+    """A :class:`Monster` from one raw booklet entry, or :class:`BookletError` saying what is wrong."""
+    label = _monster_label(index, raw)
+
+    def fail(field: str, value, expected: str):
+        raise BookletError(f"{source}: {label}, field {field!r}: got {value!r}; expected {expected}")
+
+    if not isinstance(raw, dict):
+        raise BookletError(f"{source}: {label}: got {raw!r}; expected a mapping of traits {list(TRAITS)}")
+    for key in raw:
+        if key not in TRAITS:
+            fail(key, raw[key], f"no such trait; known traits are {list(TRAITS)}")
+    if "name" not in raw:
+        fail("name", None, "a non-empty string")
+    name = raw["name"]
+    if not isinstance(name, str) or not name.strip():
+        fail("name", name, "a non-empty string")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        fail("description", description, "a string")
+    steps = raw.get("steps", 2)
+    if not _is_int(steps) or not 1 <= steps <= MAX_STEPS:
+        fail("steps", steps, f"an integer from 1 to {MAX_STEPS}")
+    if "sight_range" not in raw:
+        fail("sight_range", None, f"an integer from 0 to {MAX_SIGHT_RANGE}")
+    sight_range = raw["sight_range"]
+    if not _is_int(sight_range) or not 0 <= sight_range <= MAX_SIGHT_RANGE:
+        fail("sight_range", sight_range, f"an integer from 0 to {MAX_SIGHT_RANGE}")
+    if "sight_shape" not in raw:
+        fail("sight_shape", None, f"one of {list(SIGHT_SHAPES)}")
+    sight_shape = raw["sight_shape"]
+    if sight_shape not in SIGHT_SHAPES:
+        fail("sight_shape", sight_shape, f"one of {list(SIGHT_SHAPES)}")
+    if "path" not in raw:
+        fail("path", None, "a list of [row, column] cells")
+    path_raw = raw["path"]
+    if not isinstance(path_raw, list) or not 2 <= len(path_raw) <= MAX_PATH_LENGTH:
+        fail("path", path_raw, f"a list of 2 to {MAX_PATH_LENGTH} [row, column] cells")
+    path: list[tuple[int, int]] = []
+    for k, cell in enumerate(path_raw):
+        if not (isinstance(cell, (list, tuple)) and len(cell) == 2 and all(_is_int(v) for v in cell)):
+            fail(f"path[{k}]", cell, "a cell [row, column] of two integers")
+        if not all(0 <= v < GRID for v in cell):
+            fail(f"path[{k}]", list(cell), f"a cell on the {GRID}x{GRID} grid (rows and columns 0..{GRID - 1})")
+        cell = (int(cell[0]), int(cell[1]))
+        if path and abs(cell[0] - path[-1][0]) + abs(cell[1] - path[-1][1]) != 1:
+            fail(
+                f"path[{k}]",
+                list(cell),
+                f"a cell orthogonally adjacent to the previous cell {list(path[-1])} (paths are consecutive)",
+            )
+        path.append(cell)
+    if path[0] == START_CELL:
+        fail("path[0]", list(path[0]), f"a first cell other than the child's start cell {list(START_CELL)}")
+    return Monster(
+        name=name.strip(),
+        path=tuple(path),
+        steps=steps,
+        sight_range=sight_range,
+        sight_shape=sight_shape,
+        description=description.strip(),
+    )
+
+
+def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
+    """Every monster of a parsed booklet (``{"monsters": [...]}``), validated."""
+    if not isinstance(data, dict) or "monsters" not in data:
+        raise BookletError(f"{source}: expected a mapping with a 'monsters' list, got {type(data).__name__}")
+    extra = [k for k in data if k not in ("monsters", "version", "title")]
+    if extra:
+        raise BookletError(f"{source}: unknown top-level keys {extra}; expected 'monsters' (and optional 'title', 'version')")
+    monsters_raw = data["monsters"]
+    if not isinstance(monsters_raw, list) or not monsters_raw:
+        raise BookletError(f"{source}: field 'monsters': got {monsters_raw!r}; expected a non-empty list")
+    monsters = tuple(validate_monster(i, raw, source) for i, raw in enumerate(monsters_raw))
+    seen: dict[str, int] = {}
+    for i, monster in enumerate(monsters):
+        if monster.name in seen:
+            raise BookletError(
+                f"{source}: monster {i} ({monster.name!r}), field 'name': got {monster.name!r}; "
+                f"expected a name not already used by monster {seen[monster.name]}"
+            )
+        seen[monster.name] = i
+    return monsters
+
+
+def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
+    """The monsters of the booklet at ``path`` (YAML or JSON), or of the default booklet."""
+    if path is None:
+        text = resources.files("kakurega.envs").joinpath("data", DEFAULT_BOOKLET).read_text(encoding="utf-8")
+        source = DEFAULT_BOOKLET
+    else:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"booklet must be a file path (str or PathLike) or None, got {type(path).__name__}")
+        source = os.fspath(path)
+        if not os.path.isfile(source):
+            raise FileNotFoundError(f"booklet file {source!r} does not exist")
+        with open(source, encoding="utf-8") as handle:
+            text = handle.read()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise BookletError(f"{source}: not valid YAML/JSON: {error}") from error
+    return validate_booklet(data, source)

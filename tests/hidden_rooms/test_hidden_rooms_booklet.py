@@ -1,0 +1,106 @@
+"""Booklet loading and validation: every mistake is refused naming monster, field and value."""
+
+import json
+
+import pytest
+import yaml
+
+from kakurega.envs.hidden_rooms.booklet import BookletError, load_booklet, validate_booklet
+
+GOOD = {
+    "name": "Kappa",
+    "description": "test monster",
+    "steps": 2,
+    "sight_range": 2,
+    "sight_shape": "radius",
+    "path": [[0, 4], [0, 3], [1, 3]],
+}
+
+
+def with_change(**change):
+    monster = dict(GOOD)
+    for key, value in change.items():
+        if value is ...:
+            monster.pop(key)
+        else:
+            monster[key] = value
+    return {"monsters": [dict(GOOD, name="Other"), monster]}
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"path": [[0, 4], [0, 3], [1, 2]]}, ["monster 1 ('Kappa')", "'path[2]'", "[1, 2]", "adjacent"]),  # diagonal jump
+        ({"path": [[0, 4], [0, 2]]}, ["'Kappa'", "'path[1]'", "[0, 2]", "adjacent"]),  # skips a cell
+        ({"path": [[0, 4], [0, 4]]}, ["'Kappa'", "'path[1]'", "adjacent"]),  # standing still is not a step
+        ({"path": [[0, 4], [0, 5]]}, ["'Kappa'", "'path[1]'", "[0, 5]", "grid"]),  # off the grid
+        ({"path": [[-1, 0], [0, 0]]}, ["'Kappa'", "'path[0]'", "[-1, 0]", "grid"]),
+        ({"path": [[4, 4], [3, 4]]}, ["'Kappa'", "'path[0]'", "[4, 4]", "start cell"]),
+        ({"path": [[0, 4]]}, ["'Kappa'", "'path'", "2 to 200"]),
+        ({"path": "0,4 0,3"}, ["'Kappa'", "'path'", "'0,4 0,3'"]),
+        ({"path": [[0, 4], [0, "3"]]}, ["'Kappa'", "'path[1]'", "two integers"]),
+        ({"path": ...}, ["'Kappa'", "'path'"]),
+        ({"speed": 3}, ["'Kappa'", "'speed'", "3", "no such trait"]),  # unknown trait
+        ({"sight_shape": "cone"}, ["'Kappa'", "'sight_shape'", "'cone'", "radius", "line"]),
+        ({"sight_shape": ...}, ["'Kappa'", "'sight_shape'"]),
+        ({"steps": "2"}, ["'Kappa'", "'steps'", "'2'", "integer"]),  # wrong type
+        ({"steps": 2.0}, ["'Kappa'", "'steps'", "2.0", "integer"]),
+        ({"steps": True}, ["'Kappa'", "'steps'", "True", "integer"]),
+        ({"steps": 0}, ["'Kappa'", "'steps'", "0", "1 to 4"]),
+        ({"sight_range": -1}, ["'Kappa'", "'sight_range'", "-1"]),
+        ({"sight_range": None}, ["'Kappa'", "'sight_range'", "None"]),
+        ({"name": ""}, ["monster 1", "'name'", "''"]),
+        ({"name": 7}, ["monster 1", "'name'", "7"]),
+        ({"name": "Other"}, ["monster 1", "'name'", "'Other'", "already used"]),
+        ({"description": ["x"]}, ["'Kappa'", "'description'"]),
+    ],
+)
+def test_bad_monster_is_refused_with_monster_field_and_value(change, words):
+    with pytest.raises(BookletError) as error:
+        validate_booklet(with_change(**change), "test.yaml")
+    message = str(error.value)
+    assert message.startswith("test.yaml: ")
+    for word in words:
+        assert word in message, (word, message)
+
+
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ([], ["'monsters' list"]),
+        ({"monster": []}, ["'monsters'"]),
+        ({"monsters": []}, ["'monsters'", "non-empty"]),
+        ({"monsters": [GOOD], "extra": 1}, ["unknown top-level keys", "extra"]),
+        ({"monsters": ["Kappa"]}, ["monster 0", "'Kappa'", "mapping"]),
+    ],
+)
+def test_bad_booklet_structure_is_refused(data, words):
+    with pytest.raises(BookletError) as error:
+        validate_booklet(data)
+    for word in words:
+        assert word in str(error.value), (word, str(error.value))
+
+
+def test_yaml_and_json_files_load(tmp_path):
+    data = {"monsters": [GOOD]}
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "b.json").write_text(json.dumps(data))
+    for name in ("b.yaml", "b.json"):
+        (monster,) = load_booklet(tmp_path / name)
+        assert monster.name == "Kappa" and monster.path == ((0, 4), (0, 3), (1, 3))
+    (tmp_path / "bad.yaml").write_text("monsters: [\n")
+    with pytest.raises(BookletError, match="not valid YAML"):
+        load_booklet(tmp_path / "bad.yaml")
+    with pytest.raises(FileNotFoundError, match="nowhere.yaml"):
+        load_booklet(tmp_path / "nowhere.yaml")
+    with pytest.raises(TypeError, match="booklet must be a file path"):
+        load_booklet(42)
+
+
+def test_default_booklet_has_six_monsters_differing_in_movement_and_sight():
+    monsters = load_booklet()
+    assert len(monsters) >= 6
+    kinds = {(m.steps, m.sight_shape, m.sight_range) for m in monsters}
+    assert len(kinds) == len(monsters), "two monsters differ only in their path"
+    assert {m.steps for m in monsters} >= {1, 2, 3}
+    assert {m.sight_shape for m in monsters} == {"radius", "line"}

@@ -1,0 +1,346 @@
+"""Hidden Rooms rule scenarios, as readable tables."""
+
+import pytest
+
+from hidden_rooms.hidden_rooms_helpers import game_with, monster, rng, table, tile
+from kakurega.envs.hidden_rooms.rules import (
+    CAUGHT,
+    DECLINE,
+    ESCAPED,
+    MONSTER_EXITED,
+    MOVE,
+    NO_SEARCH,
+    OVER,
+    PLACE,
+    PLACING,
+    SEARCH,
+    SEARCH_MEMORY,
+    SEARCH_PILE,
+    START_TILE,
+    STEP,
+    STOP_MOVING,
+    TURN_LIMIT,
+    HiddenRoomsGame,
+    cell_of,
+    connects,
+    coords,
+)
+
+N, E, S, W = 0, 1, 2, 3
+ROW0 = [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)]
+
+
+def phase_of(game, state, child):
+    """One monster phase with the child on ``child``: (cell, progress, chasing, outcome)."""
+    cell, progress, chasing, outcome, _ = game.monster_phase(0, state.monster_cell, state.progress, cell_of(*child), state.chasing)
+    return coords(cell), progress, chasing, outcome
+
+
+# ------------------------------------------------------------- path following
+PATH = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 3), (2, 3)]
+
+
+@pytest.mark.parametrize(
+    "steps, progress, expected_cell, expected_progress, expected_outcome",
+    [
+        (1, 0, (0, 1), 1, 0),
+        (2, 0, (0, 2), 2, 0),
+        (2, 2, (1, 3), 4, 0),
+        (3, 2, (2, 3), 5, MONSTER_EXITED),  # the last path cell at the end of the phase
+        (2, 4, (2, 3), 5, MONSTER_EXITED),  # arrives on step 1, stays there on step 2
+    ],
+)
+def test_path_following(steps, progress, expected_cell, expected_progress, expected_outcome):
+    game = game_with(monster(PATH, steps=steps))
+    state = table(game, progress=progress)
+    assert phase_of(game, state, (4, 4)) == (expected_cell, expected_progress, False, expected_outcome)
+
+
+# --------------------------------------------------------- chasing by sight
+@pytest.mark.parametrize(
+    "shape, sight, child, expected_cell, chased",
+    [
+        ("radius", 2, (4, 2), (3, 2), True),  # straight below, distance 2
+        ("radius", 2, (2, 4), (2, 3), True),  # straight right
+        ("radius", 2, (3, 3), (3, 2), True),  # diagonal, equal distances: vertical first (tie-break)
+        ("radius", 3, (3, 0), (2, 1), True),  # 1 down, 2 left: the larger distance (columns) first
+        ("radius", 3, (4, 1), (3, 2), True),  # 2 down, 1 left: rows first
+        ("radius", 2, (4, 3), (1, 2), False),  # distance 3: unseen, walks its path instead
+        ("line", 2, (2, 4), (2, 3), True),  # same row, within range
+        ("line", 2, (0, 2), (1, 2), True),  # same column
+        ("line", 2, (3, 3), (1, 2), False),  # diagonal: a line monster does not see it
+        ("line", 1, (2, 4), (1, 2), False),  # same row but out of range
+    ],
+)
+def test_chase_by_sight(shape, sight, child, expected_cell, chased):
+    # path goes up from (2, 2): not chasing means stepping to (1, 2)
+    game = game_with(monster([(2, 2), (1, 2), (0, 2)], steps=1, sight_range=sight, sight_shape=shape))
+    state = table(game, progress=0)
+    cell, _, chasing, outcome = phase_of(game, state, child)
+    assert (cell, chasing, outcome) == (expected_cell, chased, 0)
+
+
+@pytest.mark.parametrize(
+    "shape, sight, script",
+    [
+        (
+            "radius",
+            2,
+            [  # child cell during the phase -> monster cell, progress, chasing
+                ((2, 1), (0, 1), 1, False),  # distance 3 from (0, 0): follows the path
+                ((2, 1), (1, 1), 1, True),  # now distance 2: leaves the path to chase
+                ((3, 4), (0, 1), 1, False),  # out of sight: walks back toward path cell (0, 2)
+                ((3, 4), (0, 2), 2, False),  # reaches it: the path resumes
+                ((3, 4), (0, 3), 3, False),
+            ],
+        ),
+        (
+            "line",
+            3,
+            [
+                ((3, 0), (1, 0), 0, True),  # same column, distance 3: chase at once
+                ((3, 3), (0, 0), 0, False),  # diagonal: unseen; heads for (0, 1), vertical first
+                ((3, 3), (0, 1), 1, False),  # back on the path
+                ((3, 1), (1, 1), 1, True),  # same column again: chase
+                ((4, 4), (0, 1), 1, False),  # unseen: back toward (0, 2)
+                ((4, 4), (0, 2), 2, False),
+            ],
+        ),
+    ],
+)
+def test_chase_then_resume_path(shape, sight, script):
+    game = game_with(monster(ROW0, steps=1, sight_range=sight, sight_shape=shape))
+    state = table(game, progress=0)
+    for child, cell, progress, chasing in script:
+        got_cell, got_progress, got_chasing, outcome = phase_of(game, state, child)
+        assert (got_cell, got_progress, got_chasing, outcome) == (cell, progress, chasing, 0), child
+        state.monster_cell, state.progress, state.chasing = cell_of(*got_cell), got_progress, got_chasing
+
+
+@pytest.mark.parametrize("steps, expected", [(1, (3, 0)), (2, (2, 0)), (3, (1, 0)), (4, (0, 0))])
+def test_steps_per_turn(steps, expected):
+    game = game_with(monster([(4, 0), (3, 0), (2, 0), (1, 0), (0, 0), (0, 1)], steps=steps))
+    state = table(game)
+    cell, progress, _, _ = phase_of(game, state, (4, 4))
+    assert (cell, progress) == (expected, steps)
+
+
+# ---------------------------------------------------------------- catches
+@pytest.mark.parametrize(
+    "child, monster_path, steps, sight, outcome",
+    [
+        ((3, 4), [(1, 4), (0, 4)], 2, 2, CAUGHT),  # sees the child 2 below, reaches it on step 2
+        ((3, 4), [(1, 4), (0, 4)], 1, 2, 0),  # one step is not enough this turn
+        ((3, 4), [(2, 3), (3, 3), (3, 4), (4, 4)], 1, 0, 0),  # blind: steps to (3, 3), beside the child
+        ((3, 3), [(2, 3), (3, 3), (3, 4), (4, 4)], 1, 0, CAUGHT),  # blind, but its path walks onto the child
+    ],
+)
+def test_catch_during_monster_phase(child, monster_path, steps, sight, outcome):
+    game = game_with(monster(monster_path, steps=steps, sight_range=sight), episode="round")
+    tiles = {(3, 4): "red 1", (3, 3): "red 2"}
+    state = table(game, tiles=tiles, child=child, phase=SEARCH)
+    game.apply_action(state, NO_SEARCH, rng())  # ends the turn: the monster moves
+    if outcome:
+        assert state.results == [outcome] and state.phase == OVER
+        assert game.returns(state).tolist() == [-1.0]
+    else:
+        assert state.results == [] and state.phase in (MOVE, SEARCH) and state.turn == 2
+
+
+# ------------------------------------------------------------ child moves
+def test_child_steps_twice_over_explored_cells_then_searches():
+    game = game_with(monster([(0, 4), (0, 3)] * 10))
+    state = table(game, tiles={(3, 4): "red 1", (2, 4): "red 2", (2, 3): "red 3"})
+    assert game.legal_actions(state) == [N, STOP_MOVING]  # west (4, 3) is dark
+    game.apply_action(state, STEP + N, rng())
+    assert (coords(state.child), state.phase, game.legal_actions(state)) == ((3, 4), MOVE, [N, S, STOP_MOVING])
+    game.apply_action(state, STEP + N, rng())
+    assert (coords(state.child), state.phase) == ((2, 4), SEARCH)  # two steps used: the move phase is over
+
+
+def test_child_may_not_step_onto_the_monster():
+    game = game_with(monster([(3, 4), (3, 3), (3, 2), (3, 1)], steps=1))
+    state = table(game, tiles={(3, 4): "red 1", (4, 3): "red 2"}, monster_cell=(3, 4), progress=0)
+    assert game.legal_actions(state) == [W, STOP_MOVING]
+    assert "monster" in game.illegal_reason(state, STEP + N)
+    assert "edge of the room" in game.illegal_reason(state, STEP + E)
+    state.board[cell_of(4, 3)] = -1
+    assert "unexplored" in game.illegal_reason(state, STEP + W)
+
+
+def test_move_phase_is_skipped_when_no_step_is_possible():
+    game = game_with(monster([(0, 4), (0, 3)] * 10))
+    state = game.initial_state(rng())
+    assert state.phase == SEARCH and game.legal_actions(state) == [SEARCH_PILE, NO_SEARCH]
+
+
+# ----------------------------------------------------------- connect rule
+@pytest.mark.parametrize(
+    "drawn, under, ok",
+    [
+        ("red 3", "red 5", True),  # same colour, even with a smaller number
+        ("blue 4", "red 3", True),  # greater number
+        ("blue 3", "red 3", False),  # equal number, other colour
+        ("blue 2", "red 3", False),  # smaller number, other colour
+        ("red 1", "red 6", True),
+        ("yellow 6", "green 6", False),
+        ("green 1", "start", True),  # anything connects to the start tile (number 0)
+    ],
+)
+def test_connect_rule(drawn, under, ok):
+    under_id = START_TILE if under == "start" else tile(under)
+    assert connects(tile(drawn), under_id) is ok
+
+
+@pytest.mark.parametrize(
+    "child, under, drawn, placed_phase, legal",
+    [
+        ((4, 4), None, "green 1", PLACING, [PLACE + N, PLACE + W, DECLINE]),  # start corner: two dark cells
+        ((2, 2), "red 3", "red 1", PLACING, [PLACE + N, PLACE + S, PLACE + W, DECLINE]),  # east (2, 3) explored
+        ((2, 2), "red 3", "blue 4", PLACING, [PLACE + N, PLACE + S, PLACE + W, DECLINE]),
+        ((2, 2), "red 3", "blue 3", None, None),  # does not connect: straight to memory, no choice
+        ((0, 4), "red 3", "red 5", PLACING, [PLACE + W, DECLINE]),  # corner, south explored
+    ],
+)
+def test_placement_choices(child, under, drawn, placed_phase, legal):
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    tiles = {(2, 3): "yellow 1", (1, 4): "yellow 2"}
+    if under:
+        tiles[child] = under
+    state = table(game, tiles=tiles, child=child, phase=SEARCH, pile=["green 6", drawn])
+    game.apply_action(state, SEARCH_PILE, rng())
+    if placed_phase is None:
+        assert state.memory == [tile(drawn)] and state.phase != PLACING
+    else:
+        assert state.phase == PLACING and state.drawn == tile(drawn)
+        assert game.legal_actions(state) == legal
+
+
+def test_place_on_chosen_cell_and_decline():
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    state = table(game, phase=SEARCH, pile=["green 6", "red 2"])
+    game.apply_action(state, SEARCH_PILE, rng())
+    game.apply_action(state, PLACE + W, rng())
+    assert state.board[cell_of(4, 3)] == tile("red 2") and state.board[cell_of(3, 4)] == -1
+    assert state.memory == [] and state.pile == [tile("green 6")]
+    # declining a pile tile puts it in memory
+    state = table(game, phase=SEARCH, pile=["green 6", "red 2"])
+    game.apply_action(state, SEARCH_PILE, rng())
+    game.apply_action(state, DECLINE, rng())
+    assert state.memory == [tile("red 2")] and state.board[cell_of(4, 3)] == -1
+
+
+# ------------------------------------------------------- memory and spill
+def test_spill_at_the_sixth_memory_tile():
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    memory = ["blue 1", "blue 2", "green 1", "green 2", "yellow 1"]
+    state = table(game, tiles={(4, 4): "red 6"}, memory=memory, phase=SEARCH, pile=["red 1", "yellow 2", "blue 3"])
+    game.apply_action(state, SEARCH_PILE, rng())  # blue 3 does not connect to red 6: a sixth memory tile
+    assert state.memory == []
+    assert sorted(state.pile) == sorted(tile(n) for n in memory + ["red 1", "yellow 2", "blue 3"])
+
+
+def test_fifth_memory_tile_does_not_spill():
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    memory = ["blue 1", "blue 2", "green 1", "green 2"]
+    state = table(game, tiles={(4, 4): "red 6"}, memory=memory, phase=SEARCH, pile=["red 1", "blue 3"])
+    game.apply_action(state, SEARCH_PILE, rng())
+    assert state.memory == sorted(tile(n) for n in memory + ["blue 3"]) and state.pile == [tile("red 1")]
+
+
+@pytest.mark.parametrize(
+    "under, memory, slot, then, expected_memory, placed",
+    [
+        # memory is sorted by tile id (red before blue): slot 0 = red 5, slot 1 = blue 2
+        ("red 3", ["blue 2", "red 5"], 0, PLACE + N, ["blue 2"], "red 5"),  # placed north
+        ("red 3", ["blue 2", "red 5"], 0, DECLINE, ["blue 2", "red 5"], None),  # declined: back in memory
+        ("red 3", ["blue 2", "red 5"], 1, None, ["blue 2", "red 5"], None),  # blue 2 cannot connect: stays
+    ],
+)
+def test_searching_memory(under, memory, slot, then, expected_memory, placed):
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    state = table(game, tiles={(4, 4): under}, memory=memory, phase=SEARCH)
+    pile_before = list(state.pile)
+    game.apply_action(state, SEARCH_MEMORY + slot, rng())
+    if then is None:
+        assert state.phase != PLACING and state.turn == 2  # the turn simply ended
+    else:
+        assert state.phase == PLACING and state.drawn_from_memory
+        game.apply_action(state, then, rng())
+    assert state.memory == sorted(tile(n) for n in expected_memory)
+    assert state.pile == pile_before  # memory searches never touch the pile
+    if placed:
+        assert state.board[cell_of(3, 4)] == tile(placed)
+
+
+def test_empty_pile_allows_only_memory_searches():
+    game = game_with(monster([(0, 0), (1, 0)] * 10))
+    state = table(game, memory=["red 2", "blue 5"], phase=SEARCH, pile=[])
+    assert game.legal_actions(state) == [SEARCH_MEMORY, SEARCH_MEMORY + 1, NO_SEARCH]
+    assert "pile is empty" in game.illegal_reason(state, SEARCH_PILE)
+    # with memory empty too there is nothing to decide: the search phase is skipped
+    state = table(game, tiles={(3, 4): "red 1"}, phase=MOVE, pile=[])
+    game.apply_action(state, STOP_MOVING, rng())
+    assert state.turn == 2 and state.phase == MOVE
+
+
+# ---------------------------------------------------------- round endings
+@pytest.mark.parametrize("episode, phase_after, rounds", [("round", OVER, 1), ("match", SEARCH, 2)])
+def test_escape(episode, phase_after, rounds):
+    game = game_with(monster([(4, 0), (4, 1)] * 10), episode=episode)
+    state = table(game, tiles={(0, 1): "red 1", (0, 0): "red 2"}, child=(0, 1))
+    game.apply_action(state, STEP + W, rng())
+    assert state.results == [ESCAPED] and state.escapes == 1
+    assert state.phase == phase_after and state.rounds == rounds
+    if episode == "match":  # a fresh round: start tile only, child back on (4, 4)
+        assert coords(state.child) == (4, 4) and state.board.count(-1) == 24
+
+
+def test_end_of_path_fail():
+    game = game_with(monster([(0, 0), (0, 1), (0, 2)], steps=1), episode="round")
+    state = table(game, progress=1, phase=SEARCH)
+    game.apply_action(state, NO_SEARCH, rng())
+    assert state.results == [MONSTER_EXITED] and state.phase == OVER and coords(state.monster_cell) == (0, 2)
+
+
+def test_turn_limit():
+    game = game_with(monster([(0, 0), (0, 1)] * 20), episode="round", max_turns=3)
+    state = game.initial_state(rng())
+    for turn in (1, 2, 3):
+        assert state.turn == turn and state.phase == SEARCH
+        game.apply_action(state, NO_SEARCH, rng())
+    assert state.results == [TURN_LIMIT] and state.phase == OVER and game.returns(state).tolist() == [-1.0]
+
+
+# ------------------------------------------------------------ match scoring
+@pytest.mark.parametrize(
+    "outcomes, reward, over_after, total",
+    [
+        ([ESCAPED, ESCAPED], "match", 2, 1.0),
+        ([CAUGHT, ESCAPED, TURN_LIMIT, ESCAPED], "match", 4, 1.0),
+        ([CAUGHT, MONSTER_EXITED, CAUGHT], "match", 3, -1.0),
+        ([ESCAPED, CAUGHT, CAUGHT, CAUGHT], "match", 4, -1.0),
+        ([ESCAPED, CAUGHT, ESCAPED], "per_round", 3, 1.0),
+        ([CAUGHT, ESCAPED, CAUGHT, CAUGHT], "per_round", 4, -2.0),
+    ],
+)
+def test_match_scoring(outcomes, reward, over_after, total):
+    game = HiddenRoomsGame(reward=reward)
+    state = game.initial_state(rng())
+    returns = []
+    for k, outcome in enumerate(outcomes, start=1):
+        game._end_round(state, outcome)
+        returns.append(float(game.returns(state)[0]))
+        assert game.is_terminal(state) == (k == over_after)
+    assert returns[-1] == total
+    if reward == "match":
+        assert all(r == 0.0 for r in returns[:-1])  # nothing paid before the match ends
+
+
+@pytest.mark.parametrize("reward, total", [("match", -1.0), ("per_round", -3.0)])
+def test_match_of_instant_fails(reward, total):
+    # a monster one step from the end of its path fails every round in its first phase
+    game = game_with(monster([(0, 0), (0, 1)]), reward=reward)
+    state = game.initial_state(rng())
+    assert state.results == [MONSTER_EXITED] * 3 and game.is_terminal(state)
+    assert game.returns(state).tolist() == [total]
