@@ -59,7 +59,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             pettingzoo_id="kakurega/animal_chain-v0",
             summary="Animal Chain: 2-player race to connect animal cards onto the opponent's base",
             heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
-            configurations=({},),
+            configurations=({}, {"attack_rule": "reach"}),
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",

@@ -1,0 +1,295 @@
+"""A rule-based Animal Chain player.
+
+It reads only its own observation (in its own frame: row 0 is its base row,
+the last row its opponent's) and the static rules of the engine
+(``context.game``, or one built from ``context.env_kwargs``), including the
+``attack_rule`` option.
+
+* Base building: choose, among all arrangements of the 8 cards of hand and
+  base, the least exposed base; ties keep the most varied hand. Under
+  ``attack_rule="rules_page"`` the base cards are face-up neighbours of each
+  other, so an opponent holding a card whose left animal equals a base
+  card's right animal can play onto the card to its right and win: exposure
+  counts the unseen cards that can do that. Under ``"reach"`` an attack
+  needs a face-up card next to the base first: exposure counts the unseen
+  cards that can be played onto the row next to the base by connecting to a
+  base card. It walks towards that base with at most two swaps per base
+  card, then says done.
+* Playing: win at once when possible. Otherwise score every play and the
+  pass: the chance that the opponent can then win at once (unseen cards that
+  connect to an unprotected card of its own base) weighs most; then whether
+  it could win next turn itself, how far the play advances towards the
+  opponent's base, taking a face-down card and making a double. Pass (and
+  draw) when no play scores better.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from math import perm
+
+import numpy as np
+
+from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.animal_chain.rules import LEFT, AnimalChainGame
+
+W_THREAT = 10.0  # chance the opponent wins at once next turn
+W_OFFENCE = 3.0  # we could win next turn if the opponent does not block
+W_ROW = 0.25  # per row advanced towards the opponent's base
+W_TAKE = 1.0  # playing onto a face-down card takes it into the hand
+W_DOUBLE = 1.0  # a double cannot be covered by the opponent
+W_DRAW = 0.8  # a pass draws a card
+MAX_ARRANGEMENTS = 20_000  # base arrangements searched at most (the default board has 1680)
+
+
+class AnimalChainHeuristic(Agent):
+    """Win now; else keep the own base safe, push forward, take cards, make doubles."""
+
+    def __init__(self, context: AgentContext, seed: int | None = None):
+        super().__init__(context, seed)
+        game = context.game
+        if not isinstance(game, AnimalChainGame):
+            rules = ("deck", "shape", "max_turns", "attack_rule")
+            game = AnimalChainGame(**{k: v for k, v in context.env_kwargs.items() if k in rules})
+        self.game = game
+        P, B = game.num_positions, game.base_size
+        self.own_base = list(range(B))  # row 0 of the own frame
+        self.opponent_base = list(range(P - B, P))
+        # Base building measures exposure with only the own base face up: for each cell an opponent
+        # could then play onto, the (base index, side of the cell facing it) links. "rules_page": the
+        # base cards themselves; "reach": the cells next to the base, where an attack must start.
+        base_index = {p: j for j, p in enumerate(self.own_base)}
+        if game.reach_rule:
+            targets = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
+        else:
+            targets = self.own_base
+        self._exposure_links = [
+            [(base_index[n], side) for n, side in game.attack_neighbours[q] if n in base_index] for q in targets
+        ]
+        self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
+        self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
+
+    def reset(self) -> None:
+        self._plans.clear()
+
+    # ------------------------------------------------------------------ reading
+    def _read(self, observation):
+        game = self.game
+        left = self.piece(observation, "left_animal")
+        right = self.piece(observation, "right_animal")
+        tops = [None] * game.num_positions
+        for p in np.flatnonzero(left.any(axis=1)):
+            tops[p] = (int(left[p].argmax()), int(right[p].argmax()))
+        seat = int(self.piece(observation, "seat").argmax())
+        copies = [game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)]
+        hand = [int(n) for n in self.piece(observation, "hand")]
+        return tops, hand, copies
+
+    def _unseen(self, copies, hand, tops):
+        unseen = [c - h for c, h in zip(copies, hand)]
+        for top in tops:
+            if top is not None:
+                t = self.type_of_pair[top]
+                unseen[t] = max(0, unseen[t] - 1)
+        return unseen
+
+    def _attack_mask(self, tops, targets, protected) -> int:
+        """Card types that could be played onto some base card in ``targets`` (face-up neighbours in ``tops``).
+
+        Only the neighbours that count under the game's ``attack_rule`` are used
+        (``game.attack_neighbours``: under "reach", not the target's own base row).
+        """
+        game = self.game
+        mask = 0
+        for q in targets:
+            if protected[q]:
+                continue
+            lm = rm = 0
+            for n, side in game.attack_neighbours[q]:
+                top = tops[n]
+                if top is None:
+                    continue
+                if side == LEFT:
+                    lm |= 1 << top[1]
+                else:
+                    rm |= 1 << top[0]
+            if lm or rm:
+                mask |= game.accepted_types(lm, rm)
+        return mask
+
+    @staticmethod
+    def _chance(mask, unseen, total_unseen, draws) -> float:
+        if not mask or total_unseen <= 0 or draws <= 0:
+            return 0.0
+        hits = sum(n for t, n in enumerate(unseen) if mask >> t & 1)
+        return 1.0 - (1.0 - min(1.0, hits / total_unseen)) ** draws
+
+    # ------------------------------------------------------------------ acting
+    def act(self, observation, sampler=None) -> int:
+        mask = observation["action_mask"]
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("AnimalChainHeuristic.act: the action mask has no legal action")
+        phase = self.piece(observation, "phase")
+        if phase[0]:
+            return self._build(observation, legal)
+        return self._play(observation, legal)
+
+    def _build(self, observation, legal) -> int:
+        game = self.game
+        B = game.base_size
+        tops, hand, copies = self._read(observation)
+        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        cards = sorted(base + [t for t, n in enumerate(hand) for _ in range(n)])
+        unseen = list(copies)
+        for t in cards:
+            unseen[t] -= 1
+        key_of_plan = (tuple(cards), tuple(unseen))
+        best = self._plans.get(key_of_plan)
+        if best is None:
+            best = self._plans[key_of_plan] = self._best_base(cards, unseen, tuple(base))
+        legal_set = set(int(a) for a in legal)
+        # Walk towards the target base: fix positions left to right.
+        for j in range(B):
+            if base[j] == best[j]:
+                continue
+            want = best[j]
+            if hand[want]:
+                action = game.swap_action(0, want, j)
+            else:  # the wanted card sits further right in the base: bring it to the hand first
+                other = next(t for t, n in enumerate(hand) if n and t != base[base.index(want, j + 1)])
+                action = game.swap_action(0, other, base.index(want, j + 1))
+            if action in legal_set:
+                return action
+            break
+        return game.done_action
+
+    def _best_base(self, cards, unseen, base) -> tuple[int, ...]:
+        """The least exposed base from ``cards`` (ties: the most varied hand left, then the smallest).
+
+        Boards with long base rows would need too many arrangements: there the base stays as dealt.
+        """
+        game = self.game
+        if perm(len(cards), game.base_size) > MAX_ARRANGEMENTS:
+            return base
+        best, best_key = None, None
+        for arrangement in sorted({tuple(cards[i] for i in c) for c in permutations(range(len(cards)), game.base_size)}):
+            rest = list(cards)
+            for t in arrangement:
+                rest.remove(t)
+            sides = len({game.left_animal[t] for t in rest}) + len({game.right_animal[t] for t in rest})
+            key = (self._exposure(arrangement, unseen), -sides)
+            if best_key is None or key < best_key:
+                best, best_key = arrangement, key
+        return best
+
+    def _exposure(self, base, unseen) -> int:
+        """Unseen cards an opponent could use against this base when only the base cards are face up.
+
+        "rules_page": cards playable onto a base card at once (they win);
+        "reach": cards playable onto a cell next to the base (the first step of an attack).
+        """
+        game = self.game
+        mask = 0
+        for links in self._exposure_links:
+            lm = rm = 0
+            for j, side in links:
+                if side == LEFT:
+                    lm |= 1 << game.right_animal[base[j]]
+                else:
+                    rm |= 1 << game.left_animal[base[j]]
+            if lm or rm:
+                mask |= game.accepted_types(lm, rm)
+        return sum(n for t, n in enumerate(unseen) if mask >> t & 1)
+
+    def _play(self, observation, legal) -> int:
+        game = self.game
+        P = game.num_positions
+        tops, hand, copies = self._read(observation)
+        unseen = self._unseen(copies, hand, tops)
+        total_unseen = sum(unseen)
+        opp_hand = int(self.piece(observation, "hand_sizes")[1])
+        face_down = self.piece(observation, "face_down")
+        my_double = self.piece(observation, "my_double")
+        opp_double = self.piece(observation, "opponent_double")
+        last_row = game.shape.num_rows - 1
+        opponent_base = set(self.opponent_base)
+
+        def hand_mask(h):
+            return sum(1 << t for t, n in enumerate(h) if n)
+
+        def evaluate(new_tops, protected_mine, protected_theirs, new_hand, opponent_draws):
+            threat = self._chance(self._attack_mask(new_tops, self.own_base, protected_mine), unseen, total_unseen, opponent_draws)
+            offence = 1.0 if self._attack_mask(new_tops, self.opponent_base, protected_theirs) & hand_mask(new_hand) else 0.0
+            return -W_THREAT * threat + W_OFFENCE * offence
+
+        mine = [bool(x) for x in my_double]
+        theirs = [bool(x) for x in opp_double]
+        best_action, best_score = None, -np.inf
+        for action in legal:
+            action = int(action)
+            kind, t, p = game.decode(0, action)
+            if kind != "play":
+                continue
+            if p in opponent_base:
+                return action  # wins at once (the mask already applies the attack_rule)
+            new_tops = list(tops)
+            new_tops[p] = game.deck.card_types[t]
+            new_hand = list(hand)
+            new_hand[t] -= 1
+            double = self._makes_double(tops, t, p)
+            protected_mine = list(mine)
+            protected_theirs = list(theirs)
+            for q, side in game.neighbours[p]:  # covering a foundation cancels doubles resting on it
+                if (mine[q] or theirs[q]) and self._connected(tops, q, p, side):
+                    protected_mine[q] = protected_theirs[q] = False
+            protected_mine[p] = double
+            protected_theirs[p] = False
+            score = evaluate(new_tops, protected_mine, protected_theirs, new_hand, opp_hand)
+            score += W_ROW * game.row_of[p] / last_row * 4
+            if face_down[p]:
+                score += W_TAKE
+            if double:
+                score += W_DOUBLE
+            if score > best_score:
+                best_action, best_score = action, score
+        pass_actions = [int(a) for a in legal if game.decode(0, int(a))[0] in ("pass", "take")]
+        if pass_actions:
+            pass_score = evaluate(tops, mine, theirs, hand, opp_hand) + W_DRAW
+            if best_action is None or pass_score >= best_score:
+                return self._choose_pass(pass_actions)
+        return best_action
+
+    def _makes_double(self, tops, t, p) -> bool:
+        """Whether card type ``t`` played at ``p`` connects with one animal to two or more cards."""
+        game = self.game
+        left, right = game.deck.card_types[t]
+        counts = {}
+        for q, side in game.neighbours[p]:
+            top = tops[q]
+            if top is None:
+                continue
+            if side == LEFT and top[1] == left:
+                counts[left] = counts.get(left, 0) + 1
+            elif side != LEFT and top[0] == right:
+                counts[right] = counts.get(right, 0) + 1
+        return any(n >= 2 for n in counts.values())
+
+    @staticmethod
+    def _connected(tops, q, p, side_of_p) -> bool:
+        """Whether the cards at ``q`` and ``p`` connect (``side_of_p``: the side of p facing q).
+
+        A double whose foundation is covered is cancelled; its foundations are
+        not observed, but they are connected neighbours, so this is the best guess.
+        """
+        a, b = tops[p], tops[q]
+        if a is None or b is None:
+            return False
+        return a[0] == b[1] if side_of_p == LEFT else a[1] == b[0]
+
+    def _choose_pass(self, pass_actions) -> int:
+        """The plain pass, or take the face-down card nearest the own base (its hole blocks the opponent)."""
+        game = self.game
+        if len(pass_actions) == 1:
+            return pass_actions[0]
+        return min(pass_actions, key=lambda a: (game.row_of[game.decode(0, a)[2]], a))

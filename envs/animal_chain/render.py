@@ -1,0 +1,105 @@
+"""Animal Chain text rendering: the brick board row by row, from the viewer's side of the table.
+
+The viewer's own base row is drawn at the bottom and the opponent's at the
+top; a spectator sees player 0's side. Every card is a 7-character cell on a
+grid of 5 characters per half card, so rows interlock like bricks::
+
+    [Dg|Ct]  face-up card, left|right animal as the viewer sees it
+    [Dg|Ct]3 a stack of 3 cards (the top one shown)
+    {Dg|Ct}  double of the viewer (spectator: of player 0)
+    <Dg|Ct>  double of the opponent (spectator: of player 1)
+    [#####]  face-down card
+    (Dg|Ct)  own base card during base building (face down, known to the viewer only)
+      ( )    hole
+"""
+
+from __future__ import annotations
+
+from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PHASE_NAMES, AnimalChainGame
+
+HALF = 5  # characters per half card: a card cell is 7 characters, then its stack height, then a gap
+LEGEND = (
+    "legend: [L|R] face up (digit: stack height)  {L|R} {mine} double  <L|R> {theirs} double  "
+    "[#####] face down  ( ) hole"
+)
+
+
+class AnimalChainRenderer:
+    """``render_text(state, viewer)`` for one game configuration (picklable plain object)."""
+
+    def __init__(self, game: AnimalChainGame):
+        self.game = game
+
+    def cell(self, state, p: int, frame: int, viewer: int | None) -> str:
+        """The drawing of absolute position ``p`` in ``frame`` (7 characters and the stack-height mark)."""
+        game = self.game
+        stack = state.stacks[p]
+        if not stack:
+            return "  ( )   "
+        if state.face_down[p]:
+            if state.phase == BUILD and viewer is not None and game.base_owner[p] == viewer:
+                return f"({game.card_in_frame(frame, stack[0])}) "
+            return "[#####] "
+        owner = state.double_owner[p]
+        brackets = "[]" if owner == NO_SEAT else ("{}" if owner == frame else "<>")
+        height = len(stack)
+        mark = " " if height == 1 else (str(height) if height < 10 else "+")
+        return f"{brackets[0]}{game.card_in_frame(frame, stack[-1])}{brackets[1]}{mark}"
+
+    def render_text(self, state, viewer: int | None) -> str:
+        """The table as ``viewer`` (a seat) sees it, or a spectator when ``viewer`` is None."""
+        game = self.game
+        frame = 0 if viewer is None else viewer
+        who = "spectator" if viewer is None else f"player_{viewer}"
+        lines = [self._status(state), f"view: {who} (player_{frame}'s base at the bottom)"]
+        rows: dict[int, list[int]] = {}
+        for q in range(game.num_positions):
+            rows.setdefault(game.row_of[q], []).append(q)
+        last = game.shape.num_rows - 1
+        for row in range(last, -1, -1):
+            text, cursor = "", 0
+            for q in rows[row]:  # q: position in the viewer's frame
+                x = game.column_of[q] * HALF
+                cell = self.cell(state, game.to_frame(frame, q), frame, viewer)
+                text += " " * (x - cursor) + cell
+                cursor = x + len(cell)
+            note = ""
+            if row == 0:
+                note = f"   <- base of player_{frame}"
+            elif row == last:
+                note = f"   <- base of player_{1 - frame}"
+            lines.append(f"r{row} | {text.rstrip()}{note}")
+        lines.append(
+            f"deck {len(state.deck)} | hands: player_0 {sum(state.hands[0])}, player_1 {sum(state.hands[1])}"
+        )
+        if viewer is not None:
+            hand = state.hands[viewer]
+            cards = [
+                (game.card_in_frame(viewer, t), n) for t, n in enumerate(hand) if n
+            ]
+            shown = ", ".join(f"{label}" + (f" x{n}" if n > 1 else "") for label, n in sorted(cards))
+            lines.append(f"your hand: {shown or '(empty)'}")
+            if state.phase == BUILD and state.to_move == viewer:
+                lines.append(f"base swaps left: {game.max_swaps - state.swaps_used}")
+        mine, theirs = ("your", "opponent's") if viewer is not None else ("player_0's", "player_1's")
+        legend = LEGEND.replace("{mine}", mine).replace("{theirs}", theirs)
+        if viewer is not None and state.phase == BUILD:
+            legend += "  (L|R) your base, hidden from the opponent"
+        lines.append(legend)
+        return "\n".join(lines)
+
+    def _status(self, state) -> str:
+        game = self.game
+        head = f"Animal Chain | {PHASE_NAMES[state.phase]}"
+        if state.phase == BUILD:
+            return f"{head} | player_{state.to_move} is building its base"
+        head += f" | turn {state.turn}/{game.max_turns}"
+        if state.first_player != NO_SEAT:
+            head += f" | first player: player_{state.first_player}"
+        if state.phase == OVER:
+            if state.winner != NO_SEAT:
+                return f"{head} | player_{state.winner} wins (reached the opponent's base)"
+            return f"{head} | draw (two passes without a draw in a row)"
+        if game.is_truncated(state):
+            return f"{head} | draw (turn limit reached)"
+        return f"{head} | player_{state.to_move} to move"

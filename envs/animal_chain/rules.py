@@ -1,0 +1,628 @@
+"""Animal Chain (どうぶつれんさ) rules engine: state, geometry and actions.
+
+Rules: ``shared/rules/animal_chain.md``. Pure Python; no gymnasium/pettingzoo.
+
+Geometry. Positions are the shape's cells in row-major order (row 0 =
+player 0's base row). A card at ``(row r, column x)`` covers half-card columns
+``[x, x + 2)``; its six neighbours, named as seen from player 0's side of the
+table (player 1's base is "north"):
+
+=========  ==============  =================  =====================================
+direction  neighbour cell  side of my card    connects when
+=========  ==============  =================  =====================================
+W          (r,   x - 2)    left               my left animal == its right animal
+E          (r,   x + 2)    right              my right animal == its left animal
+NW         (r+1, x - 1)    left               my left animal == its right animal
+NE         (r+1, x + 1)    right              my right animal == its left animal
+SW         (r-1, x - 1)    left               my left animal == its right animal
+SE         (r-1, x + 1)    right              my right animal == its left animal
+=========  ==============  =================  =====================================
+
+Actions are seen from the acting player's own side of the table (its
+*frame*): player 1's frame is the board turned half round, so position ``p``
+of player 1's frame is absolute position ``P - 1 - p`` and a card
+``left|right`` in absolute terms is ``right|left`` in player 1's frame (the
+shape is symmetric under a half turn, and the card-type space is closed under
+reversal, so both players see the same kind of game). In every frame, row 0
+is the player's own base row. Action ids (``T`` card types, ``P`` positions,
+``B`` cards per base row):
+
+* ``t * B + j`` (``0 <= id < T*B``): base building, swap a hand card of type
+  ``t`` with the card at position ``j`` of the own base row;
+* ``T*B``: done building;
+* ``T*B + 1 + t * P + p``: play a hand card of type ``t`` onto position ``p``;
+* ``T*B + 1 + T*P``: pass (draw from the deck; without drawing when neither
+  the deck nor a face-down board card is left);
+* ``T*B + 2 + T*P + p``: pass with an empty deck, taking the face-down card
+  at position ``p`` (the position becomes a hole).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kakurega.envs.animal_chain.data import HAND_SIZE, Deck, Shape, check_deck_fits, load_deck, load_shape
+from kakurega.envs.core.game import TERMINAL, Game
+
+BUILD, PLAY, OVER = 0, 1, 2
+PHASE_NAMES = ("building", "playing", "over")
+LEFT, RIGHT = 0, 1
+NO_CARD = -1
+NO_SEAT = -1
+#: direction name -> (row step, column step, side of the played card that faces it)
+DIRECTIONS = {
+    "W": (0, -2, LEFT),
+    "E": (0, 2, RIGHT),
+    "NW": (1, -1, LEFT),
+    "NE": (1, 1, RIGHT),
+    "SW": (-1, -1, LEFT),
+    "SE": (-1, 1, RIGHT),
+}
+DEFAULT_MAX_TURNS = 200
+#: Readings of "playing onto the opponent's base" (see ``AnimalChainGame``).
+ATTACK_RULES = ("rules_page", "reach")
+DEFAULT_ATTACK_RULE = "rules_page"
+
+
+@dataclass
+class AnimalChainState:
+    """Full game state (absolute frame). Plain lists and ints: cheap to copy, canonical to pickle."""
+
+    phase: int
+    to_move: int
+    #: undrawn cards (card type ids); the next draw takes the last one
+    deck: list[int]
+    #: ``hands[seat][t]``: cards of type ``t`` in that seat's hand
+    hands: list[list[int]]
+    #: card stack of every position, bottom first; ``[]`` is a hole
+    stacks: list[list[int]]
+    #: 1 where the position holds its original card face down
+    face_down: list[int]
+    #: seat owning the double on top of each position, or -1
+    double_owner: list[int]
+    #: foundation positions of that double (empty tuple when none)
+    double_foundations: list[tuple[int, ...]]
+    #: swaps made so far by the player now building (0 outside base building)
+    swaps_used: int = 0
+    first_player: int = NO_SEAT
+    #: play-phase turns taken (plays and passes); base building does not count
+    turn: int = 0
+    #: consecutive passes without a draw (two end the game in a draw)
+    passes_without_draw: int = 0
+    winner: int = NO_SEAT
+    # Derived caches of the public board (kept in sync by the rules, so they
+    # are canonical): for each position the set of animals (bitmask) that a
+    # played card's left / right animal may show to connect there.
+    left_match: list[int] | None = None
+    right_match: list[int] | None = None
+
+
+class AnimalChainGame(Game):
+    """Animal Chain for two players on a given deck and board shape.
+
+    ``attack_rule`` says when a play onto the opponent's base row is legal:
+
+    * ``"rules_page"`` (default): like any play, it must connect to a face-up
+      neighbour; the opponent's other base cards count (the binding rules page);
+    * ``"reach"``: it must connect to at least one face-up neighbour *outside*
+      the opponent's base row, i.e. the chain must reach the base from the
+      board. Every other play is unchanged.
+    """
+
+    name = "animal_chain"
+    num_players = 2
+
+    def __init__(self, deck=None, shape=None, max_turns: int = DEFAULT_MAX_TURNS, attack_rule: str = DEFAULT_ATTACK_RULE):
+        self.deck: Deck = deck if isinstance(deck, Deck) else load_deck(deck)
+        self.shape: Shape = shape if isinstance(shape, Shape) else load_shape(shape)
+        check_deck_fits(self.deck, self.shape)
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
+            raise TypeError(f"max_turns must be a positive integer, got {max_turns!r}")
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
+        self.max_turns = int(max_turns)
+        allowed = " or ".join(repr(r) for r in ATTACK_RULES)
+        if not isinstance(attack_rule, str):
+            raise TypeError(f"attack_rule must be {allowed}, got {attack_rule!r} of type {type(attack_rule).__name__}")
+        if attack_rule not in ATTACK_RULES:
+            raise ValueError(f"attack_rule must be {allowed}, got {attack_rule!r}")
+        self.attack_rule = attack_rule
+        #: True when a play onto the opponent's base must connect to a card outside its base row
+        self.reach_rule = attack_rule == "reach"
+
+        deck, shape = self.deck, self.shape
+        self.num_animals = A = len(deck.animals)
+        self.num_types = T = len(deck.card_types)
+        self.num_positions = P = shape.num_cards
+        self.left_animal = [l for l, _ in deck.card_types]
+        self.right_animal = [r for _, r in deck.card_types]
+        #: card type seen from the other side of the table
+        self.reverse_type = [deck.card_types.index((r, l)) for l, r in deck.card_types]
+        #: ``type_in_frame[seat][t]``: type ``t`` as ``seat`` sees it (an involution)
+        self.type_in_frame = (list(range(T)), self.reverse_type)
+        #: bitmask of types whose left / right animal is ``a``
+        self.types_with_left = [sum(1 << t for t in range(T) if self.left_animal[t] == a) for a in range(A)]
+        self.types_with_right = [sum(1 << t for t in range(T) if self.right_animal[t] == a) for a in range(A)]
+        self._accept_cache: dict[tuple[int, int], int] = {}
+
+        self.row_of = [r for r, _ in shape.cells]
+        self.column_of = [x for _, x in shape.cells]
+        index = {cell: p for p, cell in enumerate(shape.cells)}
+        self.index_in_row = [sum(1 for q in range(p) if self.row_of[q] == self.row_of[p]) for p in range(P)]
+        #: ``neighbours[p]``: ``(q, side of p facing q)`` for every neighbour q
+        self.neighbours: list[list[tuple[int, int]]] = []
+        #: ``neighbour_in[p][direction]``: neighbour position or None
+        self.neighbour_in: list[dict[str, int | None]] = []
+        for r, x in shape.cells:
+            found = {d: index.get((r + dr, x + dx)) for d, (dr, dx, _) in DIRECTIONS.items()}
+            self.neighbour_in.append(found)
+            self.neighbours.append([(q, DIRECTIONS[d][2]) for d, q in found.items() if q is not None])
+        last = shape.num_rows - 1
+        #: base row positions (absolute, ascending) of each seat
+        self.base_positions = (
+            [p for p in range(P) if self.row_of[p] == 0],
+            [p for p in range(P) if self.row_of[p] == last],
+        )
+        self.base_size = B = len(self.base_positions[0])
+        #: ``own_base_in_frame[seat][j]``: absolute position of base card j (from the owner's left)
+        self.own_base_in_frame = (self.base_positions[0][:], [P - 1 - j for j in range(B)])
+        self.base_owner = [NO_SEAT] * P
+        for seat in (0, 1):
+            for p in self.base_positions[seat]:
+                self.base_owner[p] = seat
+        def counts_for_attack(p: int, q: int) -> bool:
+            return not (self.reach_rule and self.base_owner[p] != NO_SEAT and self.base_owner[q] == self.base_owner[p])
+
+        #: ``attack_neighbours[p]``: the ``(q, side)`` neighbours whose connection counts for a
+        #: play onto ``p`` by the opponent of ``p``'s base owner (all of them, except that
+        #: under "reach" a base card's neighbours in its own base row do not count)
+        self.attack_neighbours = [[(q, side) for q, side in self.neighbours[p] if counts_for_attack(p, q)] for p in range(P)]
+        #: swaps allowed per player: 2 per base card reach every arrangement of hand + base
+        self.max_swaps = 2 * B
+
+        self.swap_base = 0
+        self.done_action = T * B
+        self.play_base = T * B + 1
+        self.pass_action = self.play_base + T * P
+        self.take_base = self.pass_action + 1
+        self.num_actions = self.take_base + P
+        self.position_names = [f"r{self.row_of[p]}c{self.index_in_row[p]}" for p in range(P)]
+
+    # ------------------------------------------------------------- frames
+    def to_frame(self, seat: int, p: int) -> int:
+        """Absolute position ``p`` in ``seat``'s frame (and back: the map is an involution)."""
+        return p if seat == 0 else self.num_positions - 1 - p
+
+    def play_action(self, seat: int, card_type: int, position: int) -> int:
+        """Action id of ``seat`` playing absolute ``card_type`` onto absolute ``position``."""
+        if seat == 0:
+            return self.play_base + card_type * self.num_positions + position
+        return self.play_base + self.reverse_type[card_type] * self.num_positions + self.num_positions - 1 - position
+
+    def swap_action(self, seat: int, card_type: int, base_index: int) -> int:
+        """Action id of ``seat`` swapping absolute ``card_type`` with its own base card ``base_index``."""
+        return self.swap_base + self.type_in_frame[seat][card_type] * self.base_size + base_index
+
+    def take_action(self, seat: int, position: int) -> int:
+        """Action id of ``seat`` passing and taking the face-down card at absolute ``position``."""
+        return self.take_base + self.to_frame(seat, position)
+
+    def decode(self, seat: int, action: int) -> tuple[str, int, int]:
+        """``(kind, absolute card type or -1, absolute position or base index or -1)`` of an action id.
+
+        kind is one of ``swap``, ``done``, ``play``, ``pass``, ``take``.
+        """
+        T, P, B = self.num_types, self.num_positions, self.base_size
+        if action < self.done_action:
+            t, j = divmod(action, B)
+            return "swap", self.type_in_frame[seat][t], j
+        if action == self.done_action:
+            return "done", -1, -1
+        if action < self.pass_action:
+            t, p = divmod(action - self.play_base, P)
+            return "play", self.type_in_frame[seat][t], self.to_frame(seat, p)
+        if action == self.pass_action:
+            return "pass", -1, -1
+        return "take", -1, self.to_frame(seat, action - self.take_base)
+
+    # --------------------------------------------------------------- state
+    def initial_state(self, rng: np.random.Generator) -> AnimalChainState:
+        """Shuffle, lay the board face down, deal 4 cards each; player 0 builds its base first."""
+        cards = [t for t, n in enumerate(self.deck.copies) for _ in range(n)]
+        deck = [cards[i] for i in rng.permutation(len(cards))]
+        P = self.num_positions
+        stacks = [[deck.pop()] for _ in range(P)]
+        hands = [[0] * self.num_types for _ in range(2)]
+        for _ in range(HAND_SIZE):
+            for seat in (0, 1):
+                hands[seat][deck.pop()] += 1
+        return AnimalChainState(
+            phase=BUILD,
+            to_move=0,
+            deck=deck,
+            hands=hands,
+            stacks=stacks,
+            face_down=[1] * P,
+            double_owner=[NO_SEAT] * P,
+            double_foundations=[()] * P,
+            left_match=[0] * P,
+            right_match=[0] * P,
+        )
+
+    def clone(self, state: AnimalChainState) -> AnimalChainState:
+        """An independent copy (faster than deepcopy)."""
+        return AnimalChainState(
+            phase=state.phase,
+            to_move=state.to_move,
+            deck=state.deck[:],
+            hands=[h[:] for h in state.hands],
+            stacks=[s[:] for s in state.stacks],
+            face_down=state.face_down[:],
+            double_owner=state.double_owner[:],
+            double_foundations=state.double_foundations[:],
+            swaps_used=state.swaps_used,
+            first_player=state.first_player,
+            turn=state.turn,
+            passes_without_draw=state.passes_without_draw,
+            winner=state.winner,
+            left_match=state.left_match[:],
+            right_match=state.right_match[:],
+        )
+
+    def top(self, state: AnimalChainState, p: int) -> int:
+        """Type of the face-up card on top of ``p``, or -1 (face down or hole)."""
+        stack = state.stacks[p]
+        return stack[-1] if stack and not state.face_down[p] else NO_CARD
+
+    def current_player(self, state) -> int:
+        """Seat to act, or TERMINAL."""
+        if state.phase == OVER or (state.phase == PLAY and state.turn >= self.max_turns):
+            return TERMINAL
+        return state.to_move
+
+    def is_terminal(self, state) -> bool:
+        """A win or a draw by two draw-less passes."""
+        return state.phase == OVER
+
+    def is_truncated(self, state) -> bool:
+        """The turn limit was reached (scored as a draw)."""
+        return state.phase == PLAY and state.turn >= self.max_turns
+
+    def returns(self, state) -> np.ndarray:
+        """+1 winner, -1 loser; 0 each otherwise (also before the end)."""
+        out = np.zeros(2)
+        if state.winner != NO_SEAT:
+            out[state.winner] = 1.0
+            out[1 - state.winner] = -1.0
+        return out
+
+    # -------------------------------------------------------------- connections
+    def _recompute_match(self, state: AnimalChainState, p: int) -> None:
+        left = right = 0
+        stacks, face_down = state.stacks, state.face_down
+        for q, side in self.neighbours[p]:
+            stack = stacks[q]
+            if stack and not face_down[q]:
+                t = stack[-1]
+                if side == LEFT:
+                    left |= 1 << self.right_animal[t]
+                else:
+                    right |= 1 << self.left_animal[t]
+        state.left_match[p] = left
+        state.right_match[p] = right
+
+    def refresh(self, state: AnimalChainState) -> None:
+        """Recompute the derived connection caches (after editing a state by hand, e.g. in tests)."""
+        for p in range(self.num_positions):
+            self._recompute_match(state, p)
+
+    def _top_changed(self, state: AnimalChainState, p: int) -> None:
+        for q, _ in self.neighbours[p]:
+            self._recompute_match(state, q)
+
+    def accepted_types(self, left_match: int, right_match: int) -> int:
+        """Bitmask of card types connecting at a position with these match masks."""
+        key = (left_match, right_match)
+        mask = self._accept_cache.get(key)
+        if mask is None:
+            mask = 0
+            for a in range(self.num_animals):
+                if left_match >> a & 1:
+                    mask |= self.types_with_left[a]
+                if right_match >> a & 1:
+                    mask |= self.types_with_right[a]
+            self._accept_cache[key] = mask
+        return mask
+
+    def attack_match(self, state: AnimalChainState, p: int) -> tuple[int, int]:
+        """Left / right match masks of opponent base card ``p`` from the neighbours that count (``attack_neighbours``)."""
+        left = right = 0
+        stacks, face_down = state.stacks, state.face_down
+        for q, side in self.attack_neighbours[p]:
+            stack = stacks[q]
+            if stack and not face_down[q]:
+                t = stack[-1]
+                if side == LEFT:
+                    left |= 1 << self.right_animal[t]
+                else:
+                    right |= 1 << self.left_animal[t]
+        return left, right
+
+    def connections(self, state: AnimalChainState, card_type: int, p: int) -> list[tuple[int, int]]:
+        """``(neighbour, animal)`` for every face-up neighbour the card would connect to at ``p``."""
+        out = []
+        left, right = self.left_animal[card_type], self.right_animal[card_type]
+        for q, side in self.neighbours[p]:
+            t = self.top(state, q)
+            if t == NO_CARD:
+                continue
+            if side == LEFT and self.right_animal[t] == left:
+                out.append((q, left))
+            elif side == RIGHT and self.left_animal[t] == right:
+                out.append((q, right))
+        return out
+
+    def double_foundations_of(self, state: AnimalChainState, card_type: int, p: int) -> tuple[int, ...]:
+        """Foundations if the card played at ``p`` would be a double (same animal to >= 2 cards), else ()."""
+        links = self.connections(state, card_type, p)
+        found = []
+        for animal in {a for _, a in links}:
+            group = [q for q, a in links if a == animal]
+            if len(group) >= 2:
+                found.extend(group)
+        return tuple(sorted(found))
+
+    # ------------------------------------------------------------ legal actions
+    def legal_actions(self, state: AnimalChainState) -> list[int]:
+        """Sorted legal action ids of the player to move, in that player's frame."""
+        if state.phase == PLAY:
+            if state.turn >= self.max_turns:
+                return []
+            return self._legal_plays(state)
+        if state.phase == BUILD:
+            return self._legal_builds(state)
+        return []
+
+    def _legal_builds(self, state: AnimalChainState) -> list[int]:
+        seat = state.to_move
+        actions = [self.done_action]
+        if state.swaps_used < self.max_swaps:
+            hand = state.hands[seat]
+            frame, B = self.type_in_frame[seat], self.base_size
+            base = [state.stacks[p][0] for p in self.own_base_in_frame[seat]]
+            for t, count in enumerate(hand):
+                if count:
+                    offset = frame[t] * B
+                    actions.extend(offset + j for j, b in enumerate(base) if b != t)
+        actions.sort()
+        return actions
+
+    def _legal_plays(self, state: AnimalChainState) -> list[int]:
+        seat = state.to_move
+        hand = state.hands[seat]
+        hand_mask = 0
+        for t, count in enumerate(hand):
+            if count:
+                hand_mask |= 1 << t
+        actions = []
+        P = self.num_positions
+        if hand_mask:
+            stacks, left_match, right_match = state.stacks, state.left_match, state.right_match
+            double_owner, opponent = state.double_owner, 1 - seat
+            cache, accepted = self._accept_cache, self.accepted_types
+            base, reverse = self.play_base, self.reverse_type
+            reach, base_owner = self.reach_rule, self.base_owner
+            for p in range(P):
+                lm, rm = left_match[p], right_match[p]
+                if not (lm or rm) or not stacks[p] or double_owner[p] == opponent:
+                    continue
+                if reach and base_owner[p] == opponent:
+                    lm, rm = self.attack_match(state, p)
+                    if not (lm or rm):
+                        continue
+                mask = cache.get((lm, rm))
+                if mask is None:
+                    mask = accepted(lm, rm)
+                mask &= hand_mask
+                if seat == 0:
+                    while mask:
+                        low = mask & -mask
+                        actions.append(base + (low.bit_length() - 1) * P + p)
+                        mask ^= low
+                else:
+                    q = P - 1 - p
+                    while mask:
+                        low = mask & -mask
+                        actions.append(base + reverse[low.bit_length() - 1] * P + q)
+                        mask ^= low
+            actions.sort()
+        if state.deck or 1 not in state.face_down:
+            actions.append(self.pass_action)
+        else:
+            take = self.take_base
+            actions.extend(take + (p if seat == 0 else P - 1 - p) for p in range(P) if state.face_down[p])
+            if seat == 1:
+                actions.sort()
+        return actions
+
+    # ----------------------------------------------------------- apply action
+    def apply_action(self, state: AnimalChainState, action: int, rng: np.random.Generator) -> None:
+        """Apply a legal action of the player to move (in its frame)."""
+        seat = state.to_move
+        kind, card_type, where = self.decode(seat, action)
+        if kind == "play":
+            self._play(state, seat, card_type, where)
+        elif kind == "pass":
+            if state.deck:
+                state.hands[seat][state.deck.pop()] += 1
+                state.passes_without_draw = 0
+            else:
+                state.passes_without_draw += 1
+                if state.passes_without_draw >= 2:
+                    state.phase = OVER
+            self._end_turn(state)
+        elif kind == "take":
+            state.hands[seat][state.stacks[where][0]] += 1
+            state.stacks[where] = []
+            state.face_down[where] = 0
+            state.passes_without_draw = 0
+            self._end_turn(state)
+        elif kind == "swap":
+            p = self.own_base_in_frame[seat][where]
+            state.hands[seat][card_type] -= 1
+            state.hands[seat][state.stacks[p][0]] += 1
+            state.stacks[p][0] = card_type
+            state.swaps_used += 1
+        else:  # done building
+            state.swaps_used = 0
+            if seat == 0:
+                state.to_move = 1
+            else:
+                self._reveal_bases(state, rng)
+
+    def _reveal_bases(self, state: AnimalChainState, rng: np.random.Generator) -> None:
+        for seat in (0, 1):
+            for p in self.base_positions[seat]:
+                state.face_down[p] = 0
+        for seat in (0, 1):
+            for p in self.base_positions[seat]:
+                self._top_changed(state, p)
+        # [decision] chance picks the first player; the second draws one extra card
+        first = int(rng.integers(2))
+        state.first_player = first
+        state.hands[1 - first][state.deck.pop()] += 1
+        state.phase = PLAY
+        state.to_move = first
+
+    def _play(self, state: AnimalChainState, seat: int, card_type: int, p: int) -> None:
+        hand = state.hands[seat]
+        hand[card_type] -= 1
+        stack = state.stacks[p]
+        if state.face_down[p]:
+            hand[stack[0]] += 1  # the face-down card goes to the player's hand
+            state.face_down[p] = 0
+            stack[0] = card_type
+        else:
+            stack.append(card_type)
+        # covering a foundation cancels every double resting on it
+        for q, _ in self.neighbours[p]:
+            if state.double_owner[q] != NO_SEAT and p in state.double_foundations[q]:
+                state.double_owner[q] = NO_SEAT
+                state.double_foundations[q] = ()
+        foundations = self.double_foundations_of(state, card_type, p)
+        state.double_owner[p] = seat if foundations else NO_SEAT
+        state.double_foundations[p] = foundations
+        self._top_changed(state, p)
+        state.passes_without_draw = 0
+        if self.base_owner[p] == 1 - seat:
+            state.winner = seat
+            state.phase = OVER
+        self._end_turn(state)
+
+    def _end_turn(self, state: AnimalChainState) -> None:
+        state.turn += 1
+        if state.phase == PLAY:
+            state.to_move = 1 - state.to_move
+
+    # -------------------------------------------------------------- words
+    def card_in_frame(self, seat: int, card_type: int) -> str:
+        """Absolute ``card_type`` as ``seat`` sees it, e.g. ``"Dg|Ct"``."""
+        return self.deck.type_label(self.type_in_frame[seat][card_type])
+
+    def position_name(self, seat: int, p: int) -> str:
+        """Absolute position ``p`` named in ``seat``'s frame, e.g. ``"r3c2"`` (row 3, card 2 from the left)."""
+        return self.position_names[self.to_frame(seat, p)]
+
+    def action_to_string(self, state, action: int) -> str:
+        """The action in words, in the frame of the player to move (player 0's when the game is over)."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            return f"action {action} (out of range)"
+        seat = state.to_move if state.phase != OVER else 0
+        kind, t, where = self.decode(seat, action)
+        if kind == "swap":
+            return f"swap hand card {self.card_in_frame(seat, t)} with own base card r0c{where}"
+        if kind == "done":
+            return "done building the base"
+        if kind == "play":
+            return f"play {self.card_in_frame(seat, t)} onto {self.position_name(seat, where)}"
+        if kind == "pass":
+            if state.deck:
+                return "pass and draw from the deck"
+            if 1 in state.face_down:
+                return "pass and draw (but the deck is empty: take a face-down card instead)"
+            return "pass without drawing (no deck and no face-down card left)"
+        return f"pass and take the face-down card at {self.position_name(seat, where)}"
+
+    def illegal_reason(self, state, action: int) -> str:
+        """Why ``action`` is illegal, in the words of the rules."""
+        action = int(action)
+        if state.phase == OVER or self.is_truncated(state):
+            return "the game is over"
+        seat = state.to_move
+        kind, t, where = self.decode(seat, action)
+        hand = state.hands[seat]
+        if state.phase == BUILD:
+            if kind not in ("swap", "done"):
+                return "players are still building their bases: only swaps and 'done' are allowed"
+            if kind == "swap":
+                if state.swaps_used >= self.max_swaps:
+                    return f"the {self.max_swaps} swaps of base building are used up; say done"
+                if not hand[t]:
+                    return f"there is no {self.card_in_frame(seat, t)} in your hand"
+                return "the base card is the same card: the swap would change nothing"
+            return super().illegal_reason(state, action)
+        if kind in ("swap", "done"):
+            return "base building is over"
+        if kind == "play":
+            if not hand[t]:
+                return f"there is no {self.card_in_frame(seat, t)} in your hand"
+            if not state.stacks[where]:
+                return f"{self.position_name(seat, where)} is a hole: no card can be played there"
+            if state.double_owner[where] == 1 - seat:
+                return f"{self.position_name(seat, where)} is your opponent's double"
+            if self.reach_rule and self.base_owner[where] == 1 - seat and self.connections(state, t, where):
+                return (
+                    f"{self.card_in_frame(seat, t)} connects at {self.position_name(seat, where)} only to cards of "
+                    "your opponent's base row: under attack_rule='reach' a play onto the opponent's base must "
+                    "connect to a face-up card outside that row"
+                )
+            return f"{self.card_in_frame(seat, t)} connects to no face-up neighbour at {self.position_name(seat, where)}"
+        if kind == "pass":
+            return "the deck is empty: pass by taking a face-down card from the board"
+        if state.deck:
+            return "the deck is not empty: a pass draws from the deck"
+        return f"{self.position_name(seat, where)} holds no face-down card"
+
+    # ------------------------------------------------------------- hidden info
+    def resample_hidden(self, state: AnimalChainState, player: int, rng: np.random.Generator) -> AnimalChainState:
+        """Re-deal the deck order, face-down board cards and opponent's hand (and its unrevealed base).
+
+        The cards ``player`` has not seen are pooled (sorted, so that only
+        their multiset matters), shuffled with ``rng`` and dealt back into the
+        same slots. During base building the opponent's swap count is hidden
+        too and is reset to 0.
+        """
+        out = self.clone(state)
+        opponent = 1 - player
+        known_base = self.base_positions[player] if state.phase == BUILD else ()
+        hidden_positions = [p for p in range(self.num_positions) if state.face_down[p] and p not in known_base]
+        pool = list(state.deck)
+        pool.extend(state.stacks[p][0] for p in hidden_positions)
+        for t, count in enumerate(state.hands[opponent]):
+            pool.extend([t] * count)
+        pool.sort()
+        shuffled = [pool[i] for i in rng.permutation(len(pool))]
+        n_deck = len(state.deck)
+        out.deck = shuffled[:n_deck]
+        for k, p in enumerate(hidden_positions):
+            out.stacks[p] = [shuffled[n_deck + k]]
+        hand = [0] * self.num_types
+        for t in shuffled[n_deck + len(hidden_positions) :]:
+            hand[t] += 1
+        out.hands[opponent] = hand
+        if state.phase == BUILD and state.to_move == opponent:
+            out.swaps_used = 0
+        return out

@@ -1,0 +1,67 @@
+"""The observation vector against a plain reading of the state, in the observer's frame."""
+
+import numpy as np
+
+from kakurega.envs.animal_chain.rules import BUILD
+from kakurega.envs.animal_chain_v0 import raw_env
+
+from animal_chain.scenario import board_state, pass_heavy_states
+from conformance import random_states
+
+
+def expected_pieces(game, state, seat):
+    P, A = game.num_positions, game.num_animals
+    out = {name: np.zeros(shape) for name, shape in [
+        ("hole", P), ("face_down", P), ("left_animal", (P, A)), ("right_animal", (P, A)), ("stack_height", P),
+        ("my_double", P), ("opponent_double", P)]}
+    for i in range(P):
+        p = game.to_frame(seat, i)
+        stack = state.stacks[p]
+        out["hole"][i] = not stack
+        out["face_down"][i] = state.face_down[p]
+        out["stack_height"][i] = len(stack)
+        known = stack and (not state.face_down[p] or (state.phase == BUILD and p in game.base_positions[seat]))
+        if known:
+            left, right = game.deck.card_types[game.type_in_frame[seat][stack[-1]]]
+            out["left_animal"][i, left] = out["right_animal"][i, right] = 1
+        out["my_double"][i] = state.double_owner[p] == seat
+        out["opponent_double"][i] = state.double_owner[p] == 1 - seat
+    out["hand"] = [state.hands[seat][game.type_in_frame[seat][t]] for t in range(game.num_types)]
+    out["hand_sizes"] = [sum(state.hands[seat]), sum(state.hands[1 - seat])]
+    out["deck_size"] = [len(state.deck)]
+    out["phase"] = np.eye(3)[state.phase]
+    out["my_turn"] = [game.current_player(state) == seat]
+    out["seat"] = np.eye(2)[seat]
+    out["swaps_left"] = [game.max_swaps - state.swaps_used if state.phase == BUILD and state.to_move == seat else 0]
+    out["passes_without_draw"] = [state.passes_without_draw]
+    out["turn"] = [state.turn]
+    return out
+
+
+def test_every_piece_matches_the_state_for_both_seats():
+    env = raw_env()
+    game = env.game
+    states = random_states(game, seed=8, num_games=10, every=2) + pass_heavy_states(game, 9, 4)
+    states.append(board_state(up={"r3c2": "Ct|Dg", "r4c2": "Br|Dg", "r3c3": ["Fx|Pg", "Dg|Rb"]}, holes=("r5c1",)))
+    states[-1].double_owner[game.position_names.index("r3c3")] = 1
+    for state in states:
+        for seat in (0, 1):
+            obs = env.encode(state, seat)
+            assert obs.dtype == np.float32 and obs.shape == (env.layout.size,)
+            assert (obs >= 0).all() and (obs <= env.layout.high).all()
+            for name, expected in expected_pieces(game, state, seat).items():
+                assert np.array_equal(env.layout.view(obs, name), np.asarray(expected, dtype=np.float32).reshape(
+                    env.layout.pieces[name].shape)), name
+
+
+def test_both_players_see_a_mirrored_board():
+    env = raw_env()
+    state = board_state(up={"r3c2": "Ct|Dg", "r6c0": "Rb|Fx"})
+    lay = env.layout
+    zero, one = env.encode(state, 0), env.encode(state, 1)
+    dog, cat = 0, 1
+    # player 0 sees Ct|Dg at r3c2 (index 17); player 1 sees Dg|Ct at its r3c4 (index 36 - 17 = 19)
+    assert lay.view(zero, "left_animal")[17, cat] and lay.view(zero, "right_animal")[17, dog]
+    assert lay.view(one, "left_animal")[19, dog] and lay.view(one, "right_animal")[19, cat]
+    # the card on player 1's base (r6c0) is in the first row of player 1's frame
+    assert lay.view(one, "face_down")[3] == 0 and lay.view(zero, "face_down")[33] == 0
