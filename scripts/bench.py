@@ -109,8 +109,10 @@ def time_observe(env, calls: int = 2000, seed: int = 0) -> float:
             games += 1
             env.reset(seed=seed + games)
             continue
+        cache = getattr(raw, "_obs_cache", None)  # kakurega's per-step cache; references have none
         for viewer in raw.agents:
-            raw._obs_cache.clear()
+            if cache is not None:
+                cache.clear()
             start = time.perf_counter()
             raw.observe(viewer)
             total += time.perf_counter() - start

@@ -1,0 +1,116 @@
+"""Text pictures of a KAKURENBO table, as one player sees it or as a spectator.
+
+A player's view shows the faces that player knows (its row of the state's
+``knowledge``); every other card shows only its back colour. A spectator
+(``viewer=None``) sees public information only.
+"""
+
+from __future__ import annotations
+
+from kakurega.envs.kakurenbo.knowledge import CURSE
+from kakurega.envs.kakurenbo.rules import (
+    COLOURS,
+    KIND_NAMES,
+    PARTS,
+    STAGE_NAMES,
+    KakurenboGame,
+    card_name,
+)
+
+_BACK = {0: "[red ?]", 1: "[blue ?]"}
+
+
+def describe_event(game: KakurenboGame, event: tuple) -> str:
+    """One public event in words."""
+    name = game.seat_name
+    kind = event[0]
+    if kind == "draw":
+        return f"{name(event[1])} draws a {COLOURS[event[2]]} card"
+    if kind == "give":
+        return f"{name(event[1])} gives a {COLOURS[event[3]]} card to {name(event[2])}"
+    if kind == "take":
+        return f"{name(event[1])} takes a {COLOURS[event[3]]} card from {name(event[2])}"
+    if kind == "give Curse":
+        return f"{name(event[1])} gives Kaku's Curse and a {COLOURS[event[3]]} card to {name(event[2])}"
+    if kind == "discard":
+        return f"{name(event[1])} discards the {PARTS[event[2]]} pair"
+    if kind == "dice":
+        return f"dice: red {event[1]}, blue {event[2]}"
+    if kind == "dice opponent":
+        return f"{name(event[1])} rolls the dice against {name(event[2])}"
+    if kind == "Curse passes":
+        return f"equal dice: Kaku's Curse passes from {name(event[1])} to {name(event[2])}"
+    if kind == "shows hand":
+        return f"{name(event[1])} shows the hand to {name(event[2])}"
+    if kind == "exchanges hands":
+        return f"{name(event[1])} and {name(event[2])} exchange hands (the Curse stays)"
+    if kind == "opens hand":
+        return f"{name(event[1])}'s hand is open from now on"
+    if kind == "flip":
+        return "everyone flips their cards and sees their faces"
+    if kind == "takes the Curse":
+        return f"{name(event[1])} drew the last body part and takes Kaku's Curse: phase 2"
+    if kind == "nobody to take from":
+        return f"{name(event[1])} finds nobody to take from"
+    if kind == "stuck with the Curse":
+        return f"{name(event[1])} holds Kaku's Curse alone: the game ends"
+    return " ".join(str(x) for x in event)
+
+
+def render_text(game: KakurenboGame, state, viewer: int | None) -> str:
+    """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only)."""
+    n = game.num_players
+    lines = []
+    who = "spectator" if viewer is None else game.seat_name(viewer)
+    lines.append(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
+    if state.over:
+        status = "game over"
+    elif state.steps >= game.max_steps:
+        status = f"truncated at the step limit ({game.max_steps})"
+    else:
+        status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
+        if state.active != state.actor:
+            status += f" (turn of {game.seat_name(state.active)})"
+    lines.append(f"{status}; step {state.steps}/{game.max_steps}")
+    if state.pile:
+        top = "Kaku's Curse" if state.pile[-1] == CURSE else COLOURS[state.pile[-1] & 1]
+        lines.append(f"pile: {len(state.pile)} cards, top {top}")
+    else:
+        lines.append("pile: empty")
+    if state.dice[0]:
+        lines.append(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
+    known = game.known_row(state, viewer) if viewer is not None else None
+    for seat in range(n):
+        hand = state.hands[seat]
+        shown = []
+        for c in hand:
+            if c == CURSE:
+                shown.append("[Kaku's Curse]")
+            elif known is not None and known[c] == seat:
+                shown.append(f"[{card_name(c)}]")
+            else:
+                shown.append(_BACK[c & 1])
+        flags = []
+        if state.open_hand[seat]:
+            flags.append("open hand")
+        if seat == state.actor:
+            flags.append("to act")
+        if seat == viewer:
+            flags.append("you")
+        flag_text = f" ({', '.join(flags)})" if flags else ""
+        pairs = [PARTS[p] for p, by in enumerate(state.discarded_by) if by == seat]
+        lines.append(
+            f"  {game.seat_name(seat)}{flag_text}: {state.scores[seat]} pts, "
+            f"discarded [{', '.join(pairs)}]; hand {' '.join(shown) if shown else '(empty)'}"
+        )
+    kind, actor, _other, _colour = state.last_move
+    if kind >= 0:
+        lines.append(f"last action: {game.seat_name(actor)} ({KIND_NAMES[kind]})")
+    for event in state.events:
+        lines.append(f"  - {describe_event(game, event)}")
+    if state.over or state.steps >= game.max_steps:
+        final = game.final_scores(state)
+        winners = game.winners(state)
+        lines.append("final scores: " + ", ".join(f"{game.seat_name(s)} {final[s]}" for s in range(n)))
+        lines.append("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
+    return "\n".join(lines)
