@@ -1,0 +1,88 @@
+"""Text rendering: the map with square kinds and icons, and an overlay panel.
+
+The overlay shows, from the child's point of view, its stroke (visit order;
+``@`` marks the current square); from a seeker's or a spectator's point of
+view, the public belief (``?``) and wrong guesses (``x``). Seeker pieces are
+``p<seat>`` in both.
+"""
+
+from __future__ import annotations
+
+from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_PATH
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, PHASE_NAMES, SEEK, START
+
+
+def _map_cell(game, r: int, c: int) -> str:
+    s = game.map.square_at(r, c)
+    if s < 0:
+        return f" {game.map.cells[r][c]} "
+    if game.kinds[s] == KIND_PATH:
+        return " . "
+    letter = game.map.icons[game.icon_of[s]].letter
+    return f"[{letter}]" if game.kinds[s] == KIND_BLACK else f"({letter.lower()})"
+
+
+def _icons_words(game, icons) -> str:
+    return "{" + ", ".join(game.map.icons[i].name for i in icons) + "}" if icons else "{}"
+
+
+def render_text(game, state, viewer: int | None) -> str:
+    """The table as ``viewer`` (a seat, or None for a spectator) may see it."""
+    m = game.map
+    n = game.num_players
+    lines = []
+    if state.phase == OVER:
+        lines.append(f"{m.name}: game over after {state.steps} steps")
+    else:
+        who = f"player_{game.current_player(state)}" if game.current_player(state) >= 0 else "nobody (step limit)"
+        lines.append(
+            f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
+            f"{PHASE_NAMES[state.phase]}, to act: {who}"
+        )
+    lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
+    show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
+    order = {square: k for k, square in enumerate(state.stroke, start=1)} if show_stroke else {}
+    piece_at = {}
+    for seat, square in enumerate(state.pieces):
+        if square >= 0:
+            piece_at.setdefault(square, seat)
+    header = "    " + "".join(f"{c:^3}" for c in range(m.width))
+    title_right = "stroke (order, @ = here)" if show_stroke else "belief (? may be here, x guessed)"
+    lines.append(f"{'map':<{4 + 3 * m.width}}    {title_right}")
+    lines.append(header + "    " + header)
+    for r in range(m.height):
+        left = "".join(_map_cell(game, r, c) for c in range(m.width))
+        right = []
+        for c in range(m.width):
+            s = m.square_at(r, c)
+            if s < 0:
+                right.append("   ")
+            elif s in piece_at:
+                right.append(f"p{piece_at[s]} ")
+            elif show_stroke and s in order:
+                right.append(" @ " if s == state.square else f"{order[s]:>2} ")
+            elif not show_stroke and state.phase != OVER and state.belief >> s & 1:
+                right.append(" ? ")
+            elif not show_stroke and state.guessed >> s & 1:
+                right.append(" x ")
+            else:
+                right.append(" . ")
+        lines.append(f"{r:>3} {left}    {r:>3} {''.join(right)}")
+    legend = ", ".join(f"{icon.letter}={icon.name} {icon.vp}VP" for icon in m.icons)
+    lines.append(f"[X] black-framed, (x) white-framed, . path; icons: {legend}")
+    lines.append("terrain: " + ", ".join(f"{sym} {name}" for sym, name in m.terrain))
+    for t, (cost, icons) in enumerate(state.announcements, start=1):
+        lines.append(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
+    if show_stroke and state.phase == CHILD:
+        lines.append(
+            f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}"
+        )
+    if state.phase == SEEK:
+        lines.append(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")
+    for child, stroke, gained, turns, how in state.history:
+        path = " -> ".join(m.square_name(s) for s in stroke)
+        end = "stuck" if how == FOUND_STUCK else "found by a seeker"
+        lines.append(f"round of player_{child}: {gained} VP in {turns} turn(s), {end}; stroke {path}")
+    if state.phase == START and viewer is not None and viewer == state.child:
+        lines.append("choose a starting path square")
+    return "\n".join(lines)

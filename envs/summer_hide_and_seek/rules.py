@@ -1,0 +1,568 @@
+"""Summer Diary Day 3: Hide-and-Seek (常夏日記「かくれんぼ」) — the rules engine.
+
+Implements ../shared/rules/summer_hide_and_seek.md. One round per player; in
+each the child draws a secret stroke of straight lines on the map while the
+seekers guess its square from the announcements. The state is plain data
+(:class:`SummerState`); :class:`SummerHideAndSeekGame` holds the map and the
+static line tables and applies the rules.
+
+Action ids (``S`` = number of squares on the map, squares numbered row by row):
+
+====================  ==========================  ===============================
+id                    meaning                     who
+====================  ==========================  ===============================
+``s``                 start at square ``s``       child, first action of a round
+``S + s``             draw a line to square ``s`` child (move or shortcut, by geometry)
+``2S``                stop (end the turn)         child
+``2S + 1 + s``        place the piece on ``s``    the seeker whose turn it is
+====================  ==========================  ===============================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.summer_hide_and_seek.belief import BeliefModel, iter_bits, mask_of
+from kakurega.envs.summer_hide_and_seek.geometry import (
+    first_squares,
+    is_adjacent,
+    is_straight,
+    points_between,
+    segments_conflict,
+)
+from kakurega.envs.summer_hide_and_seek.map_data import KIND_NAMES, KIND_PATH, KIND_WHITE, SummerMap, load_map
+
+BUDGET = 5  #: cost a child may spend per turn
+MOVE_COST, SHORTCUT_COST = 1, 2
+START, CHILD, SEEK, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("start", "child's turn", "seekers' turn", "over")
+FOUND_BY_GUESS, FOUND_STUCK = 0, 1
+REWARD_MODES = ("win", "vp")
+
+
+@dataclass
+class SummerState:
+    """Everything about one game. Fields marked *hidden* are private to the child."""
+
+    num_players: int
+    first_child: int  #: seat of the first round's child (drawn at random)
+    round: int = 0  #: rounds finished; the child of this round is (first_child + round) % n
+    phase: int = START
+    vp: list = field(default_factory=list)  #: victory points per seat
+    stroke: list = field(default_factory=list)  #: *hidden*: squares of this round's stroke, start first
+    drawn: int = 0  #: *hidden*: bitmask of line ids drawn this round
+    visited: int = 0  #: *hidden*: bitmask of squares on the stroke
+    turn_cost: int = 0  #: *hidden*: cost spent in this child turn
+    turn_icons: list = field(default_factory=list)  #: *hidden*: icon types reached this turn, in order
+    #: this round's announcements: (total cost, sorted tuple of icon types) per child turn
+    announcements: list = field(default_factory=list)
+    #: this round's completed seekers' turns: the square of each seat's piece (-1 for the child)
+    guesses: list = field(default_factory=list)
+    pieces: list = field(default_factory=list)  #: pieces on the board per seat (-1: none)
+    blocked: int = 0  #: bitmask of squares holding a piece during this child turn
+    guessed: int = 0  #: bitmask of every square guessed (wrongly) this round
+    belief: int = 0  #: public belief: bitmask of squares where the child can be
+    seekers_placed: int = 0  #: pieces placed so far in this seekers' turn
+    steps: int = 0  #: actions applied so far (step limit)
+    #: finished rounds: (child, revealed stroke, VP gained, child turns, FOUND_BY_GUESS or FOUND_STUCK)
+    history: list = field(default_factory=list)
+
+    @property
+    def child(self) -> int:
+        """Seat of this round's child."""
+        return (self.first_child + self.round) % self.num_players
+
+    @property
+    def square(self) -> int:
+        """*Hidden*: the child's current square, -1 before the start is chosen."""
+        return self.stroke[-1] if self.stroke else -1
+
+
+class SummerHideAndSeekGame(Game):
+    """Rules of Summer Hide-and-Seek for one map, player count and option set."""
+
+    name = "summer_hide_and_seek"
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        summer_map: SummerMap | None = None,
+        strict_moves: bool = False,
+        reward: str = "win",
+        max_steps: int = 1000,
+    ):
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward={reward!r}: expected one of {REWARD_MODES}")
+        self.num_players = num_players
+        self.map = summer_map if summer_map is not None else load_map()
+        self.strict_moves = bool(strict_moves)
+        self.reward = reward
+        self.max_steps = max_steps
+        m = self.map
+        S = self.num_squares = m.num_squares
+        self.num_actions = 3 * S + 1
+        self.line_base, self.stop_action, self.place_base = S, 2 * S, 2 * S + 1
+        self.points = list(m.squares)
+        self.kinds = list(m.kinds)
+        self.icon_of = list(m.icon_of)
+        self.square_vp = [m.icons[i].vp if i >= 0 else 0 for i in self.icon_of]
+        self.path_mask = mask_of(s for s in range(S) if self.kinds[s] == KIND_PATH)
+        self.all_squares_mask = (1 << S) - 1
+        self._start_actions = [s for s in range(S) if self.kinds[s] == KIND_PATH]
+        self._place_actions = [self.place_base + s for s in range(S)]
+        self._build_lines()
+        by_cost = {MOVE_COST: [[] for _ in range(S)], SHORTCUT_COST: [[] for _ in range(S)]}
+        for p in range(S):
+            for q, _bit, _lid, cost in self.out_lines[p]:
+                by_cost[cost][p].append(q)
+        self.belief_model = BeliefModel(by_cost, self.icon_of, len(m.icons))
+        self._analysis_cache: dict = {}
+
+    def __getstate__(self):
+        # the analysis cache is a pure speed-up: do not copy or pickle it
+        return {**self.__dict__, "_analysis_cache": {}}
+
+    # ------------------------------------------------------------ static tables
+    def _build_lines(self) -> None:
+        """Lines the static rules allow, with ids and pairwise conflicts."""
+        m = self.map
+
+        def square_at(r, c):
+            if not (0 <= r < m.height and 0 <= c < m.width):
+                return None
+            return m.square_at(r, c)
+
+        reach = first_squares(self.points, square_at)
+        #: geometric neighbours: (q, distance) for every direction that meets a square
+        self.reach = reach
+        line_id: dict[tuple[int, int], int] = {}
+        self.lines: list[tuple[int, int]] = []
+        out_lines = []
+        for p in range(self.num_squares):
+            entries = []
+            for q, distance in sorted(reach[p]):
+                if not self._kind_allows(p, q, distance == 1):
+                    continue
+                pair = (min(p, q), max(p, q))
+                if pair not in line_id:
+                    line_id[pair] = len(self.lines)
+                    self.lines.append(pair)
+                cost = MOVE_COST if distance == 1 else SHORTCUT_COST
+                entries.append((q, 1 << q, line_id[pair], cost))
+            out_lines.append(tuple(entries))
+        #: out_lines[p]: (target square, its bit, line id, cost) of every line the static rules allow
+        self.out_lines = out_lines
+        self._line_of = {(p, q): (lid, cost) for p in range(self.num_squares) for q, _b, lid, cost in out_lines[p]}
+        conflicts = [0] * len(self.lines)
+        pts = self.points
+        for i, (a, b) in enumerate(self.lines):
+            for j in range(i + 1, len(self.lines)):
+                c, d = self.lines[j]
+                if segments_conflict(pts[a], pts[b], pts[c], pts[d]):
+                    conflicts[i] |= 1 << j
+                    conflicts[j] |= 1 << i
+        #: conflicts[lid]: bitmask of line ids that overlap or cross line lid
+        self.conflicts = conflicts
+
+    def _kind_allows(self, p: int, q: int, adjacent: bool) -> bool:
+        """Square-kind rules of a line p -> q (move if adjacent, else shortcut)."""
+        white_end = self.kinds[p] == KIND_WHITE or self.kinds[q] == KIND_WHITE
+        if adjacent:
+            # a move targets a path or black-framed square; strict_moves adds the white-end rule
+            return self.kinds[q] != KIND_WHITE and (white_end or not self.strict_moves)
+        return white_end
+
+    # --------------------------------------------------------------- the game
+    def initial_state(self, rng: np.random.Generator) -> SummerState:
+        n = self.num_players
+        return SummerState(
+            num_players=n,
+            first_child=int(rng.integers(n)),
+            vp=[0] * n,
+            pieces=[-1] * n,
+            belief=self.path_mask,
+        )
+
+    def current_player(self, state: SummerState) -> int:
+        if state.phase == OVER or state.steps >= self.max_steps:
+            return TERMINAL
+        if state.phase == SEEK:
+            return (state.child + 1 + state.seekers_placed) % self.num_players
+        return state.child
+
+    def is_terminal(self, state: SummerState) -> bool:
+        return state.phase == OVER
+
+    def is_truncated(self, state: SummerState) -> bool:
+        return state.phase != OVER and state.steps >= self.max_steps
+
+    def open_lines(self, p: int, visited: int, drawn: int, blocked: int, budget: int):
+        """Lines from p that are legal now: (target, bit, line id, cost)."""
+        conflicts = self.conflicts
+        taken = visited | blocked
+        return [
+            entry
+            for entry in self.out_lines[p]
+            if not (taken & entry[1]) and not (conflicts[entry[2]] & drawn) and entry[3] <= budget
+        ]
+
+    def is_stuck(self, p: int, visited: int, drawn: int, blocked: int) -> bool:
+        """The stuck rule: no legal line at all from p, whatever budget remains."""
+        conflicts = self.conflicts
+        taken = visited | blocked
+        for _q, bit, lid, _cost in self.out_lines[p]:
+            if not (taken & bit) and not (conflicts[lid] & drawn):
+                return False
+        return True
+
+    def line_between(self, p: int, q: int) -> tuple[int, int] | None:
+        """(line id, cost) of the line p -> q if the static rules allow it, else None."""
+        return self._line_of.get((p, q))
+
+    def line_options(self, state: SummerState) -> list[tuple[int, int, int, int]]:
+        """The child's legal lines now (target, bit, line id, cost); empty outside its turn."""
+        if state.phase != CHILD:
+            return []
+        return self.open_lines(state.square, state.visited, state.drawn, state.blocked, BUDGET - state.turn_cost)
+
+    def legal_actions(self, state: SummerState) -> list[int]:
+        if state.phase == OVER or state.steps >= self.max_steps:
+            return []
+        if state.phase == START:
+            return list(self._start_actions)
+        if state.phase == SEEK:
+            return list(self._place_actions)
+        base = self.line_base
+        actions = [base + entry[0] for entry in self.line_options(state)]
+        actions.append(self.stop_action)
+        return actions
+
+    def apply_action(self, state: SummerState, action: int, rng: np.random.Generator) -> None:
+        state.steps += 1
+        phase = state.phase
+        if phase == CHILD:
+            if action == self.stop_action:
+                self._end_child_turn(state, stuck=False)
+                return
+            q = action - self.line_base
+            lid, cost = self._line_of[(state.stroke[-1], q)]
+            state.stroke.append(q)
+            state.visited |= 1 << q
+            state.drawn |= 1 << lid
+            state.turn_cost += cost
+            if self.icon_of[q] >= 0:
+                state.turn_icons.append(self.icon_of[q])
+            if self.is_stuck(q, state.visited, state.drawn, state.blocked):
+                self._end_child_turn(state, stuck=True)
+        elif phase == SEEK:
+            seat = (state.child + 1 + state.seekers_placed) % self.num_players
+            state.pieces[seat] = action - self.place_base
+            state.seekers_placed += 1
+            if state.seekers_placed == self.num_players - 1:
+                self._resolve_guesses(state)
+        elif phase == START:
+            state.stroke = [action]
+            state.visited = 1 << action
+            state.phase = CHILD
+            state.turn_cost = 0
+            state.turn_icons = []
+            if self.is_stuck(action, state.visited, 0, 0):
+                self._end_child_turn(state, stuck=True)
+        else:
+            raise ValueError("the game is over")
+
+    def _end_child_turn(self, state: SummerState, stuck: bool) -> None:
+        """Scoring and announcement; then the seekers' turn, or the round ends if stuck."""
+        icons = tuple(sorted(state.turn_icons))
+        state.vp[state.child] += sum(self.map.icons[i].vp for i in icons)
+        state.announcements.append((state.turn_cost, icons))
+        if stuck:
+            self._end_round(state, FOUND_STUCK)
+            return
+        state.belief = self.belief_model.propagate(state.belief, state.turn_cost, icons, state.blocked)
+        state.phase = SEEK
+        state.pieces = [-1] * self.num_players
+        state.seekers_placed = 0
+
+    def _resolve_guesses(self, state: SummerState) -> None:
+        """All pieces placed: found ends the round; otherwise the child moves on, pieces blocking."""
+        state.guesses.append(tuple(state.pieces))
+        if state.square in state.pieces:
+            self._end_round(state, FOUND_BY_GUESS)
+            return
+        pieces = mask_of(state.pieces)
+        state.blocked = pieces
+        state.guessed |= pieces
+        state.belief &= ~pieces
+        state.phase = CHILD
+        state.turn_cost = 0
+        state.turn_icons = []
+        if self.is_stuck(state.square, state.visited, state.drawn, pieces):
+            self._end_child_turn(state, stuck=True)
+
+    def _end_round(self, state: SummerState, how: int) -> None:
+        """The child is found: reveal the stroke, erase it, next child or game over."""
+        gained = sum(self.map.icons[i].vp for _cost, icons in state.announcements for i in icons)
+        state.history.append((state.child, tuple(state.stroke), gained, len(state.announcements), how))
+        state.round += 1
+        state.phase = OVER if state.round == self.num_players else START
+        state.stroke = []
+        state.drawn = state.visited = state.turn_cost = 0
+        state.turn_icons = []
+        state.announcements = []
+        state.guesses = []
+        state.pieces = [-1] * self.num_players
+        state.blocked = state.guessed = 0
+        state.belief = self.path_mask
+        state.seekers_placed = 0
+
+    def winners(self, state: SummerState) -> list[int]:
+        """Seats with the most VP (ties share the win)."""
+        best = max(state.vp)
+        return [seat for seat, vp in enumerate(state.vp) if vp == best]
+
+    def returns(self, state: SummerState) -> np.ndarray:
+        if self.reward == "vp":
+            return np.asarray(state.vp, dtype=np.float64)
+        out = np.zeros(self.num_players, dtype=np.float64)
+        if state.phase == OVER:
+            out -= 1.0
+            out[self.winners(state)] = 1.0
+        return out
+
+    # ------------------------------------------------------------------ words
+    def describe_action(self, action: int) -> tuple[str, int]:
+        """(kind, square) of an action id: kind is "start", "line", "stop" or "place".
+
+        >>> game = SummerHideAndSeekGame()   # default map: 56 squares
+        >>> game.describe_action(3), game.describe_action(59), game.describe_action(112), game.describe_action(113)
+        (('start', 3), ('line', 3), ('stop', -1), ('place', 0))
+        """
+        S = self.num_squares
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range [0, {self.num_actions})")
+        if action < S:
+            return "start", action
+        if action < 2 * S:
+            return "line", action - S
+        if action == 2 * S:
+            return "stop", -1
+        return "place", action - self.place_base
+
+    def action_to_string(self, state: SummerState, action: int) -> str:
+        kind, square = self.describe_action(action)
+        if kind == "stop":
+            return "stop (end the turn)"
+        name = self.map.describe_square(square)
+        if kind == "start":
+            return f"start at {name}"
+        if kind == "place":
+            return f"place piece on {name}"
+        if state.phase == CHILD and state.stroke:
+            entry = self._line_of.get((state.square, square))
+            if entry is not None:
+                word = "move" if entry[1] == MOVE_COST else "shortcut"
+                return f"{word} {self.map.square_name(state.square)} -> {name}, cost {entry[1]}"
+        return f"line to {name}"
+
+    def illegal_reason(self, state: SummerState, action: int) -> str:
+        kind, square = self.describe_action(action)
+        m = self.map
+        if state.phase == OVER or state.steps >= self.max_steps:
+            return "the game is over"
+        if kind == "place":
+            return "pieces are placed only in the seekers' turn" if state.phase != SEEK else "legal"
+        if state.phase == SEEK:
+            return "it is the seekers' turn: the only actions are placing a piece"
+        if kind == "start":
+            if state.phase != START:
+                return "the start square is chosen only once, at the beginning of the round"
+            return f"the child starts on a path square (no icon); {m.describe_square(square)} is not one"
+        if state.phase == START:
+            return "the child must first choose a starting path square"
+        if kind == "stop":
+            return "legal"
+        p = state.square
+        a, b = self.points[p], self.points[square]
+        if square == p:
+            return "the line must go to another square"
+        if not is_straight(a, b):
+            return f"{m.square_name(p)} -> {m.square_name(square)} is not a horizontal, vertical or 45-degree line"
+        over = [pt for pt in points_between(a, b) if m.square_at(*pt) >= 0]
+        if over:
+            return f"the line would jump over the square r{over[0][0]}c{over[0][1]}; only terrain may be jumped"
+        adjacent = is_adjacent(a, b)
+        if adjacent and self.kinds[square] == KIND_WHITE:
+            return "a move (adjacent, cost 1) may only target a path or black-framed square"
+        if not self._kind_allows(p, square, adjacent):
+            what = "a move under strict_moves" if adjacent else "a shortcut"
+            return (
+                f"{what} needs a white-framed square at one end; {KIND_NAMES[self.kinds[p]]} -> "
+                f"{KIND_NAMES[self.kinds[square]]} is not allowed"
+            )
+        lid, cost = self._line_of[(p, square)]
+        if state.visited >> square & 1:
+            return "the stroke may not return to a square it has visited"
+        if state.blocked >> square & 1:
+            return "a seeker's piece stands on that square"
+        if self.conflicts[lid] & state.drawn:
+            return "the line would overlap or cross a line already drawn this round"
+        if cost > BUDGET - state.turn_cost:
+            return f"it costs {cost} but only {BUDGET - state.turn_cost} of the turn's budget of {BUDGET} is left"
+        return "legal"
+
+    # ------------------------------------------------------------ hidden info
+    def clone(self, state: SummerState) -> SummerState:
+        return SummerState(
+            num_players=state.num_players,
+            first_child=state.first_child,
+            round=state.round,
+            phase=state.phase,
+            vp=list(state.vp),
+            stroke=list(state.stroke),
+            drawn=state.drawn,
+            visited=state.visited,
+            turn_cost=state.turn_cost,
+            turn_icons=list(state.turn_icons),
+            announcements=list(state.announcements),
+            guesses=list(state.guesses),
+            pieces=list(state.pieces),
+            blocked=state.blocked,
+            guessed=state.guessed,
+            belief=state.belief,
+            seekers_placed=state.seekers_placed,
+            steps=state.steps,
+            history=list(state.history),
+        )
+
+    def resample_hidden(self, state: SummerState, player: int, rng: np.random.Generator) -> SummerState:
+        """For a seeker: the child's stroke replaced by another one consistent with all public facts.
+
+        The new stroke starts on a path square, matches every announcement of
+        the round (cost and icon multiset), never ends a line on a square that
+        held a piece, avoids every wrongly guessed square after each seekers'
+        turn, is never stuck where the real child went on, and obeys the
+        crossing and no-revisit rules. In the middle of a child turn the lines
+        drawn so far this turn (unknown to seekers) are dropped: the sample's
+        child is at the start of the turn. The child itself knows everything.
+        """
+        sample = self.clone(state)
+        if player == state.child or state.phase in (START, OVER) or not state.stroke:
+            return sample
+        stroke = self.sample_stroke(state, rng)
+        sample.stroke = stroke
+        sample.visited = mask_of(stroke)
+        drawn = 0
+        for p, q in zip(stroke, stroke[1:]):
+            drawn |= 1 << self._line_of[(p, q)][0]
+        sample.drawn = drawn
+        sample.turn_cost = 0
+        sample.turn_icons = []
+        return sample
+
+    def _public_analysis(self, state: SummerState):
+        """Backward completion sets per announced turn (a function of public facts only)."""
+        key = (tuple(state.announcements), tuple(state.guesses), state.phase)
+        cached = self._analysis_cache.get(key)
+        if cached is not None:
+            return cached
+        model = self.belief_model
+        turns = len(state.announcements)
+        blocked = [0] + [mask_of(g) for g in state.guesses]  # blocked[t]: pieces during child turn t
+        target = self.all_squares_mask
+        if len(state.guesses) == turns and turns:
+            target &= ~blocked[turns]
+        completions = [None] * turns
+        for t in range(turns - 1, -1, -1):
+            cost, icons = state.announcements[t]
+            completions[t] = model.completion_sets(target, cost, icons, blocked[t])
+            target = completions[t].get((0, icons), 0)
+            if t:
+                target &= ~blocked[t]  # not found by the guesses of seekers' turn t-1
+        starts = self.path_mask & target
+        result = (completions, blocked, starts)
+        if len(self._analysis_cache) > 256:
+            self._analysis_cache.clear()
+        self._analysis_cache[key] = result
+        return result
+
+    def sample_stroke(self, state: SummerState, rng: np.random.Generator) -> list[int]:
+        """A random stroke consistent with every public fact of the round (see resample_hidden).
+
+        A randomized depth-first search over starts and lines, pruned by the
+        backward completion sets; complete, so it always finds a stroke (the
+        real one exists). Node budgets grow over a few randomized attempts so
+        that an unlucky ordering cannot stall it.
+        """
+        completions, blocked, starts = self._public_analysis(state)
+        announcements = state.announcements
+        turns = len(announcements)
+        check_final = state.phase == CHILD and turns > 0
+        stroke: list[int] = []
+        conflicts = self.conflicts
+        icon_of = self.icon_of
+        budget = [0]
+
+        def finish_turn(t: int, p: int, visited: int, drawn: int) -> bool:
+            # the start of child turn t (t >= 1): the child must not be stuck against the new pieces
+            if t < turns or check_final:
+                if self.is_stuck(p, visited, drawn, blocked[t]):
+                    return False
+            if t == turns:
+                return True
+            return extend(t, p, 0, announcements[t][1], visited, drawn)
+
+        def extend(t: int, p: int, spent: int, rem: tuple, visited: int, drawn: int) -> bool:
+            cost = announcements[t][0]
+            if spent == cost:
+                return finish_turn(t + 1, p, visited, drawn)
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _OutOfBudget
+            sets = completions[t]
+            taken = visited | blocked[t]
+            options = list(self.out_lines[p])
+            rng.shuffle(options)
+            for q, bit, lid, k in options:
+                if spent + k > cost or taken & bit or conflicts[lid] & drawn:
+                    continue
+                icon = icon_of[q]
+                if icon >= 0:
+                    if icon not in rem:
+                        continue
+                    i = rem.index(icon)
+                    after = rem[:i] + rem[i + 1 :]
+                else:
+                    after = rem
+                if not (sets.get((spent + k, after), 0) >> q) & 1:
+                    continue
+                new_visited, new_drawn = visited | bit, drawn | (1 << lid)
+                if self.is_stuck(q, new_visited, new_drawn, blocked[t]):
+                    continue  # the real child was never stuck in a finished turn
+                stroke.append(q)
+                if extend(t, q, spent + k, after, new_visited, new_drawn):
+                    return True
+                stroke.pop()
+            return False
+
+        start_list = list(iter_bits(starts))
+        for attempt, limit in enumerate((2_000, 20_000, 200_000, None)):
+            order = [start_list[i] for i in rng.permutation(len(start_list))]
+            budget[0] = limit if limit is not None else 1 << 62
+            try:
+                for s in order:
+                    stroke[:] = [s]
+                    if self.is_stuck(s, 1 << s, 0, 0):
+                        continue
+                    if turns == 0 or extend(0, s, 0, announcements[0][1], 1 << s, 0):
+                        return list(stroke)
+            except _OutOfBudget:
+                continue
+        raise RuntimeError("no stroke is consistent with the public information (this is a bug)")
+
+
+class _OutOfBudget(Exception):
+    """The randomized search ran out of nodes; the caller retries with a bigger budget."""
