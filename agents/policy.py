@@ -1,0 +1,343 @@
+"""Policy files: trained networks that load as opponents anywhere, without running code from the file.
+
+A policy file is one ``.safetensors`` file (a directory holding
+``policy.safetensors`` is accepted too). The weights are plain tensors
+``layer_<i>.weight`` / ``layer_<i>.bias`` of a multi-layer perceptron; the
+safetensors header's metadata carries, under the key ``kakurega_policy``, a
+JSON document describing everything needed to use the weights safely:
+
+=====================  =======================================================
+``format``             ``"kakurega-policy"`` (``format_version`` 1)
+``env``                registry name, e.g. ``"kakurenbo_v0"``; ``env_version``
+``env_options``        every ``raw_env`` option, defaults filled in
+``observation_size``   length of the observation vector
+``num_actions``        size of the action space; ``num_players``
+``algorithm``          ``"ppo"`` (outputs are logits) or ``"dqn"`` (Q-values)
+``training_steps``     environment steps the learner had taken when saved
+``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``
+=====================  =======================================================
+
+Safetensors is a JSON header plus raw little-endian numbers, so reading it
+never unpickles anything; pickles, torch ``.pt`` files and SB3 ``.zip``
+checkpoints (zip archives of pickles) are refused with an explanation. The
+forward pass runs in numpy: playing against a policy needs no torch.
+
+>>> agent = load("runs/kakurenbo_ppo/policy.safetensors")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from kakurega.agents.base import Agent, AgentContext
+
+FORMAT = "kakurega-policy"
+FORMAT_VERSION = 1
+METADATA_KEY = "kakurega_policy"
+DIRECTORY_FILE = "policy.safetensors"
+ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "identity": lambda x: x,
+    "elu": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0.0))),
+    "leaky_relu": lambda x: np.where(x > 0, x, 0.01 * x),
+    "silu": lambda x: x / (1.0 + np.exp(-x)),
+}
+_REQUIRED = ("env", "env_options", "observation_size", "num_actions", "algorithm", "network")
+# Options that change how an env is shown, never what a policy sees.
+_COSMETIC_OPTIONS = ("render_mode", "render_view")
+
+
+class PolicyFileError(ValueError):
+    """A policy file that cannot be used: corrupt, unsafe, or made for another env."""
+
+
+# --------------------------------------------------------------------- options
+def resolved_env_options(env_name: str, env_kwargs: dict | None = None) -> dict:
+    """``env_kwargs`` with every other ``raw_env`` option at its default (cosmetic ones dropped)."""
+    from kakurega.envs.registry import get_spec
+
+    module = get_spec(env_name).load()
+    options: dict = {}
+    signature = inspect.signature(module.raw_env)
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        # raw_env(**kwargs) forwards to an env class: its constructor lists the options
+        signature = inspect.signature(type(module.raw_env(**(env_kwargs or {}))).__init__)
+    for name, parameter in signature.parameters.items():
+        if parameter.kind in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL) or name == "self":
+            continue
+        if parameter.default is not inspect.Parameter.empty:
+            options[name] = parameter.default
+    options.update(env_kwargs or {})
+    for name in _COSMETIC_OPTIONS:
+        options.pop(name, None)
+    return {k: _jsonable(v) for k, v in sorted(options.items())}
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)  # e.g. a map object passed as an option: recorded, compared by its repr
+
+
+def env_version(env_name: str) -> int:
+    """The version number in a registry name: ``"kakurenbo_v0"`` -> 0."""
+    _, _, version = env_name.rpartition("_v")
+    return int(version) if version.isdigit() else 0
+
+
+# ------------------------------------------------------------------- writing
+def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict) -> Path:
+    """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
+
+    ``metadata`` must hold the keys listed in the module docstring; ``format``
+    and ``network.sizes`` are filled in here. A directory path gets
+    ``policy.safetensors`` inside it. Returns the file written.
+    """
+    from safetensors.numpy import save_file
+
+    path = Path(path)
+    if path.is_dir() or (not path.suffix and not path.exists()):
+        path.mkdir(parents=True, exist_ok=True)
+        path = path / DIRECTORY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tensors = {}
+    sizes = [int(layers[0][0].shape[1])]
+    for i, (weight, bias) in enumerate(layers):
+        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
+        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+        sizes.append(int(weight.shape[0]))
+    meta = dict(metadata)
+    meta["format"] = FORMAT
+    meta["format_version"] = FORMAT_VERSION
+    meta["network"] = dict(meta.get("network", {}), type="mlp", sizes=sizes)
+    missing = [k for k in _REQUIRED if k not in meta]
+    if missing:
+        raise ValueError(f"save_policy: metadata lacks {', '.join(missing)}")
+    if meta["network"].get("activation") not in ACTIVATIONS:
+        raise ValueError(
+            f"save_policy: activation {meta['network'].get('activation')!r} is not supported; "
+            f"expected one of {sorted(ACTIVATIONS)}"
+        )
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={METADATA_KEY: json.dumps(_jsonable(meta), sort_keys=True)})
+    os.replace(tmp, path)  # never leave a half-written policy behind
+    return path
+
+
+# ------------------------------------------------------------------- reading
+def _resolve_file(path: str | os.PathLike) -> Path:
+    path = Path(path)
+    if path.is_dir():
+        inner = path / DIRECTORY_FILE
+        if not inner.is_file():
+            raise PolicyFileError(f"policy directory {path} has no {DIRECTORY_FILE}")
+        return inner
+    if not path.is_file():
+        raise PolicyFileError(f"policy file {path} does not exist")
+    return path
+
+
+def _check_safetensors_bytes(path: Path) -> None:
+    """Refuse anything that is not a well-formed safetensors container, naming what it looks like."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(9)
+    if len(head) == 9:
+        (header_len,) = struct.unpack("<Q", head[:8])
+        if header_len <= size - 8 and head[8:9] == b"{":
+            return
+    if head[:4] == b"PK\x03\x04":
+        raise PolicyFileError(
+            f"{path} is a zip archive (a torch .pt file or an SB3 .zip checkpoint, which contain pickles); "
+            "kakurega refuses to load it as a policy. Use the policy.safetensors written next to the "
+            "checkpoint, or export one with kakurega.agents.training.export_policy."
+        )
+    # protocol 2+ pickles start with PROTO (0x80); protocol 0/1 ones with MARK, GLOBAL, list or dict opcodes
+    if head[:1] in (b"\x80", b"(", b"c", b"]", b"}"):
+        raise PolicyFileError(
+            f"{path} is a Python pickle; kakurega never loads pickles (they can run arbitrary code). "
+            "Policy files are safetensors; export one with kakurega.agents.training.export_policy."
+        )
+    if len(head) < 9:
+        raise PolicyFileError(f"{path} is too short ({size} bytes) to be a safetensors policy file")
+    raise PolicyFileError(f"{path} is corrupt or not a safetensors policy file (bad header)")
+
+
+def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
+    """``(metadata, layers)`` of a policy file, validated for internal consistency."""
+    from safetensors import SafetensorError, safe_open
+
+    file = _resolve_file(path)
+    _check_safetensors_bytes(file)
+    try:
+        with safe_open(str(file), framework="numpy") as f:
+            header = f.metadata() or {}
+            tensors = {key: f.get_tensor(key) for key in f.keys()}
+    except (SafetensorError, OSError, ValueError) as error:
+        raise PolicyFileError(f"{file} is corrupt: {error}") from None
+    if METADATA_KEY not in header:
+        raise PolicyFileError(f"{file} is a safetensors file but not a kakurega policy (no '{METADATA_KEY}' metadata)")
+    try:
+        meta = json.loads(header[METADATA_KEY])
+    except json.JSONDecodeError as error:
+        raise PolicyFileError(f"{file}: its metadata is not valid JSON ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise PolicyFileError(f"{file}: metadata format is {meta.get('format') if isinstance(meta, dict) else meta!r}, expected {FORMAT!r}")
+    if meta.get("format_version", 0) > FORMAT_VERSION:
+        raise PolicyFileError(
+            f"{file} uses policy format version {meta['format_version']}; this kakurega reads up to {FORMAT_VERSION}"
+        )
+    missing = [k for k in _REQUIRED if k not in meta]
+    if missing:
+        raise PolicyFileError(f"{file}: metadata lacks {', '.join(missing)}")
+    network = meta["network"]
+    sizes = network.get("sizes")
+    if network.get("type") != "mlp" or not isinstance(sizes, list) or len(sizes) < 2:
+        raise PolicyFileError(f"{file}: network {network!r} is not an MLP description with 'sizes'")
+    if network.get("activation") not in ACTIVATIONS:
+        raise PolicyFileError(f"{file}: unknown activation {network.get('activation')!r}; known: {sorted(ACTIVATIONS)}")
+    layers = []
+    for i in range(len(sizes) - 1):
+        weight = tensors.get(f"layer_{i}.weight")
+        bias = tensors.get(f"layer_{i}.bias")
+        expected_w, expected_b = (sizes[i + 1], sizes[i]), (sizes[i + 1],)
+        if weight is None or bias is None:
+            raise PolicyFileError(f"{file}: layer {i} weights are missing")
+        if weight.shape != expected_w or bias.shape != expected_b:
+            raise PolicyFileError(
+                f"{file}: layer {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
+            )
+        if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+            raise PolicyFileError(f"{file}: layer {i} contains NaN or infinite weights")
+        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+    if len(tensors) != 2 * len(layers):
+        raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {2 * len(layers)}")
+    if sizes[0] != meta["observation_size"] or sizes[-1] != meta["num_actions"]:
+        raise PolicyFileError(
+            f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says observation size "
+            f"{meta['observation_size']} and {meta['num_actions']} actions"
+        )
+    return meta, layers
+
+
+def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
+    """Raise :class:`PolicyFileError` saying what differs between a policy and the env it is loaded into."""
+    differences = []
+    if meta["env"] != context.env_name:
+        differences.append(f"env: policy {meta['env']!r}, env {context.env_name!r}")
+    if context.layout is not None and meta["observation_size"] != context.layout.size:
+        differences.append(f"observation size: policy {meta['observation_size']}, env {context.layout.size}")
+    if context.num_actions and meta["num_actions"] != context.num_actions:
+        differences.append(f"number of actions: policy {meta['num_actions']}, env {context.num_actions}")
+    if strict_options and meta["env"] == context.env_name:
+        env_options = resolved_env_options(context.env_name, context.env_kwargs)
+        policy_options = meta["env_options"]
+        for key in sorted(set(env_options) | set(policy_options)):
+            if policy_options.get(key, "<unset>") != env_options.get(key, "<unset>"):
+                differences.append(
+                    f"option {key}: policy {policy_options.get(key, '<unset>')!r}, env {env_options.get(key, '<unset>')!r}"
+                )
+    if differences:
+        raise PolicyFileError(
+            f"{source} was trained for {meta['env']} {meta['env_options']} and does not fit this env: "
+            + "; ".join(differences)
+        )
+
+
+def mlp_forward(layers, activation: str, x: np.ndarray) -> np.ndarray:
+    """Outputs of the MLP for a batch (or one vector) of observations."""
+    act = ACTIVATIONS[activation]
+    h = np.asarray(x, dtype=np.float32)
+    for i, (weight, bias) in enumerate(layers):
+        h = h @ weight.T + bias
+        if i < len(layers) - 1:
+            h = act(h)
+    return h
+
+
+class PolicyAgent(Agent):
+    """Acts with a trained network: greedy by default, or sampling (``sample=True``).
+
+    Illegal actions get ``-inf`` before the argmax/softmax, so the agent only
+    ever picks legal actions. Greedy ties go to the lowest action id.
+    """
+
+    def __init__(
+        self,
+        context: AgentContext,
+        seed: int | None = None,
+        layers=None,
+        metadata: dict | None = None,
+        sample: bool = False,
+        name: str = "policy",
+    ):
+        super().__init__(context, seed)
+        self.layers = layers
+        self.metadata = metadata or {}
+        self.activation = self.metadata.get("network", {}).get("activation", "tanh")
+        self.sample = sample
+        self.name = name
+
+    def outputs(self, observation_vector: np.ndarray) -> np.ndarray:
+        """Raw network outputs (logits for PPO, Q-values for DQN), unmasked."""
+        return mlp_forward(self.layers, self.activation, observation_vector)
+
+    def act(self, observation: dict, sampler=None) -> int:
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if not mask.any():
+            raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
+        scores = self.outputs(observation["observation"]).astype(np.float64)
+        scores = np.where(mask, scores, -np.inf)
+        if self.sample:
+            shifted = scores - scores.max()
+            probs = np.exp(shifted)
+            probs /= probs.sum()
+            return int(self.rng.choice(len(probs), p=probs))
+        return int(np.argmax(scores))
+
+
+def context_for(env_name: str, env_kwargs: dict | None = None) -> AgentContext:
+    """An :class:`AgentContext` of a freshly made env ``env_name(**env_kwargs)``."""
+    from kakurega.envs.registry import make
+
+    env = make(env_name, wrapped=False, **(env_kwargs or {}))
+    return AgentContext.from_env(env, env_name, env_kwargs or {})
+
+
+def load(
+    path: str | os.PathLike,
+    context: AgentContext | None = None,
+    seed: int | None = None,
+    sample: bool = False,
+    strict_options: bool = True,
+) -> PolicyAgent:
+    """Load a policy file as an :class:`~kakurega.agents.base.Agent`.
+
+    With ``context`` (the env it will play in), the policy must fit it: same
+    env, observation size, action count and (unless ``strict_options=False``)
+    the same env options; otherwise :class:`PolicyFileError` says what differs.
+    Without ``context``, the env recorded in the file is used.
+    """
+    meta, layers = read_policy(path)
+    if context is None:
+        env_kwargs = {k: v for k, v in meta["env_options"].items()}
+        context = context_for(meta["env"], env_kwargs)
+    check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
+    return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}")

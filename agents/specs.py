@@ -1,0 +1,196 @@
+"""Agent spec strings: one way to name a player in configs, the CLI and tournaments.
+
+A spec is ``kind`` or ``kind:argument`` where the argument is either a path
+(``policy:runs/kakurenbo_ppo/policy.safetensors``) or ``key=value`` options
+(``ismcts:simulations=400,c=0.7``). Built-in kinds:
+
+==============  ==========================================================
+``random``      uniformly random over the legal actions
+``heuristic``   the game's rule-based player (the registry's ``heuristic``)
+``policy:PATH`` a trained policy file (see :mod:`kakurega.agents.policy`);
+                ``policy:PATH,sample=true`` samples instead of acting greedily
+``human``       a person at the terminal (see :mod:`kakurega.agents.human`)
+==============  ==========================================================
+
+Extension point: :func:`register_agent_kind` adds a kind, e.g.::
+
+    def make_ismcts(context, seed, options, argument):
+        return ISMCTSAgent(context, seed, simulations=int(options.get("simulations", 400)))
+
+    register_agent_kind("ismcts", make_ismcts)
+
+after which ``"ismcts:simulations=400"`` works everywhere specs are accepted.
+A module ``kakurega.agents.<kind>`` that registers its kind when imported is
+found automatically the first time a spec names that kind.
+Factories receive ``(context, seed, options, argument)``: ``options`` is the
+``dict[str, str]`` of ``key=value`` pairs (values are strings; convert them
+yourself and reject unknown keys), ``argument`` the positional part (a path)
+or ``None``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kakurega.agents.base import Agent, AgentContext, RandomAgent
+
+AgentFactory = Callable[[AgentContext, "int | None", dict, "str | None"], Agent]
+
+_KINDS: dict[str, AgentFactory] = {}
+_KIND_HELP: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec string: ``kind[:argument][,key=value...]``."""
+
+    kind: str
+    argument: str | None = None
+    options: dict = field(default_factory=dict)
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text or self.kind
+
+
+def parse_spec(spec: str) -> AgentSpec:
+    """Parse ``"kind"``, ``"kind:PATH"``, ``"kind:key=v,key=v"`` or ``"kind:PATH,key=v"``.
+
+    >>> parse_spec("policy:runs/a.safetensors,sample=true")
+    AgentSpec(kind='policy', argument='runs/a.safetensors', options={'sample': 'true'}, text='policy:runs/a.safetensors,sample=true')
+    >>> parse_spec("ismcts:simulations=400,c=0.7").options
+    {'simulations': '400', 'c': '0.7'}
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent spec must be a non-empty string such as 'random' or 'policy:PATH', got {spec!r}")
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.strip().lower()
+    argument = None
+    options: dict[str, str] = {}
+    if rest:
+        for i, part in enumerate(rest.split(",")):
+            part = part.strip()
+            if not part:
+                continue
+            key, eq, value = part.partition("=")
+            if eq and key.strip().isidentifier():
+                options[key.strip()] = value.strip()
+            elif i == 0:
+                argument = part
+            else:
+                raise ValueError(
+                    f"agent spec {text!r}: {part!r} is not a key=value option; expected "
+                    f"'{kind}:ARGUMENT,key=value,...'"
+                )
+    return AgentSpec(kind=kind, argument=argument, options=options, text=text)
+
+
+def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "") -> None:
+    """Make specs starting with ``prefix`` build agents with ``factory(context, seed, options, argument)``."""
+    prefix = prefix.strip().lower()
+    if not prefix.isidentifier():
+        raise ValueError(f"agent kind {prefix!r} must be an identifier such as 'ismcts'")
+    _KINDS[prefix] = factory
+    _KIND_HELP[prefix] = help
+
+
+def agent_kinds() -> dict[str, str]:
+    """Registered kinds and their one-line help."""
+    return dict(_KIND_HELP)
+
+
+def _no_options(spec: AgentSpec, allowed=()) -> None:
+    unknown = sorted(set(spec.options) - set(allowed))
+    if unknown:
+        expected = ", ".join(allowed) if allowed else "no options"
+        raise ValueError(f"agent spec {spec.text!r}: unknown option(s) {', '.join(unknown)}; expected {expected}")
+
+
+def parse_bool(value: str, what: str) -> bool:
+    """``"true"/"false"/"1"/"0"/"yes"/"no"`` as a bool (``what`` names it in errors)."""
+    lowered = str(value).strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{what}: expected true or false, got {value!r}")
+
+
+def load_heuristic_class(env_name: str) -> type:
+    """The heuristic agent class the registry names for ``env_name``."""
+    from kakurega.envs.registry import get_spec
+
+    path = get_spec(env_name).heuristic
+    module_name, _, class_name = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"the heuristic of {env_name} ({path}) cannot be imported: {error}") from error
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise ValueError(f"the heuristic of {env_name}: module {module_name} has no class {class_name}") from None
+
+
+def _make_random(context, seed, options, argument):
+    return RandomAgent(context, seed)
+
+
+def _make_heuristic(context, seed, options, argument):
+    cls = load_heuristic_class(context.env_name)
+    return cls(context, seed, **options) if options else cls(context, seed)
+
+
+def _make_policy(context, seed, options, argument):
+    from kakurega.agents.policy import load
+
+    if not argument:
+        raise ValueError("agent spec 'policy' needs a path: 'policy:path/to/policy.safetensors'")
+    sample = parse_bool(options.get("sample", "false"), "policy option 'sample'")
+    return load(argument, context=context, seed=seed, sample=sample)
+
+
+def _make_human(context, seed, options, argument):
+    from kakurega.agents.human import HumanAgent
+
+    return HumanAgent(context, seed)
+
+
+register_agent_kind("random", _make_random, "uniformly random over the legal actions")
+register_agent_kind("heuristic", _make_heuristic, "the game's rule-based player (from the registry)")
+register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true]")
+register_agent_kind("human", _make_human, "a person at the terminal")
+
+_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample",)}
+
+
+def _import_kind(kind: str) -> AgentFactory | None:
+    """A kind provided by module ``kakurega.agents.<kind>``, which registers it when imported."""
+    if not kind.isidentifier():
+        return None
+    try:
+        importlib.import_module(f"kakurega.agents.{kind}")
+    except ModuleNotFoundError as error:
+        if error.name != f"kakurega.agents.{kind}":
+            raise  # the module exists but one of its own imports is missing: say so
+        return None
+    return _KINDS.get(kind)
+
+
+def make_agent(spec: str | AgentSpec, context: AgentContext, seed: int | None = None) -> Agent:
+    """Build the agent named by ``spec`` for the env described by ``context``."""
+    parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
+    factory = _KINDS.get(parsed.kind) or _import_kind(parsed.kind)
+    if factory is None:
+        raise ValueError(
+            f"unknown agent kind {parsed.kind!r} in spec {parsed.text!r}; expected one of: "
+            + ", ".join(sorted(_KINDS))
+        )
+    if parsed.kind in _OPTIONS_ALLOWED:
+        _no_options(parsed, _OPTIONS_ALLOWED[parsed.kind])
+    if parsed.kind in ("random", "heuristic", "human") and parsed.argument:
+        raise ValueError(f"agent spec {parsed.text!r}: '{parsed.kind}' takes no argument")
+    return factory(context, seed, dict(parsed.options), parsed.argument)

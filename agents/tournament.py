@@ -1,0 +1,394 @@
+"""Tournaments between any agent specs on any kakurega env and player count.
+
+**Pairings.** With two seats, every unordered pair of agents plays; with more
+seats, every ordered pair ``(A, B)`` plays with A on one seat (the *focal*
+agent) and copies of B on all the others ("A against a table of B"). In a
+solitaire game every agent plays the same deals alone and agents are compared
+deal by deal.
+
+**Seat rotation and paired seeds.** Deal ``d`` is a fixed env seed, the same
+for every pairing; each deal is played once with the focal agent on every
+seat, so ``games`` is rounded up to a multiple of the seat count. Every
+agent's RNG is reseeded per game from ``(seed, pairing, deal, seat)``: a
+tournament is reproducible and its games do not depend on their order.
+
+**Reports.** Per agent, from the games where it is focal (both sides count
+with two seats): wins, draws and losses (see :mod:`kakurega.agents.outcome`),
+the win rate with a 95% Wilson interval, the mean reward with a 95% normal
+interval, and an OpenSkill (Plackett-Luce) rating updated game by game in a
+fixed order (the focal agent's return against the mean return of the table;
+solitaire: every agent's return on the same deal). A head-to-head matrix gives
+the win rate of the row agent against the column agent (solitaire: the share
+of deals where the row agent scored more, ties counting half).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kakurega.agents.base import Agent, choose_action
+from kakurega.agents.human import show_view
+from kakurega.agents.outcome import DRAW, LOSS, WIN, classify_outcome
+
+
+def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (``(0, 1)`` when ``n == 0``)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    center = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def play_game(env, seat_agents: list[Agent], seed: int, max_steps: int = 1_000_000) -> tuple[list[float], int]:
+    """Play one game of raw env ``env`` with ``seat_agents[i]`` on seat i; ``(returns per seat, steps)``."""
+    env.reset(seed=seed)
+    for agent in seat_agents:
+        agent.reset()
+    names = env.possible_agents
+    totals = {name: 0.0 for name in names}
+    seat_of = {name: i for i, name in enumerate(names)}
+    steps = 0
+    while True:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            break
+        if steps >= max_steps:
+            raise RuntimeError(f"game with seed {seed} did not end within {max_steps} steps")
+        agent = seat_agents[seat_of[name]]
+        show_view(agent, env, name)
+        action = choose_action(agent, env, name)
+        mask = env.observe(name)["action_mask"]
+        if not (0 <= action < len(mask)) or not mask[action]:
+            raise ValueError(
+                f"agent {getattr(agent, 'name', type(agent).__name__)} on {name} chose illegal action {action}"
+            )
+        env.step(action)
+        steps += 1
+        for other in names:
+            totals[other] += env.rewards.get(other, 0.0)
+    return [totals[name] for name in names], steps
+
+
+@dataclass
+class AgentStats:
+    """Results of one agent over the games where it sat as itself (focal)."""
+
+    spec: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    rewards: list = field(default_factory=list)
+
+    def add(self, outcome: str, reward: float) -> None:
+        self.games += 1
+        self.wins += outcome == WIN
+        self.draws += outcome == DRAW
+        self.losses += outcome == LOSS
+        self.rewards.append(float(reward))
+
+    def summary(self) -> dict:
+        low, high = wilson_interval(self.wins, self.games)
+        rewards = np.asarray(self.rewards, dtype=np.float64)
+        mean = float(rewards.mean()) if rewards.size else 0.0
+        half = float(1.96 * rewards.std(ddof=1) / math.sqrt(rewards.size)) if rewards.size > 1 else 0.0
+        return {
+            "agent": self.spec,
+            "games": self.games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "win_rate": self.wins / self.games if self.games else 0.0,
+            "win_rate_ci95": [low, high],
+            "mean_reward": mean,
+            "mean_reward_ci95": [mean - half, mean + half],
+        }
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament measured; see :func:`run_tournament`."""
+
+    env: str
+    env_kwargs: dict
+    num_players: int
+    agents: list
+    games_per_pairing: int
+    seed: int
+    per_agent: list
+    head_to_head: list  #: matrix[row][col] = win rate of row vs col (None on the diagonal / unplayed)
+    head_to_head_games: list
+    ratings: list
+    wall_seconds: float = 0.0
+    total_steps: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "env": self.env,
+            "env_kwargs": self.env_kwargs,
+            "num_players": self.num_players,
+            "agents": self.agents,
+            "games_per_pairing": self.games_per_pairing,
+            "seed": self.seed,
+            "per_agent": self.per_agent,
+            "head_to_head": self.head_to_head,
+            "head_to_head_games": self.head_to_head_games,
+            "ratings": self.ratings,
+            "total_steps": self.total_steps,
+            "wall_seconds": self.wall_seconds,
+        }
+
+    def to_json(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2))
+
+    def to_csv(self, path) -> None:
+        """Per-agent rows; the head-to-head matrix goes to ``<stem>_head_to_head.csv`` beside it."""
+        path = Path(path)
+        rating_of = {r["agent"]: r for r in self.ratings}
+        with open(path, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(
+                ["agent", "games", "wins", "draws", "losses", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
+                 "mean_reward", "mean_reward_ci_low", "mean_reward_ci_high", "rating_mu", "rating_sigma", "rating_ordinal"]
+            )
+            for row in self.per_agent:
+                rating = rating_of[row["agent"]]
+                writer.writerow(
+                    [row["agent"], row["games"], row["wins"], row["draws"], row["losses"], f"{row['win_rate']:.4f}",
+                     f"{row['win_rate_ci95'][0]:.4f}", f"{row['win_rate_ci95'][1]:.4f}", f"{row['mean_reward']:.4f}",
+                     f"{row['mean_reward_ci95'][0]:.4f}", f"{row['mean_reward_ci95'][1]:.4f}",
+                     f"{rating['mu']:.3f}", f"{rating['sigma']:.3f}", f"{rating['ordinal']:.3f}"]
+                )
+        with open(path.with_name(path.stem + "_head_to_head.csv"), "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["row_vs_column"] + self.agents)
+            for name, row in zip(self.agents, self.head_to_head):
+                writer.writerow([name] + ["" if v is None else f"{v:.4f}" for v in row])
+
+    def table(self) -> str:
+        """The per-agent results and the head-to-head matrix as plain text."""
+        rating_of = {r["agent"]: r for r in self.ratings}
+        width = max(12, *(len(a) for a in self.agents))
+        lines = [
+            f"{self.env} {self.env_kwargs or ''} - {self.num_players} seat(s), {self.games_per_pairing} games per pairing, seed {self.seed}",
+            f"{'agent':<{width}}  {'games':>6}  {'win rate':>8}  {'95% CI':>15}  {'draws':>6}  {'mean reward':>11}  {'95% CI':>17}  {'rating':>7}",
+        ]
+        for row in self.per_agent:
+            low, high = row["win_rate_ci95"]
+            rlow, rhigh = row["mean_reward_ci95"]
+            lines.append(
+                f"{row['agent']:<{width}}  {row['games']:>6}  {row['win_rate']:>8.3f}  [{low:.3f}, {high:.3f}]  "
+                f"{row['draws']:>6}  {row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
+            )
+        lines.append("")
+        label = "row beats column" if self.num_players == 1 else "win rate of row vs column"
+        lines.append(f"head to head ({label}):")
+        short = [a if len(a) <= 14 else "..." + a[-11:] for a in self.agents]
+        lines.append(" " * width + "  " + "  ".join(f"{s:>14}" for s in short))
+        for name, row in zip(self.agents, self.head_to_head):
+            cells = "  ".join(f"{'-':>14}" if v is None else f"{v:>14.3f}" for v in row)
+            lines.append(f"{name:<{width}}  {cells}")
+        return "\n".join(lines)
+
+    def heatmap(self, path) -> None:
+        """Save the head-to-head matrix as a PNG heatmap."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        k = len(self.agents)
+        matrix = np.array([[np.nan if v is None else v for v in row] for row in self.head_to_head], dtype=float)
+        fig, ax = plt.subplots(figsize=(2 + 1.2 * k, 1.5 + 1.0 * k))
+        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
+        short = [a if len(a) <= 24 else "..." + a[-21:] for a in self.agents]
+        ax.set_xticks(range(k), short, rotation=30, ha="right")
+        ax.set_yticks(range(k), short)
+        for i in range(k):
+            for j in range(k):
+                if not np.isnan(matrix[i, j]):
+                    ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=9)
+        ax.set_title(f"{self.env}: {'row beats column' if self.num_players == 1 else 'win rate, row vs column'}")
+        fig.colorbar(image, ax=ax)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+
+    def save(self, directory, stem: str = "tournament") -> dict:
+        """Write JSON, CSV (+ head-to-head CSV) and the heatmap PNG into ``directory``; returns the paths."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = {
+            "json": directory / f"{stem}.json",
+            "csv": directory / f"{stem}.csv",
+            "head_to_head_csv": directory / f"{stem}_head_to_head.csv",
+            "heatmap": directory / f"{stem}_heatmap.png",
+        }
+        self.to_json(paths["json"])
+        self.to_csv(paths["csv"])
+        self.heatmap(paths["heatmap"])
+        return paths
+
+
+def _seed(*parts: int) -> int:
+    return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+def run_tournament(
+    env_name: str,
+    specs: list[str],
+    env_kwargs: dict | None = None,
+    games: int = 100,
+    seed: int = 0,
+    agents: dict | None = None,
+    progress=None,
+    focal: str | None = None,
+) -> TournamentResult:
+    """Play every pairing of ``specs`` on ``env_name(**env_kwargs)`` (see module docstring).
+
+    ``agents`` may map a spec to a factory ``(context, seed) -> Agent`` (e.g. the
+    trainer's in-memory policy); other specs go through
+    :func:`~kakurega.agents.specs.make_agent`. ``progress(done, total)`` is
+    called after each game if given. ``focal`` (one of ``specs``) restricts the
+    pairings to those of that agent (its own evaluation, at half the cost).
+    """
+    from kakurega.agents.policy import context_for
+    from kakurega.agents.specs import make_agent
+    from kakurega.envs.registry import make
+
+    if not specs:
+        raise ValueError("run_tournament: give at least one agent spec")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"run_tournament: agent specs must be distinct, got {specs}")
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    env_kwargs = dict(env_kwargs or {})
+    env = make(env_name, wrapped=False, **env_kwargs)
+    context = context_for(env_name, env_kwargs)
+    num_players = context.num_players
+    deals = math.ceil(games / num_players)
+    games_per_pairing = deals * num_players
+    factories = agents or {}
+    instances: dict[tuple[int, int], Agent] = {}
+
+    def agent_at(index: int, seat: int) -> Agent:
+        key = (index, seat)
+        if key not in instances:
+            spec = specs[index]
+            if spec in factories:
+                instances[key] = factories[spec](context, seat)
+            else:
+                instances[key] = make_agent(spec, context, seed=seat)
+        return instances[key]
+
+    k = len(specs)
+    stats = [AgentStats(spec) for spec in specs]
+    h2h_wins = np.zeros((k, k))
+    h2h_games = np.zeros((k, k), dtype=int)
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=spec) for spec in specs]
+    start = time.perf_counter()
+    total_steps = 0
+
+    if num_players == 1:
+        pairings = [(i,) for i in range(k)]
+    elif num_players == 2:
+        pairings = [(i, j) for i in range(k) for j in range(i + 1, k)] or [(0, 0)]
+    else:
+        pairings = [(i, j) for i in range(k) for j in range(k) if i != j] or [(0, 0)]
+    if focal is not None:
+        if focal not in specs:
+            raise ValueError(f"focal agent {focal!r} is not among the specs {specs}")
+        f = specs.index(focal)
+        pairings = [p for p in pairings if (p[0] == f if num_players > 2 else f in p)]
+    total_games = deals * (k if num_players == 1 else len(pairings) * num_players)
+    done = 0
+
+    for d in range(deals):
+        deal_seed = _seed(seed, 1, d)
+        if num_players == 1:
+            returns_by_agent = []
+            for i in range(k):
+                agent = agent_at(i, 0)
+                agent.rng = np.random.default_rng(_seed(seed, 2, i, d))
+                returns, steps = play_game(env, [agent], deal_seed)
+                total_steps += steps
+                stats[i].add(classify_outcome(returns, 0), returns[0])
+                returns_by_agent.append(returns[0])
+                done += 1
+                if progress:
+                    progress(done, total_games)
+            for i in range(k):
+                for j in range(k):
+                    if i != j:
+                        a, b = returns_by_agent[i], returns_by_agent[j]
+                        h2h_wins[i, j] += 1.0 if a > b else 0.5 if a == b else 0.0
+                        h2h_games[i, j] += 1
+            if k > 1:
+                ratings = [r[0] for r in model.rate([[r] for r in ratings], scores=[float(x) for x in returns_by_agent])]
+            continue
+        for pairing in pairings:
+            i, j = pairing
+            for focal_seat in range(num_players):
+                lineup = [j] * num_players
+                lineup[focal_seat] = i
+                seat_agents = []
+                for seat, index in enumerate(lineup):
+                    agent = agent_at(index, seat)
+                    agent.rng = np.random.default_rng(_seed(seed, 3, i, j, d, focal_seat, seat))
+                    seat_agents.append(agent)
+                returns, steps = play_game(env, seat_agents, deal_seed)
+                total_steps += steps
+                done += 1
+                if progress:
+                    progress(done, total_games)
+                focal_outcome = classify_outcome(returns, focal_seat)
+                stats[i].add(focal_outcome, returns[focal_seat])
+                if i == j:
+                    continue
+                h2h_wins[i, j] += focal_outcome == WIN
+                h2h_games[i, j] += 1
+                field_seats = [s for s in range(num_players) if s != focal_seat]
+                if num_players == 2:
+                    other = field_seats[0]
+                    other_outcome = classify_outcome(returns, other)
+                    stats[j].add(other_outcome, returns[other])
+                    h2h_wins[j, i] += other_outcome == WIN
+                    h2h_games[j, i] += 1
+                field_score = float(np.mean([returns[s] for s in field_seats]))
+                new = model.rate([[ratings[i]], [ratings[j]]], scores=[float(returns[focal_seat]), field_score])
+                ratings[i], ratings[j] = new[0][0], new[1][0]
+
+    head_to_head = [
+        [None if i == j or h2h_games[i, j] == 0 else float(h2h_wins[i, j] / h2h_games[i, j]) for j in range(k)]
+        for i in range(k)
+    ]
+    return TournamentResult(
+        env=env_name,
+        env_kwargs=env_kwargs,
+        num_players=num_players,
+        agents=list(specs),
+        games_per_pairing=games_per_pairing,
+        seed=seed,
+        per_agent=[s.summary() for s in stats],
+        head_to_head=head_to_head,
+        head_to_head_games=h2h_games.tolist(),
+        ratings=[
+            {"agent": spec, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
+            for spec, r in zip(specs, ratings)
+        ],
+        wall_seconds=time.perf_counter() - start,
+        total_steps=total_steps,
+    )

@@ -1,0 +1,36 @@
+"""Training kakurega bots with stable-baselines3.
+
+Light to import: torch and SB3 load only when training actually starts.
+
+- :class:`~kakurega.agents.training.view.SingleAgentView` — any env as a gymnasium env for one seat
+- :class:`~kakurega.agents.training.league.OpponentPool` — the self-play league's opponents
+- :mod:`~kakurega.agents.training.config` — YAML configs, validated
+- :func:`~kakurega.agents.training.trainer.train` — run a config (MaskablePPO or MaskedDQN)
+- :mod:`~kakurega.agents.training.masked_dqn` — DQN with action masking
+- :func:`~kakurega.agents.training.export.export_policy` — SB3 model -> policy file
+"""
+
+from kakurega.agents.training.league import OpponentPool
+from kakurega.agents.training.view import SingleAgentView
+
+
+_LAZY = {
+    "train": "trainer",
+    "TrainResult": "trainer",
+    "export_policy": "export",
+    "policy_from_model": "export",
+    "load_config": "config",
+    "ConfigError": "config",
+}
+
+
+def __getattr__(name):
+    # heavy pieces (torch, SB3) are imported on first use only
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"kakurega.agents.training.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'kakurega.agents.training' has no attribute {name!r}")
+
+
+__all__ = ["OpponentPool", "SingleAgentView", "train", "export_policy", "load_config", "ConfigError"]

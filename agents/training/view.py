@@ -1,0 +1,212 @@
+"""The single-agent training view: any kakurega AEC env as a ``gymnasium.Env`` for one learning seat.
+
+Each episode the view deals a new game, picks the learner's seat (random by
+default, or fixed), and draws one opponent per other seat from an
+:class:`~kakurega.agents.training.league.OpponentPool`. ``step(action)``
+plays the learner's action, then lets the opponents act (through
+:func:`~kakurega.agents.base.choose_action`, each seeing only its own
+observation) until the learner must act again or the game is over.
+
+Rewards are **the learner's own**: the sum of every reward the learner's seat
+received since its previous action, including rewards caused by opponents'
+moves, and in particular its final result when an opponent's move ends the
+game. Rewards the learner's seat received before its first action are paid
+with its first step.
+
+Observations are fresh float32 copies (the AEC env's cached arrays are
+read-only and shared); ``action_masks()`` gives the learner's legal actions
+(sb3-contrib's MaskablePPO reads it through any VecEnv, ``SubprocVecEnv``
+included), and every ``info`` carries ``"action_mask"``, the mask of the
+observation returned with it (all zeros once the game is over). The final
+step's info also has ``"outcome"`` (win/draw/loss, see
+:mod:`kakurega.agents.outcome`), ``"final_return"``, ``"learner_seat"`` and
+``"opponents"``.
+
+Games that end before the learner ever acts are re-dealt (counted in
+``info["redeals"]``): they hold nothing to learn.
+
+An illegal learner action (only possible without masking) is handled as
+``env()`` handles it by default (``illegal_action="penalize"``): the episode
+ends with :data:`~kakurega.envs.core.aec.ILLEGAL_ACTION_PENALTY` and
+``info["illegal_action"] = True``. ``illegal_action="raise"`` raises a
+``ValueError`` naming the action and the legal ones instead, which the
+training loop uses to catch masking bugs.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from kakurega.agents.base import AgentContext, choose_action
+from kakurega.agents.outcome import classify_outcome
+from kakurega.agents.training.league import OpponentPool
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
+
+MAX_REDEALS = 1000
+
+
+class SingleAgentView(gymnasium.Env):
+    """One learning seat of a kakurega env; opponents act inside :meth:`step`."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        env_name: str,
+        env_kwargs: dict | None = None,
+        opponents=("random",),
+        learner_seat: int | str = "random",
+        render_mode: str | None = None,
+        illegal_action: str = "penalize",
+    ):
+        from kakurega.envs.registry import make
+
+        self.env_name = env_name
+        self.env_kwargs = dict(env_kwargs or {})
+        self.raw = make(env_name, wrapped=False, **self.env_kwargs)
+        self.context = AgentContext.from_env(self.raw, env_name, self.env_kwargs)
+        self.num_players = self.context.num_players
+        if learner_seat != "random" and not (
+            isinstance(learner_seat, (int, np.integer)) and 0 <= int(learner_seat) < self.num_players
+        ):
+            raise ValueError(
+                f"learner_seat must be 'random' or a seat in 0..{self.num_players - 1}, got {learner_seat!r}"
+            )
+        self.learner_seat = learner_seat
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.render_mode = render_mode
+        if illegal_action not in ("penalize", "raise"):
+            raise ValueError(f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents, self.context)
+        layout = self.context.layout
+        self.observation_space = spaces.Box(0.0, layout.high.copy(), shape=(layout.size,), dtype=np.float32)
+        self.action_space = spaces.Discrete(self.context.num_actions)
+        self._learner: str | None = None
+        self._opponents: dict[str, object] = {}
+        self._opponent_labels: dict[str, str] = {}
+        self._pending_reward = 0.0
+        self._totals: dict[str, float] = {}
+        self._over = True
+
+    # ------------------------------------------------------------- gym API
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        for redeals in range(MAX_REDEALS):
+            self._deal()
+            if not self._advance():
+                break
+        else:
+            raise RuntimeError(f"{self.env_name}: {MAX_REDEALS} games in a row ended before the learner acted")
+        return self._observation(), self._info(redeals=redeals)
+
+    def step(self, action):
+        if self._over:
+            raise RuntimeError("step() called on a finished episode; call reset() first")
+        action = int(action)
+        if not 0 <= action < self.context.num_actions:
+            raise ValueError(f"action {action} is out of range: expected 0..{self.context.num_actions - 1}")
+        if not self.raw.observe(self._learner)["action_mask"][action]:
+            if self.illegal_action == "penalize":
+                return self._illegal_end()
+            legal = ", ".join(f"{a} ({self.raw.action_to_string(a)})" for a in self.raw.legal_actions())
+            raise ValueError(
+                f"the learner chose illegal action {action} ({self.raw.action_to_string(action)}); "
+                f"legal: {legal}. Use a masked algorithm (MaskablePPO, MaskedDQN) or action_masks()."
+            )
+        self._apply(action)
+        over = self._advance()
+        reward, self._pending_reward = self._pending_reward, 0.0
+        terminated = bool(self.raw.terminations[self._learner])
+        truncated = bool(self.raw.truncations[self._learner])
+        info = self._info()
+        if over:
+            returns = [self._totals[a] for a in self.raw.possible_agents]
+            seat = self.raw.possible_agents.index(self._learner)
+            info.update(
+                outcome=classify_outcome(returns, seat),
+                final_return=self._totals[self._learner],
+                learner_seat=seat,
+                opponents=dict(self._opponent_labels),
+            )
+        return self._observation(), float(reward), terminated, truncated, info
+
+    def _illegal_end(self):
+        obs = self._observation()
+        reward, self._pending_reward = self._pending_reward + ILLEGAL_ACTION_PENALTY, 0.0
+        self._over = True
+        info = {
+            "action_mask": np.zeros(self.context.num_actions, dtype=bool),
+            "illegal_action": True,
+            "outcome": "loss",
+            "final_return": self._totals[self._learner] + ILLEGAL_ACTION_PENALTY,
+            "learner_seat": self.raw.possible_agents.index(self._learner),
+            "opponents": dict(self._opponent_labels),
+        }
+        return obs, float(reward), True, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (bool array; all False once the game is over)."""
+        if self._over or self._learner is None:
+            return np.zeros(self.context.num_actions, dtype=bool)
+        return self.raw.observe(self._learner)["action_mask"].astype(bool)
+
+    def render(self):
+        """The table as the learner sees it (``render_mode="ansi"``)."""
+        if self._learner is None:
+            return None
+        return self.raw.render_text(self._learner)
+
+    # ------------------------------------------------------ league updates
+    def set_league(self, current=None, snapshots=None) -> None:
+        """Push the learner's weights (``(metadata, layers)``) and/or snapshot paths into the pool."""
+        if current is not None:
+            self.pool.set_current(*current)
+        if snapshots is not None:
+            self.pool.set_snapshots(snapshots)
+
+    def opponent_draw_counts(self) -> dict:
+        """How often each pool entry has been drawn (for logs)."""
+        return dict(self.pool.draw_counts)
+
+    # ------------------------------------------------------------ internals
+    def _deal(self) -> None:
+        rng = self.np_random
+        self.raw.reset(seed=int(rng.integers(2**31 - 1)))
+        agents = self.raw.possible_agents
+        seat = int(rng.integers(self.num_players)) if self.learner_seat == "random" else int(self.learner_seat)
+        self._learner = agents[seat]
+        others = [a for a in agents if a != self._learner]
+        drawn = self.pool.draw(rng, len(others))
+        self._opponents = {name: agent for name, (_, agent) in zip(others, drawn)}
+        self._opponent_labels = {name: label for name, (label, _) in zip(others, drawn)}
+        self._totals = {a: 0.0 for a in agents}
+        self._pending_reward = 0.0
+        self._over = False
+
+    def _apply(self, action: int) -> None:
+        self.raw.step(action)
+        for name in self.raw.possible_agents:
+            self._totals[name] += self.raw.rewards.get(name, 0.0)
+        self._pending_reward += self.raw.rewards.get(self._learner, 0.0)
+
+    def _advance(self) -> bool:
+        """Let opponents act until the learner must act; True when the game is over."""
+        raw = self.raw
+        while True:
+            if raw.terminations[self._learner] or raw.truncations[self._learner]:
+                self._over = True
+                return True
+            current = raw.agent_selection
+            if current == self._learner:
+                return False
+            self._apply(choose_action(self._opponents[current], raw, current))
+
+    def _observation(self) -> np.ndarray:
+        return np.array(self.raw.observe(self._learner)["observation"], dtype=np.float32, copy=True)
+
+    def _info(self, **extra) -> dict:
+        return {"action_mask": self.action_masks(), **extra}

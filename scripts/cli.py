@@ -1,0 +1,332 @@
+"""The ``kakurega`` command line: one entry point for training, evaluation, play and inspection.
+
+    kakurega envs [NAME]                 list envs and options, or print one env card
+    kakurega demo                        one seeded random game of every env, rendered
+    kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
+    kakurega evaluate ENV --agents ...   tournament between agent specs
+    kakurega play GAME --opponents ...   play in the terminal against any agents
+    kakurega plot RUN_DIR                learning-curve PNGs of a training run
+    kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
+    kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
+
+Torch and stable-baselines3 are imported only by the commands that train.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+AGENT_SPEC_HELP = (
+    "agent specs: random, heuristic (the game's rule-based player), policy:PATH[,sample=true] "
+    "(a trained policy file), human, or any kind added with register_agent_kind"
+)
+
+
+def _repo_configs_dir() -> Path:
+    return Path(__file__).resolve().parents[1] / "configs"
+
+
+# ----------------------------------------------------------------------- envs
+def cmd_envs(args) -> int:
+    from kakurega.envs.registry import ENV_SPECS
+    from kakurega.scripts.evaluate import resolve_env_name
+
+    if args.name:
+        spec = ENV_SPECS[resolve_env_name(args.name)]
+        print((spec.load().__doc__ or "(this env has no card)").strip())
+        return 0
+    for spec in ENV_SPECS.values():
+        print(f"{spec.name}  ({spec.pettingzoo_id})")
+        print(f"    {spec.summary}")
+        try:
+            from kakurega.agents.policy import resolved_env_options
+
+            options = resolved_env_options(spec.name, {})
+            text = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "(none)"
+        except Exception as error:  # an env still being written must not hide the others
+            text = f"(cannot inspect: {error})"
+        print(f"    options (defaults): {text}")
+        swept = "; ".join(", ".join(f"{k}={v}" for k, v in c.items()) or "defaults" for c in spec.configurations)
+        print(f"    tested configurations: {swept}")
+        print(f"    heuristic: {spec.heuristic}")
+    print("\n`kakurega envs NAME` prints an env's full card (actions, observation, rewards, options).")
+    return 0
+
+
+# ----------------------------------------------------------------------- demo
+def cmd_demo(args) -> int:
+    from kakurega.agents.base import AgentContext, RandomAgent
+    from kakurega.agents.outcome import classify_outcome
+    from kakurega.agents.tournament import play_game
+    from kakurega.envs.registry import ENV_SPECS, make
+
+    names = [args.env] if args.env else list(ENV_SPECS)
+    for name in names:
+        from kakurega.scripts.evaluate import resolve_env_name
+
+        name = resolve_env_name(name)
+        env = make(name, wrapped=False)
+        context = AgentContext.from_env(env, name, {})
+        agents = [RandomAgent(context, seed=args.seed + seat) for seat in range(context.num_players)]
+        print("=" * 72)
+        print(f"{name}: one game, seed {args.seed}, {context.num_players} random player(s)")
+        print("=" * 72)
+        returns, steps = play_game(env, agents, seed=args.seed)
+        print(env.render_text(None))
+        outcome = ", ".join(
+            f"{agent}: {ret:+g} ({classify_outcome(returns, seat)})" for seat, (agent, ret) in enumerate(zip(env.possible_agents, returns))
+        )
+        print(f"-> {steps} moves; final returns: {outcome}\n")
+    return 0
+
+
+# ---------------------------------------------------------------------- train
+def cmd_train(args) -> int:
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.trainer import train
+
+    overrides = list(args.set or [])
+    if args.output:
+        overrides.append(f"output_dir={args.output}")
+    if args.total_timesteps is not None:
+        overrides.append(f"total_timesteps={args.total_timesteps}")
+    try:
+        train(args.config, overrides, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# -------------------------------------------------------------------- evaluate
+def cmd_evaluate(args) -> int:
+    from kakurega.scripts.evaluate import run
+
+    return run(args)
+
+
+# ------------------------------------------------------------------------ plot
+def cmd_plot(args) -> int:
+    from kakurega.agents.training.plots import plot_learning_curves
+
+    status = 0
+    for run_dir in args.run_dirs:
+        path = plot_learning_curves(run_dir)
+        if path is None:
+            print(f"{run_dir}: no training logs found", file=sys.stderr)
+            status = 1
+        else:
+            print(f"wrote {path}")
+    return status
+
+
+# ------------------------------------------------------------------------ play
+def cmd_play(args) -> int:
+    import numpy as np
+
+    from kakurega.agents.base import AgentContext, choose_action
+    from kakurega.agents.human import HumanAgent, show_view
+    from kakurega.agents.outcome import classify_outcome
+    from kakurega.agents.specs import make_agent
+    from kakurega.envs.registry import make
+    from kakurega.scripts.evaluate import parse_options, resolve_env_name
+
+    name = resolve_env_name(args.game)
+    options = parse_options(args.option)
+    env = make(name, wrapped=False, **options)
+    context = AgentContext.from_env(env, name, options)
+    n = context.num_players
+    rng = np.random.default_rng(args.seed)
+    seat = int(rng.integers(n)) if args.seat == "random" else int(args.seat)
+    if not 0 <= seat < n:
+        print(f"error: --seat must be in 0..{n - 1} or random", file=sys.stderr)
+        return 2
+    opponents = list(args.opponents or [])
+    if n > 1 and not opponents:
+        opponents = ["heuristic"]
+    if len(opponents) == 1 and n > 2:
+        opponents = opponents * (n - 1)
+    if len(opponents) != n - 1:
+        print(f"error: {name} with these options has {n} seats: give 1 or {n - 1} opponent specs, got {len(opponents)}", file=sys.stderr)
+        return 2
+    human = HumanAgent(context, seed=args.seed)
+    seats = []
+    others = iter(opponents)
+    for s in range(n):
+        agent_seed = None if args.seed is None else args.seed + 1 + s
+        seats.append(human if s == seat else make_agent(next(others), context, seed=agent_seed))
+    me = env.possible_agents[seat]
+    lineup = ", ".join(f"{env.possible_agents[s]}: {'you' if s == seat else spec}" for s, spec in
+                       zip(range(n), [None if s == seat else opponents[s - (s > seat)] for s in range(n)]))
+    print(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
+    env.reset(seed=args.seed)
+    for agent in seats:
+        agent.reset()
+    totals = {a: 0.0 for a in env.possible_agents}
+    try:
+        while True:
+            current = env.agent_selection
+            if env.terminations[current] or env.truncations[current]:
+                break
+            agent = seats[env.possible_agents.index(current)]
+            if agent is human:
+                print("\n" + "-" * 60)
+            show_view(agent, env, current)
+            action = choose_action(agent, env, current)
+            env.step(action)
+            if agent is not human:
+                print(f"{current} has moved.")
+            for a in env.possible_agents:
+                totals[a] += env.rewards.get(a, 0.0)
+    except KeyboardInterrupt as stop:
+        print(f"\ngame abandoned ({stop}).")
+        return 130
+    print("\n" + "=" * 60 + "\nGame over. The table as you see it now:")
+    print(env.render_text(me))
+    returns = [totals[a] for a in env.possible_agents]
+    for s, a in enumerate(env.possible_agents):
+        who = "you" if s == seat else a
+        print(f"  {who:>8}: {returns[s]:+g} ({classify_outcome(returns, s)})")
+    return 0
+
+
+# ------------------------------------------------------------------ quickstart
+def cmd_quickstart(args) -> int:
+    from kakurega.agents.tournament import run_tournament
+    from kakurega.agents.training.trainer import train
+
+    config = Path(args.config) if args.config else _repo_configs_dir() / "kakurenbo_ppo.yaml"
+    if not config.is_file():
+        print(f"error: config {config} not found; pass --config", file=sys.stderr)
+        return 2
+    out = Path(args.output)
+    overrides = [f"output_dir={out}"] + list(args.set or [])
+    if args.total_timesteps is not None:
+        overrides.append(f"total_timesteps={args.total_timesteps}")
+    print(f"[1/3] training PPO on KAKURENBO with {config} -> {out}")
+    result = train(config, overrides, overwrite=True, quiet=False)
+    cfg = result.config
+    print(f"\n[2/3] tournament: the trained policy vs heuristic vs random ({args.games} games per pairing)")
+    specs = [f"policy:{result.policy_path}", "heuristic", "random"]
+    tournament = run_tournament(cfg["env"], specs, cfg["env_kwargs"], args.games, seed=cfg["evaluation"]["seed"])
+    print(tournament.table())
+    paths = tournament.save(out / "tournament")
+    print(f"\n[3/3] outputs under {out}:")
+    for path in [result.policy_path, out / "plots" / "learning_curve.png", paths["heatmap"], paths["json"], paths["csv"],
+                 out / "evaluation" / "evaluation.txt"]:
+        print(f"  {path}")
+    print(f"\nplay against it:  kakurega play {cfg['env']} --opponents policy:{result.policy_path}")
+    return 0
+
+
+# ----------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    import importlib
+
+    bench = importlib.import_module("kakurega.scripts.bench")
+    return bench.main(args.bench_args) or 0
+
+
+# ---------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kakurega",
+        description="kakurega: RL environments for four Japanese hidden-information tabletop games, and the tools "
+        "to train, evaluate and play against bots.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Run `kakurega COMMAND --help` for each command's options.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("envs", help="list registered envs and their options, or print one env card",
+                       description="List every registered env with its summary, options and defaults, tested "
+                       "configurations and heuristic; with NAME, print that env's card.")
+    p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v0 or kakurenbo) to print its card")
+    p.set_defaults(func=cmd_envs)
+
+    p = sub.add_parser("demo", help="play and render one seeded random game of every env",
+                       description="Play one seeded game of each registered env with uniformly random agents, "
+                       "print the final table (spectator view) and the result.")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    p.add_argument("--env", default=None, help="only this env")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("train", help="train a bot from a YAML config",
+                       description="Train MaskablePPO or MaskedDQN as the config says (see docs/training.md for "
+                       "every key). Writes config.yaml, policy.safetensors, checkpoints, TensorBoard logs, "
+                       "eval.csv, the final evaluation and learning-curve plots into the run directory.")
+    p.add_argument("config", help="YAML config, e.g. configs/kakurenbo_ppo.yaml")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a config key (repeatable), e.g. --set ppo.n_steps=128 --set n_envs=4")
+    p.add_argument("--total-timesteps", type=int, default=None, help="override total_timesteps")
+    p.add_argument("--output", default=None, help="override output_dir")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in the run directory")
+    group.add_argument("--overwrite", action="store_true", help="delete an earlier run in the output directory first")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="tournament between agent specs on one env",
+                       description="Tournament between agent specs (see kakurega.scripts.evaluate).")
+    from kakurega.scripts.evaluate import build_parser as evaluate_parser
+
+    evaluate_parser(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("play", help="play a game in the terminal against any agents",
+                       description="Play GAME in the terminal. You see only your own view of the table, and your "
+                       "legal actions listed by name with numbers; type a number to play (q quits). "
+                       + AGENT_SPEC_HELP + ".")
+    p.add_argument("game", help="env name, e.g. kakurenbo_v0 or kakurenbo")
+    p.add_argument("--opponents", nargs="*", metavar="SPEC",
+                   help="one spec per other seat, or one spec for all of them (default: heuristic)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
+    p.add_argument("--seat", default="random", help="your seat number (0 = first) or random (default)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new deal each time)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("plot", help="learning-curve PNGs of training runs",
+                       description="Draw <run>/plots/learning_curve.png from a run's SB3 logs and eval.csv.")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="training run directories (e.g. runs/kakurenbo_ppo)")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("quickstart", help="train PPO on KAKURENBO, evaluate against random and heuristic, plot",
+                       description="The main job in one command: train PPO on KAKURENBO with the default config "
+                       "(configs/kakurenbo_ppo.yaml; a few minutes on 2 cores), evaluate it against random and "
+                       "heuristic players, print the tables and save plots under --output.")
+    p.add_argument("--config", default=None, help="config to train (default configs/kakurenbo_ppo.yaml)")
+    p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart; replaced)")
+    p.add_argument("--total-timesteps", type=int, default=None, help="override the training budget")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
+    p.add_argument("--games", type=int, default=100, help="games per pairing in the closing tournament (default 100)")
+    p.set_defaults(func=cmd_quickstart)
+
+    p = sub.add_parser("bench", help="speed benchmark (arguments go to kakurega.scripts.bench)",
+                       description="Run the speed benchmark; every argument after `bench` is passed to "
+                       "kakurega.scripts.bench:main (try `kakurega bench --help`).", add_help=False)
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, help="arguments of the benchmark")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``kakurega`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] == "bench":  # everything after `bench`, --help included, belongs to the benchmark
+        return cmd_bench(argparse.Namespace(bench_args=argv[1:]))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as error:  # bad input (config, spec, option, policy file): a message, not a traceback
+        if os.environ.get("KAKUREGA_DEBUG"):
+            raise
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""``kakurega evaluate``: a tournament between agent specs on any env, with table, JSON, CSV and heatmap.
+
+Example::
+
+    kakurega evaluate kakurenbo_v0 --option num_players=4 \\
+        --agents policy:runs/kakurenbo_ppo/policy.safetensors heuristic random --games 400 --out runs/eval
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def resolve_env_name(name: str) -> str:
+    """A registry name from ``name``; ``kakurenbo`` is accepted for ``kakurenbo_v0``."""
+    from kakurega.envs.registry import ENV_SPECS, get_spec
+
+    if name not in ENV_SPECS and f"{name}_v0" in ENV_SPECS:
+        return f"{name}_v0"
+    return get_spec(name).name
+
+
+def parse_options(pairs: list[str] | None) -> dict:
+    """``["num_players=4", "variant=kurayami"]`` -> ``{"num_players": 4, "variant": "kurayami"}`` (YAML scalars)."""
+    import yaml
+
+    options = {}
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise SystemExit(f"--option {pair!r}: expected KEY=VALUE, e.g. num_players=4")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega evaluate", description=__doc__.split("\n")[0])
+    parser.description = (
+        "Play every pairing of the given agents on one env (seats rotated, the same deals for every pairing) "
+        "and report per agent: win rate with 95% CI, mean reward with 95% CI, OpenSkill rating; plus a "
+        "head-to-head matrix. Writes tournament.json, tournament.csv, tournament_head_to_head.csv and "
+        "tournament_heatmap.png into --out."
+    )
+    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v0 or kakurenbo")
+    parser.add_argument(
+        "--agents", nargs="+", required=True, metavar="SPEC",
+        help="agent specs: random, heuristic, policy:PATH[,sample=true], or any registered kind",
+    )
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=4")
+    parser.add_argument("--games", type=int, default=200, help="games per pairing (rounded up to a multiple of the seat count; default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
+    parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    return parser
+
+
+def run(args) -> int:
+    from kakurega.agents.tournament import run_tournament
+
+    env_name = resolve_env_name(args.env)
+    options = parse_options(args.option)
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        def progress(done, total):
+            print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress)
+    print(result.table())
+    print(f"{result.total_steps} steps in {result.wall_seconds:.1f}s")
+    if args.out:
+        from pathlib import Path
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        result.to_json(out / "tournament.json")
+        result.to_csv(out / "tournament.csv")
+        written = [out / "tournament.json", out / "tournament.csv", out / "tournament_head_to_head.csv"]
+        if not args.no_plots:
+            result.heatmap(out / "tournament_heatmap.png")
+            written.append(out / "tournament_heatmap.png")
+        print("wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def main(argv=None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

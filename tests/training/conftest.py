@@ -1,0 +1,24 @@
+import os
+import sys
+
+import pytest
+
+# the Secret Nim toy game used by the training tests lives beside them
+sys.path.insert(0, os.path.dirname(__file__))
+
+import secret_nim  # noqa: E402
+
+
+@pytest.fixture
+def nim():
+    """Secret Nim registered in this process's env registry for the duration of a test."""
+    with secret_nim.toy_registered():
+        yield secret_nim
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_torch_thread():
+    """Tiny networks on a shared 2-core machine: extra torch threads only add contention."""
+    import torch
+
+    torch.set_num_threads(1)

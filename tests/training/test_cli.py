@@ -1,0 +1,149 @@
+"""The kakurega command line, end to end on tiny budgets (in-process main(argv), plus one real subprocess)."""
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from kakurega.scripts.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = [
+    "--set", "n_envs=2", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32", "--set", "ppo.n_epochs=1",
+    "--set", "network.hidden=[16]", "--set", "evaluation.every=0", "--set", "evaluation.final_games=4",
+    "--set", "evaluation.final_opponents=[random]", "--set", "logging.tensorboard=false",
+    "--set", "logging.progress_bar=false", "--set", "checkpoint.every=0", "--set", "league.snapshot_every=0",
+    "--set", "opponents=[random, self]",
+]
+
+
+def test_help_of_every_command_is_complete(capsys):
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "bench"}
+    for name, sub in commands.items():
+        if name == "bench":
+            continue
+        text = sub.format_help()
+        assert sub.description, name
+        for action in sub._actions:
+            if action.help is None and action.dest != "help":
+                pytest.fail(f"`kakurega {name}`: option {action.dest} has no help")
+        assert "usage: kakurega " + name in text
+
+
+def test_envs_lists_every_env_with_options(capsys):
+    assert main(["envs"]) == 0
+    out = capsys.readouterr().out
+    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0"):
+        assert name in out
+    assert "num_players=4" in out and "heuristic:" in out
+    assert main(["envs", "kakurenbo"]) == 0
+    assert "Version history" in capsys.readouterr().out
+
+
+def test_demo_plays_every_env(capsys):
+    assert main(["demo", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("final returns") == 4
+
+
+def test_train_evaluate_plot_end_to_end(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["train", str(ROOT / "configs" / "kakurenbo_ppo.yaml"), "--output", str(run), "--total-timesteps", "128", "--quiet", *TINY]) == 0
+    policy = run / "policy.safetensors"
+    assert policy.is_file()
+    out_dir = tmp_path / "eval"
+    assert main(["evaluate", "kakurenbo", "--agents", f"policy:{policy}", "random", "--games", "8", "--seed", "1", "--out", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "win rate" in out and "head to head" in out
+    data = json.loads((out_dir / "tournament.json").read_text())
+    assert data["agents"] == [f"policy:{policy}", "random"] and data["games_per_pairing"] == 8
+    assert (out_dir / "tournament_heatmap.png").is_file() and (out_dir / "tournament.csv").is_file()
+    assert main(["plot", str(run)]) == 0
+    assert (run / "plots" / "learning_curve.png").is_file()
+
+
+def test_train_reports_config_errors_cleanly(tmp_path, capsys):
+    assert main(["train", str(ROOT / "configs" / "kakurenbo_ppo.yaml"), "--set", "ppo.n_step=3"]) == 2
+    assert "config key 'ppo.n_step': unknown key" in capsys.readouterr().err
+
+
+def test_evaluate_reports_bad_specs_cleanly(capsys):
+    assert main(["evaluate", "animal_chain_v0", "--agents", "wizard", "random", "--games", "2"]) == 2
+    assert "unknown agent kind 'wizard'" in capsys.readouterr().err
+
+
+def test_play_human_against_agents(monkeypatch, capsys):
+    answers = iter(["0", "abc", "99"] + ["1"] * 500)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "you are player_0" in out and "Your legal actions:" in out
+    assert "'abc' is not a choice" in out and "'99' is not a choice" in out
+    assert "Game over" in out
+
+
+def test_play_shows_only_the_humans_view(monkeypatch, capsys):
+    from kakurega.envs.registry import make
+
+    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
+    assert main(["play", "kakurenbo", "--opponents", "random", "--seat", "0", "--seed", "5", "--option", "num_players=3"]) == 0
+    out = capsys.readouterr().out
+    env = make("kakurenbo_v0", wrapped=False, num_players=3)
+    env.reset(seed=5)
+    assert env.agent_selection == "player_0"  # seat 0 opens, so the first table printed is the start
+    mine, theirs, spectator = env.render_text("player_0"), env.render_text("player_1"), env.render_text(None)
+    assert mine != theirs and mine != spectator  # private views differ at the start
+    first_table = out.split("Your legal actions:")[0]
+    assert mine in first_table and theirs not in first_table and spectator not in first_table
+
+
+def test_show_view_hands_over_own_view_and_action_names():
+    from kakurega.agents.human import show_view
+    from kakurega.agents.policy import context_for
+    from kakurega.envs.registry import make
+
+    env = make("animal_chain_v0", wrapped=False)
+    env.reset(seed=0)
+    human = __import__("kakurega.agents.human", fromlist=["HumanAgent"]).HumanAgent(context_for("animal_chain_v0"), 0)
+    name = env.agent_selection
+    show_view(human, env, name)
+    assert human._view_text == env.render_text(name)
+    assert human._action_names == {a: env.action_to_string(a) for a in env.legal_actions()}
+
+
+def test_play_rejects_a_wrong_number_of_opponents(capsys):
+    assert main(["play", "kakurenbo", "--opponents", "random", "heuristic", "--option", "num_players=4"]) == 2
+    assert "give 1 or 3 opponent specs" in capsys.readouterr().err
+
+
+def test_bench_forwards_its_arguments(monkeypatch):
+    seen = {}
+    fake = types.ModuleType("kakurega.scripts.bench")
+    fake.main = lambda argv: seen.setdefault("argv", argv) and 0
+    monkeypatch.setitem(sys.modules, "kakurega.scripts.bench", fake)
+    assert main(["bench", "--quick", "--help"]) == 0
+    assert seen["argv"] == ["--quick", "--help"]
+
+
+def test_quickstart_on_a_tiny_budget(tmp_path, capsys):
+    out = tmp_path / "qs"
+    code = main(["quickstart", "--output", str(out), "--total-timesteps", "128", "--games", "3", *TINY])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "[3/3]" in text and "head to head" in text
+    assert (out / "tournament" / "tournament_heatmap.png").is_file()
+    assert (out / "plots" / "learning_curve.png").is_file()
+
+
+def test_console_script_runs_in_a_subprocess():
+    result = subprocess.run([sys.executable, "-m", "kakurega.scripts.cli", "envs"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "kakurenbo_v0" in result.stdout
+    # `kakurega envs` stays light: no torch, no stable-baselines3
+    probe = "import sys; from kakurega.scripts.cli import main; main(['envs']); print('torch' in sys.modules, 'stable_baselines3' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip().splitlines()[-1] == "False False"

@@ -1,0 +1,91 @@
+"""Config validation: every error names the key and what was expected; shipped configs are valid."""
+
+from pathlib import Path
+
+import pytest
+
+from kakurega.agents.training.config import ConfigError, all_keys, load_config, validate_config
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = {"env": "kakurenbo_v0", "algorithm": "ppo", "total_timesteps": 1000}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"lerning_rate": 0.1}, r"config key 'lerning_rate': unknown key; expected one of: name, env"),
+        ({"ppo": {"n_step": 5}}, r"config key 'ppo.n_step': unknown key; expected one of: learning_rate, n_steps"),
+        ({"ppo": {"n_steps": "many"}}, r"config key 'ppo.n_steps': expected an integer >= 1, got 'many' \(str\)"),
+        ({"ppo": {"n_steps": 2.5}}, r"'ppo.n_steps': expected an integer >= 1, got 2.5 \(float\)"),
+        ({"ppo": {"n_steps": 0}}, r"'ppo.n_steps': expected an integer >= 1, got 0"),
+        ({"n_envs": True}, r"'n_envs': expected an integer >= 1, got True \(bool\)"),
+        ({"ppo": {"gamma": 1.5}}, r"'ppo.gamma': expected a number in \[0, 1\], got 1.5"),
+        ({"algorithm": "a2c"}, r"'algorithm': expected a string among 'ppo', 'dqn', got 'a2c'"),
+        ({"vec_env": "threads"}, r"'vec_env': expected a string among 'dummy', 'subproc'"),
+        ({"learner_seat": "left"}, r"'learner_seat': expected 'random' or a seat number"),
+        ({"network": {"hidden": [64, -1]}}, r"'network.hidden': expected a list of positive integers"),
+        ({"network": 5}, r"config section 'network': expected a mapping of keys, got 5"),
+        ({"env_kwargs": [1]}, r"'env_kwargs': expected a mapping of option names to values"),
+        ({"opponents": "random"}, r"'opponents': expected a list of \{agent: SPEC, weight: NUMBER\}"),
+        ({"opponents": [{"agent": "random", "wieght": 1}]}, r"'opponents\[0\].wieght': unknown key; expected agent and weight"),
+        ({"opponents": [{"agent": "random", "weight": -1}]}, r"'opponents\[0\].weight': expected a number >= 0, got -1"),
+        ({"opponents": [{"agent": "random", "weight": 0}]}, r"'opponents': the weights sum to 0"),
+        ({"opponents": [{"weight": 1}]}, r"'opponents\[0\].agent': expected an agent spec string, got None"),
+        ({"env": "chess_v9"}, r"config key 'env': unknown env 'chess_v9'; registered envs: kakurenbo_v0"),
+        ({"evaluation": {"final_opponents": []}}, r"'evaluation.final_opponents': expected a list of agent spec strings"),
+        ({"logging": {"tensorboard": "yes"}}, r"'logging.tensorboard': expected true or false, got 'yes'"),
+    ],
+)
+def test_bad_values_are_named(change, message):
+    with pytest.raises(ConfigError, match=message):
+        validate_config({**BASE, **change})
+
+
+def test_missing_required_key():
+    with pytest.raises(ConfigError, match=r"config key 'total_timesteps' is required: learner steps"):
+        validate_config({"env": "kakurenbo_v0", "algorithm": "ppo"})
+
+
+def test_defaults_are_filled_and_yaml_float_quirk_is_accepted():
+    config = validate_config({**BASE, "ppo": {"learning_rate": "3e-4"}})
+    assert config["ppo"]["learning_rate"] == pytest.approx(3e-4)
+    assert config["dqn"]["buffer_size"] == 100_000 and config["name"] == "kakurenbo_ppo"
+    assert config["output_dir"] == "runs/kakurenbo_ppo"
+    assert config["opponents"] == [{"agent": "random", "weight": 1.0}]
+
+
+def test_overrides_are_validated_like_the_file(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("env: kakurenbo_v0\nalgorithm: ppo\ntotal_timesteps: 10\n")
+    assert load_config(path, ["ppo.n_steps=64", "opponents=[random, self]"])["ppo"]["n_steps"] == 64
+    with pytest.raises(ConfigError, match=r"c.yaml: config key 'ppo.nsteps': unknown key"):
+        load_config(path, ["ppo.nsteps=64"])
+    with pytest.raises(ConfigError, match="expected KEY=VALUE"):
+        load_config(path, ["ppo.n_steps"])
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("env: [unclosed\n")
+    with pytest.raises(ConfigError, match="is not valid YAML"):
+        load_config(broken)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    config = load_config(path)
+    assert config["algorithm"] in path.name
+
+
+def test_a_ppo_and_a_dqn_config_per_game():
+    names = {p.name for p in (ROOT / "configs").glob("*.yaml")}
+    for game in ("kakurenbo", "hidden_rooms", "animal_chain", "summer_hide_and_seek"):
+        assert {f"{game}_ppo.yaml", f"{game}_dqn.yaml"} <= names
+
+
+def test_training_guide_documents_every_key():
+    guide = (ROOT / "docs" / "training.md").read_text()
+    missing = [key for key in all_keys() if f"`{key}`" not in guide]
+    assert not missing, f"docs/training.md does not document: {missing}"

@@ -1,0 +1,201 @@
+"""Policy files: SB3 model -> safetensors round trip, mismatch, corruption and pickle refusal."""
+
+import json
+import pickle
+import struct
+
+import numpy as np
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import kakurega.agents
+from kakurega.agents.policy import PolicyFileError, context_for, read_policy, save_policy
+from kakurega.agents.training.export import export_policy
+from kakurega.agents.training.masked_dqn import MaskedDQN
+from kakurega.agents.training.view import SingleAgentView
+
+
+def _vec(env_name, env_kwargs, n=2):
+    return DummyVecEnv([lambda: SingleAgentView(env_name, env_kwargs, ["random"], illegal_action="raise")] * n)
+
+
+def _observations(env_name, env_kwargs, count=200, seed=0):
+    """(observation, mask) pairs from random play, from every seat."""
+    view = SingleAgentView(env_name, env_kwargs, ["random"])
+    rng = np.random.default_rng(seed)
+    pairs = []
+    obs, _ = view.reset(seed=seed)
+    while len(pairs) < count:
+        mask = view.action_masks()
+        pairs.append((obs, mask))
+        obs, _, terminated, truncated, _ = view.step(int(rng.choice(np.flatnonzero(mask))))
+        if terminated or truncated:
+            obs, _ = view.reset()
+    return pairs
+
+
+@pytest.fixture(scope="module")
+def nim():
+    import secret_nim
+
+    with secret_nim.toy_registered():
+        yield secret_nim
+
+
+@pytest.fixture(scope="module", params=["ppo", "dqn"])
+def trained(request, nim, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp(request.param)
+    env_kwargs = {"num_players": 3}
+    vec = _vec(nim.NAME, env_kwargs)
+    if request.param == "ppo":
+        model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=32, n_epochs=1, seed=0,
+                            policy_kwargs=dict(net_arch=[16, 16]))
+    else:
+        model = MaskedDQN("MlpPolicy", vec, learning_starts=16, batch_size=16, seed=0, buffer_size=500,
+                          policy_kwargs=dict(net_arch=[16, 16]))
+    model.learn(128)
+    path = export_policy(model, tmp_path / "policy.safetensors", nim.NAME, env_kwargs)
+    return model, path, env_kwargs
+
+
+def test_round_trip_same_actions_on_same_observations(nim, trained):
+    model, path, env_kwargs = trained
+    agent = kakurega.agents.load(path, context=context_for(nim.NAME, env_kwargs))
+    pairs = _observations(nim.NAME, env_kwargs)
+    for obs, mask in pairs:
+        expected, _ = model.predict(obs, deterministic=True, action_masks=mask)
+        assert agent.act({"observation": obs, "action_mask": mask.astype(np.int8)}) == int(expected)
+    # and the raw outputs agree with the torch network
+    batch = np.stack([o for o, _ in pairs])
+    with torch.no_grad():
+        tensor = torch.as_tensor(batch)
+        if hasattr(model.policy, "q_net"):
+            reference = model.policy.q_net(tensor).numpy()
+        else:
+            reference = model.policy.get_distribution(tensor).distribution.logits.numpy()
+            reference = reference - reference.max(axis=1, keepdims=True)
+    outputs = agent.outputs(batch)
+    if not hasattr(model.policy, "q_net"):
+        outputs = outputs - outputs.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(outputs, reference, atol=1e-5)
+
+
+def test_metadata_records_env_shapes_algorithm_and_steps(nim, trained):
+    model, path, env_kwargs = trained
+    meta, layers = read_policy(path)
+    assert meta["env"] == nim.NAME and meta["env_version"] == 0
+    assert meta["env_options"] == {"max_turns": 100, "num_players": 3, "start_pile": None}
+    assert meta["observation_size"] == 14 + 1 and meta["num_actions"] == 3
+    assert meta["algorithm"] in ("ppo", "dqn") and meta["training_steps"] == model.num_timesteps
+    assert meta["network"]["sizes"] == [15, 16, 16, 3]
+
+
+def test_load_without_context_uses_the_recorded_env_and_directory_form(nim, trained):
+    _, path, _ = trained
+    agent = kakurega.agents.load(path)
+    assert agent.context.num_players == 3
+    agent = kakurega.agents.load(path.parent)  # a directory holding policy.safetensors
+    assert agent.context.env_name == nim.NAME
+
+
+def test_loading_into_a_different_env_says_what_differs(nim, trained):
+    _, path, _ = trained
+    with pytest.raises(PolicyFileError, match=r"option num_players: policy 3, env 2"):
+        kakurega.agents.load(path, context=context_for(nim.NAME, {"num_players": 2}))
+    with pytest.raises(PolicyFileError, match=r"env: policy 'secret_nim_v0', env 'kakurenbo_v0'.*observation size"):
+        kakurega.agents.load(path, context=context_for("kakurenbo_v0", {}))
+    # shapes that fit but options that differ can be accepted on request
+    agent = kakurega.agents.load(path, context=context_for(nim.NAME, {"num_players": 3, "max_turns": 7}), strict_options=False)
+    assert agent.context.env_kwargs["max_turns"] == 7
+
+
+def test_policy_spec_in_make_agent(nim, trained):
+    _, path, env_kwargs = trained
+    context = context_for(nim.NAME, env_kwargs)
+    agent = kakurega.agents.make_agent(f"policy:{path},sample=true", context, seed=0)
+    assert agent.sample
+    obs, mask = _observations(nim.NAME, env_kwargs, count=1)[0]
+    assert mask[agent.act({"observation": obs, "action_mask": mask})]
+
+
+def test_corrupt_files_are_refused(nim, trained, tmp_path):
+    _, path, _ = trained
+    data = path.read_bytes()
+    truncated = tmp_path / "truncated.safetensors"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(PolicyFileError, match="corrupt"):
+        kakurega.agents.load(truncated)
+    garbage = tmp_path / "garbage.safetensors"
+    garbage.write_bytes(b"this is not a policy at all, just some text")
+    with pytest.raises(PolicyFileError, match="corrupt or not a safetensors"):
+        kakurega.agents.load(garbage)
+    empty = tmp_path / "empty.safetensors"
+    empty.write_bytes(b"")
+    with pytest.raises(PolicyFileError, match="too short"):
+        kakurega.agents.load(empty)
+    with pytest.raises(PolicyFileError, match="does not exist"):
+        kakurega.agents.load(tmp_path / "missing.safetensors")
+
+
+def test_tampered_metadata_is_refused(nim, trained, tmp_path):
+    _, path, _ = trained
+    meta, layers = read_policy(path)
+    bad = dict(meta, num_actions=5)
+    target = tmp_path / "bad"
+    target.mkdir()
+    with pytest.raises(PolicyFileError, match="network maps 15 -> 3 but the metadata says"):
+        save_policy(target / "p.safetensors", layers, bad)
+        read_policy(target / "p.safetensors")
+    nan_layers = [(w.copy(), b.copy()) for w, b in layers]
+    nan_layers[0][0][0, 0] = np.nan
+    save_policy(target / "nan.safetensors", nan_layers, meta)
+    with pytest.raises(PolicyFileError, match="NaN"):
+        read_policy(target / "nan.safetensors")
+
+
+class _Exploit:
+    """Unpickling this would create a file: proof that code ran."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_pickle_is_refused_and_never_executed(trained, tmp_path):
+    marker = tmp_path / "pwned"
+    for protocol in (0, 2, 4):
+        evil = tmp_path / f"evil{protocol}.safetensors"
+        evil.write_bytes(pickle.dumps(_Exploit(str(marker)), protocol=protocol))
+        with pytest.raises(PolicyFileError, match="pickle"):
+            kakurega.agents.load(evil)
+    assert not marker.exists()
+
+
+def test_torch_and_sb3_zip_files_are_refused(trained, tmp_path):
+    model, _, _ = trained
+    torch_file = tmp_path / "weights.pt"
+    torch.save(model.policy.state_dict(), torch_file)
+    with pytest.raises(PolicyFileError, match="zip archive"):
+        kakurega.agents.load(torch_file)
+    model.save(tmp_path / "model.zip")
+    with pytest.raises(PolicyFileError, match="zip archive"):
+        kakurega.agents.load(tmp_path / "model.zip")
+
+
+def test_a_safetensors_file_that_is_not_a_policy_is_refused(tmp_path):
+    from safetensors.numpy import save_file
+
+    plain = tmp_path / "plain.safetensors"
+    save_file({"x": np.zeros(3, np.float32)}, str(plain))
+    with pytest.raises(PolicyFileError, match="not a kakurega policy"):
+        kakurega.agents.load(plain)
+    # a header that claims more bytes than the file holds
+    header = json.dumps({"__metadata__": {}}).encode()
+    lying = tmp_path / "lying.safetensors"
+    lying.write_bytes(struct.pack("<Q", 10_000) + header)
+    with pytest.raises(PolicyFileError):
+        kakurega.agents.load(lying)

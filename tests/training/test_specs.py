@@ -1,0 +1,98 @@
+"""Agent specs, the extension point, and the terminal human player."""
+
+import numpy as np
+import pytest
+
+from kakurega.agents import RandomAgent, make_agent, parse_spec, register_agent_kind
+from kakurega.agents.base import Agent
+from kakurega.agents.human import HumanAgent
+from kakurega.agents.policy import context_for
+from kakurega.agents.specs import agent_kinds
+
+
+def test_parse_spec_forms():
+    assert parse_spec("random").kind == "random"
+    spec = parse_spec("policy:runs/a b/p.safetensors,sample=true")
+    assert (spec.kind, spec.argument, spec.options) == ("policy", "runs/a b/p.safetensors", {"sample": "true"})
+    spec = parse_spec("ismcts:simulations=400,c=0.7")
+    assert (spec.argument, spec.options) == (None, {"simulations": "400", "c": "0.7"})
+    with pytest.raises(ValueError, match="non-empty string"):
+        parse_spec("")
+    with pytest.raises(ValueError, match="not a key=value option"):
+        parse_spec("policy:a.safetensors,oops")
+
+
+def test_builtin_kinds_and_errors(nim):
+    context = context_for(nim.NAME, {})
+    assert isinstance(make_agent("random", context, 0), RandomAgent)
+    assert type(make_agent("heuristic", context, 0)).__name__ == "SecretNimHeuristic"
+    assert isinstance(make_agent("human", context, 0), HumanAgent)
+    with pytest.raises(ValueError, match=r"unknown agent kind .wizard.*expected one of: heuristic, human, (ismcts, )?policy, random"):
+        make_agent("wizard", context)
+    with pytest.raises(ValueError, match="unknown option"):
+        make_agent("random:speed=3", context)
+    with pytest.raises(ValueError, match="needs a path"):
+        make_agent("policy", context)
+    with pytest.raises(ValueError, match="expected true or false"):
+        make_agent("policy:x.safetensors,sample=maybe", context)
+
+
+def test_every_registered_heuristic_loads_through_the_spec():
+    from kakurega.envs.registry import ENV_SPECS
+
+    for name in ENV_SPECS:
+        agent = make_agent("heuristic", context_for(name, {}), 0)
+        assert isinstance(agent, Agent)
+
+
+def test_register_agent_kind_extension_point(nim):
+    class Lowest(Agent):
+        def __init__(self, context, seed, depth):
+            super().__init__(context, seed)
+            self.depth = depth
+
+        def act(self, observation, sampler=None):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    def factory(context, seed, options, argument):
+        unknown = set(options) - {"depth"}
+        if unknown:
+            raise ValueError(f"lowest: unknown option(s) {unknown}")
+        return Lowest(context, seed, int(options.get("depth", 1)))
+
+    register_agent_kind("lowest", factory, "always the lowest legal action")
+    try:
+        agent = make_agent("lowest:depth=3", context_for(nim.NAME, {}), 0)
+        assert agent.depth == 3 and "lowest" in agent_kinds()
+        from kakurega.agents.tournament import run_tournament
+
+        result = run_tournament(nim.NAME, ["lowest:depth=2", "random"], games=4, seed=0)
+        assert result.per_agent[0]["games"] == 4
+    finally:
+        from kakurega.agents import specs
+
+        specs._KINDS.pop("lowest", None)
+        specs._KIND_HELP.pop("lowest", None)
+
+
+def test_human_agent_lists_actions_and_reasks(nim):
+    context = context_for(nim.NAME, {})
+    answers = iter(["", "x", "0", "4", "2"])
+    printed = []
+    human = HumanAgent(context, 0, input_fn=lambda prompt: next(answers), output_fn=printed.append)
+    human.see("pile: 5  your card: 1", {0: "take 1", 1: "take 2", 2: "take 3"})
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    assert human.act({"observation": np.zeros(14, np.float32), "action_mask": mask}) == 1
+    text = "\n".join(printed)
+    assert "pile: 5  your card: 1" in text and "1. take 1" in text and "3. take 3" in text
+    assert text.count("is not a choice") == 4
+
+
+def test_human_agent_maps_numbers_to_legal_actions_only(nim):
+    context = context_for(nim.NAME, {})
+    human = HumanAgent(context, 0, input_fn=lambda prompt: "2", output_fn=lambda s: None)
+    mask = np.array([1, 0, 1], dtype=np.int8)
+    assert human.act({"observation": np.zeros(14, np.float32), "action_mask": mask}) == 2
+    quitter = HumanAgent(context, 0, input_fn=lambda prompt: "q", output_fn=lambda s: None)
+    with pytest.raises(KeyboardInterrupt):
+        quitter.act({"observation": np.zeros(14, np.float32), "action_mask": mask})

@@ -1,0 +1,136 @@
+"""Tournaments: determinism, paired deals, seat rotation, statistics and outputs."""
+
+import json
+
+import numpy as np
+import pytest
+
+from kakurega.agents.outcome import classify_outcome, ranks
+from kakurega.agents.tournament import play_game, run_tournament, wilson_interval
+
+
+def _without_time(result):
+    data = result.to_dict()
+    data.pop("wall_seconds")
+    return data
+
+
+def test_same_seed_same_results_different_seed_different(nim):
+    a = run_tournament(nim.NAME, ["random", "heuristic"], {"num_players": 3}, games=30, seed=4)
+    b = run_tournament(nim.NAME, ["random", "heuristic"], {"num_players": 3}, games=30, seed=4)
+    c = run_tournament(nim.NAME, ["random", "heuristic"], {"num_players": 3}, games=30, seed=5)
+    assert _without_time(a) == _without_time(b)
+    assert _without_time(a) != _without_time(c)
+
+
+def test_registered_env_tournament_is_deterministic():
+    a = run_tournament("animal_chain_v0", ["random", "heuristic"], games=4, seed=1)
+    b = run_tournament("animal_chain_v0", ["random", "heuristic"], games=4, seed=1)
+    assert _without_time(a) == _without_time(b)
+
+
+def test_games_round_up_to_whole_seat_rotations(nim):
+    result = run_tournament(nim.NAME, ["random", "heuristic"], {"num_players": 3}, games=10, seed=0)
+    assert result.games_per_pairing == 12
+    # 3 seats: ordered pairs, each agent is focal in its own pairing only
+    assert [row["games"] for row in result.per_agent] == [12, 12]
+    assert result.head_to_head_games == [[0, 12], [12, 0]]
+
+
+def test_two_seats_count_both_sides_of_each_game(nim):
+    result = run_tournament(nim.NAME, ["random", "heuristic"], games=40, seed=0)
+    random_row, heuristic_row = result.per_agent
+    assert random_row["games"] == heuristic_row["games"] == 40
+    assert random_row["wins"] == heuristic_row["losses"] and random_row["losses"] == heuristic_row["wins"]
+    h2h = result.head_to_head
+    assert h2h[0][1] + h2h[1][0] == pytest.approx(1.0)
+    assert heuristic_row["win_rate"] > random_row["win_rate"]
+    assert result.ratings[1]["mu"] > result.ratings[0]["mu"]
+
+
+def test_paired_seeds_give_every_pairing_the_same_deals(nim, monkeypatch):
+    seen = {}
+    import kakurega.agents.tournament as tournament
+
+    original = tournament.play_game
+
+    def spy(env, seat_agents, seed, **kw):
+        key = tuple(sorted({type(a).__name__ for a in seat_agents}))
+        seen.setdefault(key, []).append(seed)
+        return original(env, seat_agents, seed, **kw)
+
+    monkeypatch.setattr(tournament, "play_game", spy)
+    run_tournament(nim.NAME, ["random", "heuristic", "policy-free-random"], {"num_players": 3}, games=6, seed=2,
+                   agents={"policy-free-random": lambda context, seed: __import__("kakurega.agents.base", fromlist=["RandomAgent"]).RandomAgent(context, seed)})
+    deals = [sorted(set(v)) for v in seen.values()]
+    assert all(d == deals[0] for d in deals) and len(deals[0]) == 2  # 6 games / 3 seats = 2 deals
+
+
+def test_seat_rotation_puts_the_focal_agent_on_every_seat(nim, monkeypatch):
+    import kakurega.agents.tournament as tournament
+
+    seats = []
+    original = tournament.play_game
+
+    def spy(env, seat_agents, seed, **kw):
+        seats.append([type(a).__name__ for a in seat_agents].index("SecretNimHeuristic"))
+        return original(env, seat_agents, seed, **kw)
+
+    monkeypatch.setattr(tournament, "play_game", spy)
+    run_tournament(nim.NAME, ["heuristic", "random"], {"num_players": 3}, games=9, seed=0, focal="heuristic")
+    assert sorted(seats) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+
+
+def test_solitaire_compares_agents_deal_by_deal():
+    result = run_tournament("hidden_rooms_v0", ["random", "heuristic"], {"episode": "round"}, games=6, seed=0)
+    assert result.num_players == 1 and [r["games"] for r in result.per_agent] == [6, 6]
+    h2h = result.head_to_head
+    assert h2h[0][1] + h2h[1][0] == pytest.approx(1.0)
+
+
+def test_outputs_json_csv_heatmap(nim, tmp_path):
+    result = run_tournament(nim.NAME, ["random", "heuristic"], games=10, seed=0)
+    paths = result.save(tmp_path)
+    data = json.loads(paths["json"].read_text())
+    assert data["agents"] == ["random", "heuristic"] and "ratings" in data
+    rows = paths["csv"].read_text().splitlines()
+    assert rows[0].startswith("agent,games,wins,draws,losses,win_rate,win_rate_ci_low")
+    assert len(rows) == 3
+    assert paths["head_to_head_csv"].read_text().splitlines()[0] == "row_vs_column,random,heuristic"
+    assert paths["heatmap"].read_bytes()[:4] == b"\x89PNG"
+    assert "win rate" in result.table()
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(50, 100)
+    assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "returns, seat, outcome",
+    [([1, -1], 0, "win"), ([1, -1], 1, "loss"), ([0, 0], 0, "draw"), ([1, 1, -1, 1], 3, "win"),
+     ([5, 5, 0], 2, "loss"), ([1], 0, "win"), ([0], 0, "draw"), ([-1], 0, "loss")],
+)
+def test_outcome_classification(returns, seat, outcome):
+    assert classify_outcome(returns, seat) == outcome
+
+
+def test_ranks_share_ties():
+    assert ranks([1, -1, 1, 0]) == [0, 2, 0, 1]
+
+
+def test_illegal_agent_move_is_reported(nim):
+    from kakurega.agents.base import Agent
+    from kakurega.agents.policy import context_for
+    from kakurega.envs.registry import make
+
+    class Cheater(Agent):
+        def act(self, observation, sampler=None):
+            return int(np.flatnonzero(observation["action_mask"] == 0)[0]) if (observation["action_mask"] == 0).any() else 0
+
+    context = context_for(nim.NAME, {"start_pile": 1})
+    env = make(nim.NAME, wrapped=False, start_pile=1)
+    with pytest.raises(ValueError, match="chose illegal action"):
+        play_game(env, [Cheater(context), Cheater(context)], seed=0)

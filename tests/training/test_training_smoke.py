@@ -1,0 +1,138 @@
+"""Tiny-budget training of MaskablePPO and MaskedDQN on every registered env, end to end.
+
+Each run trains a few hundred steps with a 16-unit network and a league
+(random + self + snapshots), writes its files, and the policy it exports then
+plays a thousand learner steps without ever choosing an illegal action.
+"""
+
+import numpy as np
+import pytest
+import yaml
+
+import kakurega.agents
+from kakurega.agents.training.trainer import train
+from kakurega.agents.training.view import SingleAgentView
+from training_helpers import REGISTERED, tiny_config
+
+
+def _play_policy(env_name, env_kwargs, agent, steps, seed=0):
+    """Learner steps of ``agent`` in the view; the view raises on any illegal action."""
+    view = SingleAgentView(env_name, env_kwargs, ["random"], illegal_action="raise")
+    obs, _ = view.reset(seed=seed)
+    for _ in range(steps):
+        action = agent.act({"observation": obs, "action_mask": view.action_masks()})
+        obs, _, terminated, truncated, _ = view.step(action)
+        if terminated or truncated:
+            obs, _ = view.reset()
+
+
+@pytest.mark.parametrize("algorithm", ["ppo", "dqn"])
+@pytest.mark.parametrize("env_name", REGISTERED)
+def test_tiny_training_run(env_name, algorithm, tmp_path):
+    config = tiny_config(env_name, algorithm, tmp_path / "run")
+    result = train(config, quiet=True)
+    out = tmp_path / "run"
+    assert result.timesteps >= 256
+    assert (out / "config.yaml").is_file() and (out / "policy.safetensors").is_file()
+    written = yaml.safe_load((out / "config.yaml").read_text())
+    assert written["ppo"]["n_steps"] == 32 and written["evaluation"]["opponent"] == "heuristic"  # resolved defaults
+    assert list((out / "checkpoints").glob("model_*.zip"))
+    assert len(list((out / "league").glob("snapshot_*.safetensors"))) == 1  # max_snapshots bounds the pool
+    agent = kakurega.agents.load(result.policy_path)
+    assert agent.metadata["algorithm"] == algorithm and agent.metadata["training_steps"] == result.timesteps
+    _play_policy(env_name, {}, agent, steps=1000)
+
+
+def test_training_with_heuristic_opponents_and_evaluation(nim, tmp_path):
+    config = tiny_config(
+        nim.NAME, "ppo", tmp_path / "run", total_timesteps=512,
+        opponents=[{"agent": "heuristic", "weight": 1.0}, {"agent": "snapshots", "weight": 1.0}],
+        evaluation={"every": 256, "games": 10, "final_games": 10, "final_opponents": ["random", "heuristic"]},
+        checkpoint={"every": 256, "keep": 2},
+    )
+    result = train(config, quiet=True)
+    out = tmp_path / "run"
+    rows = (out / "eval.csv").read_text().strip().splitlines()
+    assert rows[0].startswith("timesteps,") and len(rows) == 3  # header + evaluations at 256 and 512
+    assert [(r["opponent"], r["agent"]) for r in result.evaluation] == [
+        ("random", "policy"), ("random", "random (baseline)"), ("heuristic", "policy"), ("heuristic", "random (baseline)"),
+        ("heuristic", "heuristic (itself)"),
+    ]
+    assert (out / "evaluation" / "vs_heuristic_heatmap.png").is_file()
+    assert (out / "plots" / "learning_curve.png").is_file()
+    assert len(list((out / "checkpoints").glob("model_*.zip"))) == 2
+
+
+def test_resume_continues_from_the_last_checkpoint(nim, tmp_path):
+    config = tiny_config(nim.NAME, "dqn", tmp_path / "run", checkpoint={"every": 128, "keep": 2, "save_replay_buffer": True})
+    first = train(config, quiet=True)
+    assert first.timesteps == 256
+    longer = dict(config, total_timesteps=512)
+    second = train(longer, resume=True, quiet=True)
+    assert second.timesteps == 512
+    assert sorted(p.name for p in (tmp_path / "run" / "logs").iterdir()) == ["part0", "part1"]
+    assert (tmp_path / "run" / "checkpoints" / "replay_512.pkl").is_file()
+
+
+def test_resume_refuses_a_changed_config_and_rerun_needs_overwrite(nim, tmp_path):
+    from kakurega.agents.training.config import ConfigError
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1})
+    train(config, quiet=True)
+    changed = dict(config, seed=5)
+    with pytest.raises(ConfigError, match=r"seed: 0 -> 5"):
+        train(changed, resume=True, quiet=True)
+    with pytest.raises(ConfigError, match="already holds a run"):
+        train(config, quiet=True)
+    train(config, overwrite=True, quiet=True)
+    with pytest.raises(ConfigError, match="no checkpoint"):
+        train(tiny_config(nim.NAME, "ppo", tmp_path / "empty"), resume=True, quiet=True)
+
+
+def test_subprocess_vec_env_trains(tmp_path):
+    config = tiny_config("animal_chain_v0", "ppo", tmp_path / "run", vec_env="subproc", total_timesteps=128)
+    result = train(config, quiet=True)
+    assert result.timesteps >= 128
+
+
+def test_same_seed_same_policy(nim, tmp_path):
+    weights = []
+    for run in ("a", "b"):
+        config = tiny_config(nim.NAME, "ppo", tmp_path / run)
+        result = train(config, quiet=True)
+        weights.append(kakurega.agents.load(result.policy_path).layers)
+    for (w1, b1), (w2, b2) in zip(*weights):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+
+
+def test_pure_self_play_league(nim, tmp_path):
+    """Only 'self' and 'snapshots' opponents: the trainer must push weights before the first reset."""
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", learner_seat=1,
+                         opponents=[{"agent": "self", "weight": 1.0}, {"agent": "snapshots", "weight": 1.0}])
+    assert train(config, quiet=True).timesteps >= 256
+
+
+def test_behaviour_cloning_warm_start_imitates_the_demonstrator(nim, tmp_path):
+    from kakurega.agents.tournament import run_tournament
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, network={"hidden": [32]},
+                         opponents=[{"agent": "random", "weight": 1.0}],
+                         pretrain={"agent": "heuristic", "steps": 3000, "epochs": 20, "batch_size": 64},
+                         ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 1e-5})
+    result = train(config, quiet=True)
+    progress = (tmp_path / "run" / "logs" / "part0" / "progress.csv").read_text().splitlines()
+    header, first = progress[0].split(","), progress[1].split(",")
+    accuracy = float(first[header.index("pretrain/accuracy")])
+    assert accuracy > 0.9
+    # the imitation plays like the heuristic: it beats random as clearly as the heuristic does
+    policy = f"policy:{result.policy_path}"
+    table = run_tournament(nim.NAME, [policy, "random"], games=200, seed=3)
+    assert table.per_agent[0]["win_rate"] > 0.75
+
+
+def test_pretrain_is_refused_for_dqn(tmp_path):
+    from kakurega.agents.training.config import ConfigError, validate_config
+
+    with pytest.raises(ConfigError, match="'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only"):
+        validate_config(tiny_config("kakurenbo_v0", "dqn", tmp_path, pretrain={"steps": 10}))

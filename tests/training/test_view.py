@@ -1,0 +1,170 @@
+"""The single-agent training view: gymnasium conformance, reward attribution, fresh observations."""
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from kakurega.agents.training.league import OpponentPool
+from kakurega.agents.training.view import SingleAgentView
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
+from training_helpers import REGISTERED
+
+
+@pytest.mark.parametrize("env_name", REGISTERED)
+def test_check_env_passes_on_every_registered_env(env_name):
+    check_env(SingleAgentView(env_name, {}, ["random"]), skip_render_check=True)
+
+
+def test_check_env_passes_on_the_toy_game(nim):
+    check_env(SingleAgentView(nim.NAME, {"num_players": 3}, ["random", "heuristic"]), skip_render_check=True)
+
+
+def _scripted_view(nim, start_pile, learner_seat, opponent=None):
+    view = SingleAgentView(nim.NAME, {"start_pile": start_pile}, ["random"], learner_seat=learner_seat, illegal_action="raise")
+    agent = (opponent or nim.TakeMost)(view.context, 0)
+    view.pool._agents[("random", 0)] = agent  # every draw now yields the scripted opponent
+    return view
+
+
+def test_opponent_move_that_ends_the_game_gives_the_learner_its_loss(nim):
+    # pile 4, opponent (seat 0) moves first; its card decides 2 or 3 stones: choose a deal where it may take 2 only
+    for seed in range(50):
+        view = _scripted_view(nim, 4, learner_seat=1)
+        obs, info = view.reset(seed=seed)
+        if view.raw.game_state.cards[0] == 0:
+            break
+    assert view.raw.game_state.pile == 2  # the opponent took 2 of 4
+    assert view.raw.agent_selection == "player_1"
+    # learner takes 1 stone, the opponent takes the last one and wins
+    obs, reward, terminated, truncated, info = view.step(0)
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert info["outcome"] == "loss" and info["final_return"] == -1.0 and info["learner_seat"] == 1
+    assert not info["action_mask"].any()
+
+
+def test_learner_move_that_ends_the_game_gives_the_win(nim):
+    view = _scripted_view(nim, 2, learner_seat=0)
+    view.reset(seed=0)
+    obs, reward, terminated, truncated, info = view.step(1)  # take both stones
+    assert (reward, terminated, info["outcome"]) == (1.0, True, "win")
+
+
+def test_truncation_is_reported_as_truncated(nim):
+    view = SingleAgentView(nim.NAME, {"start_pile": 10, "max_turns": 2}, ["random"], learner_seat=0)
+    view.reset(seed=0)
+    _, reward, terminated, truncated, info = view.step(0)  # turn 1 by learner, turn 2 by opponent -> cut off
+    assert (reward, terminated, truncated, info["outcome"]) == (0.0, False, True, "draw")
+
+
+def test_rewards_sum_to_the_learners_final_return_on_every_registered_env():
+    for env_name in REGISTERED:
+        view = SingleAgentView(env_name, {}, ["random"], illegal_action="raise")
+        rng = np.random.default_rng(0)
+        for episode in range(5):
+            view.reset(seed=episode)
+            total = 0.0
+            while True:
+                _, reward, terminated, truncated, info = view.step(int(rng.choice(np.flatnonzero(view.action_masks()))))
+                total += reward
+                if terminated or truncated:
+                    break
+            assert total == pytest.approx(info["final_return"]), env_name
+
+
+def test_observations_are_fresh_writable_copies(nim):
+    view = SingleAgentView(nim.NAME, {}, ["random"], learner_seat=0)
+    obs, _ = view.reset(seed=3)
+    assert obs.flags.writeable and obs.dtype == np.float32
+    again = view._observation()
+    obs[:] = 99.0  # scribbling on what we got must not reach the env
+    assert not np.shares_memory(obs, again)
+    assert np.array_equal(view._observation(), again)
+    assert np.array_equal(view.raw.observe("player_0")["observation"], again)
+
+
+def test_learner_seat_random_covers_every_seat_and_fixed_seat_holds(nim):
+    view = SingleAgentView(nim.NAME, {"num_players": 3}, ["random"])
+    seats = set()
+    for seed in range(40):
+        view.reset(seed=seed)
+        seats.add(view.raw.possible_agents.index(view._learner))
+    assert seats == {0, 1, 2}
+    fixed = SingleAgentView(nim.NAME, {"num_players": 3}, ["random"], learner_seat=2)
+    for seed in range(10):
+        fixed.reset(seed=seed)
+        assert fixed._learner == "player_2"
+    with pytest.raises(ValueError, match="learner_seat"):
+        SingleAgentView(nim.NAME, {}, ["random"], learner_seat=5)
+
+
+def test_reset_with_a_seed_is_reproducible(nim):
+    def trajectory(view):
+        rng = np.random.default_rng(1)
+        out = []
+        obs, _ = view.reset(seed=11)
+        out.append(obs.tobytes())
+        for _ in range(30):
+            obs, reward, terminated, truncated, _ = view.step(int(rng.choice(np.flatnonzero(view.action_masks()))))
+            out.append((obs.tobytes(), reward))
+            if terminated or truncated:
+                obs, _ = view.reset()
+                out.append(obs.tobytes())
+        return out
+
+    make = lambda: SingleAgentView(nim.NAME, {"num_players": 3}, ["random", "heuristic"])  # noqa: E731
+    assert trajectory(make()) == trajectory(make())
+
+
+def test_illegal_learner_action_penalized_or_raised(nim):
+    view = SingleAgentView(nim.NAME, {"start_pile": 1}, ["random"], learner_seat=0)
+    view.reset(seed=0)
+    _, reward, terminated, _, info = view.step(2)  # take 3 of 1
+    assert (reward, terminated, info["illegal_action"]) == (ILLEGAL_ACTION_PENALTY, True, True)
+    strict = SingleAgentView(nim.NAME, {"start_pile": 1}, ["random"], learner_seat=0, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match=r"illegal action 2 \(take 3\).*legal: 0 \(take 1\)"):
+        strict.step(2)
+
+
+def test_step_after_the_end_needs_a_reset(nim):
+    view = _scripted_view(nim, 2, learner_seat=0)
+    view.reset(seed=0)
+    view.step(1)
+    with pytest.raises(RuntimeError, match="reset"):
+        view.step(0)
+
+
+def test_solitaire_env_has_no_opponents():
+    view = SingleAgentView("hidden_rooms_v0", {}, ["heuristic"])
+    view.reset(seed=0)
+    assert view._opponents == {} and view.num_players == 1
+
+
+def test_pool_draws_follow_the_weights(nim):
+    view = SingleAgentView(nim.NAME, {}, [{"agent": "random", "weight": 3.0}, {"agent": "heuristic", "weight": 1.0}])
+    for seed in range(800):
+        view.reset(seed=seed)
+    counts = view.opponent_draw_counts()
+    share = counts["random"] / (counts["random"] + counts["heuristic"])
+    assert 0.70 < share < 0.80, counts
+
+
+def test_league_entries_wait_for_weights_and_snapshots_fall_back_to_self(nim):
+    from kakurega.agents.base import AgentContext
+    from kakurega.envs.registry import make
+
+    context = AgentContext.from_env(make(nim.NAME, wrapped=False), nim.NAME, {})
+    pool = OpponentPool(["self", "snapshots"], context)
+    with pytest.raises(RuntimeError, match="no opponent is available"):
+        pool.draw(np.random.default_rng(0), 1)
+    layers = [(np.zeros((3, context.layout.size), np.float32), np.zeros(3, np.float32))]
+    pool.set_current({"algorithm": "ppo", "network": {"activation": "tanh"}}, layers)
+    labels = {pool.draw(np.random.default_rng(s), 1)[0][0] for s in range(20)}
+    assert labels == {"self"}  # snapshots fall back to the current policy while there is none
+
+
+def test_each_seat_slot_gets_its_own_agent_instance(nim):
+    view = SingleAgentView(nim.NAME, {"num_players": 3}, ["heuristic"])
+    view.reset(seed=0)
+    first, second = view._opponents.values()
+    assert first is not second

@@ -1,0 +1,34 @@
+"""Shared helpers of the training tests: tiny configs and the list of envs to sweep."""
+
+from __future__ import annotations
+
+from kakurega.envs.registry import ENV_SPECS
+
+#: every registered env (the toy game is added by tests that want it)
+REGISTERED = list(ENV_SPECS)
+
+
+def tiny_config(env: str, algorithm: str, output_dir, **overrides) -> dict:
+    """A config that trains for a few hundred steps with tiny networks and no periodic extras."""
+    config = {
+        "env": env,
+        "algorithm": algorithm,
+        "total_timesteps": 256,
+        "n_envs": 2,
+        "seed": 0,
+        "output_dir": str(output_dir),
+        "network": {"hidden": [16]},
+        "opponents": [{"agent": "random", "weight": 1.0}, {"agent": "self", "weight": 1.0}],
+        "league": {"sync_every": 64, "snapshot_every": 128, "max_snapshots": 1},
+        "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+        "dqn": {"learning_starts": 32, "buffer_size": 1000, "batch_size": 16, "train_freq": 4, "target_update_interval": 64},
+        "evaluation": {"every": 0, "games": 2, "final_games": 0},
+        "checkpoint": {"every": 0, "keep": 1},
+        "logging": {"tensorboard": False, "progress_bar": False},
+    }
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(config.get(key), dict):
+            config[key] = {**config[key], **value}
+        else:
+            config[key] = value
+    return config
