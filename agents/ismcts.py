@@ -1,0 +1,376 @@
+"""Information-Set Monte Carlo Tree Search: a training-free search player for every game.
+
+Single-observer IS-MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012,
+"Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2)). Each simulation
+
+1. draws a **determinization** from the sampler the env hands over for the
+   agent's own player (a full state consistent with what that player knows;
+   the agent never sees the true state);
+2. descends one tree, whose nodes are the action histories seen from the
+   root, using only the actions legal in *this* determinization: among the
+   children available now it picks the one maximising
+   ``mean + c * sqrt(ln(availability) / visits)``, where availability counts
+   how often the child was legal when its parent was visited;
+3. expands one untried legal action (the heuristic's move first when the
+   progressive ``bias`` toward the heuristic is on, else a random one);
+4. rolls out to the end (uniformly random, or the game's heuristic player
+   acting on the observation the env's encoder gives the acting seat of the
+   determinized state), optionally cut off after ``max_rollout_depth`` steps;
+5. backs up the whole return vector: every edge adds the return of the seat
+   that chose it, so each player maximises its own return (max^n for 3-5
+   players; plain maximisation in the solitaire game).
+
+Chance (dice, draws, reshuffles) is not a tree node: it happens inside
+``Game.apply_action`` with the search's own generator, so one history can lead
+to different chance outcomes, and even to different players to move, in
+different simulations. Children are therefore keyed by ``(player, action)``
+so that the statistics of an edge always belong to the seat that chose it.
+
+Returns are scored from the root: ``returns(end) - returns(root)``, so games
+that pay per step are valued by what is still to come. UCB uses these values
+normalised to ``[0, 1]`` by the smallest and largest return seen in the
+current search, which keeps ``c`` meaningful whatever the reward scale.
+
+The move played is the root child with most visits (ties: higher mean, then
+the heuristic's move when the bias is on, then lower action id). With one legal action the agent answers without searching.
+Everything random in a search comes from two generators seeded from the
+agent's seed, so a fixed seed gives the same moves.
+
+Spec: ``ismcts:simulations=400,c=0.7,rollout=heuristic,depth=0,bias=0,seed=3``
+(see :func:`make_ismcts_agent`; docs/search.md has speed and strength figures).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Callable
+
+import numpy as np
+
+from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.core.game import TERMINAL
+
+ROLLOUTS = ("random", "heuristic")
+
+
+class _Node:
+    """A tree node: the edge statistics of the action leading here, and its children."""
+
+    __slots__ = ("children", "visits", "availability", "total")
+
+    def __init__(self):
+        #: player -> {action: _Node}; usually one player per node (see module docstring)
+        self.children: dict[int, dict[int, _Node]] = {}
+        self.visits = 0
+        self.availability = 0
+        #: sum of the returns of the seat that chose the action leading here
+        self.total = 0.0
+
+
+def _check_int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"ISMCTSAgent: {name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+class ISMCTSAgent(Agent):
+    """Single-observer IS-MCTS over determinizations drawn by the env's sampler.
+
+    ``simulations``: simulations per decision; ``c``: UCB exploration constant
+    on returns normalised to [0, 1]; ``rollout``: ``"random"`` or
+    ``"heuristic"`` (the registry's heuristic for every seat);
+    ``max_rollout_depth``: steps after which a rollout stops and is scored by
+    the returns so far (0: play to the end); ``bias``: weight of the
+    progressive bias toward the heuristic's move in the tree (0: none; else
+    the heuristic's move is expanded first and gets ``bias / (visits + 1)``
+    added to its UCB score). ``encode`` and ``heuristic_factory`` replace the
+    env's encoder and the registry heuristic (for envs outside the registry,
+    e.g. test games).
+    """
+
+    wants_sampler = True
+
+    def __init__(
+        self,
+        context: AgentContext,
+        seed: int | None = None,
+        simulations: int = 400,
+        c: float = 0.7,
+        rollout: str = "random",
+        max_rollout_depth: int = 0,
+        bias: float = 0.0,
+        encode: Callable | None = None,
+        heuristic_factory: Callable | None = None,
+    ):
+        super().__init__(context, seed)
+        self.simulations = _check_int(simulations, "simulations", 1)
+        if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) or not c >= 0:
+            raise ValueError(f"ISMCTSAgent: c must be a number >= 0, got {c!r}")
+        self.c = float(c)
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"ISMCTSAgent: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        self.rollout = rollout
+        self.max_rollout_depth = _check_int(max_rollout_depth, "max_rollout_depth", 0)
+        if isinstance(bias, bool) or not isinstance(bias, (int, float, np.floating, np.integer)) or not bias >= 0:
+            raise ValueError(f"ISMCTSAgent: bias must be a number >= 0, got {bias!r}")
+        self.bias = float(bias)
+        self.game = context.game
+        self._encode = encode
+        self._heuristics = None
+        uses_heuristic = rollout == "heuristic" or self.bias > 0
+        if self.game is None or uses_heuristic and encode is None:
+            raw = self._raw_env()
+            self.game = self.game if self.game is not None else raw.game
+            self._encode = self._encode or raw.encode
+        if uses_heuristic:
+            if heuristic_factory is None:
+                from kakurega.agents.specs import load_heuristic_class
+
+                heuristic_factory = load_heuristic_class(context.env_name)
+            # One private heuristic per seat: they play every seat inside the search.
+            self._heuristics = [heuristic_factory(context, seed) for _ in range(self.game.num_players)]
+        self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        #: facts about the last search (simulations, seconds, root visits per action)
+        self.last_search: dict = {}
+        #: running totals over the agent's life: searched and forced decisions, simulations, search seconds
+        self.totals = {"searched": 0, "forced": 0, "simulations": 0, "seconds": 0.0}
+
+    def _raw_env(self):
+        """A raw env of the same configuration: its rules and encoder, never its state."""
+        from kakurega.envs.registry import make
+
+        return make(self.context.env_name, wrapped=False, **self.context.env_kwargs)
+
+    # ------------------------------------------------------------------ acting
+    def act(self, observation: dict, sampler=None) -> int:
+        """The most visited root action after ``simulations`` determinized simulations."""
+        if sampler is None:
+            raise ValueError(
+                "ISMCTSAgent.act needs a determinization sampler for its own player; "
+                "drive it through kakurega.agents.choose_action (or pass env.unwrapped.determinization_sampler(agent))"
+            )
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if not legal:
+            raise ValueError("ISMCTSAgent.act: the action mask has no legal action (is it this agent's turn?)")
+        move_seed = int(self.rng.integers(2**63))
+        if len(legal) == 1:
+            self.last_search = {"simulations": 0, "seconds": 0.0, "visits": {legal[0]: 0}}
+            self.totals["forced"] += 1
+            return legal[0]
+        chance_rng = np.random.default_rng(move_seed)
+        choice_rng = random.Random(move_seed)
+        if self._heuristics is not None:
+            for k, heuristic in enumerate(self._heuristics):
+                heuristic.rng = np.random.default_rng([move_seed, k])
+        start = time.perf_counter()
+        root = _Node()
+        scale = [math.inf, -math.inf]  # smallest and largest return seen
+        for simulation in range(self.simulations):
+            state = sampler(chance_rng)
+            if simulation == 0:
+                self._check_root(state, legal)
+                root_player = self.game.current_player(state)
+            self._simulate(root, state, chance_rng, choice_rng, scale)
+        seconds = time.perf_counter() - start
+        children = root.children.get(root_player, {})
+        # Ties in visits go to the higher mean, then (with the bias on) the
+        # heuristic's own move for this very observation, then the lower id.
+        hint = -1
+        if self.bias > 0:
+            heuristic = self._heuristics[root_player]
+            heuristic.reset()
+            hint = int(heuristic.act(observation))
+        best = max(
+            (a for a in legal if a in children),
+            key=lambda a: (children[a].visits, children[a].total / max(children[a].visits, 1), a == hint, -a),
+        )
+        self.last_search = {
+            "simulations": self.simulations,
+            "seconds": seconds,
+            "visits": {a: children[a].visits for a in legal if a in children},
+        }
+        self.totals["searched"] += 1
+        self.totals["simulations"] += self.simulations
+        self.totals["seconds"] += seconds
+        return int(best)
+
+    def _check_root(self, state, legal: list[int]) -> None:
+        """A determinization must offer exactly the legal actions of the observation."""
+        if self.game.legal_actions(state) != legal:
+            raise RuntimeError(
+                f"ISMCTSAgent: the sampler's determinization has legal actions {self.game.legal_actions(state)} "
+                f"but the observation's mask allows {legal}; the sampler is not for this agent's current turn"
+            )
+
+    # ------------------------------------------------------------------ search
+    def _simulate(self, root: _Node, state, chance_rng, choice_rng: random.Random, scale: list) -> None:
+        """One simulation on ``state`` (a determinization, modified in place)."""
+        game = self.game
+        base = game.returns(state)
+        c = self.c
+        path: list[tuple[_Node, int]] = []  # (edge node, seat that chose it)
+        node = root
+        expanded = False
+        lo, hi = scale
+        spread = hi - lo
+        prior = self._heuristics if self.bias > 0 else None
+        bias = self.bias
+        # --- selection and expansion
+        while True:
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            legal = game.legal_actions(state)
+            if not legal:
+                break
+            kids = node.children.get(player)
+            if kids is None:
+                kids = node.children[player] = {}
+            hint = -1
+            if prior is not None and len(legal) > 1:
+                hint = self._heuristic_action(prior[player], state, player, legal, fresh=True)
+            untried = [a for a in legal if a not in kids]
+            if untried:
+                if hint >= 0 and hint not in kids:
+                    action = hint
+                else:
+                    action = untried[int(choice_rng.random() * len(untried))]
+                child = kids[action] = _Node()
+                expanded = True
+            else:
+                best_score = -math.inf
+                child = None
+                action = legal[0]
+                for a in legal:
+                    k = kids[a]
+                    mean = k.total / k.visits
+                    if spread > 0:
+                        mean = (mean - lo) / spread
+                    score = mean + c * math.sqrt(math.log(k.availability) / k.visits) if k.availability > 1 else mean
+                    if a == hint:
+                        # progressive bias: the heuristic's move is favoured while its visits are few
+                        score += bias / (k.visits + 1)
+                    if score > best_score:
+                        best_score, child, action = score, k, a
+            for a in legal:
+                if a in kids:
+                    kids[a].availability += 1
+            path.append((child, player))
+            game.apply_action(state, action, chance_rng)
+            node = child
+            if expanded:
+                break
+        # --- rollout
+        if expanded:
+            self._rollout(state, chance_rng, choice_rng)
+        returns = (game.returns(state) - base).tolist()
+        low, high = min(returns), max(returns)
+        if low < scale[0]:
+            scale[0] = low
+        if high > scale[1]:
+            scale[1] = high
+        # --- backpropagation (max^n: each edge keeps the return of its chooser)
+        for edge, player in path:
+            edge.visits += 1
+            edge.total += returns[player]
+
+    def _rollout(self, state, chance_rng, choice_rng: random.Random) -> None:
+        """Play ``state`` on to the end (or ``max_rollout_depth`` steps) with the rollout policy."""
+        game = self.game
+        limit = self.max_rollout_depth or math.inf
+        draw = choice_rng.random
+        heuristics = self._heuristics if self.rollout == "heuristic" else None
+        if heuristics is not None:
+            for heuristic in heuristics:
+                heuristic.reset()
+        depth = 0
+        while depth < limit:
+            player = game.current_player(state)
+            if player == TERMINAL:
+                return
+            legal = game.legal_actions(state)
+            if not legal:
+                return
+            if heuristics is None or len(legal) == 1:
+                action = legal[int(draw() * len(legal))]
+            else:
+                action = self._heuristic_action(heuristics[player], state, player, legal)
+            game.apply_action(state, action, chance_rng)
+            depth += 1
+
+    def _heuristic_action(self, heuristic: Agent, state, player: int, legal: list[int], fresh: bool = False) -> int:
+        """The heuristic's move for ``player``, from that seat's observation of the determinization.
+
+        ``fresh``: clear the heuristic's memory first (tree nodes are visited out of game order).
+        """
+        if fresh:
+            heuristic.reset()
+        mask = self._mask
+        mask[:] = 0
+        mask[legal] = 1
+        action = int(heuristic.act({"observation": self._encode(state, player), "action_mask": mask}))
+        if action not in legal:
+            raise RuntimeError(
+                f"ISMCTSAgent: the rollout heuristic {type(heuristic).__name__} chose illegal action {action} "
+                f"({self.game.action_to_string(state, action)}); legal: {legal}"
+            )
+        return action
+
+
+# ---------------------------------------------------------------- spec kind
+_OPTIONS = {
+    "simulations": ("simulations", int),
+    "c": ("c", float),
+    "rollout": ("rollout", str),
+    "depth": ("max_rollout_depth", int),
+    "max_rollout_depth": ("max_rollout_depth", int),
+    "bias": ("bias", float),
+    "seed": (None, int),
+}
+
+
+def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, argument: str | None) -> ISMCTSAgent:
+    """Factory of the ``ismcts`` spec kind: ``ismcts:simulations=400,c=0.7,rollout=random,depth=0,seed=3``.
+
+    ``seed`` in the options overrides the seed the runner passes.
+    """
+    if argument is not None:
+        raise ValueError(f"agent spec 'ismcts' takes only key=value options, got the argument {argument!r}")
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"agent spec 'ismcts': unknown option(s) {', '.join(unknown)}; expected "
+            "simulations=INT, c=FLOAT, rollout=random|heuristic, depth=INT (0: to the end), "
+            "bias=FLOAT (heuristic prior, 0: none), seed=INT"
+        )
+    kwargs = {}
+    for key, text in options.items():
+        name, convert = _OPTIONS[key]
+        try:
+            value = convert(text)
+        except ValueError:
+            raise ValueError(
+                f"agent spec 'ismcts': option {key}={text!r} is not a valid {convert.__name__}"
+            ) from None
+        if name is None:
+            seed = value
+        else:
+            kwargs[name] = value
+    return ISMCTSAgent(context, seed, **kwargs)
+
+
+def register() -> None:
+    """Make ``ismcts:...`` specs work wherever agent specs are accepted."""
+    from kakurega.agents.specs import register_agent_kind
+
+    register_agent_kind(
+        "ismcts",
+        make_ismcts_agent,
+        "Information-Set MCTS over determinizations: "
+        "ismcts:simulations=400,c=0.7,rollout=random|heuristic,depth=0,bias=0",
+    )
+
+
+register()

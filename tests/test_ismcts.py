@@ -1,0 +1,357 @@
+"""IS-MCTS agent: decisions in tiny known positions, legal full games in every env,
+determinism, no peeking at the true state, the spec kind, a smoke tournament."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
+from kakurega.agents.ismcts import ISMCTSAgent
+from kakurega.agents.specs import make_agent
+from kakurega.envs import ENV_SPECS, make
+from kakurega.envs.core.aec import wrap
+from kakurega.envs.core.game import TERMINAL, Game
+
+import toy_game
+
+CASES = [
+    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
+    for spec in ENV_SPECS.values()
+    for config in spec.configurations
+]
+DEFAULT_CASES = [pytest.param(name, {}, id=name) for name in ENV_SPECS]
+#: leak test cases: env, options, search options, check every k-th step. A Hidden
+#: Rooms match pays only at its end (random rollouts all score -1), so its case is a
+#: single round with cut rollouts, which tell moves apart once the monster is near.
+LEAK_CASES = [
+    pytest.param(name, {}, {"simulations": 30}, 3, id=name) for name in ENV_SPECS if name != "hidden_rooms_v0"
+] + [
+    pytest.param(
+        "hidden_rooms_v0", {"episode": "round"}, {"simulations": 30, "max_rollout_depth": 25}, 5,
+        id="hidden_rooms_v0-episode=round",
+    )
+]
+
+
+def context_of(env, name, config=None):
+    return AgentContext.from_env(env, name, config or {})
+
+
+def play(env, agents: dict, seed: int, max_decisions: int | None = None):
+    """Play through the AEC loop; every chosen action must be legal. Returns the action list."""
+    env.reset(seed=seed)
+    for agent in agents.values():
+        agent.reset()
+    actions = []
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if max_decisions is not None and len(actions) >= max_decisions:
+            break
+        action = choose_action(agents[name], env, name, observation)
+        assert observation["action_mask"][action], f"{name} chose illegal action {action}"
+        actions.append(action)
+        env.step(action)
+    return actions
+
+
+# --------------------------------------------------------- tiny known positions
+class TrustGame(Game):
+    """Three seats, perfect information but for a useless secret; tests max^n and chance.
+
+    Seat 0 chooses: 0 "safe" (ends, returns 0.5/0/0); 1 "trust" (seat 1 then
+    chooses 0 "share": 1/-1/0, or 1 "betray": -1/1/0); 2 "gamble on a six"
+    (a die in apply_action, 1 on a six, else 0: worth 1/6); 3 "gamble on 3+"
+    (1 on 3..6, else 0: worth 2/3). Max^n play: seat 1 betrays, so seat 0's
+    best is "gamble on 3+" and, without that option, "safe".
+    """
+
+    name = "trust"
+    num_players = 3
+    num_actions = 4
+
+    def __init__(self, options=(0, 1, 2, 3)):
+        self.options = list(options)
+
+    def initial_state(self, rng):
+        return {"history": [], "payoff": None, "secret": int(rng.integers(10))}
+
+    def current_player(self, state):
+        if state["payoff"] is not None:
+            return TERMINAL
+        return len(state["history"])
+
+    def legal_actions(self, state):
+        if state["payoff"] is not None:
+            return []
+        return self.options if not state["history"] else [0, 1]
+
+    def apply_action(self, state, action, rng):
+        state["history"].append(action)
+        if len(state["history"]) == 2:
+            state["payoff"] = [1.0, -1.0, 0.0] if action == 0 else [-1.0, 1.0, 0.0]
+        elif action == 0:
+            state["payoff"] = [0.5, 0.0, 0.0]
+        elif action >= 2:
+            roll = int(rng.integers(1, 7))
+            state["payoff"] = [float(roll >= (6 if action == 2 else 3)), 0.0, 0.0]
+
+    def is_terminal(self, state):
+        return state["payoff"] is not None
+
+    def returns(self, state):
+        return np.array(state["payoff"] or [0.0, 0.0, 0.0])
+
+    def action_to_string(self, state, action):
+        return str(action)
+
+    def resample_hidden(self, state, player, rng):
+        clone = self.clone(state)
+        clone["secret"] = int(rng.integers(10))
+        return clone
+
+
+def decide(game, state, simulations=300, seed=0, c=0.7):
+    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, game=game)
+    seat = game.current_player(state)
+    agent = ISMCTSAgent(context, seed, simulations=simulations, c=c, encode=lambda s, p: np.zeros(1))
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    sampler = lambda rng: game.resample_hidden(state, seat, rng)  # noqa: E731
+    return agent.act({"observation": np.zeros(1), "action_mask": mask}, sampler)
+
+
+@pytest.mark.parametrize(
+    "options,expected,why",
+    [
+        ((0, 1), 0, "seat 1 maximises its own return and betrays, so trusting is worth -1 < 0.5"),
+        ((0, 1, 2), 0, "a six pays 1/6 < 0.5: chance is sampled inside the simulations"),
+        ((0, 1, 2, 3), 3, "3+ pays 2/3 > 0.5"),
+        ((1, 2), 2, "1/6 beats a betrayal"),
+    ],
+)
+def test_max_n_and_chance_decisions(options, expected, why):
+    game = TrustGame(options)
+    state = game.initial_state(np.random.default_rng(0))
+    assert decide(game, state) == expected, why
+
+
+@pytest.mark.parametrize(
+    "total,turn,good",
+    [
+        (8, 0, {0}),  # add 1 -> 9: the next player must bust; add 2 or 3 busts now
+        (8, 1, {0}),
+        (6, 2, {1, 2}),  # add 3 -> 9 forces the next bust; add 2 -> 8 lets the next player force it on the one after
+    ],
+)
+def test_toy_positions(total, turn, good):
+    game = toy_game.ToyGame()
+    state = toy_game.ToyState([1, 2, 3])
+    state.total, state.turn = total, turn
+    assert decide(game, state, simulations=400) in good
+
+
+def test_heuristic_gets_the_acting_seats_view_and_leads_expansion():
+    """With bias the heuristic's move is expanded first; rollouts ask the heuristic of the seat to move."""
+    seen = []
+
+    class LastLegal(Agent):
+        def act(self, observation, sampler=None):
+            seen.append(int(observation["observation"][0]))
+            return int(np.flatnonzero(observation["action_mask"])[-1])
+
+    game = TrustGame((0, 1))
+    state = game.initial_state(np.random.default_rng(0))
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    agent = ISMCTSAgent(
+        context, 0, simulations=1, rollout="heuristic", bias=1.0,
+        encode=lambda s, seat: np.array([seat], dtype=np.float32), heuristic_factory=LastLegal,
+    )
+    mask = np.array([1, 1, 0, 0], np.int8)
+    sampler = lambda rng: game.resample_hidden(state, 0, rng)  # noqa: E731
+    action = agent.act({"observation": np.zeros(1), "action_mask": mask}, sampler)
+    assert action == 1, "one simulation: only the heuristic's move (trust) was expanded"
+    assert seen == [0, 1, 0], (
+        "seat 0's heuristic hinted at the root, seat 1's played the rollout, "
+        "seat 0's was asked again on the agent's own observation to break ties between root moves"
+    )
+
+
+def test_single_legal_action_needs_no_search():
+    game = TrustGame((2,))
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    agent = ISMCTSAgent(context, 0, simulations=50, encode=lambda s, p: np.zeros(1))
+
+    def sampler(rng):
+        raise AssertionError("searched although only one action was legal")
+
+    assert agent.act({"observation": np.zeros(1), "action_mask": np.array([0, 0, 1, 0], np.int8)}, sampler) == 2
+
+
+def test_sampler_for_another_turn_is_refused():
+    game = TrustGame()
+    state = game.initial_state(np.random.default_rng(0))
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    agent = ISMCTSAgent(context, 0, simulations=5, encode=lambda s, p: np.zeros(1))
+    with pytest.raises(ValueError, match="sampler"):
+        agent.act({"observation": np.zeros(1), "action_mask": np.array([1, 1, 0, 0], np.int8)})
+    with pytest.raises(RuntimeError, match="not for this agent's current turn"):
+        agent.act(
+            {"observation": np.zeros(1), "action_mask": np.array([1, 1, 0, 0], np.int8)},
+            lambda rng: game.resample_hidden(state, 0, rng),
+        )
+
+
+# ------------------------------------------------------------ every env
+@pytest.mark.parametrize("name,config", CASES)
+def test_plays_full_legal_games(name, config):
+    """Search agents (random rollouts) at every seat of one full game."""
+    env = make(name, **config)
+    context = context_of(env, name, config)
+    agents = {agent: ISMCTSAgent(context, seat, simulations=8) for seat, agent in enumerate(env.possible_agents)}
+    actions = play(env, agents, seed=1)
+    assert actions and not env.agents, "the game did not finish"
+
+
+@pytest.mark.parametrize("name,config", DEFAULT_CASES)
+def test_heuristic_rollouts_in_solo_or_first_seat(name, config):
+    env = make(name, **config)
+    context = context_of(env, name, config)
+    agents = {agent: RandomAgent(context, seat) for seat, agent in enumerate(env.possible_agents)}
+    agents["player_0"] = ISMCTSAgent(context, 0, simulations=4, rollout="heuristic", max_rollout_depth=20)
+    assert play(env, agents, seed=2, max_decisions=12)
+
+
+@pytest.mark.parametrize("name,config", DEFAULT_CASES)
+def test_deterministic_under_a_fixed_seed(name, config):
+    def run(agent_seed):
+        env = make(name, **config)
+        context = context_of(env, name, config)
+        agents = {
+            agent: ISMCTSAgent(context, agent_seed + seat, simulations=12)
+            for seat, agent in enumerate(env.possible_agents)
+        }
+        return play(env, agents, seed=4, max_decisions=25)
+
+    assert run(3) == run(3)
+
+
+@pytest.mark.parametrize("name,config,options,stride", LEAK_CASES)
+def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options, stride):
+    """Re-dealing what the acting player cannot see changes nothing it does.
+
+    At several points of a random game the acting seat's true state is replaced
+    by ``resample_hidden`` (its observation stays the same); a fresh agent with
+    the same seed must choose the same action. As a control, a search handed
+    the true state (perfect information) does change its choice somewhere, so
+    the test could catch an agent that reads hidden information.
+    """
+    env = make(name, **config)
+    raw = env.unwrapped
+    game = raw.game
+    context = context_of(env, name, config)
+    rng = np.random.default_rng(5)
+    env.reset(seed=5)
+    checked = redealt = control_changed = 0
+    for step, agent_name in enumerate(env.agent_iter()):
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(observation["action_mask"])
+        if step % stride == 1 and len(legal) > 1 and checked < 8:
+            seat = raw.possible_agents.index(agent_name)
+            true_state = raw.game_state
+            before = game.fingerprint(true_state)
+            sampler = raw.determinization_sampler(agent_name)
+            probe = game.fingerprint(sampler(np.random.default_rng(0)))
+            choice = ISMCTSAgent(context, 17, **options).act(observation, sampler)
+            control = ISMCTSAgent(context, 17, **options).act(observation, lambda r: game.clone(true_state))
+            assert game.fingerprint(raw.game_state) == before, "the search changed the env's state"
+            assert game.fingerprint(sampler(np.random.default_rng(0))) == probe, "the search changed the sampler"
+            for k in range(3):
+                raw.game_state = game.resample_hidden(true_state, seat, np.random.default_rng(100 * step + k))
+                redealt += game.fingerprint(raw.game_state) != before
+                seen = {"observation": raw.encode(raw.game_state, seat), "action_mask": observation["action_mask"]}
+                assert np.array_equal(seen["observation"], observation["observation"])
+                assert choose_action(ISMCTSAgent(context, 17, **options), env, agent_name, seen) == choice
+                redealt_state = raw.game_state
+                control_changed += (
+                    ISMCTSAgent(context, 17, **options).act(seen, lambda r: game.clone(redealt_state)) != control
+                )
+            raw.game_state = true_state
+            checked += 1
+        env.step(int(rng.choice(legal)))
+    assert checked >= 3, f"only {checked} decisions with a choice were checked"
+    assert redealt > 0, "resample_hidden never changed the state: the test would be vacuous"
+    assert control_changed > 0, "a search reading the true state never changed its choice: the test has no power"
+
+
+# ------------------------------------------------------------ spec and tournament
+def test_spec_kind():
+    env = make("animal_chain_v0")
+    context = context_of(env, "animal_chain_v0")
+    agent = make_agent("ismcts:simulations=7,c=1.4,rollout=heuristic,depth=10,seed=3", context, seed=99)
+    assert isinstance(agent, ISMCTSAgent)
+    assert (agent.simulations, agent.c, agent.rollout, agent.max_rollout_depth) == (7, 1.4, "heuristic", 10)
+    same = ISMCTSAgent(context, 3, simulations=7)
+    assert agent.rng.integers(1 << 30) == same.rng.integers(1 << 30), "seed=3 in the spec must override the runner's"
+    for bad, message in [
+        ("ismcts:simulations=0", "simulations"),
+        ("ismcts:simulations=many", "simulations"),
+        ("ismcts:rollout=smart", "rollout"),
+        ("ismcts:c=-1", "c must"),
+        ("ismcts:budget=3", "unknown option"),
+        ("ismcts:some/path", "argument"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            make_agent(bad, context)
+
+
+def test_smoke_tournament_against_random():
+    """Seat-rotated games of the toy game: search loses less often than random players do."""
+    env = wrap(toy_game.raw_env())
+    context = context_of(env, "toy")
+    losses = games = 0
+    for deal in range(20):
+        for seat in range(3):
+            agents = {agent: RandomAgent(context, 100 * deal + i) for i, agent in enumerate(env.possible_agents)}
+            agents[env.possible_agents[seat]] = ISMCTSAgent(context, deal, simulations=60)
+            play(env, agents, seed=deal)
+            losses += env.unwrapped._returns[seat] < 0
+            games += 1
+    # a random seat loses 1/3 of these games; search should lose clearly fewer
+    assert losses / games < 0.2, f"search lost {losses}/{games} games"
+
+
+def test_bad_arguments():
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=TrustGame())
+    for kwargs, message in [
+        ({"simulations": 0}, "simulations"),
+        ({"simulations": 2.5}, "simulations"),
+        ({"c": -0.1}, "c must"),
+        ({"rollout": "greedy"}, "rollout"),
+        ({"max_rollout_depth": -1}, "max_rollout_depth"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ISMCTSAgent(context, 0, encode=lambda s, p: None, **kwargs)
+
+
+
+def test_strength_report_smoke(tmp_path):
+    """The strength script runs end to end and rewrites only its own block of the doc."""
+    from kakurega.scripts.strength_ismcts import main
+
+    doc = tmp_path / "search.md"
+    doc.write_text("# hand-written\n\nkept\n")
+    args = ["--no-speed", "--config", "animal_chain_v0", "--deals", "1", "--budgets", "2",
+            "--json", str(tmp_path / "report.json"), "--doc", str(doc)]
+    assert main(args) == 0
+    assert main(args) == 0
+    text = doc.read_text()
+    assert text.startswith("# hand-written\n\nkept\n")
+    assert text.count("<!-- strength-animal_chain_v0:begin -->") == 1
+    assert "| ismcts:simulations=2 |" in text and "**vs heuristic**" in text
