@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Import | `from kakurega.envs import hidden_rooms_v0` |
-| Create | `hidden_rooms_v0.env(booklet=None, episode="match", reward="match", max_turns=60, render_mode=None)` |
+| Create | `hidden_rooms_v0.env(booklet=None, episode="match", reward="match", max_turns=60, shaping=0.0, render_mode=None)` |
 | Gymnasium | `gymnasium.make("kakurega/HiddenRooms-v0", **same options)` (registered when this module is imported) |
 | Agents | `["player_0"]` (the child; solitaire) |
 | Action space | `Discrete(17)` |
@@ -130,6 +130,28 @@ lost (3 fails), 0 on every other step. `reward="per_round"`: +1 at each escape
 and -1 at each fail. With `episode="round"` the episode is one round and both
 options give +1 for an escape and -1 for a fail.
 
+**Shaping (off by default).** `shaping=k` with 0 < k <= 1 adds the change of a
+progress potential to every step (potential-based shaping, Ng, Harada &
+Russell 1999, with gamma = 1): `r' = r + k * (phi(s') - phi(s))`, where
+`phi` in [0, 1] reads only the table the child sees:
+
+    phi = ((8 - d(child)) + (8 - min d(c) over explored cells c connected to the child's cell)) / 16
+
+with `d` the Manhattan distance to the exit (0, 0). Placing a tile that brings
+the child's explored area nearer the exit, or walking toward the exit, raises
+it. A round starts at `phi = 0` and an escape ends on `phi = 1`. The finished
+episode's table keeps its potential, so an episode's shaped rewards sum to the
+rules' return plus `k * phi(final table)`: with `episode="round"` an escape
+returns `1 + k` and a fail `-1 + k * phi` (at most `-1 + 15k/16`, still
+negative). In match episodes each new round starts again at `phi = 0`, so an
+earlier round's progress is handed back on the step that starts the next
+round. Because the final potential varies, this is not policy-invariant in the
+strict sense (it also pays for failing nearer the exit); the sign of a round's
+return, and so escape/win counting, is unchanged. The variant with `phi = 0`
+at the end of every round (invariant) taught PPO nothing from scratch; see
+`kakurega.envs.hidden_rooms.shaping` and docs/strength.md. With `shaping=0`
+the rewards are exactly the rules' (the plain rules engine runs).
+
 ## Options
 
 | argument | values | meaning |
@@ -138,6 +160,7 @@ options give +1 for an escape and -1 for a fail.
 | `episode` | `"match"` (default), `"round"` | an episode is one match (rounds until 2 escapes or 3 fails) or one round |
 | `reward` | `"match"` (default), `"per_round"` | see Rewards |
 | `max_turns` | int >= 1 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
+| `shaping` | number in [0, 1] (default 0.0 = off) | weight `k` of the progress shaping (see Rewards); for training, not for scoring |
 | `render_mode` | `None`, `"ansi"`, `"human"` | `render()` returns / prints the room, the monster's path ahead and the memory |
 | `render_view` | `None` or `"player_0"` | whose view `render()` draws (both are the same table) |
 
@@ -216,6 +239,8 @@ The band (heuristic 35-75%, random < 15%) is checked by
 ## Version history
 
 - v0: first version (rules page of the project, default booklet of 7 monsters).
+- v0 (same rules and observations): option `shaping` added (default 0.0 = off,
+  so default rewards are unchanged).
 """
 
 from __future__ import annotations
@@ -228,6 +253,7 @@ from kakurega.envs.hidden_rooms.booklet import load_booklet
 from kakurega.envs.hidden_rooms.observation import HiddenRoomsObserver
 from kakurega.envs.hidden_rooms.render import HiddenRoomsRenderer
 from kakurega.envs.hidden_rooms.rules import HiddenRoomsGame
+from kakurega.envs.hidden_rooms.shaping import ShapedHiddenRoomsGame, check_shaping
 
 __all__ = ["env", "raw_env", "HiddenRoomsGymEnv", "GYMNASIUM_ID"]
 
@@ -247,10 +273,15 @@ class raw_env(TurnBasedAECEnv):
         episode: str = "match",
         reward: str = "match",
         max_turns: int = 60,
+        shaping: float = 0.0,
         render_mode: str | None = None,
         render_view: str | None = None,
     ):
-        game = HiddenRoomsGame(load_booklet(booklet), episode=episode, reward=reward, max_turns=max_turns)
+        shaping = check_shaping(shaping)
+        if shaping:
+            game = ShapedHiddenRoomsGame(load_booklet(booklet), episode, reward, max_turns, shaping=shaping)
+        else:  # the rules' rewards exactly, with no shaping code in the loop
+            game = HiddenRoomsGame(load_booklet(booklet), episode=episode, reward=reward, max_turns=max_turns)
         observer = HiddenRoomsObserver(game)
         super().__init__(
             game,
@@ -260,7 +291,9 @@ class raw_env(TurnBasedAECEnv):
             render_mode=render_mode,
             render_view=render_view,
         )
-        self.options = {"booklet": booklet, "episode": episode, "reward": reward, "max_turns": max_turns}
+        self.options = {
+            "booklet": booklet, "episode": episode, "reward": reward, "max_turns": max_turns, "shaping": shaping,
+        }
 
 
 def env(**kwargs):

@@ -9,11 +9,15 @@ classic suite, it measures with the same driver code:
 - steps/s of the rules engine alone (``legal_actions`` + ``apply_action``);
 - microseconds per ``observe`` call;
 - peak memory allocated per live env instance (tracemalloc, after ``reset``);
-- the ratio of each env's steps/s to ``tictactoe_v3``'s in the same repeat,
-  reported as the median over repeats.
+- the ratio of each env's steps/s to ``tictactoe_v3``'s, measured right
+  before it, reported as the median over repeats.
 
-Repeats are interleaved (every env once per repeat) so that machine noise hits
-all envs alike. This is a benchmark, not a test: nothing here asserts a speed.
+Repeats are interleaved (every env once per repeat, each after its own
+tictactoe measurement) so that machine noise hits all envs alike. Throughputs are per second of the process's CPU time
+(``time.process_time``): on a shared machine, wall-clock time also counts the
+time other processes hold the CPU, which swings the ratios by tens of percent
+from one case to the next. This is a benchmark, not a test: nothing here
+asserts a speed.
 
 Usage: ``kakurega bench [--seconds S] [--repeats R] [--json PATH] [--only NAME]``
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import platform
 import random
 import statistics
@@ -34,6 +39,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 REFERENCE = "pettingzoo/tictactoe_v3"
+#: the clock of the throughput measurements: CPU time of this process
+CLOCK = time.process_time
 
 
 @dataclass
@@ -55,7 +62,7 @@ def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
     """
     rng = random.Random(seed)
     steps = games = 0
-    start = time.perf_counter()
+    start = CLOCK()
     deadline = start + seconds
     while True:
         env.reset(seed=seed + games)
@@ -69,9 +76,9 @@ def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
             env.step(action)
             steps += 1
         games += 1
-        if time.perf_counter() >= deadline:
+        if CLOCK() >= deadline:
             break
-    elapsed = time.perf_counter() - start
+    elapsed = CLOCK() - start
     return steps / elapsed, games / elapsed
 
 
@@ -79,7 +86,7 @@ def drive_engine(game, seconds: float, seed: int = 0) -> float:
     """Random legal play on the rules engine alone: steps/s (legal_actions + apply_action)."""
     rng = np.random.default_rng(seed)
     steps = 0
-    start = time.perf_counter()
+    start = CLOCK()
     deadline = start + seconds
     while True:
         state = game.initial_state(rng)
@@ -87,9 +94,9 @@ def drive_engine(game, seconds: float, seed: int = 0) -> float:
             legal = game.legal_actions(state)
             game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
             steps += 1
-        if time.perf_counter() >= deadline:
+        if CLOCK() >= deadline:
             break
-    return steps / (time.perf_counter() - start)
+    return steps / (CLOCK() - start)
 
 
 def time_observe(env, calls: int = 2000, seed: int = 0) -> float:
@@ -177,15 +184,23 @@ def kakurega_cases(only: str | None = None) -> list[Case]:
 
 def run(seconds: float, repeats: int, only: str | None = None) -> dict:
     """Measure everything; return the report dict."""
+    load_at_start = os.getloadavg()
     cases = reference_cases() + kakurega_cases(only)
+    reference = cases[0]
     for repeat in range(repeats):
-        reference_speed = None
-        for case in cases:
+        reference.results["ratio"].append(1.0)
+        reference.results["observe_us"].append(time_observe(reference.make_env(), seed=repeat))
+        for case in cases[1:] or [None]:
+            # tictactoe is measured right before every case: the ratio compares
+            # two adjacent measurements, not ones a minute apart.
+            reference_speed, reference_games = drive_env(reference.make_env(), seconds, seed=1000 * repeat)
+            reference.results["steps_per_s"].append(reference_speed)
+            reference.results["games_per_s"].append(reference_games)
+            if case is None:  # nothing else to measure
+                break
             steps, games = drive_env(case.make_env(), seconds, seed=1000 * repeat)
             case.results["steps_per_s"].append(steps)
             case.results["games_per_s"].append(games)
-            if case.label == REFERENCE:
-                reference_speed = steps
             case.results["ratio"].append(steps / reference_speed)
             if case.make_raw is not None:
                 raw = case.make_raw()
@@ -211,14 +226,29 @@ def run(seconds: float, repeats: int, only: str | None = None) -> dict:
         "machine": {
             "python": platform.python_version(),
             "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cpus": __import__("os").cpu_count(),
+            "processor": cpu_model(),
+            "cpus": os.cpu_count(),
+            # other processes' load when the run started (the run itself adds about 1)
+            "load_average_at_start": [round(x, 2) for x in load_at_start],
+            "clock": "process CPU time (time.process_time)",
         },
         "seconds_per_measurement": seconds,
         "repeats": repeats,
         "reference": REFERENCE,
         "rows": rows,
     }
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one), else the machine type."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def format_table(report: dict) -> str:

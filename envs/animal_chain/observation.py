@@ -10,10 +10,17 @@ counts use the card types of the observer's frame, exactly like the actions.
 
 from __future__ import annotations
 
+from array import array
+from functools import partial
+
 import numpy as np
 
-from kakurega.envs.animal_chain.rules import BUILD, AnimalChainGame
+from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
 from kakurega.envs.core.layout import ObservationLayout
+
+
+# dtypes passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
+FLOAT32 = np.dtype(np.float32)
 
 
 class AnimalChainObserver:
@@ -45,7 +52,6 @@ class AnimalChainObserver:
             ]
         )
         L = self.layout
-        self.template = L.zeros()
         # Every position is drawn from a small set of appearances, so the board
         # part of the vector is one table lookup: row ``owner * K + code`` of
         # ``tables[seat]`` holds the position's hole, face_down, left_animal,
@@ -83,47 +89,59 @@ class AnimalChainObserver:
             self.tables.append(table)
         #: owner offset in the table (indexed by double_owner + 1), per observing seat
         self.owner_offset = ((0, K, 2 * K), (0, 2 * K, K))
-        # encode() writes the pieces from stack_height to the end in one go
+        # The board part is one gather of table rows plus one fixed reordering
+        # (board_order, the inverse of board_index) into the piece-major
+        # layout, so encode() only builds the row code of every position.
         self.values_start = L.pieces["stack_height"].start
+        self.board_order = np.argsort(self.board_index)
+        assert np.array_equal(self.board_index[self.board_order], np.arange(self.values_start)), "the board pieces come first"
+        # Row codes and the integer pieces travel to numpy as bytes when they
+        # fit in a byte (the default deck's and turn limit's do).
+        small = 3 * K <= 256
+        self.pack_codes = bytes if small else partial(array, "H")
+        self.code_dtype = np.dtype(np.uint8 if small else np.uint16)
+        small = max(total, game.max_turns, game.max_swaps) < 256
+        self.pack_values = bytes if small else partial(array, "f")
+        self.value_dtype = np.dtype(np.uint8 if small else np.float32)
         tail = list(L.pieces)[list(L.pieces).index("stack_height") :]
         assert tail == ["stack_height", "hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat",
                         "swaps_left", "passes_without_draw", "turn"], tail
+        self.phase_one_hot = [[1 if phase == p else 0 for p in range(3)] for phase in range(3)]
 
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         game = self.game
-        obs = self.template.copy()
-        owner_offset = self.owner_offset[seat]
-        stacks = state.stacks
-        rows = [
-            (2 + stack[-1] if not down else 1) + owner_offset[owner + 1] if stack else 0
-            for stack, down, owner in zip(stacks, state.face_down, state.double_owner)
-        ]
-        if state.phase == BUILD:
+        # Row codes in the observer's frame (player 1 sees the board turned
+        # half round): tops + 2 is 0 for a hole, 1 face down, 2 + t face-up t.
+        tops, stacks = state.tops, state.stacks
+        if seat:
+            tops, stacks = tops[::-1], stacks[::-1]
+        codes = [top + 2 for top in tops]
+        if state.double_owner.count(NO_SEAT) < len(codes):  # doubles move the code to the owner's block
+            owners = state.double_owner[::-1] if seat else state.double_owner
+            offset = self.owner_offset[seat]
+            for q, owner in enumerate(owners):
+                if codes[q]:  # not a hole
+                    codes[q] += offset[owner + 1]
+        if state.phase == BUILD:  # the observer knows its own face-down base cards
             known = 2 + game.num_types
             for p in game.base_positions[seat]:
-                rows[p] = known + stacks[p][0]
-        heights = [len(stack) for stack in stacks]
+                codes[game.position_in_frame[seat][p]] = known + state.stacks[p][0]
+        obs = np.empty(self.layout.size, FLOAT32)
+        rows = self.tables[seat].take(np.frombuffer(self.pack_codes(codes), self.code_dtype), axis=0)
+        rows.ravel().take(self.board_order, out=obs[: self.values_start])
         hand = state.hands[seat]
-        if seat:  # player 1's frame: positions reversed, card types reversed
-            rows.reverse()
-            heights.reverse()
-            values = heights + [hand[t] for t in game.reverse_type]
-        else:
-            values = heights + hand
-        obs[self.board_index] = self.tables[seat].take(rows, axis=0).ravel()
-        phase = [0, 0, 0]
-        phase[state.phase] = 1
-        # the pieces from stack_height to the end are contiguous: one assignment
-        values += [sum(hand), sum(state.hands[1 - seat]), len(state.deck)]
-        values += phase
-        values += [  # plain ints: numpy converts a list of ints much faster than one with bools
+        values = list(map(len, stacks))
+        values += hand if not seat else [hand[t] for t in game.reverse_type]
+        values += (sum(hand), sum(state.hands[1 - seat]), len(state.deck))
+        values += self.phase_one_hot[state.phase]
+        values += (
             1 if game.current_player(state) == seat else 0,
             1 - seat,
             seat,
             game.max_swaps - state.swaps_used if state.phase == BUILD and state.to_move == seat else 0,
             state.passes_without_draw,
             state.turn,
-        ]
-        obs[self.values_start :] = values
+        )
+        obs[self.values_start :] = np.frombuffer(self.pack_values(values), self.value_dtype)
         return obs

@@ -40,6 +40,7 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 
@@ -51,6 +52,8 @@ PHASE_NAMES = ("building", "playing", "over")
 LEFT, RIGHT = 0, 1
 NO_CARD = -1
 NO_SEAT = -1
+#: ``AnimalChainState.tops`` of a position holding its face-down card / of a hole
+FACE_DOWN, HOLE = -1, -2
 #: direction name -> (row step, column step, side of the played card that faces it)
 DIRECTIONS = {
     "W": (0, -2, LEFT),
@@ -93,10 +96,18 @@ class AnimalChainState:
     passes_without_draw: int = 0
     winner: int = NO_SEAT
     # Derived caches of the public board (kept in sync by the rules, so they
-    # are canonical): for each position the set of animals (bitmask) that a
-    # played card's left / right animal may show to connect there.
+    # are canonical; ``AnimalChainGame.refresh`` rebuilds them): for each
+    # position the set of animals (bitmask) that a played card's left / right
+    # animal may show to connect there, ...
     left_match: list[int] | None = None
     right_match: list[int] | None = None
+    #: ... the card types (bitmask) that connect there, ...
+    accept: list[int] | None = None
+    #: ... the card types that connect there for the base owner's opponent
+    #: (differs from ``accept`` only on base rows under attack_rule="reach"), ...
+    attack_accept: list[int] | None = None
+    #: ... and what lies on top: the face-up card type, FACE_DOWN or HOLE.
+    tops: list[int] | None = None
 
 
 class AnimalChainGame(Game):
@@ -145,7 +156,13 @@ class AnimalChainGame(Game):
         #: bitmask of types whose left / right animal is ``a``
         self.types_with_left = [sum(1 << t for t in range(T) if self.left_animal[t] == a) for a in range(A)]
         self.types_with_right = [sum(1 << t for t in range(T) if self.right_animal[t] == a) for a in range(A)]
+        #: bit of each type's left / right animal in an animal bitmask, and of each type in a type bitmask
+        self.left_animal_bit = [1 << a for a in self.left_animal]
+        self.right_animal_bit = [1 << a for a in self.right_animal]
+        self.type_bit = [1 << t for t in range(T)]
         self._accept_cache: dict[tuple[int, int], int] = {}
+        #: every card of the deck (type ids), in type order: what initial_state shuffles
+        self.all_cards = [t for t, n in enumerate(deck.copies) for _ in range(n)]
 
         self.row_of = [r for r, _ in shape.cells]
         self.column_of = [x for _, x in shape.cells]
@@ -189,6 +206,10 @@ class AnimalChainGame(Game):
         self.take_base = self.pass_action + 1
         self.num_actions = self.take_base + P
         self.position_names = [f"r{self.row_of[p]}c{self.index_in_row[p]}" for p in range(P)]
+        #: ``play_id[seat][t]``: id of ``seat`` playing absolute type ``t`` onto its frame position 0
+        self.play_id = tuple([self.play_base + self.type_in_frame[seat][t] * P for t in range(T)] for seat in (0, 1))
+        #: ``position_in_frame[seat][p]``: absolute position ``p`` in ``seat``'s frame
+        self.position_in_frame = (list(range(P)), [P - 1 - p for p in range(P)])
 
     # ------------------------------------------------------------- frames
     def to_frame(self, seat: int, p: int) -> int:
@@ -230,8 +251,8 @@ class AnimalChainGame(Game):
     # --------------------------------------------------------------- state
     def initial_state(self, rng: np.random.Generator) -> AnimalChainState:
         """Shuffle, lay the board face down, deal 4 cards each; player 0 builds its base first."""
-        cards = [t for t, n in enumerate(self.deck.copies) for _ in range(n)]
-        deck = [cards[i] for i in rng.permutation(len(cards))]
+        cards = self.all_cards
+        deck = [cards[i] for i in rng.permutation(len(cards)).tolist()]
         P = self.num_positions
         stacks = [[deck.pop()] for _ in range(P)]
         hands = [[0] * self.num_types for _ in range(2)]
@@ -249,6 +270,9 @@ class AnimalChainGame(Game):
             double_foundations=[()] * P,
             left_match=[0] * P,
             right_match=[0] * P,
+            accept=[0] * P,
+            attack_accept=[0] * P,
+            tops=[FACE_DOWN] * P,
         )
 
     def clone(self, state: AnimalChainState) -> AnimalChainState:
@@ -269,6 +293,9 @@ class AnimalChainGame(Game):
             winner=state.winner,
             left_match=state.left_match[:],
             right_match=state.right_match[:],
+            accept=state.accept[:],
+            attack_accept=state.attack_accept[:],
+            tops=state.tops[:],
         )
 
     def top(self, state: AnimalChainState, p: int) -> int:
@@ -301,25 +328,50 @@ class AnimalChainGame(Game):
     # -------------------------------------------------------------- connections
     def _recompute_match(self, state: AnimalChainState, p: int) -> None:
         left = right = 0
-        stacks, face_down = state.stacks, state.face_down
+        tops = state.tops
         for q, side in self.neighbours[p]:
-            stack = stacks[q]
-            if stack and not face_down[q]:
-                t = stack[-1]
+            t = tops[q]
+            if t >= 0:
                 if side == LEFT:
-                    left |= 1 << self.right_animal[t]
+                    left |= self.right_animal_bit[t]
                 else:
-                    right |= 1 << self.left_animal[t]
+                    right |= self.left_animal_bit[t]
         state.left_match[p] = left
         state.right_match[p] = right
+        accept = self._accept_cache.get((left, right))
+        if accept is None:
+            accept = self.accepted_types(left, right)
+        state.accept[p] = accept
+        if self.reach_rule and self.base_owner[p] != NO_SEAT:
+            accept = self.accepted_types(*self.attack_match(state, p))
+        state.attack_accept[p] = accept
 
     def refresh(self, state: AnimalChainState) -> None:
-        """Recompute the derived connection caches (after editing a state by hand, e.g. in tests)."""
-        for p in range(self.num_positions):
+        """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""
+        P = self.num_positions
+        state.tops = [self._top_of(state, p) for p in range(P)]
+        state.left_match, state.right_match = [0] * P, [0] * P
+        state.accept, state.attack_accept = [0] * P, [0] * P
+        for p in range(P):
             self._recompute_match(state, p)
 
-    def _top_changed(self, state: AnimalChainState, p: int) -> None:
-        for q, _ in self.neighbours[p]:
+    @staticmethod
+    def _top_of(state: AnimalChainState, p: int) -> int:
+        """What lies on top of ``p``: the face-up card type, FACE_DOWN or HOLE."""
+        stack = state.stacks[p]
+        if not stack:
+            return HOLE
+        return FACE_DOWN if state.face_down[p] else stack[-1]
+
+    def _top_changed(self, state: AnimalChainState, *positions: int) -> None:
+        """These positions got a new top (a play, revealed base cards, a taken card): update the caches."""
+        for p in positions:
+            state.tops[p] = self._top_of(state, p)
+        if len(positions) == 1:
+            affected = [q for q, _ in self.neighbours[positions[0]]]
+        else:  # each neighbour once
+            affected = sorted({q for p in positions for q, _ in self.neighbours[p]})
+        for q in affected:
             self._recompute_match(state, q)
 
     def accepted_types(self, left_match: int, right_match: int) -> int:
@@ -339,24 +391,24 @@ class AnimalChainGame(Game):
     def attack_match(self, state: AnimalChainState, p: int) -> tuple[int, int]:
         """Left / right match masks of opponent base card ``p`` from the neighbours that count (``attack_neighbours``)."""
         left = right = 0
-        stacks, face_down = state.stacks, state.face_down
+        tops = state.tops
         for q, side in self.attack_neighbours[p]:
-            stack = stacks[q]
-            if stack and not face_down[q]:
-                t = stack[-1]
+            t = tops[q]
+            if t >= 0:
                 if side == LEFT:
-                    left |= 1 << self.right_animal[t]
+                    left |= self.right_animal_bit[t]
                 else:
-                    right |= 1 << self.left_animal[t]
+                    right |= self.left_animal_bit[t]
         return left, right
 
     def connections(self, state: AnimalChainState, card_type: int, p: int) -> list[tuple[int, int]]:
         """``(neighbour, animal)`` for every face-up neighbour the card would connect to at ``p``."""
         out = []
         left, right = self.left_animal[card_type], self.right_animal[card_type]
+        tops = state.tops
         for q, side in self.neighbours[p]:
-            t = self.top(state, q)
-            if t == NO_CARD:
+            t = tops[q]
+            if t < 0:  # face down or a hole
                 continue
             if side == LEFT and self.right_animal[t] == left:
                 out.append((q, left))
@@ -389,53 +441,34 @@ class AnimalChainGame(Game):
         seat = state.to_move
         actions = [self.done_action]
         if state.swaps_used < self.max_swaps:
-            hand = state.hands[seat]
             frame, B = self.type_in_frame[seat], self.base_size
             base = [state.stacks[p][0] for p in self.own_base_in_frame[seat]]
-            for t, count in enumerate(hand):
-                if count:
-                    offset = frame[t] * B
-                    actions.extend(offset + j for j, b in enumerate(base) if b != t)
-        actions.sort()
+            for t in compress(range(self.num_types), state.hands[seat]):  # the types in hand
+                offset = frame[t] * B
+                actions.extend([offset + j for j, b in enumerate(base) if b != t])
+            actions.sort()
         return actions
 
     def _legal_plays(self, state: AnimalChainState) -> list[int]:
         seat = state.to_move
-        hand = state.hands[seat]
-        hand_mask = 0
-        for t, count in enumerate(hand):
-            if count:
-                hand_mask |= 1 << t
+        hand_mask = sum(compress(self.type_bit, state.hands[seat]))
         actions = []
         P = self.num_positions
         if hand_mask:
-            stacks, left_match, right_match = state.stacks, state.left_match, state.right_match
-            double_owner, opponent = state.double_owner, 1 - seat
-            cache, accepted = self._accept_cache, self.accepted_types
-            base, reverse = self.play_base, self.reverse_type
-            reach, base_owner = self.reach_rule, self.base_owner
-            for p in range(P):
-                lm, rm = left_match[p], right_match[p]
-                if not (lm or rm) or not stacks[p] or double_owner[p] == opponent:
-                    continue
-                if reach and base_owner[p] == opponent:
-                    lm, rm = self.attack_match(state, p)
-                    if not (lm or rm):
-                        continue
-                mask = cache.get((lm, rm))
-                if mask is None:
-                    mask = accepted(lm, rm)
+            opponent = 1 - seat
+            accept = state.accept
+            if self.reach_rule:  # the opponent's base accepts only chains that reach it from the board
+                accept = accept[:]
+                for p in self.base_positions[opponent]:
+                    accept[p] = state.attack_accept[p]
+            play_id, position_in_frame = self.play_id[seat], self.position_in_frame[seat]
+            for p, mask, top, owner in zip(range(P), accept, state.tops, state.double_owner):
                 mask &= hand_mask
-                if seat == 0:
+                if mask and top != HOLE and owner != opponent:
+                    q = position_in_frame[p]
                     while mask:
                         low = mask & -mask
-                        actions.append(base + (low.bit_length() - 1) * P + p)
-                        mask ^= low
-                else:
-                    q = P - 1 - p
-                    while mask:
-                        low = mask & -mask
-                        actions.append(base + reverse[low.bit_length() - 1] * P + q)
+                        actions.append(play_id[low.bit_length() - 1] + q)
                         mask ^= low
             actions.sort()
         if state.deck or 1 not in state.face_down:
@@ -467,6 +500,7 @@ class AnimalChainGame(Game):
             state.hands[seat][state.stacks[where][0]] += 1
             state.stacks[where] = []
             state.face_down[where] = 0
+            self._top_changed(state, where)
             state.passes_without_draw = 0
             self._end_turn(state)
         elif kind == "swap":
@@ -483,12 +517,10 @@ class AnimalChainGame(Game):
                 self._reveal_bases(state, rng)
 
     def _reveal_bases(self, state: AnimalChainState, rng: np.random.Generator) -> None:
-        for seat in (0, 1):
-            for p in self.base_positions[seat]:
-                state.face_down[p] = 0
-        for seat in (0, 1):
-            for p in self.base_positions[seat]:
-                self._top_changed(state, p)
+        revealed = self.base_positions[0] + self.base_positions[1]
+        for p in revealed:
+            state.face_down[p] = 0
+        self._top_changed(state, *revealed)
         # [decision] chance picks the first player; the second draws one extra card
         first = int(rng.integers(2))
         state.first_player = first

@@ -21,17 +21,16 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.layout import ObservationLayout
 
 #: reward given by ``env()`` to an agent that plays an illegal action
 ILLEGAL_ACTION_PENALTY = -1.0
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
+# A dtype object passed positionally: np.frombuffer(data, dtype=np.int8) spends
+# most of its time resolving the keyword and the type.
+_INT8 = np.dtype(np.int8)
 
 
 class TurnBasedAECEnv(AECEnv):
@@ -81,7 +80,9 @@ class TurnBasedAECEnv(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
-        self._no_actions = _read_only(np.zeros(game.num_actions, dtype=np.int8))
+        self._num_actions = game.num_actions
+        self._no_flags = bytes(game.num_actions)
+        self._no_actions = np.frombuffer(self._no_flags, _INT8)  # read-only: bytes are immutable
         self.rng = np.random.default_rng()
         self.game_state = None
         self.num_steps = 0
@@ -107,6 +108,7 @@ class TurnBasedAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
         self._returns = self.game.returns(self.game_state).tolist()
+        self._rewards_zero = True
         self.agent_selection = self.agents[0]
         self._after_transition()
 
@@ -118,25 +120,39 @@ class TurnBasedAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         action = self.validate_action(action)
-        if not self._mask[action]:
+        if not self._legal_flags[action]:
             raise ValueError(
                 f"illegal action {action} ({self.game.action_to_string(self.game_state, action)}) "
                 f"for {agent}: {self.game.illegal_reason(self.game_state, action)}"
             )
-        self.game.apply_action(self.game_state, action, self.rng)
+        self._apply_legal(agent, action)
+
+    def _apply_legal(self, agent: str, action: int) -> None:
+        """Apply ``action`` (a plain int already checked against the mask) for live ``agent``."""
+        game = self.game
+        state = self.game_state
+        game.apply_action(state, action, self.rng)
         self.num_steps += 1
         # Rewards are the change of the rules' cumulative returns (plain floats:
-        # numpy arithmetic on 3-5 numbers costs more than the loop).
-        new_returns = self.game.returns(self.game_state).tolist()
+        # numpy arithmetic on 3-5 numbers costs more than the loop). Most steps
+        # change no return: then the rewards are zeroed once and not re-added.
+        new_returns = game.returns(state).tolist()
         old_returns = self._returns
-        self._returns = new_returns
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
-        for seat, a in enumerate(self.possible_agents):
-            if a in rewards:
-                rewards[a] = new_returns[seat] - old_returns[seat]
+        if new_returns != old_returns:
+            self._returns = new_returns
+            for a, new, old in zip(self.possible_agents, new_returns, old_returns):
+                if a in rewards:
+                    rewards[a] = new - old
+            self._rewards_zero = False
+        elif not self._rewards_zero:
+            for a in rewards:
+                rewards[a] = 0.0
+            self._rewards_zero = True
         self._after_transition()
-        self._accumulate_rewards()
+        if not self._rewards_zero:
+            self._accumulate_rewards()
 
     def validate_action(self, action) -> int:
         """``action`` as an int in range, or a ``TypeError``/``ValueError`` that says what was expected."""
@@ -159,10 +175,11 @@ class TurnBasedAECEnv(AECEnv):
 
     def _after_transition(self) -> None:
         """Refresh selection, masks, end flags and caches after reset or a step."""
+        game = self.game
         state = self.game_state
         self._obs_cache: dict[str, dict] = {}
-        over = self.game.is_terminal(state)
-        truncated = not over and self.game.is_truncated(state)
+        over = game.is_terminal(state)
+        truncated = not over and game.is_truncated(state)
         if over or truncated:
             for a in self.agents:
                 self.terminations[a] = over
@@ -170,26 +187,32 @@ class TurnBasedAECEnv(AECEnv):
                 self.infos[a] = {"action_mask": self._no_actions}
             self._legal = []
             self._mask = self._no_actions
+            self._legal_flags = self._no_flags
             # Dead agents are removed one by one through step(None); the last
             # actor stays selected so that its final reward is read first.
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        seat = self.game.current_player(state)
+        seat = game.current_player(state)
         if seat == TERMINAL:
-            raise RuntimeError(f"{self.game.name}: current_player is TERMINAL but the game is not over")
-        self._legal = self.game.legal_actions(state)
-        if not self._legal:
-            raise RuntimeError(f"{self.game.name}: seat {seat} must act but has no legal action")
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        mask[self._legal] = 1
-        mask.flags.writeable = False
-        self._mask = mask
+            raise RuntimeError(f"{game.name}: current_player is TERMINAL but the game is not over")
+        self._legal = legal = game.legal_actions(state)
+        if not legal:
+            raise RuntimeError(f"{game.name}: seat {seat} must act but has no legal action")
+        # A bytes mask built in a Python loop and viewed by numpy (read-only,
+        # since bytes are immutable) costs a fraction of numpy fancy indexing
+        # for the few legal actions a turn has.
+        flags = bytearray(self._num_actions)
+        for action in legal:
+            flags[action] = 1
+        self._legal_flags = flags = bytes(flags)
+        mask = self._mask = np.frombuffer(flags, _INT8)
         # Only the previous and the new actor's infos change (all others
         # already hold the shared all-zero mask).
-        self.infos[self.agent_selection] = {"action_mask": self._no_actions}
-        self.agent_selection = self.possible_agents[seat]
-        self.infos[self.agent_selection] = {"action_mask": mask}
+        infos = self.infos
+        infos[self.agent_selection] = {"action_mask": self._no_actions}
+        self.agent_selection = agent = self.possible_agents[seat]
+        infos[agent] = {"action_mask": mask}
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict:
@@ -349,29 +372,72 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         self._has_updated = True
         agent = env.agent_selection
         dead = env.terminations[agent] or env.truncations[agent]
+        if type(action) is int and not dead and 0 <= action < self._num_actions:
+            # The common case, checked exactly as below without the general
+            # action-space test: a plain int in range for a live agent.
+            if env._legal_flags[action]:
+                env._apply_legal(agent, action)  # nothing left for env.step to check
+            else:
+                self._illegal(env, agent)
+            return
         if action is None and dead:
             env.step(action)
             return
         assert self._in_action_space(action), "action is not in action space"
         if dead:
             env.step(action)
-        elif not env._mask[int(action)]:
-            EnvLogger.warn_on_illegal_move()
-            env._cumulative_rewards[agent] = 0
-            env.terminations = dict.fromkeys(env.agents, True)
-            env.truncations = dict.fromkeys(env.agents, True)
-            env.rewards = dict.fromkeys(env.agents, 0)
-            env.rewards[agent] = float(ILLEGAL_ACTION_PENALTY)
-            env._accumulate_rewards()
-            env._deads_step_first()
+        elif not env._legal_flags[int(action)]:
+            self._illegal(env, agent)
         else:
             env.step(action)
+
+    @staticmethod
+    def _illegal(env: TurnBasedAECEnv, agent: str) -> None:
+        """TerminateIllegalWrapper's verdict: the game ends, ``agent`` gets the penalty."""
+        EnvLogger.warn_on_illegal_move()
+        env._cumulative_rewards[agent] = 0
+        env.terminations = dict.fromkeys(env.agents, True)
+        env.truncations = dict.fromkeys(env.agents, True)
+        env.rewards = dict.fromkeys(env.agents, 0)
+        env.rewards[agent] = float(ILLEGAL_ACTION_PENALTY)
+        env._accumulate_rewards()
+        env._deads_step_first()
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
 
     def _in_action_space(self, action) -> bool:
         """``Discrete(n).contains(action)`` without its numpy overhead for plain ints."""
         if type(action) is int:
             return 0 <= action < self._num_actions
         return self.env.action_space(self.env.agent_selection).contains(action)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    """What ``StandardWrapper.agent_iter`` returns: iterates with :class:`_AgentIterator`."""
+
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator reading the raw env directly (same checks)."""
+
+    def __init__(self, env: StandardWrapper, max_iter: int):
+        super().__init__(env, max_iter)
+        self._raw = env.env
+
+    def __next__(self) -> str:
+        raw = self._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        wrapper = self.env
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return raw.agent_selection
 
 
 def wrap(raw: TurnBasedAECEnv) -> StandardWrapper:

@@ -8,6 +8,8 @@ child can work out from the face-up tiles; its order appears nowhere.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from kakurega.envs.core.layout import ObservationLayout
@@ -21,6 +23,7 @@ from kakurega.envs.hidden_rooms.rules import (
     NUM_CELLS,
     NUM_TILES,
     NUMBERS,
+    OVER,
     PLACING,
     SEARCH,
     START_TILE,
@@ -30,6 +33,10 @@ from kakurega.envs.hidden_rooms.rules import (
 )
 
 NC, NN = len(COLOURS), len(NUMBERS)
+#: bit of each tile id in a composition bitmask
+TILE_BITS = tuple(1 << tile for tile in range(NUM_TILES))
+#: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
+FLOAT32 = np.dtype(np.float32)
 
 
 class HiddenRoomsObserver:
@@ -73,106 +80,218 @@ class HiddenRoomsObserver:
             ]
         )
         L = self.layout
-        st = {name: L.pieces[name].start for name in L.pieces}
-        self._start = st
-        # Static per-monster vectors, precomputed once: identity and traits.
-        self._monster_static = []
-        for m, monster in enumerate(game.monsters):
-            static = L.zeros()
-            L.view(static, "monster_id")[m] = 1.0
-            L.view(static, "monster_steps")[0] = monster.steps / MAX_STEPS
-            L.view(static, "sight_shape")[SIGHT_SHAPES.index(monster.sight_shape)] = 1.0
-            L.view(static, "sight_range")[0] = monster.sight_range / MAX_SIGHT_RANGE
-            self._monster_static.append(static)
-        # Encoding writes ones at precomputed flat indices (one numpy call per
-        # observation) instead of filling pieces one by one: this keeps
-        # observe() cheap, which dominates random-play speed.
+        # Encoding joins precomputed bytes: every group of consecutive pieces
+        # below is a function of one or two small state fields, so its float32
+        # bytes are looked up (or built once per new board) and the groups are
+        # concatenated into the vector (only the memory slots and the pile's
+        # tiles take a short loop). The tables are built with the layout's
+        # views, so the values are exactly those the pieces' descriptions define.
+        groups = (
+            ("explored", "tile_number"),  # board
+            ("child", "child"),
+            ("monster", "monster"),
+            ("monster_sight", "monster_sight"),  # (monster, monster cell)
+            ("path_ahead", "path_end"),  # (monster, progress)
+            ("monster_id", "sight_range"),  # monster
+            ("path_progress", "path_remaining"),  # (monster, progress)
+            ("chasing", "in_sight"),
+            ("memory", "memory"),  # one slot at a time
+            ("memory_count", "memory_count"),
+            ("pile_tiles", "pile_tiles"),  # 8 tiles at a time
+            ("pile_size", "pile_size"),
+            ("drawn", "drawn_from"),
+            ("phase", "phase"),
+            ("steps_taken", "steps_taken"),
+            ("turn", "turn"),
+            ("escapes", "fails"),
+        )
+        names = list(L.pieces)
+        covered = [n for first, last in groups for n in names[names.index(first) : names.index(last) + 1]]
+        assert covered == names, "the byte groups must cover the layout in order"
+
+        def group_bytes(first: str, last: str, fill) -> bytes:
+            """Bytes of pieces ``first..last`` of a zero vector after ``fill(vector)``."""
+            vector = L.zeros()
+            fill(vector)
+            return vector[L.pieces[first].start : L.pieces[last].stop].tobytes()
+
+        def one_hot(piece: str, index: int) -> bytes:
+            return group_bytes(piece, piece, lambda v: L.view(v, piece).reshape(-1).__setitem__(index, 1.0))
+
+        self._child_bytes = [one_hot("child", c) for c in range(NUM_CELLS)]
+        self._monster_cell_bytes = [one_hot("monster", c) for c in range(NUM_CELLS)]
+        self._sight_bytes = [
+            [group_bytes("monster_sight", "monster_sight", lambda v, mask=mask: self._fill_sight(v, mask)) for mask in masks]
+            for masks in game.sight_masks
+        ]
+        self._path_bytes = []
+        self._progress_bytes = []
+        for path in game.paths:
+            self._path_bytes.append([group_bytes("path_ahead", "path_end", lambda v, path=path, p=p: self._fill_path(v, path, p)) for p in range(len(path))])
+            self._progress_bytes.append(
+                [group_bytes("path_progress", "path_remaining", lambda v, path=path, p=p: self._fill_progress(v, path, p)) for p in range(len(path))]
+            )
+        self._monster_bytes = [
+            group_bytes("monster_id", "sight_range", lambda v, m=m, monster=monster: self._fill_monster(v, m, monster))
+            for m, monster in enumerate(game.monsters)
+        ]
+
+        def flags(v, chasing, in_sight):
+            L.view(v, "chasing")[0] = chasing
+            L.view(v, "in_sight")[0] = in_sight
+
+        self._flag_bytes = [[group_bytes("chasing", "in_sight", lambda v, c=c, i=i: flags(v, c, i)) for i in (0, 1)] for c in (0, 1)]
+        slot_size = NC + NN
+        self._memory_slot_bytes = [
+            group_bytes("memory", "memory", lambda v, t=t: self._fill_tile(L.view(v, "memory")[0], t))[: 4 * slot_size]
+            for t in range(NUM_TILES)
+        ]
+        self._empty_slot = bytes(4 * slot_size)
+        self._memory_count_bytes = [
+            group_bytes("memory_count", "memory_count", lambda v, k=k: L.view(v, "memory_count").__setitem__(0, k / MEMORY_CAPACITY))
+            for k in range(MEMORY_CAPACITY + 1)
+        ]
+
+        def drawn(v, tile, from_memory):
+            self._fill_tile(L.view(v, "drawn"), tile)
+            L.view(v, "drawn_from")[int(from_memory)] = 1.0
+
+        #: ``_drawn_bytes[tile][from_memory]``; index -1 (no tile in hand) is all zero
+        self._drawn_bytes = [[group_bytes("drawn", "drawn_from", lambda v, t=t, f=f: drawn(v, t, f)) for f in (0, 1)] for t in range(NUM_TILES)]
+        self._drawn_bytes.append([group_bytes("drawn", "drawn_from", lambda v: None)] * 2)
+        self._phase_bytes = [
+            one_hot("phase", phase) if phase in (MOVE, SEARCH, PLACING) else group_bytes("phase", "phase", lambda v: None)
+            for phase in range(max(MOVE, SEARCH, PLACING, OVER) + 1)
+        ]
+        # The pile's composition is read as a bitmask of tile ids; each of its
+        # three bytes (8 tiles) maps to the bytes of 8 float32 entries.
+        assert NUM_TILES == 3 * 8
+        self._eight_flags_bytes = [array("f", [float(bits >> i & 1) for i in range(8)]).tobytes() for bits in range(256)]
+        self._pile_size_bytes = [
+            group_bytes("pile_size", "pile_size", lambda v, k=k: L.view(v, "pile_size").__setitem__(0, k / NUM_TILES))
+            for k in range(NUM_TILES + 1)
+        ]
+
+        def scalar_table(piece: str, values) -> list[bytes]:
+            return [group_bytes(piece, piece, lambda v, x=x: L.view(v, piece).__setitem__(0, x)) for x in values]
+
+        # Indexed by the count (the turn clamped where its value saturates at 1).
+        self._steps_taken_bytes = scalar_table("steps_taken", [k / 2 for k in range(3)])
+        self._turn_bytes = scalar_table("turn", [min(k / game.max_turns, 1.0) for k in range(game.max_turns + 1)])
+
+        def score(v, escapes, fails):
+            L.view(v, "escapes")[0] = escapes / ESCAPES_TO_WIN
+            L.view(v, "fails")[0] = fails / FAILS_TO_LOSE
+
+        #: ``_score_bytes[escapes][fails]`` (a match ends at ESCAPES_TO_WIN escapes or FAILS_TO_LOSE fails)
+        self._score_bytes = [
+            [group_bytes("escapes", "fails", lambda v, e=e, f=f: score(v, e, f)) for f in range(FAILS_TO_LOSE + 1)]
+            for e in range(ESCAPES_TO_WIN + 1)
+        ]
+        self._board_cache = (None, b"")  # (board, bytes of explored..tile_number): boards change rarely
+        board_size = L.pieces["tile_number"].stop
+        self._board_zeros = array("f", bytes(4 * board_size))
+        #: ``_tile_ones[cell][tile]``: indices (from the start of the vector) set to 1 by ``tile`` on ``cell``
         self._tile_ones = [
             [
-                (st["explored"] + cell,)
+                (L.pieces["explored"].start + cell,)
                 if tile == START_TILE
                 else (
-                    st["explored"] + cell,
-                    st["tile_colour"] + cell * NC + tile_colour(tile),
-                    st["tile_number"] + cell * NN + tile_number(tile) - 1,
+                    L.pieces["explored"].start + cell,
+                    L.pieces["tile_colour"].start + cell * NC + tile_colour(tile),
+                    L.pieces["tile_number"].start + cell * NN + tile_number(tile) - 1,
                 )
                 for tile in range(NUM_TILES + 1)
             ]
             for cell in range(NUM_CELLS)
         ]
-        self._memory_ones = [
-            [(st["memory"] + slot * (NC + NN) + tile_colour(t), st["memory"] + slot * (NC + NN) + NC + tile_number(t) - 1)
-             for t in range(NUM_TILES)]
-            for slot in range(MEMORY_CAPACITY)
-        ]
-        self._drawn_ones = [(st["drawn"] + tile_colour(t), st["drawn"] + NC + tile_number(t) - 1) for t in range(NUM_TILES)]
-        self._sight_ones = [
-            [[st["monster_sight"] + c for c in range(NUM_CELLS) if mask >> c & 1] for mask in masks]
-            for masks in game.sight_masks
-        ]
-        self._path_ones = []
-        for path in game.paths:
-            last = len(path) - 1
-            per_progress = []
-            for p in range(len(path)):
-                ones = sorted({st["path_ahead"] + c for c in path[p + 1 :]})
-                ones.append(st["path_next"] + path[min(p + 1, last)])
-                ones.append(st["path_end"] + path[last])
-                per_progress.append(ones)
-            self._path_ones.append(per_progress)
-        # path_eta vectors per (monster, progress)
-        self._path_eta = []
-        for path in game.paths:
-            per_progress = []
-            for p in range(len(path)):
-                eta = np.zeros(NUM_CELLS, dtype=np.float32)
-                for k in range(len(path) - 1, p, -1):  # backwards, so the first visit wins
-                    eta[path[k]] = (k - p) / MAX_PATH_LENGTH
-                per_progress.append(eta)
-            self._path_eta.append(per_progress)
-        self._eta_slice = L.slice("path_eta")
-        self._scalars = np.array(
-            [st[name] for name in ("path_progress", "path_remaining", "memory_count", "pile_size", "steps_taken", "turn", "escapes", "fails")]
-        )
 
+    # -------------------------------------------------- table construction
+    def _fill_sight(self, vector: np.ndarray, mask: int) -> None:
+        """``monster_sight``: 1 on the cells in the bitmask ``mask``."""
+        sight = self.layout.view(vector, "monster_sight").reshape(-1)
+        for cell in range(NUM_CELLS):
+            if mask >> cell & 1:
+                sight[cell] = 1.0
+
+    def _fill_path(self, vector: np.ndarray, path: tuple[int, ...], progress: int) -> None:
+        """``path_ahead``, ``path_eta``, ``path_next`` and ``path_end`` at ``progress``."""
+        L = self.layout
+        last = len(path) - 1
+        ahead = L.view(vector, "path_ahead").reshape(-1)
+        eta = L.view(vector, "path_eta").reshape(-1)
+        for k in range(last, progress, -1):  # backwards, so the first visit wins
+            ahead[path[k]] = 1.0
+            eta[path[k]] = (k - progress) / MAX_PATH_LENGTH
+        L.view(vector, "path_next").reshape(-1)[path[min(progress + 1, last)]] = 1.0
+        L.view(vector, "path_end").reshape(-1)[path[last]] = 1.0
+
+    def _fill_progress(self, vector: np.ndarray, path: tuple[int, ...], progress: int) -> None:
+        """``path_progress`` and ``path_remaining`` at ``progress``."""
+        last = len(path) - 1
+        self.layout.view(vector, "path_progress")[0] = progress / last
+        self.layout.view(vector, "path_remaining")[0] = (last - progress) / MAX_PATH_LENGTH
+
+    def _fill_monster(self, vector: np.ndarray, index: int, monster) -> None:
+        """``monster_id``, ``monster_steps``, ``sight_shape`` and ``sight_range`` of booklet monster ``index``."""
+        L = self.layout
+        L.view(vector, "monster_id")[index] = 1.0
+        L.view(vector, "monster_steps")[0] = monster.steps / MAX_STEPS
+        L.view(vector, "sight_shape")[SIGHT_SHAPES.index(monster.sight_shape)] = 1.0
+        L.view(vector, "sight_range")[0] = monster.sight_range / MAX_SIGHT_RANGE
+
+    @staticmethod
+    def _fill_tile(colour_then_number: np.ndarray, tile: int) -> None:
+        """Colour one-hot then number one-hot of ``tile`` (a memory slot or the drawn tile)."""
+        colour_then_number[tile_colour(tile)] = 1.0
+        colour_then_number[NC + tile_number(tile) - 1] = 1.0
+
+    def _board_bytes(self, board: list[int]) -> bytes:
+        """Bytes of ``explored``, ``tile_colour`` and ``tile_number`` (cached for the last board seen)."""
+        cached_board, cached = self._board_cache
+        if board == cached_board:
+            return cached
+        vector = self._board_zeros[:]
+        for cell, tile in enumerate(board):
+            if tile >= 0:
+                for index in self._tile_ones[cell][tile]:
+                    vector[index] = 1.0
+        result = vector.tobytes()
+        self._board_cache = (board[:], result)
+        return result
+
+    # -------------------------------------------------------------- encode
     def encode(self, state, seat: int = 0) -> np.ndarray:
         """The child's observation vector of ``state``."""
-        game, st = self.game, self._start
+        game = self.game
         m = state.monster
-        last = len(game.paths[m]) - 1
-        obs = self._monster_static[m].copy()
-        ones = [st["child"] + state.child, st["monster"] + state.monster_cell]
-        tile_ones = self._tile_ones
-        for cell, tile in enumerate(state.board):
-            if tile >= 0:
-                ones.extend(tile_ones[cell][tile])
-        ones.extend(self._sight_ones[m][state.monster_cell])
-        ones.extend(self._path_ones[m][state.progress])
-        if state.chasing:
-            ones.append(st["chasing"])
-        if game.sight_masks[m][state.monster_cell] >> state.child & 1:
-            ones.append(st["in_sight"])
-        memory_ones = self._memory_ones
-        for slot, tile in enumerate(state.memory):
-            ones.extend(memory_ones[slot][tile])
+        cell = state.monster_cell
+        progress = state.progress
+        memory = state.memory
+        parts = [
+            self._board_bytes(state.board),
+            self._child_bytes[state.child],
+            self._monster_cell_bytes[cell],
+            self._sight_bytes[m][cell],
+            self._path_bytes[m][progress],
+            self._monster_bytes[m],
+            self._progress_bytes[m][progress],
+            self._flag_bytes[1 if state.chasing else 0][game.sight_masks[m][cell] >> state.child & 1],
+        ]
+        slots = self._memory_slot_bytes
+        parts.extend([slots[tile] for tile in memory])
+        parts.extend([self._empty_slot] * (MEMORY_CAPACITY - len(memory)))
+        parts.append(self._memory_count_bytes[len(memory)])
         # The pile's composition (a set: its order never reaches the vector).
-        pile_start = st["pile_tiles"]
-        ones.extend([pile_start + t for t in state.pile])
-        if state.drawn >= 0:
-            ones.extend(self._drawn_ones[state.drawn])
-            ones.append(st["drawn_from"] + state.drawn_from_memory)
-        if state.phase in (MOVE, SEARCH, PLACING):
-            ones.append(st["phase"] + state.phase)
-        obs[ones] = 1.0
-        obs[self._eta_slice] = self._path_eta[m][state.progress]
-        obs[self._scalars] = (
-            state.progress / last,
-            (last - state.progress) / MAX_PATH_LENGTH,
-            len(state.memory) / MEMORY_CAPACITY,
-            len(state.pile) / NUM_TILES,
-            state.steps_taken / 2,
-            min(state.turn / game.max_turns, 1.0),
-            min(state.escapes / ESCAPES_TO_WIN, 1.0),
-            min(state.fails / FAILS_TO_LOSE, 1.0),
+        pile = state.pile
+        in_pile = sum([TILE_BITS[tile] for tile in pile])
+        eight = self._eight_flags_bytes
+        parts += (eight[in_pile & 255], eight[in_pile >> 8 & 255], eight[in_pile >> 16], self._pile_size_bytes[len(pile)])
+        parts += (
+            self._drawn_bytes[state.drawn][1 if state.drawn_from_memory else 0],
+            self._phase_bytes[state.phase],
+            self._steps_taken_bytes[state.steps_taken],
+            self._turn_bytes[min(state.turn, game.max_turns)],
+            self._score_bytes[state.escapes][state.fails],
         )
-        return obs
+        return np.frombuffer(b"".join(parts), FLOAT32)

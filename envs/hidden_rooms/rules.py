@@ -255,7 +255,7 @@ class HiddenRoomsGame(Game):
         state.chasing = False
         state.board = [EMPTY] * NUM_CELLS
         state.board[START_CELL] = START_TILE
-        state.pile = [int(t) for t in rng.permutation(NUM_TILES)]
+        state.pile = rng.permutation(NUM_TILES).tolist()
         state.memory = []
         state.child = START_CELL
         state.drawn = -1

@@ -27,6 +27,7 @@ from __future__ import annotations
 from bisect import insort
 
 UNKNOWN = -1
+MANY_HANDS = -2  #: in located(): a colour's unlocated cards lie in more than one hand
 NUM_BODY_CARDS = 14
 CURSE = 14
 #: colour of every card id: 0 red, 1 blue, 2 the Curse (black back)
@@ -53,10 +54,8 @@ def move_card(state, card: int, src: int, dst: int, faces_seen: bool) -> None:
     hands = state.hands
     src_hand = hands[src]
     colour = card & 1
-    same_colour_before = 0
-    for c in src_hand:
-        if COLOUR_OF[c] == colour:
-            same_colour_before += 1
+    # src's cards of the moved card's colour, the moved card included
+    same_colour = [c for c in src_hand if COLOUR_OF[c] == colour]
     src_hand.remove(card)
     insort(hands[dst], card)
     if not faces_seen:
@@ -72,19 +71,20 @@ def move_card(state, card: int, src: int, dst: int, faces_seen: bool) -> None:
     for observer, row in enumerate(knowledge):
         if observer == src or observer == dst:
             row[card] = dst
-        elif same_colour_before == 1:
+        elif len(same_colour) == 1:
             if row[card] == src:
                 row[card] = dst
         else:
-            for c in CARDS_OF_COLOUR[colour]:
+            # Entries are always true, so only src's own cards can be known at src.
+            for c in same_colour:
                 if row[c] == src:
                     row[c] = UNKNOWN
     aware[card] = 1 << src
-    if same_colour_before > 1:
+    if len(same_colour) > 1:
         # Only the receiver still knows which of src's cards of that colour stayed.
         keep = 1 << dst
-        for c in src_hand:
-            if COLOUR_OF[c] == colour:
+        for c in same_colour:
+            if c != card:
                 aware[c] &= keep
 
 
@@ -162,50 +162,31 @@ def located(state, observer: int) -> list[int]:
     the stored row itself when counting adds nothing (do not modify it).
     """
     row = state.knowledge[observer]
-    if not row_can_grow(state):
-        return row
     pile_has = [False, False]
     for c in state.pile:
         if c != CURSE:
             pile_has[c & 1] = True
-    hands = state.hands
+            if pile_has[0] and pile_has[1]:
+                return row  # both colours still in the pile: counting proves nothing
+    # One pass over the hands: the unlocated cards of each colour and the one
+    # hand they all lie in (a hand's free slots for a colour are exactly its
+    # unlocated cards of that colour), or MANY_HANDS.
+    unlocated = ([], [])
+    place = [UNKNOWN, UNKNOWN]
+    for seat, hand in enumerate(state.hands):
+        for c in hand:
+            if c != CURSE and row[c] < 0:
+                colour = c & 1
+                unlocated[colour].append(c)
+                if place[colour] == UNKNOWN:
+                    place[colour] = seat
+                elif place[colour] != seat:
+                    place[colour] = MANY_HANDS
     result = row
     for colour in (0, 1):
-        if pile_has[colour]:
-            continue
-        # Free slots of a hand = its public count of the colour minus the cards placed there.
-        free = [0] * len(hands)
-        unlocated = []
-        for seat, hand in enumerate(hands):
-            for c in hand:
-                if COLOUR_OF[c] == colour and row[c] < 0:
-                    free[seat] += 1
-                    unlocated.append(c)
-        if not unlocated:
-            continue
-        place = -1
-        for seat, slots in enumerate(free):
-            if slots:
-                if place >= 0:
-                    break
-                place = seat
-        else:
+        if not pile_has[colour] and place[colour] >= 0:
             if result is row:
                 result = list(row)
-            for c in unlocated:
-                result[c] = place
+            for c in unlocated[colour]:
+                result[c] = place[colour]
     return result
-
-
-def row_can_grow(state) -> bool:
-    """False while both colours are still in the pile (counting can then prove nothing)."""
-    red = blue = False
-    for c in state.pile:
-        if c != CURSE:
-            if c & 1:
-                blue = True
-            else:
-                red = True
-            if red and blue:
-                return False
-    return True

@@ -12,12 +12,16 @@ observation cannot leak another hand's faces or the pile order.
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from kakurega.envs.core.layout import ObservationLayout
 from kakurega.envs.kakurenbo.knowledge import CURSE, NUM_BODY_CARDS
 from kakurega.envs.kakurenbo.rules import NUM_PARTS, NUM_STAGES, OVER, KakurenboGame
 
+#: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
+FLOAT32 = np.dtype(np.float32)
 NUM_LAST_KINDS = 7  # draw, discard, give card, give colour, take, give Curse, dice opponent
 
 
@@ -68,10 +72,11 @@ def make_layout(game: KakurenboGame) -> ObservationLayout:
 class KakurenboObserver:
     """``observer(state, seat)``: the observation vector of ``seat``. Picklable (plain attributes).
 
-    For speed the encoder collects the flat indices of the 1-entries and the
-    (index, value) pairs of the few other non-zero entries in Python lists and
-    writes each group into a copy of the template with one numpy call; the
-    offsets come from the layout's pieces.
+    For speed the encoder copies the template as a float32 ``array.array``,
+    writes each non-zero entry into it (an item write there costs a fraction
+    of one into a numpy array, and no index list is built), then hands the
+    buffer to numpy without a copy. The offsets come from the layout's
+    pieces (``at_<piece>``).
     """
 
     def __init__(self, game: KakurenboGame):
@@ -81,6 +86,7 @@ class KakurenboObserver:
         template = self.layout.zeros()
         template[self.layout.slice("variant")][1 if game.kurayami else 0] = 1.0
         self.template = template
+        self.template_array = array("f", template.tobytes())
         self.inv_max_steps = 1.0 / game.max_steps
         #: seats in egocentric row order, per observer
         self.order = [[(seat + r) % self.n for r in range(self.n)] for seat in range(self.n)]
@@ -90,92 +96,79 @@ class KakurenboObserver:
     def __call__(self, state, seat: int) -> np.ndarray:
         """Encode what ``seat`` may know in ``state``."""
         n = self.n
-        ones = []  # flat indices of entries equal to 1
-        where_values, values = [], []  # other non-zero entries
+        obs = self.template_array[:]
         if not state.over:
-            ones.append(self.at_phase + state.phase - 1)
-            ones.append(self.at_stage + state.stage)
-            ones.append(self.at_actor + (state.actor - seat) % n)
-            ones.append(self.at_turn + (state.active - seat) % n)
+            obs[self.at_phase + state.phase - 1] = 1.0
+            obs[self.at_stage + state.stage] = 1.0
+            obs[self.at_actor + (state.actor - seat) % n] = 1.0
+            obs[self.at_turn + (state.active - seat) % n] = 1.0
         if state.target >= 0:
-            ones.append(self.at_dice_target + (state.target - seat) % n)
+            obs[self.at_dice_target + (state.target - seat) % n] = 1.0
         red, blue = state.dice
         if red:
-            ones.append(self.at_dice + red - 1)
-            ones.append(self.at_dice + 5 + blue)
+            obs[self.at_dice + red - 1] = 1.0
+            obs[self.at_dice + 5 + blue] = 1.0
         at_counts = self.at_colour_counts
         at_scores = self.at_scores
         at_open = self.at_open_hand
         scores = state.scores
         open_hand = state.open_hand
         hands = state.hands
-        hand_reds = hand_blues = 0
-        row = 0
+        body_cards = 0
+        hand_blues = 0
         for holder in self.order[seat]:
-            reds = blues = 0
-            for c in hands[holder]:
-                if c != CURSE:
-                    if c & 1:
-                        blues += 1
-                    else:
-                        reds += 1
-            if reds == 1:
-                ones.append(at_counts + 2 * row)
-            elif reds:
-                where_values.append(at_counts + 2 * row)
-                values.append(reds)
-            if blues == 1:
-                ones.append(at_counts + 2 * row + 1)
-            elif blues:
-                where_values.append(at_counts + 2 * row + 1)
-                values.append(blues)
-            hand_reds += reds
-            hand_blues += blues
+            hand = hands[holder]
+            if hand:
+                cards = len(hand) - 1 if CURSE in hand else len(hand)
+                blues = 0  # the odd ids (the Curse, 14, is even)
+                for c in hand:
+                    blues += c & 1
+                obs[at_counts] = cards - blues
+                obs[at_counts + 1] = blues
+                body_cards += cards
+                hand_blues += blues
             if scores[holder]:
-                where_values.append(at_scores + row)
-                values.append(scores[holder])
+                obs[at_scores] = scores[holder]
             if open_hand[holder]:
-                ones.append(at_open + row)
-            row += 1
+                obs[at_open] = 1.0
+            at_counts += 2
+            at_scores += 1
+            at_open += 1
         holder = state.curse_holder
-        ones.append(self.at_curse + ((holder - seat) % n if holder >= 0 else n))
+        obs[self.at_curse + ((holder - seat) % n if holder >= 0 else n)] = 1.0
         at = self.at_discarded
         pairs_gone = 0
         for by in state.discarded_by:
             if by >= 0:
-                ones.append(at + (by - seat) % n)
+                obs[at + (by - seat) % n] = 1.0
                 pairs_gone += 1
             at += n
         pile = state.pile
         if pile:
             top = pile[-1]
-            ones.append(self.at_pile_top + (2 if top == CURSE else top & 1))
+            obs[self.at_pile_top + (2 if top == CURSE else top & 1)] = 1.0
             # the pile's colours follow from the public counts: 7 of each colour in all
             at = self.at_pile_colours
-            where_values += (self.at_pile_size, at, at + 1)
-            values += (len(pile), 7 - pairs_gone - hand_reds, 7 - pairs_gone - hand_blues)
+            obs[self.at_pile_size] = len(pile)
+            obs[at] = 7 - pairs_gone - (body_cards - hand_blues)
+            obs[at + 1] = 7 - pairs_gone - hand_blues
         at = self.at_cards - seat  # card c in row (where - seat) % n: at_cards + c*n + row
         for where in self.game.known_row(state, seat):
             if where >= 0:
-                ones.append(at + where + (n if where < seat else 0))
+                obs[at + where + (n if where < seat else 0)] = 1.0
             at += n
         kind, actor, other, colour = state.last_move
         if kind >= 0:
-            ones.append(self.at_last_kind + kind)
-            ones.append(self.at_last_actor + (actor - seat) % n)
+            obs[self.at_last_kind + kind] = 1.0
+            obs[self.at_last_actor + (actor - seat) % n] = 1.0
             if other >= 0:
-                ones.append(self.at_last_other + (other - seat) % n)
+                obs[self.at_last_other + (other - seat) % n] = 1.0
             if colour >= 0:
-                ones.append(self.at_last_colour + colour)
+                obs[self.at_last_colour + colour] = 1.0
         if state.steps:
             steps_used = state.steps * self.inv_max_steps
-            where_values.append(self.at_steps_used)
-            values.append(steps_used if steps_used < 1.0 else 1.0)
-        obs = self.template.copy()
-        obs.put(ones, 1.0)
-        if values:
-            obs.put(where_values, values)
-        return obs
+            obs[self.at_steps_used] = steps_used if steps_used < 1.0 else 1.0
+        return np.frombuffer(obs, FLOAT32)
 
 
 def make_observer(game: KakurenboGame) -> KakurenboObserver:

@@ -23,6 +23,9 @@ from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import COLOUR_OF, CURSE, NUM_BODY_CARDS, UNKNOWN
 
+#: bit of each card's colour in a colour set (bit 0 red, bit 1 blue; the Curse has none)
+COLOUR_BIT = tuple([1 << (c & 1) for c in range(NUM_BODY_CARDS)] + [0])
+
 VARIANTS = ("kakurenbo", "kurayami")
 REWARD_MODES = ("win", "points")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
@@ -220,7 +223,7 @@ class KakurenboGame(Game):
     def initial_state(self, rng: np.random.Generator) -> KakurenboState:
         """Deal one body-part card to each seat; the rest form the pile above the Curse."""
         n = self.num_players
-        deck = [int(c) for c in rng.permutation(NUM_BODY_CARDS)]
+        deck = rng.permutation(NUM_BODY_CARDS).tolist()
         hands = [[deck[i]] for i in range(n)]
         pile = [CURSE] + deck[n:]
         knowledge = [[UNKNOWN] * NUM_BODY_CARDS for _ in range(n)]
@@ -263,9 +266,9 @@ class KakurenboGame(Game):
         Counting proves nothing to anyone in Kurayami phase 1, when no face
         has been seen (it could otherwise name one's own unseen cards).
         """
-        if self.faces_visible(state):
-            return kn.located(state, observer)
-        return state.knowledge[observer]
+        if self.kurayami and state.phase == 1:  # not faces_visible(state)
+            return state.knowledge[observer]
+        return kn.located(state, observer)
 
     def legal_actions(self, state: KakurenboState) -> list[int]:
         """Sorted legal action ids of the seat to act."""
@@ -295,18 +298,16 @@ class KakurenboGame(Game):
                     actions.extend(range(start, start + m))
             return actions
         if stage == TAKE:
-            actions = []
-            for colour in (RED, BLUE):
-                start = self.TAKE_BASE + colour * m - 1
-                for k in range(1, n):
-                    if colour in self._colours(hands[(me + k) % n]):
-                        actions.append(start + k)
+            # colours[k - 1]: bit 0 set if the player at offset k holds red, bit 1 if blue
+            colours = [self._colour_bits(hands[(me + k) % n]) for k in range(1, n)]
+            actions = [self.TAKE_BASE + k - 1 for k in range(1, n) if colours[k - 1] & 1]
+            actions += [self.TAKE_BASE + m + k - 1 for k in range(1, n) if colours[k - 1] & 2]
             return actions
         if stage == GIVE_COLOUR:
-            colours = self._colours(hands[me])
+            colours = self._colour_bits(hands[me])
             actions = []
             for colour in (RED, BLUE):
-                if colour in colours:
+                if colours >> colour & 1:
                     start = self.GIVE_COLOUR_BASE + colour * m
                     actions.extend(range(start, start + m))
             return actions
@@ -314,14 +315,17 @@ class KakurenboGame(Game):
             return [self.TARGET_BASE + k - 1 for k in range(1, n) if hands[(me + k) % n]]
         if stage == DICE_TAKE:
             k = (state.target - me) % n
-            colours = self._colours(hands[state.target])
-            return [self.TAKE_BASE + colour * m + k - 1 for colour in (RED, BLUE) if colour in colours]
+            colours = self._colour_bits(hands[state.target])
+            return [self.TAKE_BASE + colour * m + k - 1 for colour in (RED, BLUE) if colours >> colour & 1]
         raise AssertionError(f"unknown stage {stage}")
 
     @staticmethod
-    def _colours(hand) -> set:
-        """Colours (0 red, 1 blue) present among the body-part cards of ``hand``."""
-        return {COLOUR_OF[c] for c in hand if c != CURSE}
+    def _colour_bits(hand) -> int:
+        """Colours present among the body-part cards of ``hand``: bit 0 red, bit 1 blue."""
+        bits = 0
+        for c in hand:
+            bits |= COLOUR_BIT[c]
+        return bits
 
     # ----------------------------------------------------------------- apply
     def apply_action(self, state: KakurenboState, action: int, rng: np.random.Generator) -> None:

@@ -32,7 +32,8 @@ def check_invariants(game, state):
             assert len(state.double_foundations[p]) >= 2 and set(state.double_foundations[p]) <= linked
     fresh = game.clone(state)
     game.refresh(fresh)
-    assert (fresh.left_match, fresh.right_match) == (state.left_match, state.right_match), "stale connection cache"
+    for cache in ("left_match", "right_match", "accept", "attack_accept", "tops"):
+        assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
 
 
 def run_games(num_games, seed, pass_probability, max_turns=200):

@@ -1,0 +1,104 @@
+"""Optional potential-based reward shaping for Hidden Rooms (the env's ``shaping`` option).
+
+Uniformly random play never escapes, so a learner that starts random never
+sees a positive reward. ``shaping=k`` (0 < k <= 1) adds, on every step, the
+change of a potential ``k * phi(table)`` (Ng, Harada & Russell 1999, with
+gamma = 1): ``r' = r + k * (phi(s') - phi(s))``. The potential reads only what
+the child sees (the placed tiles and its own cell) and measures progress toward
+the exit in [0, 1]::
+
+    phi = (child term + frontier term) / 2
+    child term    = (8 - d(child)) / 8
+    frontier term = (8 - min d(c) over the explored cells c connected to the child's cell) / 8
+
+where ``d`` is the Manhattan distance to the exit (0, 0) (8 from the start
+cell). Placing a tile that brings the reachable explored area closer to the
+exit raises the frontier term; walking toward the exit raises the child term.
+A round's first table has ``phi = 0``; the escape table (the child on the
+exit) has ``phi = 1``; any other table has ``phi <= 15/16``.
+
+``phi`` is a function of the table, and the table of the finished episode
+keeps its potential (it is not set to 0). So the shaped rewards of an episode
+sum to its unshaped return plus ``k * phi(final table)``: an escaped round
+returns ``1 + k``, a failed one ``-1 + k * phi`` (still negative, since
+``k <= 1``), i.e. progress made before failing is kept. In match episodes a
+new round starts at ``phi = 0``, so an earlier round's progress is handed back
+on the step that starts the next round; only the last round's progress stays.
+Because the final potential varies, this shaping is *not* policy-invariant in
+the strict sense of Ng et al. (which needs ``phi = 0`` on terminal states): it
+also rewards failing closer to the exit. That is deliberate: the invariant
+form (``phi = 0`` at every round's end) learned nothing from scratch in our
+PPO runs (docs/strength.md), since it hands the progress back at every fail.
+
+The shaped game is the rules game with :meth:`ShapedHiddenRoomsGame.returns`
+adding ``k * phi(state)`` to the cumulative return, so the AEC base derives the
+shaped step rewards from differences of returns as for any game.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kakurega.envs.hidden_rooms.rules import EMPTY, EXIT_CELL, NEIGHBOURS, NUM_CELLS, HiddenRoomsGame, coords
+
+#: Manhattan distance of every cell to the exit
+DISTANCE = tuple(
+    abs(r - coords(EXIT_CELL)[0]) + abs(c - coords(EXIT_CELL)[1]) for r, c in map(coords, range(NUM_CELLS))
+)
+MAX_DISTANCE = max(DISTANCE)  #: 8, from the start cell (4, 4)
+
+
+def check_shaping(shaping) -> float:
+    """``shaping`` as a float in [0, 1], or a ``TypeError``/``ValueError`` naming the option and what was expected."""
+    if isinstance(shaping, (bool, np.bool_)) or not isinstance(shaping, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"shaping must be a number in [0, 1] (0 = off), got {shaping!r} of type {type(shaping).__name__}"
+        )
+    value = float(shaping)
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise ValueError(
+            f"shaping must be a number in [0, 1] (0 = off; above 1 a failed round could score above 0), got {value}"
+        )
+    return value
+
+
+def potential(board: list[int], child: int) -> float:
+    """Progress in [0, 1] of a table with tiles ``board`` and the child on ``child`` (see the module docstring).
+
+    >>> from kakurega.envs.hidden_rooms.rules import START_CELL, START_TILE
+    >>> board = [EMPTY] * NUM_CELLS; board[START_CELL] = START_TILE
+    >>> potential(board, START_CELL)
+    0.0
+    """
+    best = DISTANCE[child]
+    seen = 1 << child
+    stack = [child]
+    while stack:  # the explored cells connected to the child's cell
+        for nb in NEIGHBOURS[stack.pop()]:
+            if nb >= 0 and board[nb] != EMPTY and not seen >> nb & 1:
+                seen |= 1 << nb
+                stack.append(nb)
+                if DISTANCE[nb] < best:
+                    best = DISTANCE[nb]
+    return (2 * MAX_DISTANCE - DISTANCE[child] - best) / (2 * MAX_DISTANCE)
+
+
+class ShapedHiddenRoomsGame(HiddenRoomsGame):
+    """The Hidden Rooms rules with ``shaping * phi(table)`` added to the child's cumulative return."""
+
+    def __init__(self, monsters=None, episode: str = "match", reward: str = "match", max_turns: int = 60,
+                 shaping: float = 1.0):
+        super().__init__(monsters, episode=episode, reward=reward, max_turns=max_turns)
+        self.shaping = check_shaping(shaping)
+
+    def potential(self, state) -> float:
+        """``phi`` of the table in ``state`` (the finished episode's table keeps its value)."""
+        return potential(state.board, state.child)
+
+    def returns(self, state) -> np.ndarray:
+        """Cumulative reward of the rules so far plus ``shaping * phi(table)``."""
+        returns = super().returns(state)
+        returns[0] += self.shaping * potential(state.board, state.child)
+        return returns
