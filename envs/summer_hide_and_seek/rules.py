@@ -507,13 +507,18 @@ class SummerHideAndSeekGame(Game):
         budget = [0]
 
         def finish_turn(t: int, p: int, visited: int, drawn: int) -> bool:
-            # the start of child turn t (t >= 1): the child must not be stuck against the new pieces
-            if t < turns or check_final:
-                if self.is_stuck(p, visited, drawn, blocked[t]):
-                    return False
-            if t == turns:
-                return True
-            return extend(t, p, 0, announcements[t][1], visited, drawn)
+            # The start of child turn t (t >= 1): the child must not be stuck
+            # against the new pieces. Turns without a line are walked in a loop,
+            # not by recursion: a child may stop at once for hundreds of turns.
+            while True:
+                if t < turns or check_final:
+                    if self.is_stuck(p, visited, drawn, blocked[t]):
+                        return False
+                if t == turns:
+                    return True
+                if announcements[t][0] != 0:
+                    return extend(t, p, 0, announcements[t][1], visited, drawn)
+                t += 1
 
         def extend(t: int, p: int, spent: int, rem: tuple, visited: int, drawn: int) -> bool:
             cost = announcements[t][0]

@@ -131,3 +131,27 @@ def test_resample_is_cheap():
         game.resample_hidden(state, (state.child + 1) % 2, np.random.default_rng(i))
     per_call = (time.perf_counter() - start) / len(states)
     assert per_call < 0.05, f"resample_hidden took {1000 * per_call:.1f} ms per call"
+
+
+def test_resample_survives_hundreds_of_turns_without_a_line():
+    """A child that stops at once every turn: resampling walks those turns without deep recursion."""
+    env = raw_env(num_players=2, max_steps=5000)
+    env.reset(seed=2)
+    game = env.game
+    stop = 2 * game.num_squares
+    turns = 0
+    while turns < 600:
+        state = env.game_state
+        legal = game.legal_actions(state)
+        if state.phase == START:
+            action = legal[0]
+        elif state.phase == CHILD:
+            action = stop
+            turns += 1
+        else:  # the seeker guesses anywhere but the child's square
+            action = next(a for a in legal if a - (stop + 1) != state.square)
+        env.step(action)
+    assert env.game_state.round == 0 and len(env.game_state.announcements) >= 600
+    seeker = 1 - env.game_state.child
+    sample = game.resample_hidden(env.game_state, seeker, np.random.default_rng(0))
+    assert np.array_equal(env.encode(sample, seeker), env.encode(env.game_state, seeker))
