@@ -146,11 +146,14 @@ returns `1 + k` and a fail `-1 + k * phi` (at most `-1 + 15k/16`, still
 negative). In match episodes each new round starts again at `phi = 0`, so an
 earlier round's progress is handed back on the step that starts the next
 round. Because the final potential varies, this is not policy-invariant in the
-strict sense (it also pays for failing nearer the exit); the sign of a round's
-return, and so escape/win counting, is unchanged. The variant with `phi = 0`
-at the end of every round (invariant) taught PPO nothing from scratch; see
-`kakurega.envs.hidden_rooms.shaping` and docs/strength.md. With `shaping=0`
-the rewards are exactly the rules' (the plain rules engine runs).
+strict sense (it also pays for failing nearer the exit). The sign of an
+episode's return, and so escape/win counting, is unchanged, except that a
+`reward="per_round"` match won 2-2 (return 0 by the rules) scores `+k`. The
+variant with `phi = 0` at the end of every round (invariant) taught PPO
+nothing from scratch; see `kakurega.envs.hidden_rooms.shaping` and
+docs/strength.md. `configs/hidden_rooms_ppo.yaml` trains with `shaping=1.0`
+and an imitation warm start (44.5% escapes, docs/strength.md). With
+`shaping=0` the rewards are exactly the rules' (the plain rules engine runs).
 
 ## Options
 
