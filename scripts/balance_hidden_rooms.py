@@ -13,29 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 
 import numpy as np
 
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.heuristics.hidden_rooms import HiddenRoomsHeuristic
+from kakurega.agents.tournament import wilson_interval
 from kakurega.envs import hidden_rooms_v0
 from kakurega.envs.hidden_rooms.rules import ESCAPED, OUTCOME_NAMES
 
 HEURISTIC_BAND = (0.35, 0.75)
 RANDOM_CEILING = 0.15
 
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a binomial proportion."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def play_rounds(agent_class, rounds: int, seed: int = 0, booklet=None, max_turns: int = 60) -> dict:
