@@ -326,16 +326,20 @@ class AnimalChainGame(Game):
         return out
 
     # -------------------------------------------------------------- connections
-    def _recompute_match(self, state: AnimalChainState, p: int) -> None:
+    def _match_masks(self, tops, neighbours) -> tuple[int, int]:
+        """Animals a card must show on its left / right side to connect to the face-up ``neighbours``."""
         left = right = 0
-        tops = state.tops
-        for q, side in self.neighbours[p]:
+        for q, side in neighbours:
             t = tops[q]
             if t >= 0:
                 if side == LEFT:
                     left |= self.right_animal_bit[t]
                 else:
                     right |= self.left_animal_bit[t]
+        return left, right
+
+    def _recompute_match(self, state: AnimalChainState, p: int) -> None:
+        left, right = self._match_masks(state.tops, self.neighbours[p])
         state.left_match[p] = left
         state.right_match[p] = right
         accept = self._accept_cache.get((left, right))
@@ -390,16 +394,7 @@ class AnimalChainGame(Game):
 
     def attack_match(self, state: AnimalChainState, p: int) -> tuple[int, int]:
         """Left / right match masks of opponent base card ``p`` from the neighbours that count (``attack_neighbours``)."""
-        left = right = 0
-        tops = state.tops
-        for q, side in self.attack_neighbours[p]:
-            t = tops[q]
-            if t >= 0:
-                if side == LEFT:
-                    left |= self.right_animal_bit[t]
-                else:
-                    right |= self.left_animal_bit[t]
-        return left, right
+        return self._match_masks(state.tops, self.attack_neighbours[p])
 
     def connections(self, state: AnimalChainState, card_type: int, p: int) -> list[tuple[int, int]]:
         """``(neighbour, animal)`` for every face-up neighbour the card would connect to at ``p``."""
