@@ -99,7 +99,10 @@ def check_copy_continues_identically(make_env, seed=5, cut_at=7):
     def finish(e, action_rng):
         out = []
         for agent in e.agent_iter():
-            obs, reward, term, trunc, _ = e.last()
+            obs, reward, term, trunc, info = e.last()
+            # copies hand out read-only arrays too (numpy arrays come back writable from a copy)
+            assert not obs["observation"].flags.writeable and not obs["action_mask"].flags.writeable
+            assert not info["action_mask"].flags.writeable
             action = None if term or trunc else int(action_rng.choice(np.flatnonzero(obs["action_mask"])))
             out.append((agent, obs["observation"].tobytes(), reward, term, trunc, action))
             e.step(action)
@@ -134,6 +137,7 @@ def check_observations(make_env, seed=0, num_games=3):
                     assert not other_obs["action_mask"].any(), f"{other} has a mask while {agent} acts"
                     assert space.contains(other_obs)
             assert not obs["observation"].flags.writeable, "observations must be read-only views"
+            assert not obs["action_mask"].flags.writeable, "masks must be read-only views"
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 

@@ -83,6 +83,8 @@ class TurnBasedAECEnv(AECEnv):
         self._num_actions = game.num_actions
         self._no_flags = bytes(game.num_actions)
         self._no_actions = np.frombuffer(self._no_flags, _INT8)  # read-only: bytes are immutable
+        self._mask_cache: dict[tuple, tuple[bytes, np.ndarray]] = {}
+        self._mask_cache_size = max(64, (1 << 20) // (game.num_actions + 128))
         self.rng = np.random.default_rng()
         self.game_state = None
         self.num_steps = 0
@@ -199,20 +201,60 @@ class TurnBasedAECEnv(AECEnv):
         self._legal = legal = game.legal_actions(state)
         if not legal:
             raise RuntimeError(f"{game.name}: seat {seat} must act but has no legal action")
-        # A bytes mask built in a Python loop and viewed by numpy (read-only,
-        # since bytes are immutable) costs a fraction of numpy fancy indexing
-        # for the few legal actions a turn has.
-        flags = bytearray(self._num_actions)
-        for action in legal:
-            flags[action] = 1
-        self._legal_flags = flags = bytes(flags)
-        mask = self._mask = np.frombuffer(flags, _INT8)
+        self._legal_flags, mask = self._flags_and_mask(legal)
+        self._mask = mask
         # Only the previous and the new actor's infos change (all others
         # already hold the shared all-zero mask).
         infos = self.infos
         infos[self.agent_selection] = {"action_mask": self._no_actions}
         self.agent_selection = agent = self.possible_agents[seat]
         infos[agent] = {"action_mask": mask}
+
+    def _flags_and_mask(self, legal: list[int]) -> tuple[bytes, np.ndarray]:
+        """The legality flags and the read-only action mask of the legal set ``legal``.
+
+        Most turns of a game repeat a legal set met before, so masks are kept
+        per legal set: a dictionary lookup costs a fraction of building one.
+        Masks are views of immutable bytes (read-only), so sharing them between
+        steps is safe. The cache is bounded (about 1 MiB) and per instance.
+        """
+        key = tuple(legal)
+        entry = self._mask_cache.get(key)
+        if entry is None:
+            # A bytes mask built in a Python loop and viewed by numpy costs a
+            # fraction of numpy fancy indexing for the few legal actions a turn has.
+            flags = bytearray(self._num_actions)
+            for action in legal:
+                flags[action] = 1
+            flags = bytes(flags)
+            entry = (flags, np.frombuffer(flags, _INT8))
+            if len(self._mask_cache) >= self._mask_cache_size:
+                self._mask_cache.clear()
+            self._mask_cache[key] = entry
+        return entry
+
+    def __getstate__(self) -> dict:
+        # Copies (deepcopy, pickle) start with empty caches: numpy arrays come
+        # back from a copy writable, and masks and cached observations handed
+        # to agents must never be (observations are re-encoded on demand).
+        state = self.__dict__.copy()
+        state["_mask_cache"] = {}
+        state["_obs_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        # Re-view the (immutable) flags so the copy's masks are read-only again.
+        old_none, old_mask = self._no_actions, getattr(self, "_mask", None)
+        self._no_actions = np.frombuffer(self._no_flags, _INT8)
+        if old_mask is not None:
+            self._mask = self._no_actions if old_mask is old_none else np.frombuffer(self._legal_flags, _INT8)
+        for info in getattr(self, "infos", {}).values():
+            mask = info.get("action_mask")
+            if mask is old_none:
+                info["action_mask"] = self._no_actions
+            elif mask is not None and mask is old_mask:
+                info["action_mask"] = self._mask
 
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict:
