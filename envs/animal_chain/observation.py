@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from array import array
 from functools import partial
+from operator import itemgetter
 
 import numpy as np
 
-from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
+from kakurega.envs.animal_chain.rules import BUILD, FACE_DOWN, HOLE, NO_SEAT, AnimalChainGame
 from kakurega.envs.core.layout import ObservationLayout
 
 
@@ -52,96 +53,112 @@ class AnimalChainObserver:
             ]
         )
         L = self.layout
-        # Every position is drawn from a small set of appearances, so the board
-        # part of the vector is one table lookup: row ``owner * K + code`` of
-        # ``tables[seat]`` holds the position's hole, face_down, left_animal,
-        # right_animal, my_double and opponent_double entries, and
-        # ``board_index`` says where in the vector those entries go.
-        # code: 0 hole, 1 face down, 2 + t face-up type t, 2 + T + t face down
-        # but known to the observer (own base during base building).
-        self.num_codes = K = 2 + 2 * T
-        F = 4 + 2 * A
-        self.board_index = np.empty((P, F), dtype=np.int64)
-        for i in range(P):
-            self.board_index[i] = (
-                [L.pieces["hole"].start + i, L.pieces["face_down"].start + i]
-                + [L.pieces["left_animal"].start + i * A + a for a in range(A)]
-                + [L.pieces["right_animal"].start + i * A + a for a in range(A)]
-                + [L.pieces["my_double"].start + i, L.pieces["opponent_double"].start + i]
-            )
-        self.board_index = self.board_index.ravel()
-        self.tables = []
+        # The encoder keeps a picture of each seat's last observation in the
+        # state (``state.pictures``) and redraws only the positions the rules
+        # marked in ``state.changed`` (a play changes one or two positions);
+        # the hand and the scalars at the end are rewritten every time. The
+        # picture holds bytes when every value fits in one (the default deck's
+        # and turn limit's do), float32 otherwise.
+        self.hole_at, self.face_down_at = L.pieces["hole"].start, L.pieces["face_down"].start
+        self.left_at, self.right_at = L.pieces["left_animal"].start, L.pieces["right_animal"].start
+        self.my_double_at, self.opponent_double_at = L.pieces["my_double"].start, L.pieces["opponent_double"].start
+        self.height_at, self.hand_at = L.pieces["stack_height"].start, L.pieces["hand"].start
+        tail = list(L.pieces)[list(L.pieces).index("hand") :]
+        assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", "swaps_left",
+                        "passes_without_draw", "turn"], tail
+        if max(total, game.max_turns, game.max_swaps) < 256:
+            self.pack, self.new_picture, self.dtype = bytes, bytearray, np.dtype(np.uint8)
+        else:
+            self.pack = self.new_picture = partial(array, "f")
+            self.dtype = FLOAT32
+        #: the picture of a fresh board: every position one face-down card
+        fresh = np.zeros(L.size, np.float32)
+        L.view(fresh, "face_down")[:] = 1
+        L.view(fresh, "stack_height")[:] = 1
+        self.fresh = self.pack(fresh.astype(self.dtype).tolist())
+        # A position's entries lie in five places: hole and face_down (P apart), its
+        # left_animal and right_animal one-hots, and my_double, opponent_double and
+        # stack_height (consecutive pieces, so P apart too). ``slots[seat][p]`` holds the
+        # four slices of absolute position ``p`` in ``seat``'s vector.
+        for first, second in (("hole", "face_down"), ("my_double", "opponent_double"), ("opponent_double", "stack_height")):
+            assert L.pieces[second].start == L.pieces[first].start + P, (first, second)
+        self.slots = []
         for seat in (0, 1):
-            table = np.zeros((3 * K, F), dtype=np.float32)
-            for owner in range(3):  # 0 none, 1 observer's double, 2 opponent's double
-                rows = table[owner * K : (owner + 1) * K]
-                rows[0, 0] = 1.0
-                rows[1, 1] = 1.0
-                for t in range(T):
-                    seen = game.type_in_frame[seat][t]
-                    left, right = game.left_animal[seen], game.right_animal[seen]
-                    for code in (2 + t, 2 + T + t):
-                        rows[code, 2 + left] = 1.0
-                        rows[code, 2 + A + right] = 1.0
-                    rows[2 + T + t, 1] = 1.0
-                if owner:
-                    rows[:, 2 + 2 * A + owner - 1] = 1.0
-            self.tables.append(table)
-        #: owner offset in the table (indexed by double_owner + 1), per observing seat
-        self.owner_offset = ((0, K, 2 * K), (0, 2 * K, K))
-        # The board part is one gather of table rows plus one fixed reordering
-        # (board_order, the inverse of board_index) into the piece-major
-        # layout, so encode() only builds the row code of every position.
-        self.values_start = L.pieces["stack_height"].start
-        self.board_order = np.argsort(self.board_index)
-        assert np.array_equal(self.board_index[self.board_order], np.arange(self.values_start)), "the board pieces come first"
-        # Row codes and the integer pieces travel to numpy as bytes when they
-        # fit in a byte (the default deck's and turn limit's do).
-        small = 3 * K <= 256
-        self.pack_codes = bytes if small else partial(array, "H")
-        self.code_dtype = np.dtype(np.uint8 if small else np.uint16)
-        small = max(total, game.max_turns, game.max_swaps) < 256
-        self.pack_values = bytes if small else partial(array, "f")
-        self.value_dtype = np.dtype(np.uint8 if small else np.float32)
-        tail = list(L.pieces)[list(L.pieces).index("stack_height") :]
-        assert tail == ["stack_height", "hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat",
-                        "swaps_left", "passes_without_draw", "turn"], tail
-        self.phase_one_hot = [[1 if phase == p else 0 for p in range(3)] for phase in range(3)]
+            slots = []
+            for p in range(P):
+                i = game.position_in_frame[seat][p]
+                slots.append((
+                    slice(self.hole_at + i, self.face_down_at + i + 1, P),
+                    slice(self.left_at + A * i, self.left_at + A * (i + 1)),
+                    slice(self.right_at + A * i, self.right_at + A * (i + 1)),
+                    slice(self.my_double_at + i, self.height_at + i + 1, P),
+                ))
+            self.slots.append(slots)
+        # ``looks[seat][top]``: (hole + face_down, left_animal, right_animal) entries of a
+        # position showing ``top`` (absolute type, FACE_DOWN or HOLE) in ``seat``'s frame;
+        # ``known_looks[seat][t]``: the same for a face-down card of type ``t`` the observer
+        # knows (its own base during base building).
+        nothing = self.pack([0] * A)
+        self.looks, self.known_looks = [], []
+        for seat in (0, 1):
+            looks = {HOLE: (self.pack((1, 0)), nothing, nothing), FACE_DOWN: (self.pack((0, 1)), nothing, nothing)}
+            known_looks = {}
+            for t in range(T):
+                seen = game.type_in_frame[seat][t]
+                left, right = [0] * A, [0] * A
+                left[game.left_animal[seen]] = right[game.right_animal[seen]] = 1
+                looks[t] = (self.pack((0, 0)), self.pack(left), self.pack(right))
+                known_looks[t] = (self.pack((0, 1)), self.pack(left), self.pack(right))
+            self.looks.append(looks)
+            self.known_looks.append(known_looks)
+        #: ``stacked[seat][owner][height]``: (my_double, opponent_double, stack_height) entries of a
+        #: position of that double ``owner`` and stack height
+        self.stacked = tuple(
+            {owner: [self.pack((owner == seat, owner == 1 - seat, height)) for height in range(total + 1)]
+             for owner in (NO_SEAT, 0, 1)}
+            for seat in (0, 1)
+        )
+        self.reverse_hand = itemgetter(*game.reverse_type)
+        self.phase_one_hot = [tuple(1 if phase == p else 0 for p in range(3)) for phase in range(3)]
 
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         game = self.game
-        # Row codes in the observer's frame (player 1 sees the board turned
-        # half round): tops + 2 is 0 for a hole, 1 face down, 2 + t face-up t.
-        tops, stacks = state.tops, state.stacks
-        if seat:
-            tops, stacks = tops[::-1], stacks[::-1]
-        codes = [top + 2 for top in tops]
-        if state.double_owner.count(NO_SEAT) < len(codes):  # doubles move the code to the owner's block
-            owners = state.double_owner[::-1] if seat else state.double_owner
-            offset = self.owner_offset[seat]
-            for q, owner in enumerate(owners):
-                if codes[q]:  # not a hole
-                    codes[q] += offset[owner + 1]
-        if state.phase == BUILD:  # the observer knows its own face-down base cards
-            known = 2 + game.num_types
-            for p in game.base_positions[seat]:
-                codes[game.position_in_frame[seat][p]] = known + state.stacks[p][0]
-        obs = np.empty(self.layout.size, FLOAT32)
-        rows = self.tables[seat].take(np.frombuffer(self.pack_codes(codes), self.code_dtype), axis=0)
-        rows.ravel().take(self.board_order, out=obs[: self.values_start])
+        picture = state.pictures[seat]
+        if picture is None:
+            picture = state.pictures[seat] = self.new_picture(self.fresh)
+        # writes go through a memoryview: a bytearray's own slice assignment costs 3-4 times more
+        view = memoryview(picture)
+        if state.changed[seat]:
+            self._redraw(state, seat, view)
         hand = state.hands[seat]
-        values = list(map(len, stacks))
-        values += hand if not seat else [hand[t] for t in game.reverse_type]
-        values += (sum(hand), sum(state.hands[1 - seat]), len(state.deck))
-        values += self.phase_one_hot[state.phase]
-        values += (
-            1 if game.current_player(state) == seat else 0,
+        phase = state.phase
+        view[self.hand_at :] = self.pack((
+            *(self.reverse_hand(hand) if seat else hand),
+            sum(hand),
+            sum(state.hands[1 - seat]),
+            len(state.deck),
+            *self.phase_one_hot[phase],
+            game.current_player(state) == seat,
             1 - seat,
             seat,
-            game.max_swaps - state.swaps_used if state.phase == BUILD and state.to_move == seat else 0,
+            game.max_swaps - state.swaps_used if phase == BUILD and state.to_move == seat else 0,
             state.passes_without_draw,
             state.turn,
-        )
-        obs[self.values_start :] = np.frombuffer(self.pack_values(values), self.value_dtype)
-        return obs
+        ))
+        return np.frombuffer(picture, self.dtype).astype(FLOAT32)
+
+    def _redraw(self, state, seat: int, picture: memoryview) -> None:
+        """Draw the positions marked in ``state.changed[seat]`` into ``seat``'s picture."""
+        changed, state.changed[seat] = state.changed[seat], 0
+        known = self.game.own_base_bits[seat] if state.phase == BUILD else 0
+        looks, slots = self.looks[seat], self.slots[seat]
+        tops, stacks, owners = state.tops, state.stacks, state.double_owner
+        while changed:
+            bit = changed & -changed
+            changed ^= bit
+            p = bit.bit_length() - 1
+            shown, left, right, stacked = slots[p]
+            look = self.known_looks[seat][stacks[p][0]] if known & bit else looks[tops[p]]
+            picture[shown], picture[left], picture[right] = look
+            picture[stacked] = self.stacked[seat][owners[p]][len(stacks[p])]

@@ -39,7 +39,7 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import compress
 
 import numpy as np
@@ -67,6 +67,8 @@ DEFAULT_MAX_TURNS = 200
 #: Readings of "playing onto the opponent's base" (see ``AnimalChainGame``).
 ATTACK_RULES = ("rules_page", "reach")
 DEFAULT_ATTACK_RULE = "rules_page"
+#: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
+_DECODED: dict[tuple, tuple] = {}
 
 
 @dataclass
@@ -96,18 +98,29 @@ class AnimalChainState:
     passes_without_draw: int = 0
     winner: int = NO_SEAT
     # Derived caches of the public board (kept in sync by the rules, so they
-    # are canonical; ``AnimalChainGame.refresh`` rebuilds them): for each
-    # position the set of animals (bitmask) that a played card's left / right
-    # animal may show to connect there, ...
-    left_match: list[int] | None = None
-    right_match: list[int] | None = None
-    #: ... the card types (bitmask) that connect there, ...
-    accept: list[int] | None = None
-    #: ... the card types that connect there for the base owner's opponent
-    #: (differs from ``accept`` only on base rows under attack_rule="reach"), ...
-    attack_accept: list[int] | None = None
-    #: ... and what lies on top: the face-up card type, FACE_DOWN or HOLE.
+    # are canonical; ``AnimalChainGame.refresh`` rebuilds them): what lies on
+    # top of each position (the face-up card type, FACE_DOWN or HOLE), ...
     tops: list[int] | None = None
+    #: ... and ``accept[seat][p]``: the card types (bitmask) whose play by ``seat`` onto ``p``
+    #: connects to a face-up neighbour under the attack rule (holes and doubles aside).
+    accept: list[list[int]] | None = None
+    # Observation scratch, not game data: left out of ``==``, pickles (hence
+    # fingerprints) and deep copies. ``pictures[seat]`` is the encoder's copy of
+    # that seat's last observation (None: the picture of a fresh board, every
+    # card face down); ``changed[seat]`` is the bitmask of positions whose look
+    # for that seat may differ from it. The rules only set bits of ``changed``;
+    # the observation module owns the pictures.
+    pictures: list = field(default_factory=lambda: [None, None], compare=False, repr=False)
+    changed: list[int] = field(default_factory=lambda: [0, 0], compare=False, repr=False)
+
+    def __getstate__(self) -> dict:
+        data = self.__dict__.copy()
+        everything = (1 << len(self.stacks)) - 1
+        data["pictures"], data["changed"] = [None, None], [everything, everything]
+        return data
+
+    def __setstate__(self, data: dict) -> None:
+        self.__dict__.update(data)
 
 
 class AnimalChainGame(Game):
@@ -162,7 +175,7 @@ class AnimalChainGame(Game):
         self.type_bit = [1 << t for t in range(T)]
         self._accept_cache: dict[tuple[int, int], int] = {}
         #: every card of the deck (type ids), in type order: what initial_state shuffles
-        self.all_cards = [t for t, n in enumerate(deck.copies) for _ in range(n)]
+        self.all_cards = np.array([t for t, n in enumerate(deck.copies) for _ in range(n)])
 
         self.row_of = [r for r, _ in shape.cells]
         self.column_of = [x for _, x in shape.cells]
@@ -176,6 +189,8 @@ class AnimalChainGame(Game):
             found = {d: index.get((r + dr, x + dx)) for d, (dr, dx, _) in DIRECTIONS.items()}
             self.neighbour_in.append(found)
             self.neighbours.append([(q, DIRECTIONS[d][2]) for d, q in found.items() if q is not None])
+        #: ``neighbour_positions[p]``: the neighbours of ``p``
+        self.neighbour_positions = [[q for q, _ in found] for found in self.neighbours]
         last = shape.num_rows - 1
         #: base row positions (absolute, ascending) of each seat
         self.base_positions = (
@@ -196,6 +211,36 @@ class AnimalChainGame(Game):
         #: play onto ``p`` by the opponent of ``p``'s base owner (all of them, except that
         #: under "reach" a base card's neighbours in its own base row do not count)
         self.attack_neighbours = [[(q, side) for q, side in self.neighbours[p] if counts_for_attack(p, q)] for p in range(P)]
+        #: ``joins[side][top]``: card types (bitmask) that connect to a neighbour showing ``top`` on
+        #: their ``side`` (my left animal == its right animal, my right animal == its left animal);
+        #: nothing connects to a face-down card or a hole
+        self.joins = (
+            {FACE_DOWN: 0, HOLE: 0, **{t: self.types_with_left[self.right_animal[t]] for t in range(T)}},
+            {FACE_DOWN: 0, HOLE: 0, **{t: self.types_with_right[self.left_animal[t]] for t in range(T)}},
+        )
+        # ``accept`` as links between positions: ``shared_links[p]`` lists ``(q, joins[side])`` for
+        # the neighbours q whose top counts for both seats' plays onto p; ``owner_links[p]`` those
+        # counting only for p's base owner (under "reach", p's base-row neighbours); ``*_out`` are
+        # the same links seen from q (what a new top on q adds to p).
+        self.shared_links = [[] for _ in range(P)]
+        self.owner_links = [[] for _ in range(P)]
+        self.shared_links_out = [[] for _ in range(P)]
+        self.owner_links_out = [[] for _ in range(P)]
+        for p in range(P):
+            counted = {q for q, _ in self.attack_neighbours[p]}
+            for q, side in self.neighbours[p]:
+                if q in counted:
+                    self.shared_links[p].append((q, self.joins[side]))
+                    self.shared_links_out[q].append((p, self.joins[side]))
+                else:
+                    self.owner_links[p].append((q, self.joins[side]))
+                    self.owner_links_out[q].append((p, self.joins[side], self.base_owner[p]))
+        #: the neighbours facing the left / right side of a card at ``p``
+        self.left_side_neighbours = [[q for q, side in self.neighbours[p] if side == LEFT] for p in range(P)]
+        self.right_side_neighbours = [[q for q, side in self.neighbours[p] if side == RIGHT] for p in range(P)]
+        #: animal a neighbour showing ``top`` offers a card on its left / right (-1: none)
+        self.right_animal_of_top = {FACE_DOWN: -1, HOLE: -1, **dict(enumerate(self.right_animal))}
+        self.left_animal_of_top = {FACE_DOWN: -1, HOLE: -1, **dict(enumerate(self.left_animal))}
         #: swaps allowed per player: 2 per base card reach every arrangement of hand + base
         self.max_swaps = 2 * B
 
@@ -210,6 +255,19 @@ class AnimalChainGame(Game):
         self.play_id = tuple([self.play_base + self.type_in_frame[seat][t] * P for t in range(T)] for seat in (0, 1))
         #: ``position_in_frame[seat][p]``: absolute position ``p`` in ``seat``'s frame
         self.position_in_frame = (list(range(P)), [P - 1 - p for p in range(P)])
+        #: ``swap_ids[seat][t]``: ids of ``seat`` swapping absolute type ``t`` with base card 0, 1, ...
+        self.swap_ids = tuple([[self.swap_action(seat, t, j) for j in range(B)] for t in range(T)] for seat in (0, 1))
+        #: ``returns`` by winner (shared read-only arrays: a fresh array per step costs more than the rules)
+        self._returns_of_winner = {NO_SEAT: np.zeros(2), 0: np.array([1.0, -1.0]), 1: np.array([-1.0, 1.0])}
+        for out in self._returns_of_winner.values():
+            out.flags.writeable = False
+        #: ``decoded[seat][action]``: what ``decode`` returns, for every action id
+        key = (tuple(self.reverse_type), P, B)  # all the decoding depends on; games of one deck share the table
+        if key not in _DECODED:
+            _DECODED[key] = tuple(tuple(self._decode(seat, a) for a in range(self.num_actions)) for seat in (0, 1))
+        self.decoded = _DECODED[key]
+        #: per seat, the board positions (bitmask) whose cards that seat knows while building: its own base
+        self.own_base_bits = tuple(sum(1 << p for p in self.base_positions[seat]) for seat in (0, 1))
 
     # ------------------------------------------------------------- frames
     def to_frame(self, seat: int, p: int) -> int:
@@ -235,6 +293,9 @@ class AnimalChainGame(Game):
 
         kind is one of ``swap``, ``done``, ``play``, ``pass``, ``take``.
         """
+        return self.decoded[seat][action]
+
+    def _decode(self, seat: int, action: int) -> tuple[str, int, int]:
         T, P, B = self.num_types, self.num_positions, self.base_size
         if action < self.done_action:
             t, j = divmod(action, B)
@@ -251,10 +312,10 @@ class AnimalChainGame(Game):
     # --------------------------------------------------------------- state
     def initial_state(self, rng: np.random.Generator) -> AnimalChainState:
         """Shuffle, lay the board face down, deal 4 cards each; player 0 builds its base first."""
-        cards = self.all_cards
-        deck = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+        deck = rng.permutation(self.all_cards).tolist()
         P = self.num_positions
-        stacks = [[deck.pop()] for _ in range(P)]
+        stacks = [[t] for t in deck[: -P - 1 : -1]]  # cards dealt from the end of the deck
+        del deck[-P:]
         hands = [[0] * self.num_types for _ in range(2)]
         for _ in range(HAND_SIZE):
             for seat in (0, 1):
@@ -268,15 +329,14 @@ class AnimalChainGame(Game):
             face_down=[1] * P,
             double_owner=[NO_SEAT] * P,
             double_foundations=[()] * P,
-            left_match=[0] * P,
-            right_match=[0] * P,
-            accept=[0] * P,
-            attack_accept=[0] * P,
             tops=[FACE_DOWN] * P,
+            accept=[[0] * P, [0] * P],
+            # each player knows its own face-down base cards: they differ from a fresh board's look
+            changed=list(self.own_base_bits),
         )
 
     def clone(self, state: AnimalChainState) -> AnimalChainState:
-        """An independent copy (faster than deepcopy)."""
+        """An independent copy (faster than deepcopy), observation scratch included."""
         return AnimalChainState(
             phase=state.phase,
             to_move=state.to_move,
@@ -291,11 +351,10 @@ class AnimalChainGame(Game):
             turn=state.turn,
             passes_without_draw=state.passes_without_draw,
             winner=state.winner,
-            left_match=state.left_match[:],
-            right_match=state.right_match[:],
-            accept=state.accept[:],
-            attack_accept=state.attack_accept[:],
             tops=state.tops[:],
+            accept=[a[:] for a in state.accept],
+            pictures=[None if picture is None else picture[:] for picture in state.pictures],
+            changed=state.changed[:],
         )
 
     def top(self, state: AnimalChainState, p: int) -> int:
@@ -318,46 +377,19 @@ class AnimalChainGame(Game):
         return state.phase == PLAY and state.turn >= self.max_turns
 
     def returns(self, state) -> np.ndarray:
-        """+1 winner, -1 loser; 0 each otherwise (also before the end)."""
-        out = np.zeros(2)
-        if state.winner != NO_SEAT:
-            out[state.winner] = 1.0
-            out[1 - state.winner] = -1.0
-        return out
+        """+1 winner, -1 loser; 0 each otherwise (also before the end). Read-only."""
+        return self._returns_of_winner[state.winner]
 
     # -------------------------------------------------------------- connections
-    def _match_masks(self, tops, neighbours) -> tuple[int, int]:
-        """Animals a card must show on its left / right side to connect to the face-up ``neighbours``."""
-        left = right = 0
-        for q, side in neighbours:
-            t = tops[q]
-            if t >= 0:
-                if side == LEFT:
-                    left |= self.right_animal_bit[t]
-                else:
-                    right |= self.left_animal_bit[t]
-        return left, right
-
-    def _recompute_match(self, state: AnimalChainState, p: int) -> None:
-        left, right = self._match_masks(state.tops, self.neighbours[p])
-        state.left_match[p] = left
-        state.right_match[p] = right
-        accept = self._accept_cache.get((left, right))
-        if accept is None:
-            accept = self.accepted_types(left, right)
-        state.accept[p] = accept
-        if self.reach_rule and self.base_owner[p] != NO_SEAT:
-            accept = self.accepted_types(*self.attack_match(state, p))
-        state.attack_accept[p] = accept
-
     def refresh(self, state: AnimalChainState) -> None:
         """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""
         P = self.num_positions
         state.tops = [self._top_of(state, p) for p in range(P)]
-        state.left_match, state.right_match = [0] * P, [0] * P
-        state.accept, state.attack_accept = [0] * P, [0] * P
+        state.accept = [[0] * P, [0] * P]
         for p in range(P):
-            self._recompute_match(state, p)
+            self._recompute_accept(state, p)
+        everything = (1 << P) - 1
+        state.pictures, state.changed = [None, None], [everything, everything]
 
     @staticmethod
     def _top_of(state: AnimalChainState, p: int) -> int:
@@ -367,19 +399,39 @@ class AnimalChainGame(Game):
             return HOLE
         return FACE_DOWN if state.face_down[p] else stack[-1]
 
-    def _top_changed(self, state: AnimalChainState, *positions: int) -> None:
-        """These positions got a new top (a play, revealed base cards, a taken card): update the caches."""
-        for p in positions:
-            state.tops[p] = self._top_of(state, p)
-        if len(positions) == 1:
-            affected = [q for q, _ in self.neighbours[positions[0]]]
-        else:  # each neighbour once
-            affected = sorted({q for p in positions for q, _ in self.neighbours[p]})
-        for q in affected:
-            self._recompute_match(state, q)
+    def _recompute_accept(self, state: AnimalChainState, p: int) -> None:
+        """``accept`` of ``p`` from its neighbours' tops."""
+        tops = state.tops
+        shared = 0
+        for q, joining in self.shared_links[p]:
+            shared |= joining[tops[q]]
+        state.accept[0][p] = state.accept[1][p] = shared
+        for q, joining in self.owner_links[p]:  # only under "reach", on base rows
+            state.accept[self.base_owner[p]][p] |= joining[tops[q]]
+
+    def _set_top(self, state: AnimalChainState, p: int, top: int) -> None:
+        """``p`` shows a new ``top`` (a play, a revealed base card, a hole): update the caches."""
+        tops = state.tops
+        old, tops[p] = tops[p], top
+        bit = 1 << p
+        state.changed[0] |= bit
+        state.changed[1] |= bit
+        accept0, accept1 = state.accept
+        if old < 0:
+            # a face-down card (what a hole or a revealed card replaces) connected to nothing,
+            # so the neighbours only gain what the new top connects to
+            for q, joining in self.shared_links_out[p]:
+                types = joining[top]
+                accept0[q] |= types
+                accept1[q] |= types
+            for q, joining, owner in self.owner_links_out[p]:
+                state.accept[owner][q] |= joining[top]
+            return
+        for q in self.neighbour_positions[p]:  # a card covered: what it connected to is lost
+            self._recompute_accept(state, q)
 
     def accepted_types(self, left_match: int, right_match: int) -> int:
-        """Bitmask of card types connecting at a position with these match masks."""
+        """Bitmask of card types connecting at a position where these animals (bitmasks) match on the left / right."""
         key = (left_match, right_match)
         mask = self._accept_cache.get(key)
         if mask is None:
@@ -391,10 +443,6 @@ class AnimalChainGame(Game):
                     mask |= self.types_with_right[a]
             self._accept_cache[key] = mask
         return mask
-
-    def attack_match(self, state: AnimalChainState, p: int) -> tuple[int, int]:
-        """Left / right match masks of opponent base card ``p`` from the neighbours that count (``attack_neighbours``)."""
-        return self._match_masks(state.tops, self.attack_neighbours[p])
 
     def connections(self, state: AnimalChainState, card_type: int, p: int) -> list[tuple[int, int]]:
         """``(neighbour, animal)`` for every face-up neighbour the card would connect to at ``p``."""
@@ -413,12 +461,16 @@ class AnimalChainGame(Game):
 
     def double_foundations_of(self, state: AnimalChainState, card_type: int, p: int) -> tuple[int, ...]:
         """Foundations if the card played at ``p`` would be a double (same animal to >= 2 cards), else ()."""
-        links = self.connections(state, card_type, p)
-        found = []
-        for animal in {a for _, a in links}:
-            group = [q for q, a in links if a == animal]
-            if len(group) >= 2:
-                found.extend(group)
+        left, right = self.left_animal[card_type], self.right_animal[card_type]
+        tops = state.tops
+        on_left = [q for q in self.left_side_neighbours[p] if self.right_animal_of_top[tops[q]] == left]
+        on_right = [q for q in self.right_side_neighbours[p] if self.left_animal_of_top[tops[q]] == right]
+        if left == right:  # both sides connect through the same animal
+            on_left += on_right
+            on_right = []
+        elif len(on_left) < 2 and len(on_right) < 2:  # the usual case
+            return ()
+        found = (on_left if len(on_left) >= 2 else []) + (on_right if len(on_right) >= 2 else [])
         return tuple(sorted(found))
 
     # ------------------------------------------------------------ legal actions
@@ -434,14 +486,19 @@ class AnimalChainGame(Game):
 
     def _legal_builds(self, state: AnimalChainState) -> list[int]:
         seat = state.to_move
-        actions = [self.done_action]
-        if state.swaps_used < self.max_swaps:
-            frame, B = self.type_in_frame[seat], self.base_size
-            base = [state.stacks[p][0] for p in self.own_base_in_frame[seat]]
-            for t in compress(range(self.num_types), state.hands[seat]):  # the types in hand
-                offset = frame[t] * B
-                actions.extend([offset + j for j, b in enumerate(base) if b != t])
+        if state.swaps_used >= self.max_swaps:
+            return [self.done_action]
+        actions = []
+        swap_ids = self.swap_ids[seat]
+        base = [state.stacks[p][0] for p in self.own_base_in_frame[seat]]
+        for t in compress(range(self.num_types), state.hands[seat]):  # the types in hand
+            if t in base:  # swapping a card for its twin would change nothing
+                actions += [a for a, b in zip(swap_ids[t], base) if b != t]
+            else:
+                actions += swap_ids[t]
+        if seat:  # player 1's frame orders the types differently
             actions.sort()
+        actions.append(self.done_action)  # the largest id of the phase
         return actions
 
     def _legal_plays(self, state: AnimalChainState) -> list[int]:
@@ -451,15 +508,11 @@ class AnimalChainGame(Game):
         P = self.num_positions
         if hand_mask:
             opponent = 1 - seat
-            accept = state.accept
-            if self.reach_rule:  # the opponent's base accepts only chains that reach it from the board
-                accept = accept[:]
-                for p in self.base_positions[opponent]:
-                    accept[p] = state.attack_accept[p]
+            tops, owners = state.tops, state.double_owner
             play_id, position_in_frame = self.play_id[seat], self.position_in_frame[seat]
-            for p, mask, top, owner in zip(range(P), accept, state.tops, state.double_owner):
+            for p, mask in enumerate(state.accept[seat]):  # the attack rule is in accept already
                 mask &= hand_mask
-                if mask and top != HOLE and owner != opponent:
+                if mask and tops[p] != HOLE and owners[p] != opponent:
                     q = position_in_frame[p]
                     while mask:
                         low = mask & -mask
@@ -479,9 +532,16 @@ class AnimalChainGame(Game):
     def apply_action(self, state: AnimalChainState, action: int, rng: np.random.Generator) -> None:
         """Apply a legal action of the player to move (in its frame)."""
         seat = state.to_move
-        kind, card_type, where = self.decode(seat, action)
+        kind, card_type, where = self.decoded[seat][action]
         if kind == "play":
             self._play(state, seat, card_type, where)
+        elif kind == "swap":
+            p = self.own_base_in_frame[seat][where]
+            state.hands[seat][card_type] -= 1
+            state.hands[seat][state.stacks[p][0]] += 1
+            state.stacks[p][0] = card_type
+            state.swaps_used += 1
+            state.changed[seat] |= 1 << p  # only the builder knows its face-down base cards
         elif kind == "pass":
             if state.deck:
                 state.hands[seat][state.deck.pop()] += 1
@@ -495,15 +555,9 @@ class AnimalChainGame(Game):
             state.hands[seat][state.stacks[where][0]] += 1
             state.stacks[where] = []
             state.face_down[where] = 0
-            self._top_changed(state, where)
+            self._set_top(state, where, HOLE)
             state.passes_without_draw = 0
             self._end_turn(state)
-        elif kind == "swap":
-            p = self.own_base_in_frame[seat][where]
-            state.hands[seat][card_type] -= 1
-            state.hands[seat][state.stacks[p][0]] += 1
-            state.stacks[p][0] = card_type
-            state.swaps_used += 1
         else:  # done building
             state.swaps_used = 0
             if seat == 0:
@@ -512,10 +566,9 @@ class AnimalChainGame(Game):
                 self._reveal_bases(state, rng)
 
     def _reveal_bases(self, state: AnimalChainState, rng: np.random.Generator) -> None:
-        revealed = self.base_positions[0] + self.base_positions[1]
-        for p in revealed:
+        for p in self.base_positions[0] + self.base_positions[1]:
             state.face_down[p] = 0
-        self._top_changed(state, *revealed)
+            self._set_top(state, p, state.stacks[p][0])
         # [decision] chance picks the first player; the second draws one extra card
         first = int(rng.integers(2))
         state.first_player = first
@@ -534,14 +587,17 @@ class AnimalChainGame(Game):
         else:
             stack.append(card_type)
         # covering a foundation cancels every double resting on it
-        for q, _ in self.neighbours[p]:
-            if state.double_owner[q] != NO_SEAT and p in state.double_foundations[q]:
-                state.double_owner[q] = NO_SEAT
+        owners = state.double_owner
+        for q in self.neighbour_positions[p]:
+            if owners[q] != NO_SEAT and p in state.double_foundations[q]:
+                owners[q] = NO_SEAT
                 state.double_foundations[q] = ()
+                state.changed[0] |= 1 << q
+                state.changed[1] |= 1 << q
         foundations = self.double_foundations_of(state, card_type, p)
-        state.double_owner[p] = seat if foundations else NO_SEAT
+        owners[p] = seat if foundations else NO_SEAT
         state.double_foundations[p] = foundations
-        self._top_changed(state, p)
+        self._set_top(state, p, card_type)
         state.passes_without_draw = 0
         if self.base_owner[p] == 1 - seat:
             state.winner = seat
@@ -650,6 +706,8 @@ class AnimalChainGame(Game):
         for t in shuffled[n_deck + len(hidden_positions) :]:
             hand[t] += 1
         out.hands[opponent] = hand
-        if state.phase == BUILD and state.to_move == opponent:
-            out.swaps_used = 0
+        if state.phase == BUILD:
+            out.changed[opponent] |= self.own_base_bits[opponent]  # the opponent knows its re-dealt base
+            if state.to_move == opponent:
+                out.swaps_used = 0
         return out

@@ -61,8 +61,6 @@ def board_state(
         double_owner=[NO_SEAT] * P,
         double_foundations=[()] * P,
         first_player=0,
-        left_match=[0] * P,
-        right_match=[0] * P,
     )
     game.refresh(state)
     return state

@@ -32,13 +32,13 @@ def check_invariants(game, state):
             assert len(state.double_foundations[p]) >= 2 and set(state.double_foundations[p]) <= linked
     fresh = game.clone(state)
     game.refresh(fresh)
-    for cache in ("left_match", "right_match", "accept", "attack_accept", "tops"):
+    for cache in ("accept", "tops"):
         assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
 
 
-def run_games(num_games, seed, pass_probability, max_turns=200):
+def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rules_page"):
     """Play on the rules engine; a pass-happy policy reaches empty decks, holes and drawn games."""
-    game = AnimalChainGame(max_turns=max_turns)
+    game = AnimalChainGame(max_turns=max_turns, attack_rule=attack_rule)
     rng = np.random.default_rng(seed)
     limit = 2 * (game.max_swaps + 1) + max_turns
     endings = Counter()
@@ -66,6 +66,13 @@ def test_random_games_conserve_cards_and_end():
     assert endings["win"] > 100
 
 
+def test_reach_rule_games_keep_the_caches_in_sync():
+    # under "reach" the base rows' accept masks differ per seat (links inside a base row count
+    # only for its owner): both bookkeeping paths (a face-down card turned, a card covered) run
+    endings = run_games(80, seed=4, pass_probability=0.3, attack_rule="reach")
+    assert endings["win"] > 40
+
+
 def test_pass_heavy_games_reach_holes_draws_and_truncation():
     endings = run_games(60, seed=1, pass_probability=0.9)
     assert endings["holes"] > 0 and endings["drawn"] > 0 and endings["win"] > 0
@@ -83,3 +90,4 @@ def test_wrapped_env_random_play_ends_within_the_limit():
 def test_many_random_games():
     run_games(3000, seed=2, pass_probability=0.0)
     run_games(1500, seed=3, pass_probability=0.8, max_turns=120)
+    run_games(1500, seed=5, pass_probability=0.3, attack_rule="reach")

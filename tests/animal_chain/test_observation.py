@@ -1,6 +1,10 @@
 """The observation vector against a plain reading of the state, in the observer's frame."""
 
+import pickle
+import random
+
 import numpy as np
+import pytest
 
 from kakurega.envs.animal_chain.rules import BUILD
 from kakurega.envs.animal_chain_v0 import raw_env
@@ -65,3 +69,38 @@ def test_both_players_see_a_mirrored_board():
     assert lay.view(one, "left_animal")[19, dog] and lay.view(one, "right_animal")[19, cat]
     # the card on player 1's base (r6c0) is in the first row of player 1's frame
     assert lay.view(one, "face_down")[3] == 0 and lay.view(zero, "face_down")[33] == 0
+
+
+@pytest.mark.parametrize("options", [{}, {"attack_rule": "reach"}, {"max_turns": 300}], ids=["rules_page", "reach", "float32"])
+def test_incremental_observations_equal_fresh_encodings(options):
+    """The encoder redraws only the positions the rules marked changed; that must equal encoding from scratch.
+
+    A pickled copy has no picture, so its encoding starts from a fresh board and redraws every
+    position. Seats are observed at random moments, so changes pile up between observations;
+    clones and determinizations continue from copied pictures. ``max_turns=300`` takes the
+    float32 picture (the turn counter no longer fits in a byte).
+    """
+    env = raw_env(**options)
+    game = env.game
+    rng, choice = np.random.default_rng(5), random.Random(5)
+
+    def fresh(state, seat):
+        return env.encode(pickle.loads(pickle.dumps(state)), seat)
+
+    checked = 0
+    for _ in range(25):
+        state = game.initial_state(rng)
+        while not (game.is_terminal(state) or game.is_truncated(state)):
+            for seat in (0, 1):
+                if choice.random() < 0.6:
+                    assert np.array_equal(env.encode(state, seat), fresh(state, seat))
+                    checked += 1
+            if choice.random() < 0.1:
+                for sample in (game.clone(state), game.resample_hidden(state, choice.randrange(2), rng)):
+                    for seat in (0, 1):
+                        assert np.array_equal(env.encode(sample, seat), fresh(sample, seat))
+            legal = game.legal_actions(state)
+            game.apply_action(state, legal[choice.randrange(len(legal))], rng)
+        for seat in (0, 1):
+            assert np.array_equal(env.encode(state, seat), fresh(state, seat))
+    assert checked > 300
