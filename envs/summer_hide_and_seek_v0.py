@@ -124,7 +124,7 @@ the start rule, each announcement (cost, icon multiset), the pieces that
 blocked each child turn and every wrong guess. It is updated once per
 announcement by a set-valued dynamic programme over (cost spent, icons still
 to reach) with bitmask transitions through 8-bit lookup tables (see
-``belief.py``; tens of microseconds per announcement on the default map). It
+``belief.py``; a few microseconds per announcement on the default map). It
 is a *sound over-approximation*: it ignores the stroke's history (crossings
 and revisits with earlier lines), so the true square is always inside (tested
 over thousands of random and heuristic games) but a few impossible squares may
@@ -198,9 +198,11 @@ against random seekers (2p 38.8 vs 11.8 VP per round; 3p 36.6 vs 10.5; 4p
 wide.
 
 Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
-mask, ``step``) ran at 12-16k steps/s for 2-4 players, about 2x PettingZoo's
-``tictactoe_v3`` (7.2k) measured side by side on the same shared machine; the
-rules engine alone runs at 40-60k steps/s.
+mask, ``step``) runs at about 47-56k steps/s of CPU time for 2-4 players,
+2.9x (2 players) to 3.2-3.4x (3-4 players) PettingZoo's ``tictactoe_v3``
+measured side by side (``kakurega bench``, see ``docs/performance.md``); the
+rules engine alone runs at about 200k steps/s. Observations are read-only
+arrays.
 
 Version history
 ---------------

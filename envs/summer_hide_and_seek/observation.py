@@ -9,12 +9,23 @@ this turn) are all zero for seekers, so nothing hidden reaches them.
 
 from __future__ import annotations
 
+from array import array
+from functools import lru_cache
+from operator import itemgetter
+
 import numpy as np
 
 from kakurega.envs.core.layout import ObservationLayout
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START, SummerState
 
 CHILD_TURNS_CAP = 20  #: the child-turn counter saturates here
+#: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
+FLOAT32 = np.dtype(np.float32)
+#: the pieces in layout order (the encoder joins them in this order)
+PIECE_ORDER = (
+    "square_kind", "icon", "icon_vp", "seat", "child", "round", "phase", "vp", "pieces", "past_guesses", "belief",
+    "last_cost", "last_icons", "child_turns", "stroke", "position", "budget_left", "turn_icons",
+)
 
 
 class SummerObserver:
@@ -49,11 +60,12 @@ class SummerObserver:
             ]
         )
         layout = self.layout
+        pieces = layout.pieces
+        # The encoder joins the pieces' float32 bytes in layout order.
+        assert list(pieces) == list(PIECE_ORDER), "encode() joins the pieces in this order"
         self.n = n
         cell = [r * W + c for r, c in m.squares]
-        self._cell = cell
-        start = {name: piece.start for name, piece in layout.pieces.items()}
-        self._start = start
+        start = {name: piece.start for name, piece in pieces.items()}
         plane = H * W
         template = layout.zeros()
         for s, (kind, icon) in enumerate(zip(game.kinds, game.icon_of)):
@@ -62,77 +74,166 @@ class SummerObserver:
                 template[start["icon"] + icon * plane + cell[s]] = 1
                 template[start["icon_vp"] + cell[s]] = game.square_vp[s]
         self._template = template
-        self._plane = plane
-        #: flat offsets of each square in the belief / past-guess / stroke / position planes
-        self._belief_at = np.asarray([start["belief"] + c for c in cell], dtype=np.intp)
-        self._guess_at = np.asarray([start["past_guesses"] + c for c in cell], dtype=np.intp)
-        self._stroke_at = [start["stroke"] + c for c in cell]
-        self._position_at = [start["position"] + c for c in cell]
-        self._pieces_at = [[start["pieces"] + k * plane + c for c in cell] for k in range(n)]
+
+        def f32(values) -> bytes:
+            return np.asarray(values, dtype=np.float32).tobytes()
+
+        def zeros(first: str, last: str) -> bytes:  # the pieces first .. last, all 0
+            return bytes(4 * (pieces[last].stop - pieces[first].start))
+
+        # Encoding joins bytes: every piece (or run of consecutive pieces) is
+        # a table entry or a cached value, so one observation costs a few
+        # lookups, one join and no numpy call but the final zero-copy view.
+        self._static = template[: pieces["seat"].start].tobytes()  # square_kind, icon, icon_vp
+        #: (seat, child, round and phase pieces, whether the seat is the child) per
+        #: [seat][first child][rounds finished (n: over)][phase]
+        self._headers = [
+            [[[self._header(seat, first, rounds, phase) for phase in range(4)] for rounds in range(n + 1)] for first in range(n)]
+            for seat in range(n)
+        ]
+        #: float32 bytes of the small integers the pieces hold (VP, stroke order, budget, counts)
+        self._f32 = [f32([v]) for v in range(max(total_vp, S, BUDGET, CHILD_TURNS_CAP) + 1)]
+        #: one-hot map plane of each square; index -1 (the last entry) is the empty plane
+        self._plane_of = [f32(np.arange(plane) == c) for c in cell] + [bytes(4 * plane)]
+        self._plane_chunks = _plane_tables(tuple(cell), plane)
         self._mask_bytes = (S + 7) // 8
-        self._num_squares = S
-        self._bits_cache: dict[int, np.ndarray] = {}
-        (self._seat_at, self._vp_at, self._child_at, self._round_at, self._phase_at, self._cost_at,
-         self._icons_at, self._turns_at, self._budget_at, self._turn_icons_at) = (
-            start[name]
-            for name in ("seat", "vp", "child", "round", "phase", "last_cost", "last_icons", "child_turns",
-                         "budget_left", "turn_icons")
-        )
+        self._planes: dict[int, bytes] = {}
+        #: last_cost, last_icons and child_turns per (child turns, last announcement)
+        self._announced: dict[tuple, bytes] = {}
+        self._no_announcement = zeros("last_cost", "child_turns")
+        #: per observer seat: the values of every seat in relative seat order (observer first)
+        self._relative = [itemgetter(*[(seat + k) % n for k in range(n)]) for seat in range(n)]
+        self._turn_icons: dict[tuple[int, ...], bytes] = {}
+        self._num_icons = K
+        self._stroke_at = cell  # offset of each square in the stroke plane
+        self._stroke_plane = (array("f", bytes(4 * plane)), [])  # (plane, squares) of the last child stroke encoded
+        self._not_child = zeros("stroke", "turn_icons")
+        self._not_moving = zeros("budget_left", "turn_icons")
+        self._over = zeros("pieces", "turn_icons")
 
     def __getstate__(self):
-        # the bit cache is a pure speed-up: do not copy or pickle it
-        return {**self.__dict__, "_bits_cache": {}}
+        # the caches are pure speed-ups: do not copy or pickle them
+        state = {**self.__dict__, "_planes": {}, "_announced": {}, "_turn_icons": {}}
+        state["_stroke_plane"] = (array("f", bytes(len(self._stroke_plane[0]) * 4)), [])
+        return state
 
-    def _bits(self, mask: int) -> np.ndarray:
-        """The bitmask of squares ``mask`` as a 0/1 array over squares (cached: masks repeat)."""
-        bits = self._bits_cache.get(mask)
-        if bits is None:
-            raw = np.frombuffer(mask.to_bytes(self._mask_bytes, "little"), dtype=np.uint8)
-            bits = np.unpackbits(raw, bitorder="little")[: self._num_squares].astype(np.float32)
-            if len(self._bits_cache) >= 4096:
-                self._bits_cache.clear()
-            self._bits_cache[mask] = bits
-        return bits
+    def _header(self, seat: int, first_child: int, rounds: int, phase: int) -> bytes:
+        """The pieces seat, child, round and phase (consecutive) as float32 bytes, and whether seat is the child."""
+        n, layout = self.n, self.layout
+        values = layout.zeros()
+        layout.view(values, "seat")[seat] = 1.0
+        if phase != OVER and rounds < n:
+            layout.view(values, "child")[(first_child + rounds - seat) % n] = 1.0
+            layout.view(values, "round")[rounds] = 1.0
+            layout.view(values, "phase")[0 if phase == START else 1 if phase == CHILD else 2] = 1.0
+        header = values[layout.pieces["seat"].start : layout.pieces["phase"].stop].tobytes()
+        return header, rounds < n and seat == (first_child + rounds) % n
+
+    def _plane(self, mask: int) -> bytes:
+        """The bitmask of squares ``mask`` as a 0/1 float32 map plane (cached: masks repeat)."""
+        chunks = map(list.__getitem__, self._plane_chunks, mask.to_bytes(self._mask_bytes, "little"))
+        plane = b"".join(chunks)
+        if len(self._planes) >= 1024:
+            self._planes.clear()
+        self._planes[mask] = plane
+        return plane
+
+    def _announcement(self, key: tuple[int, tuple[int, tuple[int, ...]]]) -> bytes:
+        """The pieces last_cost, last_icons and child_turns for ``key = (child turns, last announcement)`` (cached)."""
+        turns, (cost, icons) = key
+        values = [0.0] * (BUDGET + 1 + self._num_icons + 1)
+        values[cost] = 1.0
+        for icon in icons:
+            values[BUDGET + 1 + icon] += 1.0
+        values[-1] = min(turns, CHILD_TURNS_CAP)
+        if len(self._announced) >= 4096:
+            self._announced.clear()
+        values = self._announced[key] = array("f", values).tobytes()
+        return values
+
+    def _icon_counts(self, icons: tuple[int, ...]) -> bytes:
+        """The turn_icons piece: counts of each icon type in ``icons`` (cached)."""
+        values = [0.0] * self._num_icons
+        for icon in icons:
+            values[icon] += 1.0
+        if len(self._turn_icons) >= 4096:
+            self._turn_icons.clear()
+        values = self._turn_icons[icons] = array("f", values).tobytes()
+        return values
 
     def encode(self, state: SummerState, seat: int) -> np.ndarray:
         """The observation vector of ``seat``: public facts, plus private ones for the child."""
-        obs = self._template.copy()
-        n = self.n
-        obs[self._seat_at + seat] = 1.0
-        vp_at = self._vp_at
-        for other, vp in enumerate(state.vp):
-            obs[vp_at + (other - seat) % n] = vp
         phase = state.phase
+        relative = self._relative[seat]
+        f32 = self._f32
+        header, is_child = self._headers[seat][state.first_child][state.round][phase]
         if phase == OVER:
-            return obs
-        child = state.child
-        obs[self._child_at + (child - seat) % n] = 1.0
-        obs[self._round_at + state.round] = 1.0
-        obs[self._phase_at + (0 if phase == START else 1 if phase == CHILD else 2)] = 1.0
-        for other, square in enumerate(state.pieces):
-            if square >= 0:
-                obs[self._pieces_at[(other - seat) % n][square]] = 1.0
-        if state.guessed:
-            obs[self._guess_at] = self._bits(state.guessed)
-        obs[self._belief_at] = self._bits(state.belief)
-        if state.announcements:
-            cost, icons = state.announcements[-1]
-            obs[self._cost_at + cost] = 1.0
-            for icon in icons:
-                obs[self._icons_at + icon] += 1.0
-            obs[self._turns_at] = min(len(state.announcements), CHILD_TURNS_CAP)
-        if seat == child and state.stroke:
+            return np.frombuffer(b"".join([self._static, header, *map(f32.__getitem__, relative(state.vp)), self._over]), FLOAT32)
+        plane_of, planes = self._plane_of, self._planes
+        guessed, belief = state.guessed, state.belief
+        announcements = state.announcements
+        if announcements:
+            key = (len(announcements), announcements[-1])
+            announced = self._announced.get(key) or self._announcement(key)
+        else:
+            announced = self._no_announcement
+        parts = [
+            self._static,
+            header,
+            *map(f32.__getitem__, relative(state.vp)),
+            *map(plane_of.__getitem__, relative(state.pieces)),  # no piece (-1): the empty plane
+            (planes.get(guessed) or self._plane(guessed)) if guessed else plane_of[-1],
+            planes.get(belief) or self._plane(belief),
+            announced,
+        ]
+        stroke = state.stroke
+        if stroke and is_child:  # the child's private pieces
+            # The stroke plane of the last stroke encoded is kept and extended:
+            # the child's consecutive observations mostly add one square.
+            plane, known = self._stroke_plane
+            done = len(known)
+            if stroke[:done] != known:  # another stroke: start afresh
+                plane, known = self._stroke_plane = (array("f", bytes(len(plane) * 4)), [])
+                done = 0
             stroke_at = self._stroke_at
-            for order, square in enumerate(state.stroke, start=1):
-                obs[stroke_at[square]] = order
-            obs[self._position_at[state.stroke[-1]]] = 1.0
+            for order in range(done, len(stroke)):
+                plane[stroke_at[stroke[order]]] = order + 1
+            known += stroke[done:]
             if phase == CHILD:
-                obs[self._budget_at] = BUDGET - state.turn_cost
-                for icon in state.turn_icons:
-                    obs[self._turn_icons_at + icon] += 1.0
-        return obs
+                icons = tuple(state.turn_icons)
+                parts += (
+                    plane,
+                    plane_of[stroke[-1]],
+                    f32[BUDGET - state.turn_cost],
+                    self._turn_icons.get(icons) or self._icon_counts(icons),
+                )
+            else:
+                parts += (plane, plane_of[stroke[-1]], self._not_moving)
+        else:
+            parts.append(self._not_child)
+        return np.frombuffer(b"".join(parts), FLOAT32)
 
+@lru_cache(maxsize=8)
+def _plane_tables(cell: tuple[int, ...], plane: int) -> list[list[bytes]]:
+    """Float32 bytes of 0/1 map planes by bytes of a square mask (shared by observers of one map).
 
-def make_layout(game) -> ObservationLayout:
-    """The observation layout of ``game``."""
-    return SummerObserver(game).layout
+    Squares are numbered row by row, so the squares of mask byte ``j`` (squares
+    ``8j .. 8j+7``) lie in the cells from ``cell[8j]`` up to the next byte's
+    first cell; the cells between them are terrain (always 0). A plane is
+    ``chunks[j][byte]`` joined over the bytes of the mask (the first chunk also
+    covers the cells before the first square).
+    """
+    S = len(cell)
+    num_bytes = (S + 7) // 8
+    bounds = [0] + [cell[8 * j] for j in range(1, num_bytes)] + [plane]
+    chunks = []
+    for j in range(num_bytes):
+        table = []
+        for byte in range(256):
+            values = array("f", bytes(4 * (bounds[j + 1] - bounds[j])))
+            for b in range(min(8, S - 8 * j)):
+                if byte >> b & 1:
+                    values[cell[8 * j + b] - bounds[j]] = 1.0
+            table.append(values.tobytes())
+        chunks.append(table)
+    return chunks

@@ -67,6 +67,12 @@ class SummerState:
     belief: int = 0  #: public belief: bitmask of squares where the child can be
     seekers_placed: int = 0  #: pieces placed so far in this seekers' turn
     steps: int = 0  #: actions applied so far (step limit)
+    #: *hidden*, derived from ``stroke`` and ``drawn``: bitmask of the directed line ids
+    #: (``game.directed_lines``) closed for the rest of the round because they end on a
+    #: visited square or overlap or cross a drawn line (kept up to date by the rules)
+    closed_lines: int = 0
+    #: derived from ``blocked``: bitmask of the directed line ids that end on a piece
+    blocked_lines: int = 0
     #: finished rounds: (child, revealed stroke, VP gained, child turns, FOUND_BY_GUESS or FOUND_STUCK)
     history: list = field(default_factory=list)
 
@@ -120,10 +126,14 @@ class SummerHideAndSeekGame(Game):
                 by_cost[cost][p].append(q)
         self.belief_model = BeliefModel(by_cost, self.icon_of, len(m.icons))
         self._analysis_cache: dict = {}
+        self._icon_vp = [icon.vp for icon in m.icons]
+        # returns() in "win" mode before the end: one shared read-only array
+        self._no_returns = np.zeros(num_players, dtype=np.float64)
+        self._no_returns.flags.writeable = False
 
     def __getstate__(self):
-        # the analysis cache is a pure speed-up: do not copy or pickle it
-        return {**self.__dict__, "_analysis_cache": {}}
+        # the analysis and action caches are pure speed-ups: do not copy or pickle them
+        return {**self.__dict__, "_analysis_cache": {}, "_actions_of_open": {0: (self.stop_action,)}}
 
     # ------------------------------------------------------------ static tables
     def _build_lines(self) -> None:
@@ -166,6 +176,62 @@ class SummerHideAndSeekGame(Game):
                     conflicts[j] |= 1 << i
         #: conflicts[lid]: bitmask of line ids that overlap or cross line lid
         self.conflicts = conflicts
+        self._build_directed_lines()
+
+    def _build_directed_lines(self) -> None:
+        """Tables of the line rules as bitmasks of directed lines, for the incremental masks of the state.
+
+        A directed line p -> q is open while q is not visited, holds no piece
+        and the line neither overlaps nor crosses a drawn line (``open_lines``
+        says the same line by line). The state keeps the closed ones as
+        bitmasks (``closed_lines``, ``blocked_lines``), so that the lines open
+        from a square are one mask operation.
+        """
+        S = self.num_squares
+        #: directed_lines[d] = (p, q): the directed lines, numbered by p then q
+        self.directed_lines = [(p, q) for p in range(S) for q, _b, _l, _c in self.out_lines[p]]
+        directed_of = [0] * len(self.lines)  # undirected line id -> its directed ids
+        self._into = [0] * S  # square -> directed lines ending there
+        self._out = [0] * S  # square -> directed lines starting there
+        self._shortcut_lines = 0  # directed lines of cost 2
+        for d, (p, q) in enumerate(self.directed_lines):
+            lid, cost = self._line_of[(p, q)]
+            directed_of[lid] |= 1 << d
+            self._into[q] |= 1 << d
+            self._out[p] |= 1 << d
+            if cost == SHORTCUT_COST:
+                self._shortcut_lines |= 1 << d
+        #: per square p: {target q: (line id, cost, directed lines that drawing p -> q closes)}
+        self._lines_from = [{} for _ in range(S)]
+        for p, q in self.directed_lines:
+            lid, cost = self._line_of[(p, q)]
+            closes = self._into[q]
+            for j in iter_bits(self.conflicts[lid]):
+                closes |= directed_of[j]
+            self._lines_from[p][q] = (lid, cost, closes)
+        self._actions_of_open: dict[int, tuple[int, ...]] = {0: (self.stop_action,)}
+
+    def closed_lines_of(self, stroke: list[int]) -> int:
+        """The ``closed_lines`` mask of a stroke, computed from scratch."""
+        closed = 0
+        for i, q in enumerate(stroke):
+            closed |= self._into[q] if i == 0 else self._lines_from[stroke[i - 1]][q][2]
+        return closed
+
+    def blocked_lines_of(self, blocked: int) -> int:
+        """The ``blocked_lines`` mask of the piece squares ``blocked``."""
+        lines = 0
+        for square in iter_bits(blocked):
+            lines |= self._into[square]
+        return lines
+
+    def _open_actions(self, open_lines: int) -> tuple[int, ...]:
+        """Line actions (sorted by target) of the directed lines ``open_lines``, then stop (cached)."""
+        actions = tuple(self.line_base + self.directed_lines[d][1] for d in iter_bits(open_lines)) + (self.stop_action,)
+        if len(self._actions_of_open) >= 1 << 16:
+            self._actions_of_open.clear()
+        self._actions_of_open[open_lines] = actions
+        return actions
 
     def _kind_allows(self, p: int, q: int, adjacent: bool) -> bool:
         """Square-kind rules of a line p -> q (move if adjacent, else shortcut)."""
@@ -187,17 +253,18 @@ class SummerHideAndSeekGame(Game):
         )
 
     def current_player(self, state: SummerState) -> int:
-        if state.phase == OVER or state.steps >= self.max_steps:
+        phase = state.phase
+        if phase == OVER or state.steps >= self.max_steps:
             return TERMINAL
-        if state.phase == SEEK:
-            return (state.child + 1 + state.seekers_placed) % self.num_players
-        return state.child
+        if phase == SEEK:  # the seekers place clockwise from the child
+            return (state.first_child + state.round + 1 + state.seekers_placed) % self.num_players
+        return (state.first_child + state.round) % self.num_players  # the child (property inlined)
 
     def is_terminal(self, state: SummerState) -> bool:
         return state.phase == OVER
 
     def is_truncated(self, state: SummerState) -> bool:
-        return state.phase != OVER and state.steps >= self.max_steps
+        return state.steps >= self.max_steps and state.phase != OVER
 
     def open_lines(self, p: int, visited: int, drawn: int, blocked: int, budget: int):
         """Lines from p that are legal now: (target, bit, line id, cost)."""
@@ -229,16 +296,19 @@ class SummerHideAndSeekGame(Game):
         return self.open_lines(state.square, state.visited, state.drawn, state.blocked, BUDGET - state.turn_cost)
 
     def legal_actions(self, state: SummerState) -> list[int]:
-        if state.phase == OVER or state.steps >= self.max_steps:
+        phase = state.phase
+        if phase == OVER or state.steps >= self.max_steps:
             return []
-        if state.phase == START:
-            return list(self._start_actions)
-        if state.phase == SEEK:
+        if phase == CHILD:  # the lines of line_options(state), then stop
+            open_lines = self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
+            budget = BUDGET - state.turn_cost
+            if budget < SHORTCUT_COST:
+                open_lines = open_lines & ~self._shortcut_lines if budget >= MOVE_COST else 0
+            actions = self._actions_of_open.get(open_lines) or self._open_actions(open_lines)
+            return list(actions)
+        if phase == SEEK:
             return list(self._place_actions)
-        base = self.line_base
-        actions = [base + entry[0] for entry in self.line_options(state)]
-        actions.append(self.stop_action)
-        return actions
+        return list(self._start_actions)
 
     def apply_action(self, state: SummerState, action: int, rng: np.random.Generator) -> None:
         state.steps += 1
@@ -248,28 +318,33 @@ class SummerHideAndSeekGame(Game):
                 self._end_child_turn(state, stuck=False)
                 return
             q = action - self.line_base
-            lid, cost = self._line_of[(state.stroke[-1], q)]
+            lid, cost, closes = self._lines_from[state.stroke[-1]][q]
             state.stroke.append(q)
             state.visited |= 1 << q
             state.drawn |= 1 << lid
+            state.closed_lines = closed = state.closed_lines | closes
             state.turn_cost += cost
-            if self.icon_of[q] >= 0:
-                state.turn_icons.append(self.icon_of[q])
-            if self.is_stuck(q, state.visited, state.drawn, state.blocked):
+            icon = self.icon_of[q]
+            if icon >= 0:
+                state.turn_icons.append(icon)
+            if not self._out[q] & ~(closed | state.blocked_lines):  # stuck (is_stuck, by the masks)
                 self._end_child_turn(state, stuck=True)
         elif phase == SEEK:
-            seat = (state.child + 1 + state.seekers_placed) % self.num_players
+            placed = state.seekers_placed
+            seat = (state.first_child + state.round + 1 + placed) % self.num_players  # current_player
             state.pieces[seat] = action - self.place_base
-            state.seekers_placed += 1
-            if state.seekers_placed == self.num_players - 1:
+            state.seekers_placed = placed + 1
+            if placed + 2 == self.num_players:  # every seeker has placed
                 self._resolve_guesses(state)
         elif phase == START:
             state.stroke = [action]
             state.visited = 1 << action
+            state.closed_lines = self._into[action]
+            state.blocked_lines = self.blocked_lines_of(state.blocked)  # (no piece stands at a round's start)
             state.phase = CHILD
             state.turn_cost = 0
             state.turn_icons = []
-            if self.is_stuck(action, state.visited, 0, 0):
+            if not self._out[action] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
                 self._end_child_turn(state, stuck=True)
         else:
             raise ValueError("the game is over")
@@ -277,7 +352,9 @@ class SummerHideAndSeekGame(Game):
     def _end_child_turn(self, state: SummerState, stuck: bool) -> None:
         """Scoring and announcement; then the seekers' turn, or the round ends if stuck."""
         icons = tuple(sorted(state.turn_icons))
-        state.vp[state.child] += sum(self.map.icons[i].vp for i in icons)
+        if icons:
+            icon_vp = self._icon_vp
+            state.vp[state.child] += sum([icon_vp[i] for i in icons])
         state.announcements.append((state.turn_cost, icons))
         if stuck:
             self._end_round(state, FOUND_STUCK)
@@ -290,27 +367,35 @@ class SummerHideAndSeekGame(Game):
     def _resolve_guesses(self, state: SummerState) -> None:
         """All pieces placed: found ends the round; otherwise the child moves on, pieces blocking."""
         state.guesses.append(tuple(state.pieces))
-        if state.square in state.pieces:
+        square = state.stroke[-1]
+        if square in state.pieces:
             self._end_round(state, FOUND_BY_GUESS)
             return
-        pieces = mask_of(state.pieces)
+        pieces = lines = 0
+        into = self._into
+        for piece in state.pieces:
+            if piece >= 0:  # (the child has no piece)
+                pieces |= 1 << piece
+                lines |= into[piece]
         state.blocked = pieces
+        state.blocked_lines = lines
         state.guessed |= pieces
         state.belief &= ~pieces
         state.phase = CHILD
         state.turn_cost = 0
         state.turn_icons = []
-        if self.is_stuck(state.square, state.visited, state.drawn, pieces):
+        if not self._out[square] & ~(state.closed_lines | lines):  # stuck (is_stuck, by the masks)
             self._end_child_turn(state, stuck=True)
 
     def _end_round(self, state: SummerState, how: int) -> None:
         """The child is found: reveal the stroke, erase it, next child or game over."""
-        gained = sum(self.map.icons[i].vp for _cost, icons in state.announcements for i in icons)
+        icon_vp = self._icon_vp
+        gained = sum([icon_vp[i] for _cost, icons in state.announcements for i in icons])
         state.history.append((state.child, tuple(state.stroke), gained, len(state.announcements), how))
         state.round += 1
         state.phase = OVER if state.round == self.num_players else START
         state.stroke = []
-        state.drawn = state.visited = state.turn_cost = 0
+        state.drawn = state.visited = state.turn_cost = state.closed_lines = state.blocked_lines = 0
         state.turn_icons = []
         state.announcements = []
         state.guesses = []
@@ -325,12 +410,13 @@ class SummerHideAndSeekGame(Game):
         return [seat for seat, vp in enumerate(state.vp) if vp == best]
 
     def returns(self, state: SummerState) -> np.ndarray:
+        """Cumulative returns (in "win" mode, before the end: one shared read-only array of zeros)."""
         if self.reward == "vp":
             return np.asarray(state.vp, dtype=np.float64)
-        out = np.zeros(self.num_players, dtype=np.float64)
-        if state.phase == OVER:
-            out -= 1.0
-            out[self.winners(state)] = 1.0
+        if state.phase != OVER:
+            return self._no_returns
+        out = np.full(self.num_players, -1.0)
+        out[self.winners(state)] = 1.0
         return out
 
     # ------------------------------------------------------------------ words
@@ -436,6 +522,8 @@ class SummerHideAndSeekGame(Game):
             seekers_placed=state.seekers_placed,
             steps=state.steps,
             history=list(state.history),
+            closed_lines=state.closed_lines,
+            blocked_lines=state.blocked_lines,
         )
 
     def resample_hidden(self, state: SummerState, player: int, rng: np.random.Generator) -> SummerState:
@@ -459,6 +547,7 @@ class SummerHideAndSeekGame(Game):
         for p, q in zip(stroke, stroke[1:]):
             drawn |= 1 << self._line_of[(p, q)][0]
         sample.drawn = drawn
+        sample.closed_lines = self.closed_lines_of(stroke)
         sample.turn_cost = 0
         sample.turn_icons = []
         return sample

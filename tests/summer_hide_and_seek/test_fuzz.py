@@ -4,7 +4,8 @@ Every game must end (each player hides once), VP totals must equal the sum of
 the announced icon values, and whenever the public belief is meant to hold
 (after each announcement, at the start of each child turn) the child's true
 square must be in it. The belief must also equal a from-scratch recomputation
-from the public facts alone. Hundreds of games by default; thousands behind
+from the public facts alone, and the rules' incremental line masks must equal
+a recomputation (legal lines as the line-by-line rule gives them). Hundreds of games by default; thousands behind
 ``@pytest.mark.slow``.
 """
 
@@ -48,6 +49,14 @@ class GameChecker:
         for _cost, icons in self.announcements[self.count :]:
             self.expected_vp[self.child] += sum(game.map.icons[i].vp for i in icons)
         assert state.vp == self.expected_vp, "VP must equal the sum of the announced icon values"
+        # the incremental line masks equal a recomputation, and the legal lines they give are
+        # exactly those of the line-by-line rule (open_lines)
+        assert state.closed_lines == game.closed_lines_of(state.stroke)
+        assert state.blocked_lines == game.blocked_lines_of(state.blocked)
+        if state.phase == CHILD:
+            lines = [game.line_base + q for q, *_ in game.line_options(state)]
+            assert game.legal_actions(state) == lines + [game.stop_action]
+            assert not game.is_stuck(state.square, state.visited, state.drawn, state.blocked)
         if state.phase == SEEK or (state.phase == CHILD and state.turn_cost == 0 and state.announcements):
             assert state.belief >> state.square & 1, "the child's square left the public belief"
             assert state.belief == public_belief(game, state)

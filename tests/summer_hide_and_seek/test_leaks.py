@@ -70,6 +70,7 @@ def test_resampled_strokes_replay_legally_and_look_the_same(num_players, strict)
             for name in PUBLIC_FIELDS:
                 assert getattr(replay, name) == getattr(state, name), f"state {index}: {name} differs after replay"
             assert replay.stroke == sample.stroke and replay.drawn == sample.drawn and replay.visited == sample.visited
+            assert replay.closed_lines == sample.closed_lines and replay.blocked_lines == sample.blocked_lines
             assert sample.turn_cost == 0 and sample.turn_icons == []
             total += 1
             changed += sample.stroke != state.stroke

@@ -1,0 +1,114 @@
+"""The fast paths against plain reference implementations.
+
+The belief update runs a compiled dynamic programme with packed images and
+caches, and the encoder joins cached float32 bytes (with a kept stroke plane);
+both are checked here against straightforward versions written for clarity:
+a dictionary dynamic programme over (cost spent, icons left), and an encoder
+that writes every piece through ``layout.view``.
+"""
+
+import copy
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from conformance import random_states
+from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image
+from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP, SummerObserver
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START
+from kakurega.envs.summer_hide_and_seek_v0 import raw_env
+
+
+def reference_propagate(model, mask, cost, icons, blocked):
+    """End squares of walks from ``mask`` costing ``cost`` that reach exactly ``icons`` (plain DP)."""
+    layers = [{} for _ in range(cost + 1)]
+    layers[0][icons] = mask
+    for spent in range(cost):
+        for rem, squares in layers[spent].items():
+            if not squares:
+                continue
+            for k in model.costs:
+                if spent + k > cost:
+                    continue
+                reached = _image(model.forward[k], squares) & ~blocked
+                target = layers[spent + k]
+                target[rem] = target.get(rem, 0) | reached & model.category_mask[PATH_CATEGORY]
+                for icon in set(rem):
+                    i = rem.index(icon)
+                    rest = rem[:i] + rem[i + 1 :]
+                    target[rest] = target.get(rest, 0) | reached & model.category_mask[icon]
+    return layers[cost].get((), 0) if cost else (mask if not icons else 0)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_propagate_matches_the_plain_dynamic_programme(strict):
+    game = raw_env(num_players=2, strict_moves=strict).game
+    model, S = game.belief_model, game.num_squares
+    rng = random.Random(7)
+    for _ in range(3000):
+        mask = rng.getrandbits(S) & (rng.getrandbits(S) if rng.random() < 0.5 else -1)
+        cost = rng.randrange(BUDGET + 1)
+        icons = tuple(sorted(rng.randrange(len(game.map.icons)) for _ in range(rng.randrange(4))))
+        blocked = rng.getrandbits(S) & rng.getrandbits(S) & rng.getrandbits(S)
+        expected = reference_propagate(model, mask, cost, icons, blocked)
+        assert model.propagate(mask, cost, icons, blocked) == expected, (mask, cost, icons, blocked)
+        assert model.propagate(mask, cost, icons, blocked) == expected  # again, from the caches
+
+
+def reference_encode(observer, state, seat):
+    """The observation written piece by piece through the layout (the encoder's specification)."""
+    layout, game, n = observer.layout, observer.game, observer.n
+    H, W = game.map.height, game.map.width
+    obs = observer._template.copy()
+
+    def plane(name, index=None):
+        view = layout.view(obs, name)
+        return (view if index is None else view[index]).reshape(H, W)
+
+    layout.view(obs, "seat")[seat] = 1
+    for other in range(n):
+        layout.view(obs, "vp")[(other - seat) % n] = state.vp[other]
+    if state.phase == OVER:
+        return obs
+    layout.view(obs, "child")[(state.child - seat) % n] = 1
+    layout.view(obs, "round")[state.round] = 1
+    layout.view(obs, "phase")[{START: 0, CHILD: 1}.get(state.phase, 2)] = 1
+    for other, square in enumerate(state.pieces):
+        if square >= 0:
+            plane("pieces", (other - seat) % n)[game.points[square]] = 1
+    for s in range(game.num_squares):
+        plane("past_guesses")[game.points[s]] = state.guessed >> s & 1
+        plane("belief")[game.points[s]] = state.belief >> s & 1
+    if state.announcements:
+        cost, icons = state.announcements[-1]
+        layout.view(obs, "last_cost")[cost] = 1
+        for icon in icons:
+            layout.view(obs, "last_icons")[icon] += 1
+        layout.view(obs, "child_turns")[0] = min(len(state.announcements), CHILD_TURNS_CAP)
+    if seat == state.child and state.stroke:
+        for order, square in enumerate(state.stroke, start=1):
+            plane("stroke")[game.points[square]] = order
+        plane("position")[game.points[state.stroke[-1]]] = 1
+        if state.phase == CHILD:
+            layout.view(obs, "budget_left")[0] = BUDGET - state.turn_cost
+            for icon in state.turn_icons:
+                layout.view(obs, "turn_icons")[icon] += 1
+    return obs
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_encoder_matches_the_reference_encoder(num_players):
+    env = raw_env(num_players=num_players)
+    observer = env.encode.__self__
+    states = random_states(env.game, seed=num_players, num_games=12, every=1)
+    seats = [(i, seat) for i in range(len(states)) for seat in range(num_players)]
+    # in play order (the kept stroke plane grows), then shuffled (it must start afresh)
+    for order in (seats, random.Random(num_players).sample(seats, len(seats))):
+        for i, seat in order:
+            assert np.array_equal(observer.encode(states[i], seat), reference_encode(observer, states[i], seat))
+    for clone in (copy.deepcopy(observer), pickle.loads(pickle.dumps(observer))):
+        for i, seat in seats[::7]:
+            assert np.array_equal(clone.encode(states[i], seat), reference_encode(observer, states[i], seat))
+    assert isinstance(SummerObserver(env.game).encode(states[0], 0), np.ndarray)
