@@ -27,7 +27,6 @@ from __future__ import annotations
 from bisect import insort
 
 UNKNOWN = -1
-MANY_HANDS = -2  #: in located(): a colour's unlocated cards lie in more than one hand
 NUM_BODY_CARDS = 14
 CURSE = 14
 #: colour of every card id: 0 red, 1 blue, 2 the Curse (black back)
@@ -52,40 +51,47 @@ def move_card(state, card: int, src: int, dst: int, faces_seen: bool) -> None:
     be the one that moved, and it forgets them all.
     """
     hands = state.hands
-    src_hand = hands[src]
     colour = card & 1
-    # src's cards of the moved card's colour, the moved card included
-    same_colour = [c for c in src_hand if COLOUR_OF[c] == colour]
-    src_hand.remove(card)
+    counts = state.colour_counts
+    at = 2 * src + colour
+    alone = counts[at] == 1  # the moved card was src's only card of its colour
+    counts[at] -= 1
+    counts[2 * dst + colour] += 1
+    hands[src].remove(card)
     insort(hands[dst], card)
     if not faces_seen:
         return
     knowledge = state.knowledge
     aware = state.aware
-    everyone = (1 << len(hands)) - 1
     if state.open_hand[src] or state.open_hand[dst]:
         for row in knowledge:
             row[card] = dst
-        aware[card] = everyone
+        aware[card] = (1 << len(hands)) - 1
         return
+    aware[card] = 1 << src
+    if alone:
+        # whoever knew the card at src can follow it
+        for row in knowledge:
+            if row[card] == src:
+                row[card] = dst
+        knowledge[src][card] = knowledge[dst][card] = dst
+        return
+    # src's cards of the moved card's colour, the moved card included
+    same_colour = [c for c in hands[src] if c & 1 == colour and c != CURSE]
+    same_colour.append(card)
     for observer, row in enumerate(knowledge):
         if observer == src or observer == dst:
             row[card] = dst
-        elif len(same_colour) == 1:
-            if row[card] == src:
-                row[card] = dst
         else:
             # Entries are always true, so only src's own cards can be known at src.
             for c in same_colour:
                 if row[c] == src:
                     row[c] = UNKNOWN
-    aware[card] = 1 << src
-    if len(same_colour) > 1:
-        # Only the receiver still knows which of src's cards of that colour stayed.
-        keep = 1 << dst
-        for c in same_colour:
-            if c != card:
-                aware[c] &= keep
+    # Only the receiver still knows which of src's cards of that colour stayed.
+    keep = 1 << dst
+    for c in same_colour:
+        if c != card:
+            aware[c] &= keep
 
 
 def reveal_hand(state, seat: int, observer: int) -> None:
@@ -116,6 +122,8 @@ def exchange_hands(state, a: int, b: int) -> None:
     cards_b = [c for c in hands[b] if c != CURSE]
     hands[a] = cards_b + [CURSE] if CURSE in hands[a] else cards_b
     hands[b] = cards_a + [CURSE] if CURSE in hands[b] else cards_a
+    counts = state.colour_counts
+    counts[2 * a : 2 * a + 2], counts[2 * b : 2 * b + 2] = counts[2 * b : 2 * b + 2], counts[2 * a : 2 * a + 2]
     # Everyone saw the swap: what was known in one hand is now known in the other.
     for row in state.knowledge:
         for c in cards_a:
@@ -148,7 +156,14 @@ def forget_cards(state, cards) -> None:
         aware[c] = 0
 
 
-def located(state, observer: int) -> list[int]:
+def pile_colours(state) -> tuple[int, int]:
+    """Red and blue body-part cards in the pile: public by counting (7 of each colour in all)."""
+    counts = state.colour_counts
+    pairs_left = state.discarded_by.count(UNKNOWN)
+    return pairs_left - sum(counts[0::2]), pairs_left - sum(counts[1::2])
+
+
+def located(state, observer: int, pile: tuple[int, int] | None = None) -> list[int]:
     """The observer's knowledge row completed by counting: where it knows or can prove each card is.
 
     Counting: the public colour counts of hands and pile bound where a
@@ -160,33 +175,35 @@ def located(state, observer: int) -> list[int]:
     observation and the render) rather than stored: the stored row keeps what
     was seen, and this closure is recomputed at every step from it. Returns
     the stored row itself when counting adds nothing (do not modify it).
+    ``pile`` is :func:`pile_colours` of the state if the caller has it.
     """
     row = state.knowledge[observer]
-    pile_has = [False, False]
-    for c in state.pile:
-        if c != CURSE:
-            pile_has[c & 1] = True
-            if pile_has[0] and pile_has[1]:
-                return row  # both colours still in the pile: counting proves nothing
-    # One pass over the hands: the unlocated cards of each colour and the one
-    # hand they all lie in (a hand's free slots for a colour are exactly its
-    # unlocated cards of that colour), or MANY_HANDS.
-    unlocated = ([], [])
-    place = [UNKNOWN, UNKNOWN]
-    for seat, hand in enumerate(state.hands):
-        for c in hand:
-            if c != CURSE and row[c] < 0:
-                colour = c & 1
-                unlocated[colour].append(c)
-                if place[colour] == UNKNOWN:
-                    place[colour] = seat
-                elif place[colour] != seat:
-                    place[colour] = MANY_HANDS
+    pile_red, pile_blue = pile_colours(state) if pile is None else pile
+    if pile_red and pile_blue:
+        return row  # both colours still in the pile: counting proves nothing
+    counts = state.colour_counts
+    if sum(counts) + row.count(UNKNOWN) == NUM_BODY_CARDS:
+        return row  # the observer places every card held: nothing left to count
+    seats = range(len(counts) >> 1)
     result = row
     for colour in (0, 1):
-        if not pile_has[colour] and place[colour] >= 0:
-            if result is row:
-                result = list(row)
-            for c in unlocated[colour]:
-                result[c] = place[colour]
+        if pile_blue if colour else pile_red:
+            continue
+        # A hand's room for the colour: its count minus the cards of that
+        # colour the observer places there (entries are true, so these are
+        # exactly its unlocated cards of that colour).
+        colour_row = row[colour::2]
+        place = UNKNOWN
+        for seat in seats:
+            if counts[2 * seat + colour] != colour_row.count(seat):
+                if place != UNKNOWN:
+                    break  # room in more than one hand
+                place = seat
+        else:
+            if place != UNKNOWN:
+                if result is row:
+                    result = list(row)
+                for c in state.hands[place]:
+                    if c & 1 == colour and c != CURSE:
+                        result[c] = place  # all its cards of that colour: the known and the proved
     return result

@@ -12,16 +12,24 @@ observation cannot leak another hand's faces or the pile order.
 
 from __future__ import annotations
 
+import struct
 from array import array
 
 import numpy as np
 
 from kakurega.envs.core.layout import ObservationLayout
+from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import CURSE, NUM_BODY_CARDS
-from kakurega.envs.kakurenbo.rules import NUM_PARTS, NUM_STAGES, OVER, KakurenboGame
+from kakurega.envs.kakurenbo.rules import MAX_PLAYERS, MIN_PLAYERS, NUM_PARTS, NUM_STAGES, OVER, KakurenboGame
 
 #: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
 FLOAT32 = np.dtype(np.float32)
+#: a float as its 4 float32 bytes (native order and the C cast, as ``array("f")`` and numpy store it)
+PACK_FLOAT32 = struct.Struct("f").pack
+#: per player count: the ``colour_counts`` piece packed as float32 (module level: picklable observers)
+PACK_COUNTS = {n: struct.Struct(f"{2 * n}f").pack for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+#: per player count: the ``dice`` and ``curse`` part tables (built by the first observer)
+SHARED_TABLES = {}
 NUM_LAST_KINDS = 7  # draw, discard, give card, give colour, take, give Curse, dice opponent
 
 
@@ -72,103 +80,189 @@ def make_layout(game: KakurenboGame) -> ObservationLayout:
 class KakurenboObserver:
     """``observer(state, seat)``: the observation vector of ``seat``. Picklable (plain attributes).
 
-    For speed the encoder copies the template as a float32 ``array.array``,
-    writes each non-zero entry into it (an item write there costs a fraction
-    of one into a numpy array, and no index list is built), then hands the
-    buffer to numpy without a copy. The offsets come from the layout's
-    pieces (``at_<piece>``).
+    For speed the vector is joined from float32 bytes, one part per group of
+    consecutive pieces, and handed to numpy without a copy (on this
+    interpreter a slice or item write into an array costs about as much as
+    building a small part):
+
+    - ``variant``..``dice_target`` per (observer, decision), ``pile_*`` per
+      pile composition and ``last_*`` per (observer, last move): built by the
+      layout's own views on first use and cached (a game meets a few
+      hundred keys at most); ``dice`` and ``curse`` come from tables;
+    - ``colour_counts``: the state's counts rotated to the observer, packed;
+    - ``open_hand`` + ``scores``, ``discarded`` and ``cards``: a zero part
+      when the piece is empty, else a copy of it with each non-zero entry
+      written.
+
+    ``rel[seat][where]`` is the egocentric row of seat ``where`` for observer
+    ``seat``. ``tests/kakurenbo/test_env.py`` checks the parts cover the
+    layout in order.
     """
 
     def __init__(self, game: KakurenboGame):
         self.game = game
-        self.layout = make_layout(game)
-        self.n = game.num_players
-        template = self.layout.zeros()
-        template[self.layout.slice("variant")][1 if game.kurayami else 0] = 1.0
+        self.layout = layout = make_layout(game)
+        self.n = n = game.num_players
+        self.kurayami = game.kurayami
+        template = layout.zeros()
+        layout.view(template, "variant")[1 if game.kurayami else 0] = 1.0
         self.template = template
-        self.template_array = array("f", template.tobytes())
         self.inv_max_steps = 1.0 / game.max_steps
-        #: seats in egocentric row order, per observer
-        self.order = [[(seat + r) % self.n for r in range(self.n)] for seat in range(self.n)]
-        for name, piece in self.layout.pieces.items():
-            setattr(self, "at_" + name, piece.start)
+        #: egocentric row of every seat, per observer
+        self.rel = [tuple((where - seat) % n for where in range(n)) for seat in range(n)]
+        pieces = layout.pieces
+        # static tables, shared by the observers of one player count (they depend on nothing else)
+        tables = SHARED_TABLES.get(n)
+        if tables is None:
+            tables = SHARED_TABLES[n] = (
+                [self._part("dice", "dice", self._fill_dice, (red, blue)) for red in range(7) for blue in range(7)],
+                [[self._part("curse", "curse", self._fill_curse, (seat, holder)) for holder in (*range(n), -1)] for seat in range(n)],
+            )
+        #: ``dice`` part per ``7 * red + blue`` (index 0: not rolled yet)
+        #: and ``curse`` part per observer, indexed by the holder (-1: in the pile)
+        self.dice_parts, self.curse_parts = tables
+        # zero parts, and zero arrays to fill for the sparse pieces
+        self.no_open_scores = self._part("open_hand", "scores", None, ())
+        self.open_scores = array("f", self.no_open_scores)
+        self.no_discards = self._part("discarded", "discarded", None, ())
+        self.discards = array("f", self.no_discards)
+        self.no_pile = self._part("pile_size", "pile_colours", None, ())
+        self.no_cards = array("f", self._part("cards", "cards", None, ()))
+        self.no_last = self._part("last_kind", "last_colour", None, ())
+        self.no_steps = bytes(4)
+        self.at_scores = pieces["scores"].start - pieces["open_hand"].start  # in the open_scores part
+        self.heads = {}
+        self.piles = {}
+        self.lasts = {}
+
+    # The parts: float32 bytes of consecutive pieces, filled through the layout's views.
+    def _part(self, first: str, last: str, fill, key) -> bytes:
+        layout = self.layout
+        obs = self.template.copy()
+        if fill is not None:
+            fill(lambda name: layout.view(obs, name), *key)
+        return obs[layout.pieces[first].start : layout.pieces[last].stop].tobytes()
+
+    def _fill_dice(self, view, red, blue):
+        if red:
+            view("dice")[0, red - 1] = view("dice")[1, blue - 1] = 1.0
+
+    def _fill_curse(self, view, seat, holder):
+        view("curse")[(holder - seat) % self.n if holder >= 0 else self.n] = 1.0
+
+    def _fill_head(self, view, seat, over, phase, stage, actor, active, target):
+        if not over:
+            view("phase")[phase - 1] = 1.0
+            view("stage")[stage] = 1.0
+            view("actor")[(actor - seat) % self.n] = 1.0
+            view("turn")[(active - seat) % self.n] = 1.0
+        if target >= 0:
+            view("dice_target")[(target - seat) % self.n] = 1.0
+
+    def _fill_pile(self, view, size, top, red, blue):
+        view("pile_size")[0] = size
+        view("pile_top")[top] = 1.0
+        # the pile's colours follow from the public counts: 7 of each colour in all
+        view("pile_colours")[:] = red, blue
+
+    def _fill_last(self, view, seat, move):
+        kind, actor, other, colour = move
+        view("last_kind")[kind] = 1.0
+        view("last_actor")[(actor - seat) % self.n] = 1.0
+        if other >= 0:
+            view("last_other")[(other - seat) % self.n] = 1.0
+        if colour >= 0:
+            view("last_colour")[colour] = 1.0
 
     def __call__(self, state, seat: int) -> np.ndarray:
         """Encode what ``seat`` may know in ``state``."""
         n = self.n
-        obs = self.template_array[:]
-        if not state.over:
-            obs[self.at_phase + state.phase - 1] = 1.0
-            obs[self.at_stage + state.stage] = 1.0
-            obs[self.at_actor + (state.actor - seat) % n] = 1.0
-            obs[self.at_turn + (state.active - seat) % n] = 1.0
-        if state.target >= 0:
-            obs[self.at_dice_target + (state.target - seat) % n] = 1.0
+        rel = self.rel[seat]
+        key = (seat, state.over, state.phase, state.stage, state.actor, state.active, state.target)
+        head = self.heads.get(key)
+        if head is None:
+            head = self.heads[key] = self._part("variant", "dice_target", self._fill_head, key)
         red, blue = state.dice
-        if red:
-            obs[self.at_dice + red - 1] = 1.0
-            obs[self.at_dice + 5 + blue] = 1.0
-        at_counts = self.at_colour_counts
-        at_scores = self.at_scores
-        at_open = self.at_open_hand
-        scores = state.scores
-        open_hand = state.open_hand
-        hands = state.hands
-        body_cards = 0
-        hand_blues = 0
-        for holder in self.order[seat]:
-            hand = hands[holder]
-            if hand:
-                cards = len(hand) - 1 if CURSE in hand else len(hand)
-                blues = 0  # the odd ids (the Curse, 14, is even)
-                for c in hand:
-                    blues += c & 1
-                obs[at_counts] = cards - blues
-                obs[at_counts + 1] = blues
-                body_cards += cards
-                hand_blues += blues
-            if scores[holder]:
-                obs[at_scores] = scores[holder]
-            if open_hand[holder]:
-                obs[at_open] = 1.0
-            at_counts += 2
-            at_scores += 1
-            at_open += 1
+        # rows are the seats from the observer clockwise: rotate the per-seat lists
+        counts = state.colour_counts
         holder = state.curse_holder
-        obs[self.at_curse + ((holder - seat) % n if holder >= 0 else n)] = 1.0
-        at = self.at_discarded
-        pairs_gone = 0
-        for by in state.discarded_by:
-            if by >= 0:
-                obs[at + (by - seat) % n] = 1.0
-                pairs_gone += 1
-            at += n
+        open_hand = state.open_hand
+        scores = state.scores
+        if 1 in open_hand or any(scores):
+            part = self.open_scores[:]
+            for where, flag in enumerate(open_hand):
+                if flag:
+                    part[rel[where]] = 1.0
+            at = self.at_scores
+            for where, score in enumerate(scores):
+                if score:
+                    part[at + rel[where]] = score
+            open_scores = part.tobytes()
+        else:
+            open_scores = self.no_open_scores
+        discarded_by = state.discarded_by
+        pairs_left = discarded_by.count(-1)
+        if pairs_left < NUM_PARTS:
+            part = self.discards[:]
+            at = 0
+            for by in discarded_by:
+                if by >= 0:
+                    part[at + rel[by]] = 1.0
+                at += n
+            discards = part.tobytes()
+        else:
+            discards = self.no_discards
         pile = state.pile
         if pile:
             top = pile[-1]
-            obs[self.at_pile_top + (2 if top == CURSE else top & 1)] = 1.0
-            # the pile's colours follow from the public counts: 7 of each colour in all
-            at = self.at_pile_colours
-            obs[self.at_pile_size] = len(pile)
-            obs[at] = 7 - pairs_gone - (body_cards - hand_blues)
-            obs[at + 1] = 7 - pairs_gone - hand_blues
-        at = self.at_cards - seat  # card c in row (where - seat) % n: at_cards + c*n + row
-        for where in self.game.known_row(state, seat):
+            pile_red = pairs_left - sum(counts[0::2])
+            pile_blue = len(pile) - (holder < 0) - pile_red  # the body-part cards of the pile, less the red
+            key = (len(pile), 2 if top == CURSE else top & 1, pile_red, pile_blue)
+            pile_part = self.piles.get(key)
+            if pile_part is None:
+                pile_part = self.piles[key] = self._part("pile_size", "pile_colours", self._fill_pile, key)
+        else:
+            pile_red = pile_blue = 0
+            pile_part = self.no_pile
+        if (pile_red and pile_blue) or (self.kurayami and state.phase == 1):
+            # counting proves nothing while both colours are in the pile, nor before
+            # any face is seen (KakurenboGame.known_row)
+            row = state.knowledge[seat]
+        else:
+            row = kn.located(state, seat, (pile_red, pile_blue))
+        part = self.no_cards[:]
+        at = 0  # card c in row r: c*n + r
+        for where in row:
             if where >= 0:
-                obs[at + where + (n if where < seat else 0)] = 1.0
+                part[at + rel[where]] = 1.0
             at += n
-        kind, actor, other, colour = state.last_move
-        if kind >= 0:
-            obs[self.at_last_kind + kind] = 1.0
-            obs[self.at_last_actor + (actor - seat) % n] = 1.0
-            if other >= 0:
-                obs[self.at_last_other + (other - seat) % n] = 1.0
-            if colour >= 0:
-                obs[self.at_last_colour + colour] = 1.0
+        if state.last_move[0] >= 0:
+            key = (seat, state.last_move)
+            last = self.lasts.get(key)
+            if last is None:
+                last = self.lasts[key] = self._part("last_kind", "last_colour", self._fill_last, key)
+        else:
+            last = self.no_last
         if state.steps:
             steps_used = state.steps * self.inv_max_steps
-            obs[self.at_steps_used] = steps_used if steps_used < 1.0 else 1.0
-        return np.frombuffer(obs, FLOAT32)
+            steps = PACK_FLOAT32(steps_used if steps_used < 1.0 else 1.0)
+        else:
+            steps = self.no_steps
+        data = b"".join(
+            (
+                head,
+                self.dice_parts[7 * red + blue],
+                PACK_COUNTS[n](*counts[2 * seat :], *counts[: 2 * seat]),
+                self.curse_parts[seat][holder],
+                open_scores,
+                discards,
+                pile_part,
+                part.tobytes(),
+                last,
+                steps,
+            )
+        )
+        return np.frombuffer(data, FLOAT32)
 
 
 def make_observer(game: KakurenboGame) -> KakurenboObserver:

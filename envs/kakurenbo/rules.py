@@ -23,9 +23,6 @@ from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import COLOUR_OF, CURSE, NUM_BODY_CARDS, UNKNOWN
 
-#: bit of each card's colour in a colour set (bit 0 red, bit 1 blue; the Curse has none)
-COLOUR_BIT = tuple([1 << (c & 1) for c in range(NUM_BODY_CARDS)] + [0])
-
 VARIANTS = ("kakurenbo", "kurayami")
 REWARD_MODES = ("win", "points")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
@@ -122,6 +119,28 @@ class KakurenboState:
     last_move: tuple = (-1, -1, -1, -1)
     #: public events the last action caused, as tuples (for logs and renders)
     events: list = field(default_factory=list)
+    #: ``colour_counts[2 * seat + colour]``: body-part cards of that colour in the seat's
+    #: hand (public: the backs show the colour). Derived from ``hands``, kept up to date
+    #: where cards move (draw, give/take, discard, hand exchange); computed when not given.
+    colour_counts: list = None
+
+    def __post_init__(self):
+        if self.colour_counts is None:
+            self.colour_counts = count_colours(self.hands)
+
+
+#: the fields that define a state (``colour_counts`` is derived from ``hands``)
+CANONICAL_FIELDS = tuple(f for f in KakurenboState.__dataclass_fields__ if f != "colour_counts")
+
+
+def count_colours(hands) -> list[int]:
+    """``[red, blue]`` body-part counts of every hand, flattened: the ``colour_counts`` of ``hands``."""
+    counts = [0] * (2 * len(hands))
+    for seat, hand in enumerate(hands):
+        for c in hand:
+            if c != CURSE:
+                counts[2 * seat + (c & 1)] += 1
+    return counts
 
 
 class KakurenboGame(Game):
@@ -188,7 +207,20 @@ class KakurenboGame(Game):
         assert len(decode) == self.num_actions
         self.decode = tuple(decode)
         self._everyone = (1 << n) - 1
+        # Action id tables for legal_actions, per acting seat ``me`` (other seats by offset k).
+        #: per card: its give actions (to offsets 1..m), and its Curse-give actions
+        self._give_card_ids = tuple(tuple(self.give_card_action(c, k) for k in range(1, n)) for c in range(NUM_BODY_CARDS))
+        self._curse_give_ids = tuple(tuple(self.curse_give_action(c, k) for k in range(1, n)) for c in range(NUM_BODY_CARDS))
+        self._give_colour_ids = tuple(tuple(self.give_colour_action(colour, k) for k in range(1, n)) for colour in (RED, BLUE))
+        #: per seat: (index of the colour count in ``colour_counts``, take action), sorted by action
+        self._take_ids = [
+            tuple((2 * ((me + k) % n) + colour, self.take_action(colour, k)) for colour in (RED, BLUE) for k in range(1, n))
+            for me in range(n)
+        ]
+        #: per seat: (other seat, dice-opponent action), sorted by action
+        self._target_ids = [tuple(((me + k) % n, self.target_action(k)) for k in range(1, n)) for me in range(n)]
         self._zeros = np.zeros(n, dtype=np.float64)
+        self._zeros.flags.writeable = False
 
     # ------------------------------------------------------------ action ids
     def draw_action(self) -> int:
@@ -226,6 +258,9 @@ class KakurenboGame(Game):
         deck = rng.permutation(NUM_BODY_CARDS).tolist()
         hands = [[deck[i]] for i in range(n)]
         pile = [CURSE] + deck[n:]
+        colour_counts = [0] * (2 * n)
+        for seat in range(n):
+            colour_counts[2 * seat + (deck[seat] & 1)] = 1
         knowledge = [[UNKNOWN] * NUM_BODY_CARDS for _ in range(n)]
         if not self.kurayami:
             for seat in range(n):
@@ -239,6 +274,7 @@ class KakurenboGame(Game):
             knowledge=knowledge,
             aware=[0] * NUM_BODY_CARDS,
             stage=DRAW if self.kurayami else MAIN,
+            colour_counts=colour_counts,
         )
 
     # ------------------------------------------------------------ inspection
@@ -271,17 +307,14 @@ class KakurenboGame(Game):
         return kn.located(state, observer)
 
     def legal_actions(self, state: KakurenboState) -> list[int]:
-        """Sorted legal action ids of the seat to act."""
+        """Sorted legal action ids of the seat to act (id tables from ``__init__``)."""
         if state.over or state.steps >= self.max_steps:
             return []
         stage = state.stage
         me = state.actor
-        hands = state.hands
-        n = self.num_players
-        m = self.num_offsets
         if stage == MAIN:
             actions = [0]
-            hand = hands[me]
+            hand = state.hands[me]
             for i in range(len(hand) - 1):
                 c = hand[i]
                 if not c & 1 and hand[i + 1] == c + 1:
@@ -290,42 +323,31 @@ class KakurenboGame(Game):
         if stage == DRAW:
             return [0]
         if stage == GIVE_CARD or stage == CURSE_GIVE:
-            base = self.GIVE_CARD_BASE if stage == GIVE_CARD else self.CURSE_GIVE_BASE
+            ids = self._give_card_ids if stage == GIVE_CARD else self._curse_give_ids
             actions = []
-            for c in hands[me]:
+            for c in state.hands[me]:
                 if c != CURSE:
-                    start = base + c * m
-                    actions.extend(range(start, start + m))
+                    actions += ids[c]
             return actions
+        counts = state.colour_counts
         if stage == TAKE:
-            # colours[k - 1]: bit 0 set if the player at offset k holds red, bit 1 if blue
-            colours = [self._colour_bits(hands[(me + k) % n]) for k in range(1, n)]
-            actions = [self.TAKE_BASE + k - 1 for k in range(1, n) if colours[k - 1] & 1]
-            actions += [self.TAKE_BASE + m + k - 1 for k in range(1, n) if colours[k - 1] & 2]
-            return actions
+            # a colour can be taken from every other player holding a card of it
+            return [action for at, action in self._take_ids[me] if counts[at]]
         if stage == GIVE_COLOUR:
-            colours = self._colour_bits(hands[me])
             actions = []
-            for colour in (RED, BLUE):
-                if colours >> colour & 1:
-                    start = self.GIVE_COLOUR_BASE + colour * m
-                    actions.extend(range(start, start + m))
+            if counts[2 * me]:
+                actions += self._give_colour_ids[RED]
+            if counts[2 * me + 1]:
+                actions += self._give_colour_ids[BLUE]
             return actions
         if stage == CHOOSE_TARGET:
-            return [self.TARGET_BASE + k - 1 for k in range(1, n) if hands[(me + k) % n]]
+            hands = state.hands
+            return [action for seat, action in self._target_ids[me] if hands[seat]]
         if stage == DICE_TAKE:
-            k = (state.target - me) % n
-            colours = self._colour_bits(hands[state.target])
-            return [self.TAKE_BASE + colour * m + k - 1 for colour in (RED, BLUE) if colours >> colour & 1]
+            k = (state.target - me) % self.num_players
+            at = 2 * state.target
+            return [self.TAKE_BASE + colour * self.num_offsets + k - 1 for colour in (RED, BLUE) if counts[at + colour]]
         raise AssertionError(f"unknown stage {stage}")
-
-    @staticmethod
-    def _colour_bits(hand) -> int:
-        """Colours present among the body-part cards of ``hand``: bit 0 red, bit 1 blue."""
-        bits = 0
-        for c in hand:
-            bits |= COLOUR_BIT[c]
-        return bits
 
     # ----------------------------------------------------------------- apply
     def apply_action(self, state: KakurenboState, action: int, rng: np.random.Generator) -> None:
@@ -369,7 +391,9 @@ class KakurenboGame(Game):
             if state.stage == TAKE:
                 self._next_turn_phase1(state)
             else:  # Kurayami dice take: pairs go at once, then the next turn
-                self._auto_discards(state, state.active, functions=False)
+                # (phase 2 hands hold no pair, so only the taken card can complete one)
+                if card ^ 1 in state.hands[me]:
+                    self._auto_discards(state, state.active, functions=False)
                 self._end_dice_exchange(state)
         elif kind == A_CURSE_GIVE:
             state.last_move = (A_CURSE_GIVE, me, other, arg & 1)
@@ -379,7 +403,9 @@ class KakurenboGame(Game):
             state.curse_holder = other
             kn.move_card(state, arg, me, other, faces_seen=True)
             state.actor = state.active = other
-            self._auto_discards(state, other, functions=True)
+            # Phase 2 hands hold no pair, so only the given card can complete one.
+            if arg ^ 1 in state.hands[other]:
+                self._auto_discards(state, other, functions=True)
             self._check_end(state)
         elif kind == A_TARGET:
             state.last_move = (A_TARGET, me, other, -1)
@@ -399,6 +425,7 @@ class KakurenboGame(Game):
         """Draw the top card, then act on the colour of the new top card."""
         card = state.pile.pop()
         insort(state.hands[me], card)
+        state.colour_counts[2 * me + (card & 1)] += 1
         if not self.kurayami:
             state.knowledge[me][card] = me
         state.last_move = (A_DRAW, me, -1, card & 1)
@@ -412,7 +439,7 @@ class KakurenboGame(Game):
             self._start_phase2(state, me)
         elif top & 1 == RED:
             state.stage = GIVE_COLOUR if self.kurayami else GIVE_CARD
-        elif any(state.hands[s] for s in range(self.num_players) if s != me):
+        elif sum(state.colour_counts) > len(state.hands[me]):  # another player holds a card
             state.stage = TAKE
         else:
             state.events.append(("nobody to take from", me))
@@ -498,6 +525,8 @@ class KakurenboGame(Game):
         hand = state.hands[seat]
         hand.remove(red)
         hand.remove(blue)
+        state.colour_counts[2 * seat] -= 1
+        state.colour_counts[2 * seat + 1] -= 1
         state.discarded_by[part] = seat
         kn.forget_cards(state, (red, blue))
         state.events.append(("discard", seat, part))
@@ -574,7 +603,7 @@ class KakurenboGame(Game):
         if self.reward == "points":
             return np.asarray(self.final_scores(state) if finished else state.scores, dtype=np.float64)
         if not finished:
-            return self._zeros.copy()
+            return self._zeros  # shared and read-only
         result = np.full(self.num_players, -1.0)
         for seat in self.winners(state):
             result[seat] = 1.0
@@ -689,11 +718,12 @@ class KakurenboGame(Game):
             over=state.over,
             last_move=state.last_move,
             events=list(state.events),
+            colour_counts=list(state.colour_counts),
         )
 
     def fingerprint(self, state: KakurenboState) -> bytes:
-        """Canonical bytes of every field (``repr``: independent of object sharing, unlike pickle)."""
-        return repr(tuple(getattr(state, f) for f in KakurenboState.__dataclass_fields__)).encode()
+        """Canonical bytes of every field but the derived ``colour_counts`` (``repr``: independent of object sharing, unlike pickle)."""
+        return repr(tuple(getattr(state, f) for f in CANONICAL_FIELDS)).encode()
 
     # ------------------------------------------------------ determinization
     def resample_hidden(self, state: KakurenboState, player: int, rng: np.random.Generator) -> KakurenboState:

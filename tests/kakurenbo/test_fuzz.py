@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kakurega.envs.kakurenbo.knowledge import CURSE
-from kakurega.envs.kakurenbo.rules import CURSE_GIVE, POINTS, KakurenboGame
+from kakurega.envs.kakurenbo.rules import CURSE_GIVE, POINTS, KakurenboGame, count_colours
 from kakurega.envs.kakurenbo_v0 import env as make_env
 
 CONFIGS = [(v, n) for v in ("kakurenbo", "kurayami") for n in (3, 4, 5)]
@@ -21,6 +21,8 @@ def check_invariants(game: KakurenboGame, state) -> None:
     everything = sorted([c for h in state.hands for c in h] + state.pile + discarded)
     assert everything == list(range(15)), "the 15 cards are not conserved"
     assert all(h == sorted(h) for h in state.hands)
+    # the incremental colour counts equal a recount of the hands
+    assert state.colour_counts == count_colours(state.hands)
     assert not state.pile or state.pile[0] == CURSE or state.phase == 2
     # scores: the points of the discarded pairs, wherever the card functions sent them
     assert sum(state.scores) == sum(POINTS[p] for p in range(7) if state.discarded_by[p] >= 0)
