@@ -11,11 +11,15 @@ Single-observer IS-MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012,
    children available now it picks the one maximising
    ``mean + c * sqrt(ln(availability) / visits)``, where availability counts
    how often the child was legal when its parent was visited;
-3. expands one untried legal action (the heuristic's move first when the
-   progressive ``bias`` toward the heuristic is on, else a random one);
-4. rolls out to the end (uniformly random, or the game's heuristic player
-   acting on the observation the env's encoder gives the acting seat of the
-   determinized state), optionally cut off after ``max_rollout_depth`` steps;
+3. expands one untried legal action (the ``prior`` policy's move first when
+   the progressive ``bias`` is on, else a random one); with progressive
+   widening (``widen`` > 0) a node expands a new child only while it has
+   fewer than ``widen * sqrt(visits + 1)`` children, else it selects among them;
+4. rolls out to the end (uniformly random; ``greedy``: the game's cheap rollout
+   policy from :mod:`kakurega.agents.rollouts`, acting on the determinized
+   state; or the game's heuristic player acting on the observation the env's
+   encoder gives the acting seat of the determinized state), optionally cut
+   off after ``max_rollout_depth`` steps;
 5. backs up the whole return vector: every edge adds the return of the seat
    that chose it, so each player maximises its own return (max^n for 3-5
    players; plain maximisation in the solitaire game).
@@ -32,11 +36,12 @@ normalised to ``[0, 1]`` by the smallest and largest return seen in the
 current search, which keeps ``c`` meaningful whatever the reward scale.
 
 The move played is the root child with most visits (ties: higher mean, then
-the heuristic's move when the bias is on, then lower action id). With one legal action the agent answers without searching.
+the heuristic's move when the bias is on with the heuristic prior, then lower
+action id). With one legal action the agent answers without searching.
 Everything random in a search comes from two generators seeded from the
 agent's seed, so a fixed seed gives the same moves.
 
-Spec: ``ismcts:simulations=400,c=0.7,rollout=heuristic,depth=0,bias=0,seed=3``
+Spec: ``ismcts:simulations=400,c=0.7,rollout=greedy,depth=0,bias=1,prior=greedy,widen=1,seed=3``
 (see :func:`make_ismcts_agent`; docs/search.md has speed and strength figures).
 """
 
@@ -52,7 +57,8 @@ import numpy as np
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.envs.core.game import TERMINAL
 
-ROLLOUTS = ("random", "heuristic")
+ROLLOUTS = ("random", "greedy", "heuristic")
+PRIORS = ("heuristic", "greedy")
 
 
 class _Node:
@@ -79,15 +85,19 @@ class ISMCTSAgent(Agent):
     """Single-observer IS-MCTS over determinizations drawn by the env's sampler.
 
     ``simulations``: simulations per decision; ``c``: UCB exploration constant
-    on returns normalised to [0, 1]; ``rollout``: ``"random"`` or
+    on returns normalised to [0, 1]; ``rollout``: ``"random"``, ``"greedy"``
+    (the game's cheap policy in :mod:`kakurega.agents.rollouts`) or
     ``"heuristic"`` (the registry's heuristic for every seat);
     ``max_rollout_depth``: steps after which a rollout stops and is scored by
     the returns so far (0: play to the end); ``bias``: weight of the
-    progressive bias toward the heuristic's move in the tree (0: none; else
-    the heuristic's move is expanded first and gets ``bias / (visits + 1)``
-    added to its UCB score). ``encode`` and ``heuristic_factory`` replace the
-    env's encoder and the registry heuristic (for envs outside the registry,
-    e.g. test games).
+    progressive bias toward the ``prior`` policy's move in the tree (0: none;
+    else that move is expanded first and gets ``bias / (visits + 1)`` added to
+    its UCB score); ``prior``: ``"heuristic"`` (the registry heuristic, slow)
+    or ``"greedy"`` (the cheap rollout policy); ``widen``: progressive
+    widening, at most ``widen * sqrt(visits + 1)`` children per node (0: off,
+    every legal move is tried before any is revisited). ``encode`` and
+    ``heuristic_factory`` replace the env's encoder and the registry heuristic
+    (for envs outside the registry, e.g. test games).
     """
 
     wants_sampler = True
@@ -101,6 +111,8 @@ class ISMCTSAgent(Agent):
         rollout: str = "random",
         max_rollout_depth: int = 0,
         bias: float = 0.0,
+        prior: str = "heuristic",
+        widen: float = 0.0,
         encode: Callable | None = None,
         heuristic_factory: Callable | None = None,
     ):
@@ -116,10 +128,17 @@ class ISMCTSAgent(Agent):
         if isinstance(bias, bool) or not isinstance(bias, (int, float, np.floating, np.integer)) or not bias >= 0:
             raise ValueError(f"ISMCTSAgent: bias must be a number >= 0, got {bias!r}")
         self.bias = float(bias)
+        if prior not in PRIORS:
+            raise ValueError(f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
+        self.prior = prior
+        if isinstance(widen, bool) or not isinstance(widen, (int, float, np.floating, np.integer)) or not widen >= 0:
+            raise ValueError(f"ISMCTSAgent: widen must be a number >= 0, got {widen!r}")
+        self.widen = float(widen)
         self.game = context.game
         self._encode = encode
         self._heuristics = None
-        uses_heuristic = rollout == "heuristic" or self.bias > 0
+        self._greedy = None
+        uses_heuristic = rollout == "heuristic" or self.bias > 0 and prior == "heuristic"
         if self.game is None or uses_heuristic and encode is None:
             raw = self._raw_env()
             self.game = self.game if self.game is not None else raw.game
@@ -131,6 +150,10 @@ class ISMCTSAgent(Agent):
                 heuristic_factory = load_heuristic_class(context.env_name)
             # One private heuristic per seat: they play every seat inside the search.
             self._heuristics = [heuristic_factory(context, seed) for _ in range(self.game.num_players)]
+        if rollout == "greedy" or self.bias > 0 and prior == "greedy":
+            from kakurega.agents.rollouts import policy_for
+
+            self._greedy = policy_for(self.game)
         self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
         #: facts about the last search (simulations, seconds, root visits per action)
         self.last_search: dict = {}
@@ -178,7 +201,7 @@ class ISMCTSAgent(Agent):
         # Ties in visits go to the higher mean, then (with the bias on) the
         # heuristic's own move for this very observation, then the lower id.
         hint = -1
-        if self.bias > 0:
+        if self.bias > 0 and self.prior == "heuristic":
             heuristic = self._heuristics[root_player]
             heuristic.reset()
             hint = int(heuristic.act(observation))
@@ -215,7 +238,10 @@ class ISMCTSAgent(Agent):
         expanded = False
         lo, hi = scale
         spread = hi - lo
-        prior = self._heuristics if self.bias > 0 else None
+        widen = self.widen
+        root.visits += 1  # the root is no edge: count its visits here (progressive widening reads them)
+        prior = self._heuristics if self.bias > 0 and self.prior == "heuristic" else None
+        greedy_prior = self._greedy if self.bias > 0 and self.prior == "greedy" else None
         bias = self.bias
         # --- selection and expansion
         while True:
@@ -231,8 +257,20 @@ class ISMCTSAgent(Agent):
             hint = -1
             if prior is not None and len(legal) > 1:
                 hint = self._heuristic_action(prior[player], state, player, legal, fresh=True)
+            elif greedy_prior is not None and len(legal) > 1:
+                hint = greedy_prior(game, state, player, legal, choice_rng.random)
             untried = [a for a in legal if a not in kids]
+            if untried and widen:
+                # progressive widening: at most widen * sqrt(visits) children, unless none is legal here
+                tried = len(legal) - len(untried)
+                if tried and len(kids) >= widen * math.sqrt(node.visits + 1):
+                    untried = None
             if untried:
+                if hint >= 0 and hint in kids and greedy_prior is not None:
+                    for _ in range(3):  # a randomised prior may name another, untried move
+                        hint = greedy_prior(game, state, player, legal, choice_rng.random)
+                        if hint not in kids:
+                            break
                 if hint >= 0 and hint not in kids:
                     action = hint
                 else:
@@ -244,7 +282,9 @@ class ISMCTSAgent(Agent):
                 child = None
                 action = legal[0]
                 for a in legal:
-                    k = kids[a]
+                    k = kids.get(a)
+                    if k is None:
+                        continue
                     mean = k.total / k.visits
                     if spread > 0:
                         mean = (mean - lo) / spread
@@ -285,6 +325,7 @@ class ISMCTSAgent(Agent):
         if heuristics is not None:
             for heuristic in heuristics:
                 heuristic.reset()
+        greedy = self._greedy if self.rollout == "greedy" else None
         depth = 0
         while depth < limit:
             player = game.current_player(state)
@@ -293,7 +334,11 @@ class ISMCTSAgent(Agent):
             legal = game.legal_actions(state)
             if not legal:
                 return
-            if heuristics is None or len(legal) == 1:
+            if len(legal) == 1:
+                action = legal[0]
+            elif greedy is not None:
+                action = greedy(game, state, player, legal, draw)
+            elif heuristics is None:
                 action = legal[int(draw() * len(legal))]
             else:
                 action = self._heuristic_action(heuristics[player], state, player, legal)
@@ -327,6 +372,8 @@ _OPTIONS = {
     "depth": ("max_rollout_depth", int),
     "max_rollout_depth": ("max_rollout_depth", int),
     "bias": ("bias", float),
+    "prior": ("prior", str),
+    "widen": ("widen", float),
     "seed": (None, int),
 }
 
@@ -342,8 +389,9 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
     if unknown:
         raise ValueError(
             f"agent spec 'ismcts': unknown option(s) {', '.join(unknown)}; expected "
-            "simulations=INT, c=FLOAT, rollout=random|heuristic, depth=INT (0: to the end), "
-            "bias=FLOAT (heuristic prior, 0: none), seed=INT"
+            "simulations=INT, c=FLOAT, rollout=random|greedy|heuristic, depth=INT (0: to the end), "
+            "bias=FLOAT (progressive bias weight, 0: none), prior=heuristic|greedy (the policy the bias favours), "
+            "widen=FLOAT (progressive widening, 0: off), seed=INT"
         )
     kwargs = {}
     for key, text in options.items():
@@ -369,7 +417,7 @@ def register() -> None:
         "ismcts",
         make_ismcts_agent,
         "Information-Set MCTS over determinizations: "
-        "ismcts:simulations=400,c=0.7,rollout=random|heuristic,depth=0,bias=0",
+        "ismcts:simulations=400,c=0.7,rollout=random|greedy|heuristic,depth=0,bias=0,prior=heuristic|greedy,widen=0",
     )
 
 

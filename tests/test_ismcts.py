@@ -1,5 +1,8 @@
 """IS-MCTS agent: decisions in tiny known positions, legal full games in every env,
-determinism, no peeking at the true state, the spec kind, a smoke tournament."""
+determinism, no peeking at the true state, the spec kind, a smoke tournament;
+the greedy rollout policies (legal moves over random and greedy-play states of
+every configuration, and each policy's main rule), the greedy prior and
+progressive widening."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import numpy as np
 import pytest
 
 from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
+from kakurega.agents import rollouts
 from kakurega.agents.ismcts import ISMCTSAgent
 from kakurega.agents.specs import make_agent
 from kakurega.envs import ENV_SPECS, make
@@ -14,6 +18,7 @@ from kakurega.envs.core.aec import wrap
 from kakurega.envs.core.game import TERMINAL, Game
 
 import toy_game
+from conformance import random_states
 
 CASES = [
     pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
@@ -31,6 +36,20 @@ LEAK_CASES = [
         "hidden_rooms_v0", {"episode": "round"}, {"simulations": 30, "max_rollout_depth": 25}, 5,
         id="hidden_rooms_v0-episode=round",
     )
+] + [
+    # the greedy rollouts and prior read the determinized state: they must see only the sampler's worlds
+    pytest.param(
+        name, config, {"simulations": 30, "rollout": "greedy", "prior": "greedy", "bias": 1.0, "widen": 1.0}, stride,
+        id=f"{name}-greedy",
+    )
+    for name, config, stride in [
+        ("kakurenbo_v0", {}, 3), ("animal_chain_v0", {}, 3), ("summer_hide_and_seek_v0", {}, 3),
+        ("hidden_rooms_v0", {"episode": "round"}, 5),
+    ]
+]
+#: one short configuration per env (a Hidden Rooms match is long: its round does)
+SHORT_CASES = [
+    pytest.param(name, {"episode": "round"} if name == "hidden_rooms_v0" else {}, id=name) for name in ENV_SPECS
 ]
 
 
@@ -299,7 +318,12 @@ def test_spec_kind():
     assert (agent.simulations, agent.c, agent.rollout, agent.max_rollout_depth) == (7, 1.4, "heuristic", 10)
     same = ISMCTSAgent(context, 3, simulations=7)
     assert agent.rng.integers(1 << 30) == same.rng.integers(1 << 30), "seed=3 in the spec must override the runner's"
+    greedy = make_agent("ismcts:rollout=greedy,prior=greedy,bias=0.5,widen=1.5", context, seed=1)
+    assert (greedy.rollout, greedy.prior, greedy.bias, greedy.widen) == ("greedy", "greedy", 0.5, 1.5)
+    assert greedy._heuristics is None, "the greedy prior needs no heuristic player"
     for bad, message in [
+        ("ismcts:rollout=greedy,widen=wide", "widen"),
+        ("ismcts:prior=smart,bias=1", "prior must be"),
         ("ismcts:simulations=0", "simulations"),
         ("ismcts:simulations=many", "simulations"),
         ("ismcts:rollout=smart", "rollout"),
@@ -333,11 +357,229 @@ def test_bad_arguments():
         ({"simulations": 0}, "simulations"),
         ({"simulations": 2.5}, "simulations"),
         ({"c": -0.1}, "c must"),
-        ({"rollout": "greedy"}, "rollout"),
+        ({"rollout": "smart"}, "rollout must be one of random, greedy, heuristic"),
+        ({"rollout": "greedy"}, "no greedy rollout policy for game 'trust'"),
+        ({"bias": 1.0, "prior": "greedy"}, "no greedy rollout policy for game 'trust'"),
+        ({"prior": "oracle"}, "prior must be one of heuristic, greedy"),
+        ({"widen": -1}, "widen must"),
         ({"max_rollout_depth": -1}, "max_rollout_depth"),
     ]:
         with pytest.raises(ValueError, match=message):
             ISMCTSAgent(context, 0, encode=lambda s, p: None, **kwargs)
+
+
+# ------------------------------------------------------------ greedy rollouts
+def greedy_states(game, seed: int, num_games: int, every: int = 2, max_steps: int = 2000):
+    """States of games the greedy policy plays against itself (its own rollout distribution)."""
+    import random
+
+    policy = rollouts.policy_for(game)
+    rng = np.random.default_rng(seed)
+    draw = random.Random(seed).random
+    states = []
+    for _ in range(num_games):
+        state = game.initial_state(rng)
+        for step in range(max_steps):
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            legal = game.legal_actions(state)
+            if step % every == 0:
+                states.append(game.clone(state))
+            game.apply_action(state, policy(game, state, player, legal, draw), rng)
+    return states
+
+
+def policy_cases(make_states):
+    """(game, state, seat, legal, chosen action) over the given states of one configuration."""
+    import random
+
+    def cases(name, config, seed=0, games=6):
+        game = make(name, wrapped=False, **config).game
+        policy = rollouts.policy_for(game)
+        draw = random.Random(seed).random
+        out = []
+        for state in make_states(game, seed, games):
+            seat = game.current_player(state)
+            legal = game.legal_actions(state)
+            if seat != TERMINAL and legal:
+                out.append((game, state, seat, legal, policy(game, state, seat, legal, draw)))
+        return out
+
+    return cases
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_greedy_policy_returns_legal_actions(name, config):
+    """Over random-play and greedy-play states of every configuration, every choice is legal."""
+    checked = 0
+    for make_states in (random_states, greedy_states):
+        for game, state, seat, legal, action in policy_cases(make_states)(name, config):
+            assert action in legal, f"{name} {config}: greedy chose {action}, legal {legal}"
+            assert isinstance(action, int)
+            checked += 1
+    assert checked > 50
+
+
+def test_greedy_policy_for_unknown_game_names_the_known_ones():
+    with pytest.raises(ValueError, match="animal_chain, hidden_rooms, kakurenbo, summer_hide_and_seek"):
+        rollouts.policy_for(TrustGame())
+
+
+@pytest.mark.parametrize("config", [{}, {"attack_rule": "reach"}])
+def test_animal_chain_greedy_wins_when_it_can_and_builds_less_exposed_bases(config):
+    game = make("animal_chain_v0", wrapped=False, **config).game
+    P, B = game.num_positions, game.base_size
+    wins = builds = improved = 0
+    for game, state, seat, legal, action in policy_cases(random_states)("animal_chain_v0", config, games=12):
+        winning = [
+            a for a in legal if game.play_base <= a < game.pass_action and (a - game.play_base) % P >= P - B
+        ]
+        if winning:
+            assert action in winning, "a play onto the opponent's base was available and not taken"
+            wins += 1
+        elif legal[-1] == game.done_action:  # base building: the chosen swap lowers the exposure, or done
+            links = rollouts._exposure_links(game, seat)
+            base = [state.stacks[p][0] for p in game.own_base_in_frame[seat]]
+            before = rollouts._exposure(game, links, base)
+            if action != game.done_action:
+                t, j = divmod(action, B)
+                base[j] = game.type_in_frame[seat][t]
+                assert rollouts._exposure(game, links, base) < before
+                improved += 1
+            builds += 1
+    assert wins >= 5 and builds >= 5 and improved >= 1, (wins, builds, improved)
+
+
+def test_hidden_rooms_greedy_exits_and_never_walks_into_the_monster():
+    from kakurega.envs.hidden_rooms import rules as hr
+
+    exits = moves = 0
+    cases = policy_cases(greedy_states)("hidden_rooms_v0", {"episode": "round"}, games=20)
+    for game, state, seat, legal, action in cases:
+        if state.phase != hr.MOVE:
+            continue
+        moves += 1
+
+        def end_cell(a):
+            return state.child if a == hr.STOP_MOVING else hr.NEIGHBOURS[state.child][a - hr.STEP]
+
+        def caught(a):
+            phase = game.monster_phase(state.monster, state.monster_cell, state.progress, end_cell(a), state.chasing)
+            return phase[3] == hr.CAUGHT
+
+        if any(end_cell(a) == hr.EXIT_CELL for a in legal):
+            assert end_cell(action) == hr.EXIT_CELL
+            exits += 1
+        elif not all(caught(a) for a in legal):
+            assert not caught(action), "stepped where the monster's next phase catches the child"
+    assert moves > 50 and exits >= 3, (moves, exits)
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_kakurenbo_greedy_discards_pairs_and_takes_partners(num_players):
+    from kakurega.envs.kakurenbo import rules as kr
+
+    discards = takes = 0
+    for game, state, seat, legal, action in policy_cases(greedy_states)(
+        "kakurenbo_v0", {"num_players": num_players}, games=10
+    ):
+        if state.stage == kr.MAIN and len(legal) > 1:
+            assert action == min(a for a in legal if a != 0), "a pair was held: discard the best one"
+            discards += 1
+        if state.stage == kr.TAKE:
+            wanted = {c ^ 1 for c in state.hands[seat] if c != kr.CURSE}
+            completing = []
+            for a in legal:
+                _kind, colour, offset = game.decode[a]
+                victim = state.hands[(seat + offset) % num_players]
+                if any(c in wanted and c & 1 == colour for c in victim):
+                    completing.append(a)
+            if completing:
+                assert action in completing
+                takes += 1
+    assert discards >= 3 and takes >= 3, (discards, takes)
+
+
+def test_summer_greedy_seekers_search_the_belief_and_the_child_takes_icons():
+    from kakurega.envs.summer_hide_and_seek import rules as sr
+
+    seeks = icons = 0
+    for game, state, seat, legal, action in policy_cases(greedy_states)("summer_hide_and_seek_v0", {"num_players": 3}):
+        if state.phase == sr.SEEK:
+            square = action - game.place_base
+            assert state.belief >> square & 1, "a seeker placed its piece outside the public belief"
+            covered = {p for p in state.pieces if p >= 0}
+            if any(state.belief >> s & 1 and s not in covered for s in range(game.num_squares)):
+                assert square not in covered, "another seeker already covered that square"
+            seeks += 1
+        elif state.phase == sr.CHILD:
+            values = [game.square_vp[a - game.line_base] for a in legal if a != game.stop_action]
+            if values and max(values) > 0:
+                assert action != game.stop_action and game.square_vp[action - game.line_base] == max(values)
+                icons += 1
+    assert seeks >= 20 and icons >= 10, (seeks, icons)
+
+
+@pytest.mark.parametrize("name,config", SHORT_CASES)
+def test_greedy_search_plays_legal_deterministic_games(name, config):
+    """Greedy rollouts, greedy prior and widening: legal moves, and the same moves under the same seed."""
+    options = {"simulations": 10, "rollout": "greedy", "prior": "greedy", "bias": 1.0, "widen": 1.0}
+
+    def run():
+        env = make(name, **config)
+        context = context_of(env, name, config)
+        agents = {agent: ISMCTSAgent(context, 7 + seat, **options) for seat, agent in enumerate(env.possible_agents)}
+        return play(env, agents, seed=6, max_decisions=30)
+
+    first = run()
+    assert first and first == run()
+
+
+def test_progressive_widening_bounds_the_root_children():
+    """With widen=w the root holds at most about w * sqrt(visits) children; without it, every legal move."""
+    env = make("summer_hide_and_seek_v0")
+    context = context_of(env, "summer_hide_and_seek_v0")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    # play on to a seekers' turn: 56 legal squares to place a piece on
+    while True:
+        name = env.agent_selection
+        observation = env.observe(name)
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) > 50:
+            break
+        env.step(int(rng.choice(legal)))
+    for widen, most in [(0.0, 56), (1.0, 11), (2.0, 21)]:
+        agent = ISMCTSAgent(context, 0, simulations=100, rollout="greedy", widen=widen)
+        choose_action(agent, env, name, observation)
+        children = len(agent.last_search["visits"])
+        if widen:
+            assert children <= most, f"widen={widen}: {children} root children after 100 simulations"
+        else:
+            assert children == most, "without widening every legal move is expanded first"
+
+
+def test_greedy_prior_leads_the_expansion():
+    """With the greedy prior (bias > 0), a seeker's few simulations go to squares of the public belief."""
+    env = make("summer_hide_and_seek_v0")
+    context = context_of(env, "summer_hide_and_seek_v0")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while True:
+        name = env.agent_selection
+        observation = env.observe(name)
+        if len(np.flatnonzero(observation["action_mask"])) > 50 and env.unwrapped.game_state.announcements:
+            break
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    raw = env.unwrapped
+    belief = raw.game_state.belief
+    # 37 of 56 squares here: 8 uniform expansions would leave the belief with chance 1 - (37/56)^8 > 0.96
+    assert bin(belief).count("1") <= raw.game.num_squares - 15, "the test wants squares outside the belief"
+    agent = ISMCTSAgent(context, 0, simulations=8, rollout="greedy", prior="greedy", bias=1.0)
+    choose_action(agent, env, name, observation)
+    placed = [a - raw.game.place_base for a in agent.last_search["visits"]]
+    assert placed and all(belief >> s & 1 for s in placed), "expanded outside the belief while belief squares were untried"
 
 
 
@@ -354,4 +596,6 @@ def test_strength_report_smoke(tmp_path):
     text = doc.read_text()
     assert text.startswith("# hand-written\n\nkept\n")
     assert text.count("<!-- strength-animal_chain_v0:begin -->") == 1
-    assert "| ismcts:simulations=2 |" in text and "**vs heuristic**" in text
+    # no --options: the env's preset (greedy settings for Animal Chain) is used
+    assert "| ismcts:simulations=2,rollout=greedy,prior=greedy,bias=1,widen=1 |" in text
+    assert "**vs heuristic**" in text
