@@ -165,11 +165,46 @@ class SummerObserver:
         """The observation vector of ``seat``: public facts, plus private ones for the child."""
         phase = state.phase
         relative = self._relative[seat]
-        f32 = self._f32
         header, is_child = self._headers[seat][state.first_child][state.round][phase]
         if phase == OVER:
+            f32 = self._f32
             return np.frombuffer(b"".join([self._static, header, *map(f32.__getitem__, relative(state.vp)), self._over]), FLOAT32)
-        plane_of, planes = self._plane_of, self._planes
+        if not is_child:
+            parts = self._public_parts(state, header, relative)
+            parts.append(self._not_child)
+            return np.frombuffer(b"".join(parts), FLOAT32)
+        # The child's lines change no public fact: during its turn the public
+        # pieces are joined once and kept in the state (see SummerState.child_view).
+        public = state.child_view
+        if public is None:
+            public = b"".join(self._public_parts(state, header, relative))
+            if phase == CHILD:
+                state.child_view = public
+        stroke = state.stroke
+        if not stroke:  # the child has not chosen its start yet
+            return np.frombuffer(public + self._not_child, FLOAT32)
+        # The stroke plane of the last stroke encoded is kept and extended:
+        # the child's consecutive observations mostly add one square.
+        plane, known = self._stroke_plane
+        done = len(known)
+        if stroke[:done] != known:  # another stroke: start afresh
+            plane, known = self._stroke_plane = (array("f", bytes(len(plane) * 4)), [])
+            done = 0
+        stroke_at = self._stroke_at
+        for order in range(done, len(stroke)):
+            plane[stroke_at[stroke[order]]] = order + 1
+        known += stroke[done:]
+        position = self._plane_of[stroke[-1]]
+        if phase == CHILD:
+            icons = tuple(state.turn_icons)
+            budget_left = self._f32[BUDGET - state.turn_cost]
+            turn_icons = self._turn_icons.get(icons) or self._icon_counts(icons)
+            return np.frombuffer(b"".join((public, plane, position, budget_left, turn_icons)), FLOAT32)
+        return np.frombuffer(b"".join((public, plane, position, self._not_moving)), FLOAT32)
+
+    def _public_parts(self, state: SummerState, header: bytes, relative) -> list:
+        """The float32 bytes of the pieces square_kind .. child_turns (public facts), in order."""
+        f32, plane_of, planes = self._f32, self._plane_of, self._planes
         guessed, belief = state.guessed, state.belief
         announcements = state.announcements
         if announcements:
@@ -177,7 +212,7 @@ class SummerObserver:
             announced = self._announced.get(key) or self._announcement(key)
         else:
             announced = self._no_announcement
-        parts = [
+        return [
             self._static,
             header,
             *map(f32.__getitem__, relative(state.vp)),
@@ -186,32 +221,7 @@ class SummerObserver:
             planes.get(belief) or self._plane(belief),
             announced,
         ]
-        stroke = state.stroke
-        if stroke and is_child:  # the child's private pieces
-            # The stroke plane of the last stroke encoded is kept and extended:
-            # the child's consecutive observations mostly add one square.
-            plane, known = self._stroke_plane
-            done = len(known)
-            if stroke[:done] != known:  # another stroke: start afresh
-                plane, known = self._stroke_plane = (array("f", bytes(len(plane) * 4)), [])
-                done = 0
-            stroke_at = self._stroke_at
-            for order in range(done, len(stroke)):
-                plane[stroke_at[stroke[order]]] = order + 1
-            known += stroke[done:]
-            if phase == CHILD:
-                icons = tuple(state.turn_icons)
-                parts += (
-                    plane,
-                    plane_of[stroke[-1]],
-                    f32[BUDGET - state.turn_cost],
-                    self._turn_icons.get(icons) or self._icon_counts(icons),
-                )
-            else:
-                parts += (plane, plane_of[stroke[-1]], self._not_moving)
-        else:
-            parts.append(self._not_child)
-        return np.frombuffer(b"".join(parts), FLOAT32)
+
 
 @lru_cache(maxsize=8)
 def _plane_tables(cell: tuple[int, ...], plane: int) -> list[list[bytes]]:

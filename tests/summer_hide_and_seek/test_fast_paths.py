@@ -1,7 +1,8 @@
 """The fast paths against plain reference implementations.
 
 The belief update runs a compiled dynamic programme with packed images and
-caches, and the encoder joins cached float32 bytes (with a kept stroke plane);
+caches, and the encoder joins cached float32 bytes (with a kept stroke plane and,
+during the child's turn, the public pieces kept in the state);
 both are checked here against straightforward versions written for clarity:
 a dictionary dynamic programme over (cost spent, icons left), and an encoder
 that writes every piece through ``layout.view``.
@@ -112,3 +113,29 @@ def test_encoder_matches_the_reference_encoder(num_players):
         for i, seat in seats[::7]:
             assert np.array_equal(clone.encode(states[i], seat), reference_encode(observer, states[i], seat))
     assert isinstance(SummerObserver(env.game).encode(states[0], 0), np.ndarray)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_public_view_kept_through_the_child_turn_matches_the_reference(num_players):
+    # The encoder keeps the child's public pieces in the live state during its
+    # turn (state.child_view) and the rules drop them when the turn ends: play
+    # whole games on one state and compare every observation with the reference.
+    env = raw_env(num_players=num_players)
+    game, observer = env.game, env.encode.__self__
+    kept = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        state = game.initial_state(rng)
+        while True:
+            seats = range(num_players) if seed % 4 == 0 else [game.current_player(state)]
+            for seat in seats:
+                if seat >= 0:
+                    assert np.array_equal(observer.encode(state, seat), reference_encode(observer, state, seat))
+            if game.is_terminal(state):
+                break
+            kept += state.child_view is not None
+            twin = game.clone(state)
+            assert twin.child_view is None and twin == state and game.fingerprint(twin) == game.fingerprint(state)
+            legal = game.legal_actions(state)
+            game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
+    assert kept > 100, "the child's public view was never kept"
