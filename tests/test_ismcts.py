@@ -536,20 +536,28 @@ def test_greedy_search_plays_legal_deterministic_games(name, config):
     assert first and first == run()
 
 
-def test_progressive_widening_bounds_the_root_children():
-    """With widen=w the root holds at most about w * sqrt(visits) children; without it, every legal move."""
+def _summer_at_a_placement(after_announcement: bool = False):
+    """A seeded Summer game played on at random to a seekers' turn (56 squares to place a piece on).
+
+    Returns ``(env, context, agent_name, observation)``; with ``after_announcement``
+    the child has announced at least once (so the public belief is narrowed).
+    """
     env = make("summer_hide_and_seek_v0")
     context = context_of(env, "summer_hide_and_seek_v0")
     env.reset(seed=3)
     rng = np.random.default_rng(0)
-    # play on to a seekers' turn: 56 legal squares to place a piece on
     while True:
         name = env.agent_selection
         observation = env.observe(name)
         legal = np.flatnonzero(observation["action_mask"])
-        if len(legal) > 50:
-            break
+        if len(legal) > 50 and (env.unwrapped.game_state.announcements or not after_announcement):
+            return env, context, name, observation
         env.step(int(rng.choice(legal)))
+
+
+def test_progressive_widening_bounds_the_root_children():
+    """With widen=w the root holds at most about w * sqrt(visits) children; without it, every legal move."""
+    env, context, name, observation = _summer_at_a_placement()
     for widen, most in [(0.0, 56), (1.0, 11), (2.0, 21)]:
         agent = ISMCTSAgent(context, 0, simulations=100, rollout="greedy", widen=widen)
         choose_action(agent, env, name, observation)
@@ -562,16 +570,7 @@ def test_progressive_widening_bounds_the_root_children():
 
 def test_greedy_prior_leads_the_expansion():
     """With the greedy prior (bias > 0), a seeker's few simulations go to squares of the public belief."""
-    env = make("summer_hide_and_seek_v0")
-    context = context_of(env, "summer_hide_and_seek_v0")
-    env.reset(seed=3)
-    rng = np.random.default_rng(0)
-    while True:
-        name = env.agent_selection
-        observation = env.observe(name)
-        if len(np.flatnonzero(observation["action_mask"])) > 50 and env.unwrapped.game_state.announcements:
-            break
-        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    env, context, name, observation = _summer_at_a_placement(after_announcement=True)
     raw = env.unwrapped
     belief = raw.game_state.belief
     # 37 of 56 squares here: 8 uniform expansions would leave the belief with chance 1 - (37/56)^8 > 0.96
@@ -580,7 +579,6 @@ def test_greedy_prior_leads_the_expansion():
     choose_action(agent, env, name, observation)
     placed = [a - raw.game.place_base for a in agent.last_search["visits"]]
     assert placed and all(belief >> s & 1 for s in placed), "expanded outside the belief while belief squares were untried"
-
 
 
 def test_strength_report_smoke(tmp_path):
