@@ -75,6 +75,12 @@ class _Node:
         self.total = 0.0
 
 
+def _check_number(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not value >= 0:
+        raise ValueError(f"ISMCTSAgent: {name} must be a number >= 0, got {value!r}")
+    return float(value)
+
+
 def _check_int(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"ISMCTSAgent: {name} must be an integer >= {minimum}, got {value!r}")
@@ -118,22 +124,16 @@ class ISMCTSAgent(Agent):
     ):
         super().__init__(context, seed)
         self.simulations = _check_int(simulations, "simulations", 1)
-        if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) or not c >= 0:
-            raise ValueError(f"ISMCTSAgent: c must be a number >= 0, got {c!r}")
-        self.c = float(c)
+        self.c = _check_number(c, "c")
         if rollout not in ROLLOUTS:
             raise ValueError(f"ISMCTSAgent: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.rollout = rollout
         self.max_rollout_depth = _check_int(max_rollout_depth, "max_rollout_depth", 0)
-        if isinstance(bias, bool) or not isinstance(bias, (int, float, np.floating, np.integer)) or not bias >= 0:
-            raise ValueError(f"ISMCTSAgent: bias must be a number >= 0, got {bias!r}")
-        self.bias = float(bias)
+        self.bias = _check_number(bias, "bias")
         if prior not in PRIORS:
             raise ValueError(f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
         self.prior = prior
-        if isinstance(widen, bool) or not isinstance(widen, (int, float, np.floating, np.integer)) or not widen >= 0:
-            raise ValueError(f"ISMCTSAgent: widen must be a number >= 0, got {widen!r}")
-        self.widen = float(widen)
+        self.widen = _check_number(widen, "widen")
         self.game = context.game
         self._encode = encode
         self._heuristics = None

@@ -314,7 +314,7 @@ class TurnBasedAECEnv(AECEnv):
         return text
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the env holds no window, file or process."""
 
 
 class StandardWrapper(wrappers.OrderEnforcingWrapper):
