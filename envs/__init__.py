@@ -4,7 +4,13 @@
 >>> env = kakurenbo_v0.env(variant="kurayami", num_players=4)
 """
 
-from kakurega.envs.registry import ENV_SPECS, EnvSpec, get_spec, list_envs, make, register_with_pettingzoo
+# First of all: compiled modules (setup.py) are used only when they are not
+# older than their source, and never under KAKUREGA_PURE_PYTHON=1.
+from kakurega.envs import compiled as _compiled
+
+_compiled.install()
+
+from kakurega.envs.registry import ENV_SPECS, EnvSpec, get_spec, list_envs, make, register_with_pettingzoo  # noqa: E402
 
 register_with_pettingzoo()
 

@@ -115,7 +115,8 @@ class AnimalChainState:
 
     def __getstate__(self) -> dict:
         data = self.__dict__.copy()
-        everything = (1 << len(self.stacks)) - 1
+        # int(): compiled (setup.py), len() is a C integer and the shift would overflow
+        everything = (1 << int(len(self.stacks))) - 1
         data["pictures"], data["changed"] = [None, None], [everything, everything]
         return data
 

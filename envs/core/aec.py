@@ -110,6 +110,7 @@ class TurnBasedAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
         self._returns = self.game.returns(self.game_state).tolist()
+        self._returned = None  # the returns array of the last step when it is read-only
         self._rewards_zero = True
         self.agent_selection = self.agents[0]
         self._after_transition()
@@ -138,10 +139,17 @@ class TurnBasedAECEnv(AECEnv):
         # Rewards are the change of the rules' cumulative returns (plain floats:
         # numpy arithmetic on 3-5 numbers costs more than the loop). Most steps
         # change no return: then the rewards are zeroed once and not re-added.
-        new_returns = game.returns(state).tolist()
-        old_returns = self._returns
+        returned = game.returns(state)
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
+        if returned is self._returned:
+            # the very read-only array of the last step: returns unchanged (win/loss games
+            # hand out one shared array until the end)
+            new_returns = old_returns = self._returns
+        else:
+            self._returned = None if returned.flags.writeable else returned
+            new_returns = returned.tolist()
+            old_returns = self._returns
         if new_returns != old_returns:
             self._returns = new_returns
             for a, new, old in zip(self.possible_agents, new_returns, old_returns):
@@ -264,7 +272,8 @@ class TurnBasedAECEnv(AECEnv):
             seat = self._seat[agent]
             obs = self.encode(self.game_state, seat)
             mask = self._mask if agent == self.agent_selection and self._legal else self._no_actions
-            obs.flags.writeable = False
+            if obs.flags.writeable:  # (reading the flag costs a seventh of setting it)
+                obs.flags.writeable = False
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached

@@ -58,7 +58,12 @@ class Game(ABC):
 
     @abstractmethod
     def returns(self, state) -> np.ndarray:
-        """Cumulative return of every seat so far (float array of length num_players)."""
+        """Cumulative return of every seat so far (float array of length num_players).
+
+        A game may hand out one shared *read-only* array while the returns do
+        not change (e.g. zeros until the end); the env then skips re-reading
+        it. Never change the values of an array once returned.
+        """
 
     @abstractmethod
     def action_to_string(self, state, action: int) -> str:

@@ -66,7 +66,7 @@ def move_card(state, card: int, src: int, dst: int, faces_seen: bool) -> None:
     if state.open_hand[src] or state.open_hand[dst]:
         for row in knowledge:
             row[card] = dst
-        aware[card] = (1 << len(hands)) - 1
+        aware[card] = (1 << int(len(hands))) - 1
         return
     aware[card] = 1 << src
     if alone:
@@ -107,7 +107,7 @@ def reveal_hand(state, seat: int, observer: int) -> None:
 
 def open_hand(state, seat: int) -> None:
     """Everyone sees the faces of ``seat``'s hand (a head pair, and after every later change)."""
-    everyone = (1 << len(state.hands)) - 1
+    everyone = (1 << int(len(state.hands))) - 1
     for c in state.hands[seat]:
         if c != CURSE:
             for row in state.knowledge:
@@ -139,7 +139,7 @@ def exchange_hands(state, a: int, b: int) -> None:
         row_b[c] = b
     aware = state.aware
     public = state.open_hand[a] or state.open_hand[b]
-    everyone = (1 << len(hands)) - 1
+    everyone = (1 << int(len(hands))) - 1
     for c in cards_a:
         aware[c] = everyone if public else 1 << a
     for c in cards_b:
@@ -184,7 +184,7 @@ def located(state, observer: int, pile: tuple[int, int] | None = None) -> list[i
     counts = state.colour_counts
     if sum(counts) + row.count(UNKNOWN) == NUM_BODY_CARDS:
         return row  # the observer places every card held: nothing left to count
-    seats = range(len(counts) >> 1)
+    n = len(counts) >> 1
     result = row
     for colour in (0, 1):
         if pile_blue if colour else pile_red:
@@ -192,10 +192,13 @@ def located(state, observer: int, pile: tuple[int, int] | None = None) -> list[i
         # A hand's room for the colour: its count minus the cards of that
         # colour the observer places there (entries are true, so these are
         # exactly its unlocated cards of that colour).
-        colour_row = row[colour::2]
+        room = counts[colour::2]
+        for where in row[colour::2]:
+            if where >= 0:
+                room[where] -= 1
         place = UNKNOWN
-        for seat in seats:
-            if counts[2 * seat + colour] != colour_row.count(seat):
+        for seat in range(n):
+            if room[seat]:
                 if place != UNKNOWN:
                     break  # room in more than one hand
                 place = seat

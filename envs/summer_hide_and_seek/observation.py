@@ -117,7 +117,7 @@ class SummerObserver:
         state["_stroke_plane"] = (array("f", bytes(len(self._stroke_plane[0]) * 4)), [])
         return state
 
-    def _header(self, seat: int, first_child: int, rounds: int, phase: int) -> bytes:
+    def _header(self, seat: int, first_child: int, rounds: int, phase: int) -> tuple[bytes, bool]:
         """The pieces seat, child, round and phase (consecutive) as float32 bytes, and whether seat is the child."""
         n, layout = self.n, self.layout
         values = layout.zeros()

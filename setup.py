@@ -1,0 +1,58 @@
+"""Optional compilation of the hot game modules with Cython.
+
+The rules engines and observation encoders are plain Python, and they stay
+the only source: Cython compiles these files unchanged into extension modules
+that Python imports in their place (about 1.3-1.5x faster per step;
+docs/performance.md). Nothing here is required: without a C compiler, or with
+``KAKUREGA_PURE_PYTHON=1`` set at install time, the package installs as pure
+Python and behaves the same. At run time the same variable makes every
+kakurega module load from its ``.py`` source, and a compiled module older
+than its source is never used (see ``envs/compiled.py``).
+
+Everything else about the package is in pyproject.toml.
+"""
+
+import os
+
+from setuptools import Extension, setup
+
+#: the modules compiled when possible (source path -> module name follows the package-dir map)
+ACCELERATED = [
+    "envs/animal_chain/rules.py",
+    "envs/animal_chain/observation.py",
+    "envs/hidden_rooms/rules.py",
+    "envs/hidden_rooms/observation.py",
+    "envs/kakurenbo/rules.py",
+    "envs/kakurenbo/knowledge.py",
+    "envs/kakurenbo/observation.py",
+    "envs/summer_hide_and_seek/rules.py",
+    "envs/summer_hide_and_seek/belief.py",
+    "envs/summer_hide_and_seek/geometry.py",
+    "envs/summer_hide_and_seek/observation.py",
+]
+
+
+def extensions() -> list:
+    """The compiled modules to build: none without Cython or under KAKUREGA_PURE_PYTHON."""
+    if os.environ.get("KAKUREGA_PURE_PYTHON", "") not in ("", "0"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:  # no Cython in the build environment: pure Python
+        return []
+    # Python semantics: annotations are documentation (not C types) and no C type is inferred
+    # for untyped variables. One difference remains: ``len()`` returns a C integer, so write
+    # ``1 << int(len(x))`` in these modules (a C shift by 32 or more overflows silently).
+    directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
+    built = []
+    for path in ACCELERATED:
+        # optional=True: a failed C compilation (no compiler) leaves the pure-Python module
+        module = Extension("kakurega." + path[: -len(".py")].replace("/", "."), [path], optional=True)
+        try:
+            built += cythonize([module], compiler_directives=directives, quiet=True)
+        except Exception as error:  # Cython could not translate it: that module stays Python
+            print(f"setup.py: {path} stays pure Python ({error})")
+    return built
+
+
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})

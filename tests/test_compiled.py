@@ -1,0 +1,151 @@
+"""The compiled modules (setup.py, Cython) behave exactly like their Python sources.
+
+- Seeded random games give the same observations, masks, rewards and
+  determinizations with the compiled modules as with ``KAKUREGA_PURE_PYTHON=1``
+  (run in a subprocess), for every registry configuration.
+- The import guard (``kakurega.envs.compiled``) never lets a stale build or an
+  unwanted one run instead of the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+from kakurega.envs import ENV_SPECS, compiled, make
+
+GAMES = 4
+
+
+def digest_of_play(games: int = GAMES) -> dict:
+    """Per configuration, a hash of everything seeded random play shows an agent.
+
+    Observations of every agent (live or not) at every step, masks, rewards,
+    terminations, and a determinization of the acting player's view.
+    """
+    out = {}
+    for spec in ENV_SPECS.values():
+        for options in spec.configurations:
+            digest = hashlib.sha256()
+            for game_seed in range(games):
+                env = make(spec.name, **options)
+                env.reset(seed=game_seed)
+                choose = np.random.default_rng(100 + game_seed)
+                for step, agent in enumerate(env.agent_iter(max_iter=5_000)):
+                    obs, reward, terminated, truncated, _ = env.last()
+                    digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+                    digest.update(repr((agent, reward, terminated, truncated)).encode())
+                    for other in env.agents:
+                        digest.update(env.observe(other)["observation"].tobytes())
+                    if terminated or truncated:
+                        env.step(None)
+                        continue
+                    if step % 5 == 0:
+                        sample = env.unwrapped.resample_hidden(agent, np.random.default_rng(step))
+                        digest.update(env.unwrapped.game.fingerprint(sample))
+                    env.step(int(choose.choice(np.flatnonzero(obs["action_mask"]))))
+            out[f"{spec.name} {options}"] = digest.hexdigest()
+    return out
+
+
+def test_compiled_modules_match_their_python_sources():
+    for spec in ENV_SPECS.values():
+        make(spec.name)  # import every game's modules
+    if not compiled.compiled_modules():
+        pytest.skip("this install runs pure Python (no compiled module was built)")
+    here = digest_of_play()
+    code = "import json, test_compiled; print(json.dumps(test_compiled.digest_of_play()))"
+    env = {**os.environ, "KAKUREGA_PURE_PYTHON": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    pure = json.loads(result.stdout.strip().splitlines()[-1])
+    assert pure.keys() == here.keys()
+    differing = [name for name in here if here[name] != pure[name]]
+    assert not differing, f"compiled and pure Python play differ for {differing}"
+
+
+def test_the_pure_python_subprocess_really_runs_the_sources():
+    code = (
+        "import kakurega.envs as e\n"
+        "for n in e.list_envs(): e.make(n)\n"
+        "print(len(e.compiled.compiled_modules()))"
+    )
+    env = {**os.environ, "KAKUREGA_PURE_PYTHON": "1"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "0"
+
+
+# ------------------------------------------------------------- the guard
+@pytest.fixture
+def fake_build(tmp_path, monkeypatch):
+    """A module ``kakurega.fake.mod`` whose path finder answers with a compiled build in tmp_path."""
+    source = tmp_path / "mod.py"
+    build = tmp_path / "mod.cpython-311-x86_64-linux-gnu.so"
+    source.write_text("VALUE = 1\n")
+    build.write_bytes(b"not really a shared library")
+
+    def find_spec(name, path=None, target=None):
+        loader = importlib.machinery.ExtensionFileLoader(name, str(build))
+        return importlib.machinery.ModuleSpec(name, loader, origin=str(build))
+
+    monkeypatch.setattr(importlib.machinery.PathFinder, "find_spec", staticmethod(find_spec))
+    monkeypatch.delenv("KAKUREGA_PURE_PYTHON", raising=False)
+    return source, build
+
+
+def set_age(path, seconds_ago: float) -> None:
+    stamp = time.time() - seconds_ago
+    os.utime(path, (stamp, stamp))
+
+
+def test_a_fresh_build_is_used(fake_build):
+    source, build = fake_build
+    set_age(source, 100)
+    set_age(build, 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        spec = compiled.SourceOverStaleBuild().find_spec("kakurega.fake.mod", None)
+    assert spec.origin == str(build)
+
+
+def test_a_build_older_than_its_source_gives_way_to_the_source_with_a_warning(fake_build):
+    source, build = fake_build
+    set_age(build, 100)
+    set_age(source, 50)
+    with pytest.warns(UserWarning, match="older than .*mod.py.*make setup"):
+        spec = compiled.SourceOverStaleBuild().find_spec("kakurega.fake.mod", None)
+    assert spec.origin == str(source)
+    assert isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+
+
+@pytest.mark.parametrize("value, pure", [("1", True), ("yes", True), ("0", False), ("", False)])
+def test_the_environment_variable_chooses_the_sources(fake_build, monkeypatch, value, pure):
+    source, build = fake_build
+    set_age(source, 100)
+    set_age(build, 50)
+    monkeypatch.setenv("KAKUREGA_PURE_PYTHON", value)
+    spec = compiled.SourceOverStaleBuild().find_spec("kakurega.fake.mod", None)
+    assert spec.origin == str(source if pure else build)
+
+
+def test_the_guard_leaves_other_packages_alone(fake_build):
+    assert compiled.SourceOverStaleBuild().find_spec("numpy.fake", None) is None
+
+
+def test_the_guard_is_installed_first_once():
+    compiled.install()
+    compiled.install()
+    guards = [f for f in sys.meta_path if isinstance(f, compiled.SourceOverStaleBuild)]
+    assert len(guards) == 1
+    assert sys.meta_path.index(guards[0]) < sys.meta_path.index(importlib.machinery.PathFinder)
