@@ -11,12 +11,11 @@ counts use the card types of the observer's frame, exactly like the actions.
 from __future__ import annotations
 
 from array import array
-from functools import partial
-from operator import itemgetter
+from struct import pack_into
 
 import numpy as np
 
-from kakurega.envs.animal_chain.rules import BUILD, FACE_DOWN, HOLE, NO_SEAT, AnimalChainGame
+from kakurega.envs.animal_chain.rules import BUILD, FACE_DOWN, HOLE, NO_SEAT, OVER, PLAY, AnimalChainGame
 from kakurega.envs.core.layout import ObservationLayout
 
 
@@ -53,12 +52,11 @@ class AnimalChainObserver:
             ]
         )
         L = self.layout
-        # The encoder keeps a picture of each seat's last observation in the
-        # state (``state.pictures``) and redraws only the positions the rules
-        # marked in ``state.changed`` (a play changes one or two positions);
-        # the hand and the scalars at the end are rewritten every time. The
-        # picture holds bytes when every value fits in one (the default deck's
-        # and turn limit's do), float32 otherwise.
+        # The encoder keeps a float32 picture of each seat's last observation in
+        # the state (``state.pictures``) and redraws only what the rules marked
+        # in ``state.changed`` (a play changes one or two positions and one or
+        # two hand counts); the scalars at the end are rewritten every time.
+        # The copy handed out is the picture's bytes viewed by numpy.
         self.hole_at, self.face_down_at = L.pieces["hole"].start, L.pieces["face_down"].start
         self.left_at, self.right_at = L.pieces["left_animal"].start, L.pieces["right_animal"].start
         self.my_double_at, self.opponent_double_at = L.pieces["my_double"].start, L.pieces["opponent_double"].start
@@ -66,16 +64,24 @@ class AnimalChainObserver:
         tail = list(L.pieces)[list(L.pieces).index("hand") :]
         assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", "swaps_left",
                         "passes_without_draw", "turn"], tail
-        if max(total, game.max_turns, game.max_swaps) < 256:
-            self.pack, self.new_picture, self.dtype = bytes, bytearray, np.dtype(np.uint8)
-        else:
-            self.pack = self.new_picture = partial(array, "f")
-            self.dtype = FLOAT32
-        #: the picture of a fresh board: every position one face-down card
+        #: the 12 scalars after the hand, packed as float32 straight into the picture
+        self.scalars_at = 4 * L.pieces["hand_sizes"].start
+        self.scalars_format = f"<{L.size - L.pieces['hand_sizes'].start}f"  # a format string: a Struct does not pickle
+        assert L.size - L.pieces["hand_sizes"].start == 12
+        #: the picture of a fresh board: every position one face-down card, empty hands
         fresh = np.zeros(L.size, np.float32)
         L.view(fresh, "face_down")[:] = 1
         L.view(fresh, "stack_height")[:] = 1
-        self.fresh = self.pack(fresh.astype(self.dtype).tolist())
+        self.fresh = array("f", fresh.tolist())
+        # the float32 arrays the redraw copies from, one object per distinct value (read only)
+        packed = {}
+
+        def pack(values) -> array:
+            return packed.setdefault(tuple(values), array("f", values))
+
+        #: ``hand_slots[seat][t]``: index of the count of absolute type ``t`` in ``seat``'s vector
+        self.hand_slots = tuple([self.hand_at + game.type_in_frame[seat][t] for t in range(T)] for seat in (0, 1))
+
         # A position's entries lie in five places: hole and face_down (P apart), its
         # left_animal and right_animal one-hots, and my_double, opponent_double and
         # stack_height (consecutive pieces, so P apart too). ``slots[seat][p]`` holds the
@@ -98,67 +104,82 @@ class AnimalChainObserver:
         # position showing ``top`` (absolute type, FACE_DOWN or HOLE) in ``seat``'s frame;
         # ``known_looks[seat][t]``: the same for a face-down card of type ``t`` the observer
         # knows (its own base during base building).
-        nothing = self.pack([0] * A)
+        nothing = pack([0] * A)
         self.looks, self.known_looks = [], []
         for seat in (0, 1):
-            looks = {HOLE: (self.pack((1, 0)), nothing, nothing), FACE_DOWN: (self.pack((0, 1)), nothing, nothing)}
+            looks = {HOLE: (pack((1, 0)), nothing, nothing), FACE_DOWN: (pack((0, 1)), nothing, nothing)}
             known_looks = {}
             for t in range(T):
                 seen = game.type_in_frame[seat][t]
                 left, right = [0] * A, [0] * A
                 left[game.left_animal[seen]] = right[game.right_animal[seen]] = 1
-                looks[t] = (self.pack((0, 0)), self.pack(left), self.pack(right))
-                known_looks[t] = (self.pack((0, 1)), self.pack(left), self.pack(right))
+                looks[t] = (pack((0, 0)), pack(left), pack(right))
+                known_looks[t] = (pack((0, 1)), pack(left), pack(right))
             self.looks.append(looks)
             self.known_looks.append(known_looks)
         #: ``stacked[seat][owner][height]``: (my_double, opponent_double, stack_height) entries of a
         #: position of that double ``owner`` and stack height
         self.stacked = tuple(
-            {owner: [self.pack((owner == seat, owner == 1 - seat, height)) for height in range(total + 1)]
+            {owner: [pack((owner == seat, owner == 1 - seat, height)) for height in range(total + 1)]
              for owner in (NO_SEAT, 0, 1)}
             for seat in (0, 1)
         )
-        self.reverse_hand = itemgetter(*game.reverse_type)
-        self.phase_one_hot = [tuple(1 if phase == p else 0 for p in range(3)) for phase in range(3)]
+        #: what the redraw needs, per seat, in one lookup: position or type of each bit of
+        #: ``state.changed`` (hand bits shifted down to bit t), then the tables above
+        index_of_bit = {1 << i: i for i in range(max(P, T))}
+        self.tables = tuple(
+            (index_of_bit, self.hand_slots[seat], self.slots[seat], self.looks[seat], self.known_looks[seat], self.stacked[seat])
+            for seat in (0, 1)
+        )
 
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         game = self.game
         picture = state.pictures[seat]
         if picture is None:
-            picture = state.pictures[seat] = self.new_picture(self.fresh)
-        # writes go through a memoryview: a bytearray's own slice assignment costs 3-4 times more
-        view = memoryview(picture)
-        if state.changed[seat]:
-            self._redraw(state, seat, view)
-        hand = state.hands[seat]
+            picture = state.pictures[seat] = self.fresh[:]
+        changed = state.changed[seat]
+        if changed:  # redraw what the rules marked (inlined: a method call costs as much as a position)
+            state.changed[seat] = 0
+            index_of_bit, hand_slots, slots, looks, known_looks, stacked = self.tables[seat]
+            counts = changed >> game.num_positions  # hand counts: bit t of ``counts`` is bit P + t of ``changed``
+            if counts:
+                hand = state.hands[seat]
+                while counts:
+                    bit = counts & -counts
+                    counts ^= bit
+                    t = index_of_bit[bit]
+                    picture[hand_slots[t]] = hand[t]
+                changed &= game.all_positions
+            if changed:
+                known = game.own_base_bits[seat] if state.phase == BUILD else 0
+                tops, stacks, owners = state.tops, state.stacks, state.double_owner
+                while changed:
+                    bit = changed & -changed
+                    changed ^= bit
+                    p = index_of_bit[bit]
+                    shown, left, right, rest = slots[p]
+                    picture[shown], picture[left], picture[right] = known_looks[stacks[p][0]] if known & bit else looks[tops[p]]
+                    picture[rest] = stacked[owners[p]][len(stacks[p])]
         phase = state.phase
-        view[self.hand_at :] = self.pack((
-            *(self.reverse_hand(hand) if seat else hand),
-            sum(hand),
-            sum(state.hands[1 - seat]),
+        to_move = state.to_move
+        hands = state.hands
+        pack_into(
+            self.scalars_format,
+            picture,
+            self.scalars_at,
+            sum(hands[seat]),
+            sum(hands[1 - seat]),
             len(state.deck),
-            *self.phase_one_hot[phase],
-            game.current_player(state) == seat,
+            phase == BUILD,
+            phase == PLAY,
+            phase == OVER,
+            # game.current_player(state) == seat, without the call
+            to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < game.max_turns)),
             1 - seat,
             seat,
-            game.max_swaps - state.swaps_used if phase == BUILD and state.to_move == seat else 0,
+            game.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0,
             state.passes_without_draw,
             state.turn,
-        ))
-        return np.frombuffer(picture, self.dtype).astype(FLOAT32)
-
-    def _redraw(self, state, seat: int, picture: memoryview) -> None:
-        """Draw the positions marked in ``state.changed[seat]`` into ``seat``'s picture."""
-        changed, state.changed[seat] = state.changed[seat], 0
-        known = self.game.own_base_bits[seat] if state.phase == BUILD else 0
-        looks, slots = self.looks[seat], self.slots[seat]
-        tops, stacks, owners = state.tops, state.stacks, state.double_owner
-        while changed:
-            bit = changed & -changed
-            changed ^= bit
-            p = bit.bit_length() - 1
-            shown, left, right, stacked = slots[p]
-            look = self.known_looks[seat][stacks[p][0]] if known & bit else looks[tops[p]]
-            picture[shown], picture[left], picture[right] = look
-            picture[stacked] = self.stacked[seat][owners[p]][len(stacks[p])]
+        )
+        return np.frombuffer(picture.tobytes(), FLOAT32)

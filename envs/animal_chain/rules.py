@@ -39,8 +39,9 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import compress
+from operator import itemgetter
 
 import numpy as np
 
@@ -69,9 +70,11 @@ ATTACK_RULES = ("rules_page", "reach")
 DEFAULT_ATTACK_RULE = "rules_page"
 #: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
 _DECODED: dict[tuple, tuple] = {}
+#: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
+_BITS_OF_BYTE: dict[int, tuple] = {}
 
 
-@dataclass
+@dataclass(slots=True)  # slots: the rules and the encoder read its attributes dozens of times a step
 class AnimalChainState:
     """Full game state (absolute frame). Plain lists and ints: cheap to copy, canonical to pickle."""
 
@@ -101,27 +104,37 @@ class AnimalChainState:
     # are canonical; ``AnimalChainGame.refresh`` rebuilds them): what lies on
     # top of each position (the face-up card type, FACE_DOWN or HOLE), ...
     tops: list[int] | None = None
-    #: ... and ``accept[seat][p]``: the card types (bitmask) whose play by ``seat`` onto ``p``
-    #: connects to a face-up neighbour under the attack rule (holes and doubles aside).
-    accept: list[list[int]] | None = None
+    #: ... ``links[seat][side * A + a]``: the positions (bitmask, in ``seat``'s frame) where a card
+    #: of ``seat`` with animal ``a`` on that side (LEFT 0 / RIGHT 1) connects to a face-up
+    #: neighbour under the attack rule (holes and doubles aside), ...
+    links: list[list[int]] | None = None
+    #: ... and ``blocked[seat]``: positions (bitmask, in ``seat``'s frame) where ``seat`` may not
+    #: play: holes and the opponent's doubles.
+    blocked: list[int] | None = None
     # Observation scratch, not game data: left out of ``==``, pickles (hence
     # fingerprints) and deep copies. ``pictures[seat]`` is the encoder's copy of
     # that seat's last observation (None: the picture of a fresh board, every
-    # card face down); ``changed[seat]`` is the bitmask of positions whose look
-    # for that seat may differ from it. The rules only set bits of ``changed``;
-    # the observation module owns the pictures.
+    # card face down); ``changed[seat]`` is the bitmask of what may differ from
+    # it: bit ``p`` the look of position ``p``, bit ``P + t`` (``hand_bit[t]``)
+    # the count of type ``t`` in that seat's hand. The rules only set bits of
+    # ``changed``; the observation module owns the pictures.
     pictures: list = field(default_factory=lambda: [None, None], compare=False, repr=False)
     changed: list[int] = field(default_factory=lambda: [0, 0], compare=False, repr=False)
 
     def __getstate__(self) -> dict:
-        data = self.__dict__.copy()
+        data = {name: getattr(self, name) for name in _STATE_FIELDS}
         # int(): compiled (setup.py), len() is a C integer and the shift would overflow
-        everything = (1 << int(len(self.stacks))) - 1
+        everything = (1 << int(len(self.stacks) + len(self.hands[0]))) - 1
         data["pictures"], data["changed"] = [None, None], [everything, everything]
         return data
 
     def __setstate__(self, data: dict) -> None:
-        self.__dict__.update(data)
+        for name, value in data.items():
+            setattr(self, name, value)
+
+
+#: the state's fields in declaration order (what its pickles hold)
+_STATE_FIELDS = tuple(f.name for f in fields(AnimalChainState))
 
 
 class AnimalChainGame(Game):
@@ -167,6 +180,8 @@ class AnimalChainGame(Game):
         self.reverse_type = [deck.card_types.index((r, l)) for l, r in deck.card_types]
         #: ``type_in_frame[seat][t]``: type ``t`` as ``seat`` sees it (an involution)
         self.type_in_frame = (list(range(T)), self.reverse_type)
+        #: a hand (counts per absolute type) listed in the order of player 1's frame types
+        self.reverse_hand = itemgetter(*self.reverse_type)
         #: bitmask of types whose left / right animal is ``a``
         self.types_with_left = [sum(1 << t for t in range(T) if self.left_animal[t] == a) for a in range(A)]
         self.types_with_right = [sum(1 << t for t in range(T) if self.right_animal[t] == a) for a in range(A)]
@@ -212,30 +227,47 @@ class AnimalChainGame(Game):
         #: play onto ``p`` by the opponent of ``p``'s base owner (all of them, except that
         #: under "reach" a base card's neighbours in its own base row do not count)
         self.attack_neighbours = [[(q, side) for q, side in self.neighbours[p] if counts_for_attack(p, q)] for p in range(P)]
-        #: ``joins[side][top]``: card types (bitmask) that connect to a neighbour showing ``top`` on
-        #: their ``side`` (my left animal == its right animal, my right animal == its left animal);
-        #: nothing connects to a face-down card or a hole
-        self.joins = (
-            {FACE_DOWN: 0, HOLE: 0, **{t: self.types_with_left[self.right_animal[t]] for t in range(T)}},
-            {FACE_DOWN: 0, HOLE: 0, **{t: self.types_with_right[self.left_animal[t]] for t in range(T)}},
+        #: ``frame_bit[seat][p]``: bit of absolute position ``p`` in ``seat``'s frame masks
+        self.frame_bit = tuple([1 << self.position_in_frame_of(seat, p) for p in range(P)] for seat in (0, 1))
+        #: ``bits_of_byte[k][byte]``: the positions of the bits of byte ``k`` of a position mask
+        #: (``mask.to_bytes(mask_bytes, "little")``)
+        self.mask_bytes = (P + 7) // 8
+        if self.mask_bytes not in _BITS_OF_BYTE:  # shared by every game with masks of that size
+            _BITS_OF_BYTE[self.mask_bytes] = tuple(
+                tuple(tuple(8 * k + i for i in range(8) if byte >> i & 1) for byte in range(256)) for k in range(self.mask_bytes)
+            )
+        self.bits_of_byte = _BITS_OF_BYTE[self.mask_bytes]
+        #: ``link_index[side][top]``: index into ``state.links[seat]`` of the animal that a card on
+        #: ``side`` of a neighbour showing ``top`` must show to connect (my left animal == its
+        #: right animal, my right animal == its left animal); -1: nothing connects to a
+        #: face-down card or a hole
+        self.link_index = (
+            {FACE_DOWN: -1, HOLE: -1, **{t: LEFT * A + self.right_animal[t] for t in range(T)}},
+            {FACE_DOWN: -1, HOLE: -1, **{t: RIGHT * A + self.left_animal[t] for t in range(T)}},
         )
-        # ``accept`` as links between positions: ``shared_links[p]`` lists ``(q, joins[side])`` for
-        # the neighbours q whose top counts for both seats' plays onto p; ``owner_links[p]`` those
-        # counting only for p's base owner (under "reach", p's base-row neighbours); ``*_out`` are
-        # the same links seen from q (what a new top on q adds to p).
-        self.shared_links = [[] for _ in range(P)]
-        self.owner_links = [[] for _ in range(P)]
-        self.shared_links_out = [[] for _ in range(P)]
-        self.owner_links_out = [[] for _ in range(P)]
-        for p in range(P):
-            counted = {q for q, _ in self.attack_neighbours[p]}
-            for q, side in self.neighbours[p]:
-                if q in counted:
-                    self.shared_links[p].append((q, self.joins[side]))
-                    self.shared_links_out[q].append((p, self.joins[side]))
-                else:
-                    self.owner_links[p].append((q, self.joins[side]))
-                    self.owner_links_out[q].append((p, self.joins[side], self.base_owner[p]))
+        #: ``type_links[t]``: the two ``state.links`` entries where a card of type ``t`` connects
+        self.type_links = [(LEFT * A + self.left_animal[t], RIGHT * A + self.right_animal[t]) for t in range(T)]
+        # ``out_links[p]``: what a new top on ``p`` changes in ``state.links``: for every neighbour q
+        # a tuple ``(frame_bits of q, link_index[side of q facing p], seats, sources)``, where
+        # ``seats`` are the seats for which p's card counts at q (both, except that under "reach"
+        # a base card's neighbours in its own base row count only for the base owner) and
+        # ``sources[seat]`` the neighbours on that side of q counting for that seat (a covered
+        # card's animal stays offered if one of them still shows it).
+        counts = [[{r for r, _ in self.attack_neighbours[q]} | ({r for r, _ in self.neighbours[q]} if self.base_owner[q] == seat else set())
+                   for q in range(P)] for seat in (0, 1)]
+        self.out_links = [[] for _ in range(P)]
+        both, only = (0, 1), ((0,), (1,))
+        for q in range(P):
+            bits = (self.frame_bit[0][q], self.frame_bit[1][q])
+            for side in (LEFT, RIGHT):
+                sources = tuple(tuple(r for r, r_side in self.neighbours[q] if r_side == side and r in counts[seat][q]) for seat in (0, 1))
+                if sources[0] == sources[1]:  # share one tuple (most positions, and all under the rules page)
+                    sources = (sources[0], sources[0])
+                for p, p_side in self.neighbours[q]:
+                    if p_side == side:
+                        seats = tuple(seat for seat in (0, 1) if p in counts[seat][q])
+                        seats = both if len(seats) == 2 else only[seats[0]]
+                        self.out_links[p].append((bits, self.link_index[side], seats, sources))
         #: the neighbours facing the left / right side of a card at ``p``
         self.left_side_neighbours = [[q for q, side in self.neighbours[p] if side == LEFT] for p in range(P)]
         self.right_side_neighbours = [[q for q, side in self.neighbours[p] if side == RIGHT] for p in range(P)]
@@ -269,8 +301,18 @@ class AnimalChainGame(Game):
         self.decoded = _DECODED[key]
         #: per seat, the board positions (bitmask) whose cards that seat knows while building: its own base
         self.own_base_bits = tuple(sum(1 << p for p in self.base_positions[seat]) for seat in (0, 1))
+        #: ``state.changed`` bit saying that the hand count of type ``t`` changed (above the position bits)
+        self.hand_bit = [1 << (P + t) for t in range(T)]
+        #: ``state.changed`` bits of every position
+        self.all_positions = (1 << P) - 1
+        #: ``state.changed`` with every bit set: positions and hand counts
+        self.everything_changed = (1 << (P + T)) - 1
 
     # ------------------------------------------------------------- frames
+    def position_in_frame_of(self, seat: int, p: int) -> int:
+        """Absolute position ``p`` in ``seat``'s frame (usable while ``__init__`` builds the tables)."""
+        return p if seat == 0 else len(self.shape.cells) - 1 - p
+
     def to_frame(self, seat: int, p: int) -> int:
         """Absolute position ``p`` in ``seat``'s frame (and back: the map is an involution)."""
         return p if seat == 0 else self.num_positions - 1 - p
@@ -331,9 +373,10 @@ class AnimalChainGame(Game):
             double_owner=[NO_SEAT] * P,
             double_foundations=[()] * P,
             tops=[FACE_DOWN] * P,
-            accept=[[0] * P, [0] * P],
-            # each player knows its own face-down base cards: they differ from a fresh board's look
-            changed=list(self.own_base_bits),
+            links=[[0] * (2 * self.num_animals), [0] * (2 * self.num_animals)],
+            blocked=[0, 0],
+            # each player knows its own face-down base cards and its hand: they differ from a fresh picture's
+            changed=[self.own_base_bits[seat] | sum(compress(self.hand_bit, hands[seat])) for seat in (0, 1)],
         )
 
     def clone(self, state: AnimalChainState) -> AnimalChainState:
@@ -353,7 +396,8 @@ class AnimalChainGame(Game):
             passes_without_draw=state.passes_without_draw,
             winner=state.winner,
             tops=state.tops[:],
-            accept=[a[:] for a in state.accept],
+            links=[state.links[0][:], state.links[1][:]],
+            blocked=state.blocked[:],
             pictures=[None if picture is None else picture[:] for picture in state.pictures],
             changed=state.changed[:],
         )
@@ -385,11 +429,21 @@ class AnimalChainGame(Game):
     def refresh(self, state: AnimalChainState) -> None:
         """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""
         P = self.num_positions
-        state.tops = [self._top_of(state, p) for p in range(P)]
-        state.accept = [[0] * P, [0] * P]
+        state.tops = tops = [self._top_of(state, p) for p in range(P)]
+        state.links = [[0] * (2 * self.num_animals), [0] * (2 * self.num_animals)]
+        state.blocked = [0, 0]
         for p in range(P):
-            self._recompute_accept(state, p)
-        everything = (1 << P) - 1
+            for bits, index, seats, _ in self.out_links[p]:
+                if index[tops[p]] >= 0:
+                    for seat in seats:
+                        state.links[seat][index[tops[p]]] |= bits[seat]
+            if tops[p] == HOLE:
+                for seat in (0, 1):
+                    state.blocked[seat] |= self.frame_bit[seat][p]
+            if state.double_owner[p] != NO_SEAT:
+                opponent = 1 - state.double_owner[p]
+                state.blocked[opponent] |= self.frame_bit[opponent][p]
+        everything = self.everything_changed
         state.pictures, state.changed = [None, None], [everything, everything]
 
     @staticmethod
@@ -400,16 +454,6 @@ class AnimalChainGame(Game):
             return HOLE
         return FACE_DOWN if state.face_down[p] else stack[-1]
 
-    def _recompute_accept(self, state: AnimalChainState, p: int) -> None:
-        """``accept`` of ``p`` from its neighbours' tops."""
-        tops = state.tops
-        shared = 0
-        for q, joining in self.shared_links[p]:
-            shared |= joining[tops[q]]
-        state.accept[0][p] = state.accept[1][p] = shared
-        for q, joining in self.owner_links[p]:  # only under "reach", on base rows
-            state.accept[self.base_owner[p]][p] |= joining[tops[q]]
-
     def _set_top(self, state: AnimalChainState, p: int, top: int) -> None:
         """``p`` shows a new ``top`` (a play, a revealed base card, a hole): update the caches."""
         tops = state.tops
@@ -417,19 +461,36 @@ class AnimalChainGame(Game):
         bit = 1 << p
         state.changed[0] |= bit
         state.changed[1] |= bit
-        accept0, accept1 = state.accept
-        if old < 0:
-            # a face-down card (what a hole or a revealed card replaces) connected to nothing,
-            # so the neighbours only gain what the new top connects to
-            for q, joining in self.shared_links_out[p]:
-                types = joining[top]
-                accept0[q] |= types
-                accept1[q] |= types
-            for q, joining, owner in self.owner_links_out[p]:
-                state.accept[owner][q] |= joining[top]
+        links = state.links
+        if old < 0:  # a face-down card connected to nothing: the neighbours only gain (the common case)
+            for bits, index, seats, _ in self.out_links[p]:
+                new = index[top]
+                if new >= 0:
+                    for seat in seats:
+                        links[seat][new] |= bits[seat]
             return
-        for q in self.neighbour_positions[p]:  # a card covered: what it connected to is lost
-            self._recompute_accept(state, q)
+        for bits, index, seats, sources in self.out_links[p]:
+            new, gone = index[top], index[old]
+            if new == gone:
+                continue
+            for seat in seats:
+                if new >= 0:
+                    links[seat][new] |= bits[seat]
+                if gone >= 0:  # a card covered: its animal is lost unless another neighbour shows it
+                    for r in sources[seat]:
+                        if index[tops[r]] == gone:
+                            break
+                    else:
+                        links[seat][gone] &= ~bits[seat]
+
+    def _set_double(self, state: AnimalChainState, p: int, owner: int) -> None:
+        """The card on ``p`` is a double of ``owner`` (or NO_SEAT): update ``double_owner`` and ``blocked``."""
+        old = state.double_owner[p]
+        state.double_owner[p] = owner
+        if old != NO_SEAT:
+            state.blocked[1 - old] &= ~self.frame_bit[1 - old][p]
+        if owner != NO_SEAT:
+            state.blocked[1 - owner] |= self.frame_bit[1 - owner][p]
 
     def accepted_types(self, left_match: int, right_match: int) -> int:
         """Bitmask of card types connecting at a position where these animals (bitmasks) match on the left / right."""
@@ -491,39 +552,40 @@ class AnimalChainGame(Game):
             return [self.done_action]
         actions = []
         swap_ids = self.swap_ids[seat]
-        base = [state.stacks[p][0] for p in self.own_base_in_frame[seat]]
-        for t in compress(range(self.num_types), state.hands[seat]):  # the types in hand
+        stacks = state.stacks
+        base = [stacks[p][0] for p in self.own_base_in_frame[seat]]
+        hand = state.hands[seat]
+        # the types in hand in the order of the seat's frame, so that the ids come out sorted
+        for t in compress(self.type_in_frame[seat], self.reverse_hand(hand) if seat else hand):
             if t in base:  # swapping a card for its twin would change nothing
                 actions += [a for a, b in zip(swap_ids[t], base) if b != t]
             else:
                 actions += swap_ids[t]
-        if seat:  # player 1's frame orders the types differently
-            actions.sort()
         actions.append(self.done_action)  # the largest id of the phase
         return actions
 
     def _legal_plays(self, state: AnimalChainState) -> list[int]:
         seat = state.to_move
-        hand_mask = sum(compress(self.type_bit, state.hands[seat]))
+        hand = state.hands[seat]
         actions = []
-        P = self.num_positions
-        if hand_mask:
-            opponent = 1 - seat
-            tops, owners = state.tops, state.double_owner
-            play_id, position_in_frame = self.play_id[seat], self.position_in_frame[seat]
-            for p, mask in enumerate(state.accept[seat]):  # the attack rule is in accept already
-                mask &= hand_mask
-                if mask and tops[p] != HOLE and owners[p] != opponent:
-                    q = position_in_frame[p]
-                    while mask:
-                        low = mask & -mask
-                        actions.append(play_id[low.bit_length() - 1] + q)
-                        mask ^= low
-            actions.sort()
+        links = state.links[seat]  # the attack rule is in the links already
+        playable = self.all_positions ^ state.blocked[seat]
+        play_id, type_links, offsets, size = self.play_id[seat], self.type_links, self.bits_of_byte, self.mask_bytes
+        # the types in hand in the order of the seat's frame, and positions as frame bits read a
+        # byte at a time, lowest first (masks of over 30 bits are slow Python ints, so there is no
+        # per-bit arithmetic): the ids come out sorted
+        for t in compress(self.type_in_frame[seat], self.reverse_hand(hand) if seat else hand):
+            left, right = type_links[t]
+            mask = (links[left] | links[right]) & playable
+            if mask:
+                first = play_id[t]
+                for k, byte in enumerate(mask.to_bytes(size, "little")):
+                    if byte:
+                        actions += [first + p for p in offsets[k][byte]]
         if state.deck or 1 not in state.face_down:
             actions.append(self.pass_action)
         else:
-            take = self.take_base
+            take, P = self.take_base, self.num_positions
             actions.extend(take + (p if seat == 0 else P - 1 - p) for p in range(P) if state.face_down[p])
             if seat == 1:
                 actions.sort()
@@ -538,14 +600,18 @@ class AnimalChainGame(Game):
             self._play(state, seat, card_type, where)
         elif kind == "swap":
             p = self.own_base_in_frame[seat][where]
-            state.hands[seat][card_type] -= 1
-            state.hands[seat][state.stacks[p][0]] += 1
+            hand, old = state.hands[seat], state.stacks[p][0]
+            hand[card_type] -= 1
+            hand[old] += 1
             state.stacks[p][0] = card_type
             state.swaps_used += 1
-            state.changed[seat] |= 1 << p  # only the builder knows its face-down base cards
+            # only the builder knows its face-down base cards
+            state.changed[seat] |= (1 << p) | self.hand_bit[card_type] | self.hand_bit[old]
         elif kind == "pass":
             if state.deck:
-                state.hands[seat][state.deck.pop()] += 1
+                drawn = state.deck.pop()
+                state.hands[seat][drawn] += 1
+                state.changed[seat] |= self.hand_bit[drawn]
                 state.passes_without_draw = 0
             else:
                 state.passes_without_draw += 1
@@ -553,10 +619,14 @@ class AnimalChainGame(Game):
                     state.phase = OVER
             self._end_turn(state)
         elif kind == "take":
-            state.hands[seat][state.stacks[where][0]] += 1
+            taken = state.stacks[where][0]
+            state.hands[seat][taken] += 1
+            state.changed[seat] |= self.hand_bit[taken]
             state.stacks[where] = []
             state.face_down[where] = 0
             self._set_top(state, where, HOLE)
+            state.blocked[0] |= self.frame_bit[0][where]  # nobody plays onto a hole
+            state.blocked[1] |= self.frame_bit[1][where]
             state.passes_without_draw = 0
             self._end_turn(state)
         else:  # done building
@@ -573,7 +643,9 @@ class AnimalChainGame(Game):
         # [decision] chance picks the first player; the second draws one extra card
         first = int(rng.integers(2))
         state.first_player = first
-        state.hands[1 - first][state.deck.pop()] += 1
+        drawn = state.deck.pop()
+        state.hands[1 - first][drawn] += 1
+        state.changed[1 - first] |= self.hand_bit[drawn]
         state.phase = PLAY
         state.to_move = first
 
@@ -583,20 +655,23 @@ class AnimalChainGame(Game):
         stack = state.stacks[p]
         if state.face_down[p]:
             hand[stack[0]] += 1  # the face-down card goes to the player's hand
+            state.changed[seat] |= self.hand_bit[card_type] | self.hand_bit[stack[0]]
             state.face_down[p] = 0
             stack[0] = card_type
         else:
             stack.append(card_type)
+            state.changed[seat] |= self.hand_bit[card_type]
         # covering a foundation cancels every double resting on it
         owners = state.double_owner
         for q in self.neighbour_positions[p]:
             if owners[q] != NO_SEAT and p in state.double_foundations[q]:
-                owners[q] = NO_SEAT
+                self._set_double(state, q, NO_SEAT)
                 state.double_foundations[q] = ()
                 state.changed[0] |= 1 << q
                 state.changed[1] |= 1 << q
         foundations = self.double_foundations_of(state, card_type, p)
-        owners[p] = seat if foundations else NO_SEAT
+        if foundations or owners[p] != NO_SEAT:
+            self._set_double(state, p, seat if foundations else NO_SEAT)
         state.double_foundations[p] = foundations
         self._set_top(state, p, card_type)
         state.passes_without_draw = 0
@@ -707,6 +782,7 @@ class AnimalChainGame(Game):
         for t in shuffled[n_deck + len(hidden_positions) :]:
             hand[t] += 1
         out.hands[opponent] = hand
+        out.changed[opponent] |= self.everything_changed ^ self.all_positions  # every hand count
         if state.phase == BUILD:
             out.changed[opponent] |= self.own_base_bits[opponent]  # the opponent knows its re-dealt base
             if state.to_move == opponent:

@@ -32,7 +32,7 @@ def check_invariants(game, state):
             assert len(state.double_foundations[p]) >= 2 and set(state.double_foundations[p]) <= linked
     fresh = game.clone(state)
     game.refresh(fresh)
-    for cache in ("accept", "tops"):
+    for cache in ("tops", "links", "blocked"):
         assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
 
 
@@ -67,7 +67,7 @@ def test_random_games_conserve_cards_and_end():
 
 
 def test_reach_rule_games_keep_the_caches_in_sync():
-    # under "reach" the base rows' accept masks differ per seat (links inside a base row count
+    # under "reach" the base rows' links differ per seat (links inside a base row count
     # only for its owner): both bookkeeping paths (a face-down card turned, a card covered) run
     endings = run_games(80, seed=4, pass_probability=0.3, attack_rule="reach")
     assert endings["win"] > 40

@@ -71,14 +71,14 @@ def test_both_players_see_a_mirrored_board():
     assert lay.view(one, "face_down")[3] == 0 and lay.view(zero, "face_down")[33] == 0
 
 
-@pytest.mark.parametrize("options", [{}, {"attack_rule": "reach"}, {"max_turns": 300}], ids=["rules_page", "reach", "float32"])
+@pytest.mark.parametrize("options", [{}, {"attack_rule": "reach"}, {"max_turns": 300}], ids=["rules_page", "reach", "long_games"])
 def test_incremental_observations_equal_fresh_encodings(options):
-    """The encoder redraws only the positions the rules marked changed; that must equal encoding from scratch.
+    """The encoder redraws only the positions and hand counts the rules marked; that must equal encoding from scratch.
 
     A pickled copy has no picture, so its encoding starts from a fresh board and redraws every
     position. Seats are observed at random moments, so changes pile up between observations;
-    clones and determinizations continue from copied pictures. ``max_turns=300`` takes the
-    float32 picture (the turn counter no longer fits in a byte).
+    clones and determinizations continue from copied pictures. ``max_turns=300`` lets the turn
+    counter pass 255 (the pictures once held bytes when every value fitted in one).
     """
     env = raw_env(**options)
     game = env.game
