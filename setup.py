@@ -2,7 +2,7 @@
 
 The rules engines and observation encoders are plain Python, and they stay
 the only source: Cython compiles these files unchanged into extension modules
-that Python imports in their place (about 1.3-1.5x faster per step;
+that Python imports in their place (10-30 % less time per env step;
 docs/performance.md). Nothing here is required: without a C compiler, or with
 ``KAKUREGA_PURE_PYTHON=1`` set at install time, the package installs as pure
 Python and behaves the same. At run time the same variable makes every
