@@ -46,12 +46,15 @@ def extensions() -> list:
     directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
     built = []
     for path in ACCELERATED:
-        # optional=True: a failed C compilation (no compiler) leaves the pure-Python module
-        module = Extension("kakurega." + path[: -len(".py")].replace("/", "."), [path], optional=True)
+        module = Extension("kakurega." + path[: -len(".py")].replace("/", "."), [path])
         try:
             built += cythonize([module], compiler_directives=directives, quiet=True)
         except Exception as error:  # Cython could not translate it: that module stays Python
             print(f"setup.py: {path} stays pure Python ({error})")
+    for module in built:
+        # a failed C compilation (no compiler) leaves the pure-Python module; set after
+        # cythonize, which does not carry the flag over to the extensions it returns
+        module.optional = True
     return built
 
 
