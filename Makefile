@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[train,test,bench]"
+	$(PY) -m pip install -q -e ".[train,test,bench,compile]"
 	touch $(STAMP)
 
 # Recompile the Cython-built modules whose source changed (setup.py; about 1 s
