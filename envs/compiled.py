@@ -10,7 +10,7 @@ of the code you edited. The finder installed here loads a module from its
 - the environment variable ``KAKUREGA_PURE_PYTHON`` is set (to anything but
   ``""`` or ``"0"``): pure Python everywhere, e.g. to profile or debug; or
 - the source is newer than the compiled module: it warns once per module and
-  says how to rebuild (``make setup`` or ``pip install -e .``).
+  says how to rebuild (``make compile`` or ``pip install -e .``).
 
 >>> from kakurega.envs import compiled
 >>> compiled.compiled_modules()   # e.g. ['kakurega.envs.animal_chain.rules', ...]
@@ -52,7 +52,7 @@ class SourceOverStaleBuild:
                 return spec
             warnings.warn(
                 f"{build} is older than {source}: running the Python source instead. "
-                "Rebuild the compiled modules with `make setup` (or `pip install -e .`).",
+                "Rebuild the compiled modules with `make compile` (or `pip install -e .`).",
                 stacklevel=2,
             )
         return importlib.util.spec_from_file_location(name, source)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kakurega.envs.compiled import compiled_modules
+
 REFERENCE = "pettingzoo/tictactoe_v3"
 #: the clock of the throughput measurements: CPU time of this process
 CLOCK = time.process_time
@@ -246,13 +248,6 @@ def run(seconds: float, repeats: int, only: str | None = None) -> dict:
         "reference": REFERENCE,
         "rows": rows,
     }
-
-
-def compiled_modules() -> list[str]:
-    """The kakurega modules imported so far that run compiled."""
-    from kakurega.envs import compiled
-
-    return compiled.compiled_modules()
 
 
 def cpu_model() -> str:

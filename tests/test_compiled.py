@@ -124,7 +124,7 @@ def test_a_build_older_than_its_source_gives_way_to_the_source_with_a_warning(fa
     source, build = fake_build
     set_age(build, 100)
     set_age(source, 50)
-    with pytest.warns(UserWarning, match="older than .*mod.py.*make setup"):
+    with pytest.warns(UserWarning, match="older than .*mod.py.*make compile"):
         spec = compiled.SourceOverStaleBuild().find_spec("kakurega.fake.mod", None)
     assert spec.origin == str(source)
     assert isinstance(spec.loader, importlib.machinery.SourceFileLoader)
