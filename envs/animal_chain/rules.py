@@ -185,10 +185,9 @@ class AnimalChainGame(Game):
         #: bitmask of types whose left / right animal is ``a``
         self.types_with_left = [sum(1 << t for t in range(T) if self.left_animal[t] == a) for a in range(A)]
         self.types_with_right = [sum(1 << t for t in range(T) if self.right_animal[t] == a) for a in range(A)]
-        #: bit of each type's left / right animal in an animal bitmask, and of each type in a type bitmask
+        #: bit of each type's left / right animal in an animal bitmask
         self.left_animal_bit = [1 << a for a in self.left_animal]
         self.right_animal_bit = [1 << a for a in self.right_animal]
-        self.type_bit = [1 << t for t in range(T)]
         self._accept_cache: dict[tuple[int, int], int] = {}
         #: every card of the deck (type ids), in type order: what initial_state shuffles
         self.all_cards = np.array([t for t, n in enumerate(deck.copies) for _ in range(n)])
@@ -228,7 +227,7 @@ class AnimalChainGame(Game):
         #: under "reach" a base card's neighbours in its own base row do not count)
         self.attack_neighbours = [[(q, side) for q, side in self.neighbours[p] if counts_for_attack(p, q)] for p in range(P)]
         #: ``frame_bit[seat][p]``: bit of absolute position ``p`` in ``seat``'s frame masks
-        self.frame_bit = tuple([1 << self.position_in_frame_of(seat, p) for p in range(P)] for seat in (0, 1))
+        self.frame_bit = tuple([1 << self.to_frame(seat, p) for p in range(P)] for seat in (0, 1))
         #: ``bits_of_byte[k][byte]``: the positions of the bits of byte ``k`` of a position mask
         #: (``mask.to_bytes(mask_bytes, "little")``)
         self.mask_bytes = (P + 7) // 8
@@ -309,10 +308,6 @@ class AnimalChainGame(Game):
         self.everything_changed = (1 << (P + T)) - 1
 
     # ------------------------------------------------------------- frames
-    def position_in_frame_of(self, seat: int, p: int) -> int:
-        """Absolute position ``p`` in ``seat``'s frame (usable while ``__init__`` builds the tables)."""
-        return p if seat == 0 else len(self.shape.cells) - 1 - p
-
     def to_frame(self, seat: int, p: int) -> int:
         """Absolute position ``p`` in ``seat``'s frame (and back: the map is an involution)."""
         return p if seat == 0 else self.num_positions - 1 - p
