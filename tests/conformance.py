@@ -13,6 +13,8 @@ import random
 
 import numpy as np
 
+from kakurega.envs.core.game import TERMINAL, Game
+
 
 def play_random(env, seed: int, agent_seed: int = 0, max_steps: int = 100_000, on_step=None):
     """Play one game of uniformly random legal moves through the AEC loop.
@@ -122,13 +124,20 @@ def check_observations(make_env, seed=0, num_games=3):
         env.reset(seed=seed + game_index)
         for agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
+            game, state = raw.game, raw.game_state
             if term or trunc:
+                # Game's contract: current_player is TERMINAL exactly when the game ended or was cut off
+                assert game.current_player(state) == TERMINAL and (game.is_terminal(state) or game.is_truncated(state))
+                assert raw.legal_actions() == [] and not obs["action_mask"].any()
                 env.step(None)
                 continue
+            assert not (game.is_terminal(state) or game.is_truncated(state)), "a seat acts in a finished game"
             space = env.observation_space(agent)
             assert space.contains(obs), f"{agent}: observation outside its space"
-            legal = raw.game.legal_actions(raw.game_state)
-            assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(legal)
+            legal = game.legal_actions(state)
+            assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(legal) == raw.legal_actions()
+            # a game's own legal_flags (if it has one) agrees with the list (Game's default builds them from it)
+            assert game.legal_flags(state) == Game.legal_flags(game, state)
             assert np.array_equal(info["action_mask"], obs["action_mask"])
             assert raw.possible_agents[raw.game.current_player(raw.game_state)] == agent
             for other in env.agents:

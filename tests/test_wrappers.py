@@ -11,8 +11,9 @@ import pytest
 from pettingzoo.test import api_test
 from pettingzoo.utils import wrappers
 
-from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, wrap
-from toy_game import raw_env
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, TurnBasedAECEnv, wrap
+from kakurega.envs.core.game import TERMINAL
+from toy_game import LAYOUT, ToyGame, encode, raw_env, render_text
 
 
 def pettingzoo_stack():
@@ -135,3 +136,55 @@ def test_determinization_sampler_is_a_snapshot():
 def test_bad_render_arguments():
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="rgb_array")
+
+
+class FlagsToyGame(ToyGame):
+    """The toy game building its own legality flags (as Animal Chain does)."""
+
+    def legal_flags(self, state):
+        flags = bytearray(self.num_actions)
+        for action in self.legal_actions(state):
+            flags[action] = 1
+        return bytes(flags)
+
+
+def test_games_with_their_own_flags_play_identically():
+    plain, flagged = raw_env(), TurnBasedAECEnv(FlagsToyGame(), LAYOUT, encode, render_text)
+    assert flagged._flags_from_game and not plain._flags_from_game
+    for seed in range(5):
+        for env in (plain, flagged):
+            env.reset(seed=seed)
+        while plain.agents:
+            agent = plain.agent_selection
+            assert flagged.agent_selection == agent
+            expected, got = plain.observe(agent), flagged.observe(agent)
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(expected[key], got[key]) and expected[key].dtype == got[key].dtype
+            assert plain.legal_actions() == flagged.legal_actions()
+            assert not flagged.observe(agent)["action_mask"].flags.writeable
+            action = None if plain.terminations[agent] else plain.legal_actions()[-1]
+            plain.step(action)
+            flagged.step(action)
+            assert (plain.rewards, plain.terminations) == (flagged.rewards, flagged.terminations)
+        assert not flagged.agents
+
+
+class TerminalTooEarly(ToyGame):
+    def current_player(self, state):
+        return TERMINAL if state.total >= 4 else state.turn % 3
+
+
+class NoFlags(FlagsToyGame):
+    def legal_flags(self, state):
+        return bytes(self.num_actions)
+
+
+@pytest.mark.parametrize(
+    "game,message", [(TerminalTooEarly(), "current_player is TERMINAL but the game is not over"), (NoFlags(), "has no legal action")]
+)
+def test_inconsistent_games_fail_loudly(game, message):
+    env = TurnBasedAECEnv(game, LAYOUT, encode, render_text)
+    with pytest.raises(RuntimeError, match=message):
+        env.reset(seed=0)
+        for _ in range(10):
+            env.step(0)

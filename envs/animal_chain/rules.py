@@ -72,6 +72,8 @@ DEFAULT_ATTACK_RULE = "rules_page"
 _DECODED: dict[tuple, tuple] = {}
 #: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
 _BITS_OF_BYTE: dict[int, tuple] = {}
+#: ``FLAGS_OF_BYTE[byte]``: the 8 bits of ``byte``, lowest first, as one flag byte each
+FLAGS_OF_BYTE = tuple(bytes(byte >> i & 1 for i in range(8)) for byte in range(256))
 
 
 @dataclass(slots=True)  # slots: the rules and the encoder read its attributes dozens of times a step
@@ -306,6 +308,13 @@ class AnimalChainGame(Game):
         self.all_positions = (1 << P) - 1
         #: ``state.changed`` with every bit set: positions and hand counts
         self.everything_changed = (1 << (P + T)) - 1
+        # ``legal_flags`` starts from these: nothing legal, only "done building", only "pass"
+        self.no_flags = bytes(self.num_actions)
+        self.done_flags = bytes(1 if a == self.done_action else 0 for a in range(self.num_actions))
+        self.pass_flags = bytes(1 if a == self.pass_action else 0 for a in range(self.num_actions))
+        #: ``swap_slice[seat][t]``: the flags of ``seat`` swapping absolute type ``t`` with base card 0, 1, ...
+        self.swap_slice = tuple([slice(ids[0], ids[-1] + 1) for ids in self.swap_ids[seat]] for seat in (0, 1))
+        self.all_bases = b"\x01" * B
 
     # ------------------------------------------------------------- frames
     def to_frame(self, seat: int, p: int) -> int:
@@ -585,6 +594,55 @@ class AnimalChainGame(Game):
             if seat == 1:
                 actions.sort()
         return actions
+
+    # ------------------------------------------------------------ legal flags
+    def legal_flags(self, state: AnimalChainState) -> bytes:
+        """``legal_actions`` as one byte per action id (1: legal), built without the list.
+
+        The env's action mask views these bytes. A legal set rarely repeats in
+        this game, so building the flags directly beats listing the actions
+        and setting one flag per action. Same rules as ``legal_actions``
+        (``tests/animal_chain/test_fuzz.py`` compares the two after every step).
+        """
+        if state.phase == BUILD:
+            return self._build_flags(state)
+        if state.phase == PLAY and state.turn < self.max_turns:
+            return self._play_flags(state)
+        return self.no_flags
+
+    def _build_flags(self, state: AnimalChainState) -> bytes:
+        seat = state.to_move
+        if state.swaps_used >= self.max_swaps:
+            return self.done_flags
+        flags = bytearray(self.done_flags)
+        swap_slice, all_bases = self.swap_slice[seat], self.all_bases
+        for t in compress(range(self.num_types), state.hands[seat]):
+            flags[swap_slice[t]] = all_bases  # a type in hand swaps with any base card...
+        stacks, swap_ids = state.stacks, self.swap_ids[seat]
+        for j, p in enumerate(self.own_base_in_frame[seat]):
+            flags[swap_ids[stacks[p][0]][j]] = 0  # ... but its twin (the swap would change nothing)
+        return bytes(flags)
+
+    def _play_flags(self, state: AnimalChainState) -> bytes:
+        seat = state.to_move
+        P = self.num_positions
+        if state.deck or 1 not in state.face_down:
+            flags = bytearray(self.pass_flags)
+        else:
+            flags = bytearray(self.no_flags)
+            take = self.take_base
+            for p in compress(range(P), state.face_down):
+                flags[take + (p if seat == 0 else P - 1 - p)] = 1
+        links = state.links[seat]  # the attack rule is in the links already
+        playable = self.all_positions ^ state.blocked[seat]
+        play_id, type_links, size = self.play_id[seat], self.type_links, self.mask_bytes
+        for t in compress(range(self.num_types), state.hands[seat]):
+            left, right = type_links[t]
+            mask = (links[left] | links[right]) & playable
+            if mask:  # the positions, a bit each, spread to a flag byte each
+                first = play_id[t]
+                flags[first : first + P] = b"".join([FLAGS_OF_BYTE[byte] for byte in mask.to_bytes(size, "little")])[:P]
+        return bytes(flags)
 
     # ----------------------------------------------------------- apply action
     def apply_action(self, state: AnimalChainState, action: int, rng: np.random.Generator) -> None:

@@ -85,6 +85,8 @@ class TurnBasedAECEnv(AECEnv):
         self._no_actions = np.frombuffer(self._no_flags, _INT8)  # read-only: bytes are immutable
         self._mask_cache: dict[tuple, tuple[bytes, np.ndarray]] = {}
         self._mask_cache_size = max(64, (1 << 20) // (game.num_actions + 128))
+        #: the game builds its legality flags itself (``Game.legal_flags`` overridden): no list, no cache
+        self._flags_from_game = type(game).legal_flags is not Game.legal_flags
         self.rng = np.random.default_rng()
         self.game_state = None
         self.num_steps = 0
@@ -188,9 +190,14 @@ class TurnBasedAECEnv(AECEnv):
         game = self.game
         state = self.game_state
         self._obs_cache: dict[str, dict] = {}
-        over = game.is_terminal(state)
-        truncated = not over and game.is_truncated(state)
-        if over or truncated:
+        # current_player is TERMINAL exactly when the game ended or was cut off
+        # (Game's contract, checked by the conformance tests): one call a live step
+        seat = game.current_player(state)
+        if seat == TERMINAL:
+            over = game.is_terminal(state)
+            truncated = not over and game.is_truncated(state)
+            if not (over or truncated):
+                raise RuntimeError(f"{game.name}: current_player is TERMINAL but the game is not over")
             for a in self.agents:
                 self.terminations[a] = over
                 self.truncations[a] = truncated
@@ -203,13 +210,17 @@ class TurnBasedAECEnv(AECEnv):
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        seat = game.current_player(state)
-        if seat == TERMINAL:
-            raise RuntimeError(f"{game.name}: current_player is TERMINAL but the game is not over")
-        self._legal = legal = game.legal_actions(state)
-        if not legal:
-            raise RuntimeError(f"{game.name}: seat {seat} must act but has no legal action")
-        self._legal_flags, mask = self._flags_and_mask(legal)
+        if self._flags_from_game:
+            self._legal = None  # listed on demand by legal_actions()
+            self._legal_flags = flags = game.legal_flags(state)
+            if 1 not in flags:
+                raise RuntimeError(f"{game.name}: seat {seat} must act but has no legal action")
+            mask = np.frombuffer(flags, _INT8)
+        else:
+            self._legal = legal = game.legal_actions(state)
+            if not legal:
+                raise RuntimeError(f"{game.name}: seat {seat} must act but has no legal action")
+            self._legal_flags, mask = self._flags_and_mask(legal)
         self._mask = mask
         # Only the previous and the new actor's infos change (all others
         # already hold the shared all-zero mask).
@@ -271,7 +282,7 @@ class TurnBasedAECEnv(AECEnv):
         if cached is None:
             seat = self._seat[agent]
             obs = self.encode(self.game_state, seat)
-            mask = self._mask if agent == self.agent_selection and self._legal else self._no_actions
+            mask = self._mask if agent == self.agent_selection else self._no_actions  # (no_actions when over)
             if obs.flags.writeable:  # (reading the flag costs a seventh of setting it)
                 obs.flags.writeable = False
             cached = {"observation": obs, "action_mask": mask}
@@ -281,6 +292,8 @@ class TurnBasedAECEnv(AECEnv):
     # ------------------------------------------------------------- utilities
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty when the game is over)."""
+        if self._legal is None:
+            self._legal = np.flatnonzero(self._mask).tolist()
         return list(self._legal)
 
     def action_to_string(self, action: int) -> str:

@@ -38,11 +38,28 @@ class Game(ABC):
 
     @abstractmethod
     def current_player(self, state) -> int:
-        """Seat that must act now, or ``TERMINAL`` when the game is over."""
+        """Seat that must act now, or ``TERMINAL`` when the game is over.
+
+        ``TERMINAL`` exactly when ``is_terminal`` or ``is_truncated`` holds: the
+        environment asks those two only after a ``TERMINAL``.
+        """
 
     @abstractmethod
     def legal_actions(self, state) -> list[int]:
         """Sorted legal action ids of the current player (empty when over)."""
+
+    def legal_flags(self, state) -> bytes:
+        """``legal_actions`` as one byte per action id: 1 where legal, else 0.
+
+        What the environment's action mask views. This default builds it from
+        the list; a game whose turns rarely repeat a legal set may override it
+        to build the flags directly (the environment then skips the list).
+        An override must agree with ``legal_actions`` in every state.
+        """
+        flags = bytearray(self.num_actions)
+        for action in self.legal_actions(state):
+            flags[action] = 1
+        return bytes(flags)
 
     @abstractmethod
     def apply_action(self, state, action: int, rng: np.random.Generator) -> None:

@@ -7,6 +7,7 @@ import pytest
 
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
+from kakurega.envs.core.game import Game
 
 from conformance import play_random
 
@@ -34,6 +35,8 @@ def check_invariants(game, state):
     game.refresh(fresh)
     for cache in ("tops", "links", "blocked"):
         assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
+    # the flags the env's mask views agree with the legal list (Game's default builds them from it)
+    assert game.legal_flags(state) == Game.legal_flags(game, state), "legal_flags disagrees with legal_actions"
 
 
 def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rules_page"):
@@ -44,6 +47,7 @@ def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rul
     endings = Counter()
     for _ in range(num_games):
         state = game.initial_state(rng)
+        check_invariants(game, state)
         steps = 0
         while not (game.is_terminal(state) or game.is_truncated(state)):
             legal = game.legal_actions(state)
