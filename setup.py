@@ -9,6 +9,13 @@ Python and behaves the same. At run time the same variable makes every
 kakurega module load from its ``.py`` source, and a compiled module older
 than its source is never used (see ``envs/compiled.py``).
 
+A module may have a ``.pxd`` file next to it (Animal Chain's rules and
+observation do): it only gives C types to some of the module's names for the
+compiled build (Cython's "augmenting .pxd"); the ``.py`` file still says what
+the code does. Renaming a local in the ``.py`` without its ``.pxd`` drops that
+type silently (slower, not wrong); Cython rebuilds a module whose ``.pxd``
+changed.
+
 Everything else about the package is in pyproject.toml.
 """
 
@@ -32,6 +39,26 @@ ACCELERATED = [
 ]
 
 
+def pxd_include_path() -> list:
+    """Where Cython finds the ``.pxd`` files that give C types to some modules (e.g. ``envs/animal_chain/rules.pxd``).
+
+    Cython looks a module's ``.pxd`` up by its full name (``kakurega.envs.animal_chain.rules``),
+    but the sources lie under ``envs/``, not ``kakurega/envs/``: a link ``build/pxd/kakurega/envs``
+    -> ``envs`` lets it find them next to their ``.py`` files. Without the link (no symlinks on
+    this system) the modules still compile, with Python semantics only.
+    """
+    root = os.path.join("build", "pxd")
+    link = os.path.join(root, "kakurega", "envs")
+    try:
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if not os.path.islink(link):
+            os.symlink(os.path.abspath("envs"), link)
+    except OSError as error:
+        print(f"setup.py: the .pxd files are not used ({error})")
+        return []
+    return [root]
+
+
 def extensions() -> list:
     """The compiled modules to build: none without Cython or under KAKUREGA_PURE_PYTHON."""
     if os.environ.get("KAKUREGA_PURE_PYTHON", "") not in ("", "0"):
@@ -45,10 +72,11 @@ def extensions() -> list:
     # ``1 << int(len(x))`` in these modules (a C shift by 32 or more overflows silently).
     directives = {"language_level": 3, "binding": True, "annotation_typing": False, "infer_types": False}
     built = []
+    include = pxd_include_path()
     for path in ACCELERATED:
         module = Extension("kakurega." + path[: -len(".py")].replace("/", "."), [path])
         try:
-            built += cythonize([module], compiler_directives=directives, quiet=True)
+            built += cythonize([module], compiler_directives=directives, quiet=True, include_path=include)
         except Exception as error:  # Cython could not translate it: that module stays Python
             print(f"setup.py: {path} stays pure Python ({error})")
     for module in built:

@@ -3,6 +3,7 @@
 - Seeded random games give the same observations, masks, rewards and
   determinizations with the compiled modules as with ``KAKUREGA_PURE_PYTHON=1``
   (run in a subprocess), for every registry configuration.
+- Envs pickled by one build load and play on in the other.
 - The import guard (``kakurega.envs.compiled``) never lets a stale build or an
   unwanted one run instead of the source.
 """
@@ -13,6 +14,7 @@ import hashlib
 import importlib.machinery
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -85,6 +87,72 @@ def test_the_pure_python_subprocess_really_runs_the_sources():
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "0"
+
+
+def midgame_envs() -> dict:
+    """Per env: a raw env pickled a few seeded steps into a game, and a hash of what its agents observe."""
+    out = {}
+    for spec in ENV_SPECS.values():
+        env = make(spec.name, wrapped=False, **spec.configurations[0])
+        env.reset(seed=3)
+        choose = np.random.default_rng(3)
+        for _ in range(6):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            env.step(int(choose.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        out[spec.name] = [pickle.dumps(env).hex(), observed(env)]
+    return out
+
+
+def observed(env) -> str:
+    digest = hashlib.sha256()
+    for agent in env.agents:
+        obs = env.observe(agent)
+        digest.update(obs["observation"].tobytes() + obs["action_mask"].tobytes())
+    return digest.hexdigest()
+
+
+def load_and_observe(path: str) -> dict:
+    """What the pickled envs in the JSON file at ``path`` show after loading here."""
+    with open(path) as file:
+        pickled = json.load(file)
+    return {name: observed(pickle.loads(bytes.fromhex(data))) for name, (data, _) in pickled.items()}
+
+
+def test_pickles_load_across_compiled_and_pure_python(tmp_path):
+    # an env pickled by a compiled install loads in a pure-Python one and the other way round
+    # (compiled classes may be extension types: Animal Chain's observer is one)
+    for spec in ENV_SPECS.values():
+        make(spec.name)
+    if not compiled.compiled_modules():
+        pytest.skip("this install runs pure Python (no compiled module was built)")
+    mine = tmp_path / "compiled.json"
+    mine.write_text(json.dumps(midgame_envs()))
+    code = (
+        "import json, sys, test_compiled\n"
+        "print(json.dumps([test_compiled.load_and_observe(sys.argv[1]), test_compiled.midgame_envs()]))"
+    )
+    env = {**os.environ, "KAKUREGA_PURE_PYTHON": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", code, str(mine)], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    loaded_pure, theirs = json.loads(result.stdout.strip().splitlines()[-1])
+    expected = {name: digest for name, (_, digest) in json.loads(mine.read_text()).items()}
+    assert loaded_pure == expected, "compiled pickles observe differently once loaded in pure Python"
+    (tmp_path / "pure.json").write_text(json.dumps(theirs))
+    assert load_and_observe(str(tmp_path / "pure.json")) == {name: digest for name, (_, digest) in theirs.items()}
+
+
+def test_the_typed_declarations_are_compiled_in():
+    # envs/animal_chain/observation.pxd makes the observer an extension type (setup.py must find
+    # the .pxd files); untyped, it would still work, only slower
+    from kakurega.envs.animal_chain.observation import AnimalChainObserver
+    from kakurega.envs.animal_chain.rules import AnimalChainGame
+
+    if "kakurega.envs.animal_chain.observation" not in compiled.compiled_modules():
+        pytest.skip("Animal Chain's observation module runs pure Python here")
+    assert not hasattr(AnimalChainObserver(AnimalChainGame()), "__dict__")
 
 
 # ------------------------------------------------------------- the guard

@@ -11,7 +11,6 @@ counts use the card types of the observer's frame, exactly like the actions.
 from __future__ import annotations
 
 from array import array
-from struct import pack_into
 
 import numpy as np
 
@@ -64,10 +63,12 @@ class AnimalChainObserver:
         tail = list(L.pieces)[list(L.pieces).index("hand") :]
         assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", "swaps_left",
                         "passes_without_draw", "turn"], tail
-        #: the 12 scalars after the hand, packed as float32 straight into the picture
-        self.scalars_at = 4 * L.pieces["hand_sizes"].start
-        self.scalars_format = f"<{L.size - L.pieces['hand_sizes'].start}f"  # a format string: a Struct does not pickle
-        assert L.size - L.pieces["hand_sizes"].start == 12
+        #: index of the 12 scalars after the hand (hand_sizes ... turn), rewritten on every call
+        self.scalars_at = L.pieces["hand_sizes"].start
+        assert L.size - self.scalars_at == 12
+        # game constants the encoder reads on every call
+        self.num_positions, self.all_positions = P, game.all_positions
+        self.own_base_bits, self.max_turns, self.max_swaps = game.own_base_bits, game.max_turns, game.max_swaps
         #: the picture of a fresh board: every position one face-down card, empty hands
         fresh = np.zeros(L.size, np.float32)
         L.view(fresh, "face_down")[:] = 1
@@ -132,31 +133,39 @@ class AnimalChainObserver:
             for seat in (0, 1)
         )
 
+    def __reduce__(self):
+        # rebuilt from the game: one pickle format for the plain class and the compiled
+        # extension type (observation.pxd), which has no ``__dict__``
+        return AnimalChainObserver, (self.game,)
+
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
-        game = self.game
         picture = state.pictures[seat]
         if picture is None:
             picture = state.pictures[seat] = self.fresh[:]
+        # the same array under a second name: compiled, a typed float32 view for single
+        # entries (observation.pxd); slices are copied through ``picture``
+        view = picture
         changed = state.changed[seat]
         if changed:  # redraw what the rules marked (inlined: a method call costs as much as a position)
             state.changed[seat] = 0
             index_of_bit, hand_slots, slots, looks, known_looks, stacked = self.tables[seat]
-            counts = changed >> game.num_positions  # hand counts: bit t of ``counts`` is bit P + t of ``changed``
+            counts = changed >> self.num_positions  # hand counts: bit t of ``counts`` is bit P + t of ``changed``
             if counts:
                 hand = state.hands[seat]
                 while counts:
-                    bit = counts & -counts
-                    counts ^= bit
-                    t = index_of_bit[bit]
-                    picture[hand_slots[t]] = hand[t]
-                changed &= game.all_positions
-            if changed:
-                known = game.own_base_bits[seat] if state.phase == BUILD else 0
+                    type_bit = counts & -counts
+                    counts ^= type_bit
+                    t = index_of_bit[type_bit]
+                    slot = hand_slots[t]
+                    view[slot] = hand[t]
+            positions = changed & self.all_positions
+            if positions:
+                known = self.own_base_bits[seat] if state.phase == BUILD else 0
                 tops, stacks, owners = state.tops, state.stacks, state.double_owner
-                while changed:
-                    bit = changed & -changed
-                    changed ^= bit
+                while positions:
+                    bit = positions & -positions
+                    positions ^= bit
                     p = index_of_bit[bit]
                     shown, left, right, rest = slots[p]
                     picture[shown], picture[left], picture[right] = known_looks[stacks[p][0]] if known & bit else looks[tops[p]]
@@ -164,22 +173,18 @@ class AnimalChainObserver:
         phase = state.phase
         to_move = state.to_move
         hands = state.hands
-        pack_into(
-            self.scalars_format,
-            picture,
-            self.scalars_at,
-            sum(hands[seat]),
-            sum(hands[1 - seat]),
-            len(state.deck),
-            phase == BUILD,
-            phase == PLAY,
-            phase == OVER,
-            # game.current_player(state) == seat, without the call
-            to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < game.max_turns)),
-            1 - seat,
-            seat,
-            game.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0,
-            state.passes_without_draw,
-            state.turn,
-        )
+        at = self.scalars_at
+        view[at] = sum(hands[seat])  # hand_sizes
+        view[at + 1] = sum(hands[1 - seat])
+        view[at + 2] = len(state.deck)  # deck_size
+        view[at + 3] = phase == BUILD  # phase
+        view[at + 4] = phase == PLAY
+        view[at + 5] = phase == OVER
+        # my_turn: game.current_player(state) == seat, without the call
+        view[at + 6] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
+        view[at + 7] = 1 - seat  # seat (one-hot)
+        view[at + 8] = seat
+        view[at + 9] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0  # swaps_left
+        view[at + 10] = state.passes_without_draw
+        view[at + 11] = state.turn
         return np.frombuffer(picture.tobytes(), FLOAT32)

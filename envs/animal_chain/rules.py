@@ -72,8 +72,6 @@ DEFAULT_ATTACK_RULE = "rules_page"
 _DECODED: dict[tuple, tuple] = {}
 #: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
 _BITS_OF_BYTE: dict[int, tuple] = {}
-#: ``FLAGS_OF_BYTE[byte]``: the 8 bits of ``byte``, lowest first, as one flag byte each
-FLAGS_OF_BYTE = tuple(bytes(byte >> i & 1 for i in range(8)) for byte in range(256))
 
 
 @dataclass(slots=True)  # slots: the rules and the encoder read its attributes dozens of times a step
@@ -458,35 +456,6 @@ class AnimalChainGame(Game):
             return HOLE
         return FACE_DOWN if state.face_down[p] else stack[-1]
 
-    def _set_top(self, state: AnimalChainState, p: int, top: int) -> None:
-        """``p`` shows a new ``top`` (a play, a revealed base card, a hole): update the caches."""
-        tops = state.tops
-        old, tops[p] = tops[p], top
-        bit = 1 << p
-        state.changed[0] |= bit
-        state.changed[1] |= bit
-        links = state.links
-        if old < 0:  # a face-down card connected to nothing: the neighbours only gain (the common case)
-            for bits, index, seats, _ in self.out_links[p]:
-                new = index[top]
-                if new >= 0:
-                    for seat in seats:
-                        links[seat][new] |= bits[seat]
-            return
-        for bits, index, seats, sources in self.out_links[p]:
-            new, gone = index[top], index[old]
-            if new == gone:
-                continue
-            for seat in seats:
-                if new >= 0:
-                    links[seat][new] |= bits[seat]
-                if gone >= 0:  # a card covered: its animal is lost unless another neighbour shows it
-                    for r in sources[seat]:
-                        if index[tops[r]] == gone:
-                            break
-                    else:
-                        links[seat][gone] &= ~bits[seat]
-
     def _set_double(self, state: AnimalChainState, p: int, owner: int) -> None:
         """The card on ``p`` is a double of ``owner`` (or NO_SEAT): update ``double_owner`` and ``blocked``."""
         old = state.double_owner[p]
@@ -605,44 +574,10 @@ class AnimalChainGame(Game):
         (``tests/animal_chain/test_fuzz.py`` compares the two after every step).
         """
         if state.phase == BUILD:
-            return self._build_flags(state)
+            return _build_flags(self, state)
         if state.phase == PLAY and state.turn < self.max_turns:
-            return self._play_flags(state)
+            return _play_flags(self, state)
         return self.no_flags
-
-    def _build_flags(self, state: AnimalChainState) -> bytes:
-        seat = state.to_move
-        if state.swaps_used >= self.max_swaps:
-            return self.done_flags
-        flags = bytearray(self.done_flags)
-        swap_slice, all_bases = self.swap_slice[seat], self.all_bases
-        for t in compress(range(self.num_types), state.hands[seat]):
-            flags[swap_slice[t]] = all_bases  # a type in hand swaps with any base card...
-        stacks, swap_ids = state.stacks, self.swap_ids[seat]
-        for j, p in enumerate(self.own_base_in_frame[seat]):
-            flags[swap_ids[stacks[p][0]][j]] = 0  # ... but its twin (the swap would change nothing)
-        return bytes(flags)
-
-    def _play_flags(self, state: AnimalChainState) -> bytes:
-        seat = state.to_move
-        P = self.num_positions
-        if state.deck or 1 not in state.face_down:
-            flags = bytearray(self.pass_flags)
-        else:
-            flags = bytearray(self.no_flags)
-            take = self.take_base
-            for p in compress(range(P), state.face_down):
-                flags[take + (p if seat == 0 else P - 1 - p)] = 1
-        links = state.links[seat]  # the attack rule is in the links already
-        playable = self.all_positions ^ state.blocked[seat]
-        play_id, type_links, size = self.play_id[seat], self.type_links, self.mask_bytes
-        for t in compress(range(self.num_types), state.hands[seat]):
-            left, right = type_links[t]
-            mask = (links[left] | links[right]) & playable
-            if mask:  # the positions, a bit each, spread to a flag byte each
-                first = play_id[t]
-                flags[first : first + P] = b"".join([FLAGS_OF_BYTE[byte] for byte in mask.to_bytes(size, "little")])[:P]
-        return bytes(flags)
 
     # ----------------------------------------------------------- apply action
     def apply_action(self, state: AnimalChainState, action: int, rng: np.random.Generator) -> None:
@@ -677,7 +612,7 @@ class AnimalChainGame(Game):
             state.changed[seat] |= self.hand_bit[taken]
             state.stacks[where] = []
             state.face_down[where] = 0
-            self._set_top(state, where, HOLE)
+            _set_top(self, state, where, HOLE)
             state.blocked[0] |= self.frame_bit[0][where]  # nobody plays onto a hole
             state.blocked[1] |= self.frame_bit[1][where]
             state.passes_without_draw = 0
@@ -692,7 +627,7 @@ class AnimalChainGame(Game):
     def _reveal_bases(self, state: AnimalChainState, rng: np.random.Generator) -> None:
         for p in self.base_positions[0] + self.base_positions[1]:
             state.face_down[p] = 0
-            self._set_top(state, p, state.stacks[p][0])
+            _set_top(self, state, p, state.stacks[p][0])
         # [decision] chance picks the first player; the second draws one extra card
         first = int(rng.integers(2))
         state.first_player = first
@@ -726,7 +661,7 @@ class AnimalChainGame(Game):
         if foundations or owners[p] != NO_SEAT:
             self._set_double(state, p, seat if foundations else NO_SEAT)
         state.double_foundations[p] = foundations
-        self._set_top(state, p, card_type)
+        _set_top(self, state, p, card_type)
         state.passes_without_draw = 0
         if self.base_owner[p] == 1 - seat:
             state.winner = seat
@@ -841,3 +776,86 @@ class AnimalChainGame(Game):
             if state.to_move == opponent:
                 out.swaps_used = 0
         return out
+
+
+# ------------------------------------------------------ typed helpers
+# The hottest parts of ``AnimalChainGame``, written as module-level functions
+# rather than methods so that a compiled build can give their locals C types
+# (rules.pxd; setup.py). The methods call them with the game as first argument.
+
+
+def _set_top(game: AnimalChainGame, state: AnimalChainState, p: int, top: int) -> None:
+    """``p`` shows a new ``top`` (a play, a revealed base card, a hole): update the caches."""
+    tops = state.tops
+    old, tops[p] = tops[p], top
+    bit = 1 << p
+    state.changed[0] |= bit
+    state.changed[1] |= bit
+    links = state.links
+    if old < 0:  # a face-down card connected to nothing: the neighbours only gain (the common case)
+        for bits, index, seats, _ in game.out_links[p]:
+            new = index[top]
+            if new >= 0:
+                for seat in seats:
+                    links[seat][new] |= bits[seat]
+        return
+    for bits, index, seats, sources in game.out_links[p]:
+        new, gone = index[top], index[old]
+        if new == gone:
+            continue
+        for seat in seats:
+            if new >= 0:
+                links[seat][new] |= bits[seat]
+            if gone >= 0:  # a card covered: its animal is lost unless another neighbour shows it
+                for r in sources[seat]:
+                    if index[tops[r]] == gone:
+                        break
+                else:
+                    links[seat][gone] &= ~bits[seat]
+
+
+def _build_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
+    """``legal_flags`` while building: swaps of the types in hand, "done"."""
+    seat = state.to_move
+    if state.swaps_used >= game.max_swaps:
+        return game.done_flags
+    flags = bytearray(game.done_flags)
+    swaps = memoryview(flags)  # slice writes through a memoryview are 3x cheaper than into the bytearray
+    hand, swap_slice, all_bases = state.hands[seat], game.swap_slice[seat], game.all_bases
+    for t in range(game.num_types):
+        if hand[t]:
+            swaps[swap_slice[t]] = all_bases  # a type in hand swaps with any base card...
+    stacks, swap_ids = state.stacks, game.swap_ids[seat]
+    for j, p in enumerate(game.own_base_in_frame[seat]):
+        flags[swap_ids[stacks[p][0]][j]] = 0  # ... but its twin (the swap would change nothing)
+    return bytes(flags)
+
+
+def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
+    """``legal_flags`` while playing: plays that connect, and the pass or the takes."""
+    seat = state.to_move
+    P = game.num_positions
+    if state.deck or 1 not in state.face_down:
+        flags = bytearray(game.pass_flags)
+    else:
+        flags = bytearray(game.no_flags)
+        take = game.take_base
+        for p in compress(range(P), state.face_down):
+            flags[take + (p if seat == 0 else P - 1 - p)] = 1
+    links = state.links[seat]  # the attack rule is in the links already
+    playable = game.all_positions ^ state.blocked[seat]
+    play_id, type_links, offsets, size = game.play_id[seat], game.type_links, game.bits_of_byte, game.mask_bytes
+    hand = state.hands[seat]
+    for t in range(game.num_types):
+        if not hand[t]:
+            continue
+        left, right = type_links[t]
+        mask = (links[left] | links[right]) & playable
+        if mask:  # the positions, read a byte at a time (as in ``_legal_plays``)
+            first = play_id[t]
+            data = mask.to_bytes(size, "little")
+            for k, byte in enumerate(data):
+                if byte:
+                    for p in offsets[k][byte]:
+                        flags[first + p] = 1
+    return bytes(flags)

@@ -1,0 +1,21 @@
+# C types for the compiled build of rules.py (Cython reads this file next to the
+# .py; setup.py). rules.py stays the only source of behaviour and runs
+# unchanged as plain Python. Every integer typed here is a small index
+# (a seat, a type, a position, an action id, a byte), never a position mask.
+cimport cython
+
+
+@cython.locals(seat=Py_ssize_t, flags=bytearray, t=Py_ssize_t, j=Py_ssize_t, p=Py_ssize_t)
+cpdef bytes _build_flags(game, state)
+
+
+@cython.locals(seat=Py_ssize_t, P=Py_ssize_t, take=Py_ssize_t, flags=bytearray, t=Py_ssize_t, first=Py_ssize_t,
+               k=Py_ssize_t, byte=Py_ssize_t, p=Py_ssize_t, size=Py_ssize_t, offsets=tuple, left=Py_ssize_t, right=Py_ssize_t,
+               data=bytes, hand=list, links=list, play_id=list, type_links=list)
+cpdef bytes _play_flags(game, state)
+
+
+# ``p`` stays a Python integer: ``1 << p`` is a position bit
+@cython.locals(tops=list, links=list, old=Py_ssize_t, new=Py_ssize_t, gone=Py_ssize_t, seat=Py_ssize_t, r=Py_ssize_t)
+cpdef _set_top(game, state, p, Py_ssize_t top)
+
