@@ -12,7 +12,7 @@ from pettingzoo.test import api_test
 from pettingzoo.utils import wrappers
 
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, TurnBasedAECEnv, wrap
-from kakurega.envs.core.game import TERMINAL
+from kakurega.envs.core.game import TERMINAL, flags_of
 from toy_game import LAYOUT, ToyGame, encode, raw_env, render_text
 
 
@@ -142,10 +142,7 @@ class FlagsToyGame(ToyGame):
     """The toy game building its own legality flags (as Animal Chain does)."""
 
     def legal_flags(self, state):
-        flags = bytearray(self.num_actions)
-        for action in self.legal_actions(state):
-            flags[action] = 1
-        return bytes(flags)
+        return flags_of(self.legal_actions(state), self.num_actions)
 
 
 def test_games_with_their_own_flags_play_identically():

@@ -23,7 +23,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.game import TERMINAL, Game, flags_of
 from kakurega.envs.core.layout import ObservationLayout
 
 #: reward given by ``env()`` to an agent that plays an illegal action
@@ -240,12 +240,7 @@ class TurnBasedAECEnv(AECEnv):
         key = tuple(legal)
         entry = self._mask_cache.get(key)
         if entry is None:
-            # A bytes mask built in a Python loop and viewed by numpy costs a
-            # fraction of numpy fancy indexing for the few legal actions a turn has.
-            flags = bytearray(self._num_actions)
-            for action in legal:
-                flags[action] = 1
-            flags = bytes(flags)
+            flags = flags_of(legal, self._num_actions)
             entry = (flags, np.frombuffer(flags, _INT8))
             if len(self._mask_cache) >= self._mask_cache_size:
                 self._mask_cache.clear()

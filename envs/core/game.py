@@ -23,6 +23,18 @@ import numpy as np
 TERMINAL = -1  # current_player() of a finished (terminated or truncated) game
 
 
+def flags_of(actions, num_actions: int) -> bytes:
+    """One byte per action id: 1 for the ids in ``actions``, else 0.
+
+    A loop over a bytearray: for the few legal actions of a turn this costs a
+    fraction of numpy's fancy assignment (docs/performance.md).
+    """
+    flags = bytearray(num_actions)
+    for action in actions:
+        flags[action] = 1
+    return bytes(flags)
+
+
 class Game(ABC):
     """Rules of one game under one configuration."""
 
@@ -56,10 +68,7 @@ class Game(ABC):
         to build the flags directly (the environment then skips the list).
         An override must agree with ``legal_actions`` in every state.
         """
-        flags = bytearray(self.num_actions)
-        for action in self.legal_actions(state):
-            flags[action] = 1
-        return bytes(flags)
+        return flags_of(self.legal_actions(state), self.num_actions)
 
     @abstractmethod
     def apply_action(self, state, action: int, rng: np.random.Generator) -> None:
