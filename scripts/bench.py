@@ -9,17 +9,22 @@ classic suite, it measures with the same driver code:
 - steps/s of the rules engine alone (``legal_actions`` + ``apply_action``);
 - microseconds per ``observe`` call;
 - peak memory allocated per live env instance (tracemalloc, after ``reset``);
-- the ratio of each env's steps/s to ``tictactoe_v3``'s, measured right
-  before it, reported as the median over repeats.
+- the ratio of each env's steps/s to ``tictactoe_v3``'s, measured alongside
+  it, reported as the median over repeats.
 
-Repeats are interleaved (every env once per repeat, each after its own
-tictactoe measurement) so that machine noise hits all envs alike. Throughputs are per second of the process's CPU time
+Repeats are interleaved (every env once per repeat, each with its own
+tictactoe measurement) so that machine noise hits all envs alike. Within a
+repeat, the env and tictactoe take turns in short chunks (``--chunks`` of
+each, ``seconds / chunks`` long, play continuing where the last chunk
+stopped), and each side's steps/s pools its chunks: a slow spell of the
+shared machine then slows both sides of the ratio instead of one.
+Throughputs are per second of the process's CPU time
 (``time.process_time``): on a shared machine, wall-clock time also counts the
 time other processes hold the CPU, which swings the ratios by tens of percent
 from one case to the next. This is a benchmark, not a test: nothing here
 asserts a speed.
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--json PATH] [--only NAME]``
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -55,8 +60,8 @@ class Case:
     results: dict = field(default_factory=lambda: {"steps_per_s": [], "games_per_s": [], "engine_steps_per_s": [], "observe_us": [], "ratio": []})
 
 
-def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """Random legal play through the AEC loop for about ``seconds``: (steps/s, games/s).
+class RandomPlay:
+    """Uniformly random legal play through the AEC loop, continued across calls of :meth:`play`.
 
     Actions come from Python's ``random.Random`` (seeded): numpy's
     ``Generator.choice`` costs more than a whole step of a fast env and would
@@ -65,28 +70,61 @@ def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
     Gymnasium recommends for a run: seeding a numpy generator costs about
     20 µs, which reseeding every game would add to each game's cost.
     """
-    rng = random.Random(seed)
-    steps = games = 0
-    start = CLOCK()
-    deadline = start + seconds
-    env.reset(seed=seed)
-    while True:
-        if games:
-            env.reset()
-        for _agent in env.agent_iter():
-            obs, _reward, terminated, truncated, _info = env.last()
-            if terminated or truncated:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-            env.step(action)
-            steps += 1
-        games += 1
-        if CLOCK() >= deadline:
-            break
-    elapsed = CLOCK() - start
-    return steps / elapsed, games / elapsed
+
+    def __init__(self, env, seed: int = 0):
+        self.env = env
+        self.seed = seed
+        self.choose = random.Random(seed).randrange
+        self.steps = self.games = 0
+        self.seconds = 0.0  # CPU time spent in play()
+
+    def play(self, seconds: float) -> None:
+        """Play whole games for about ``seconds`` of CPU time, adding to the totals."""
+        env, choose = self.env, self.choose
+        steps = 0
+        start = CLOCK()
+        deadline = start + seconds
+        while True:
+            env.reset(seed=self.seed if self.games == 0 else None)
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    legal = np.flatnonzero(obs["action_mask"])
+                    action = int(legal[choose(len(legal))])
+                env.step(action)
+                steps += 1
+            self.games += 1
+            if CLOCK() >= deadline:
+                break
+        self.seconds += CLOCK() - start
+        self.steps += steps
+
+    def rates(self) -> tuple[float, float]:
+        """(steps/s, games/s) over everything played so far."""
+        return self.steps / self.seconds, self.games / self.seconds
+
+
+def drive_env(env, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """Random legal play (:class:`RandomPlay`) for about ``seconds``: (steps/s, games/s)."""
+    player = RandomPlay(env, seed)
+    player.play(seconds)
+    return player.rates()
+
+
+def drive_side_by_side(make_reference, make_env, seconds: float, chunks: int, seed: int = 0):
+    """Random play of two envs taking turns in ``chunks`` chunks each, ``seconds`` in all per env.
+
+    Returns the two :class:`RandomPlay` objects (pooled totals of every chunk).
+    Short alternating chunks put both envs under the same machine load: on a
+    shared machine, two back-to-back 2-second runs can meet different loads.
+    """
+    reference, env = RandomPlay(make_reference(), seed), RandomPlay(make_env(), seed)
+    for _ in range(chunks):
+        reference.play(seconds / chunks)
+        env.play(seconds / chunks)
+    return reference, env
 
 
 def drive_engine(game, seconds: float, seed: int = 0) -> float:
@@ -190,7 +228,7 @@ def kakurega_cases(only: str | None = None) -> list[Case]:
     return cases
 
 
-def run(seconds: float, repeats: int, only: str | None = None) -> dict:
+def run(seconds: float, repeats: int, only: str | None = None, chunks: int = 10) -> dict:
     """Measure everything; return the report dict."""
     load_at_start = os.getloadavg()
     cases = reference_cases() + kakurega_cases(only)
@@ -199,14 +237,17 @@ def run(seconds: float, repeats: int, only: str | None = None) -> dict:
         reference.results["ratio"].append(1.0)
         reference.results["observe_us"].append(time_observe(reference.make_env(), seed=repeat))
         for case in cases[1:] or [None]:
-            # tictactoe is measured right before every case: the ratio compares
-            # two adjacent measurements, not ones a minute apart.
-            reference_speed, reference_games = drive_env(reference.make_env(), seconds, seed=1000 * repeat)
+            # tictactoe is measured alongside every case, in alternating chunks: the
+            # ratio compares measurements made under the same load, not ones a minute apart.
+            if case is None:  # nothing else to measure
+                reference_speed, reference_games = drive_env(reference.make_env(), seconds, seed=1000 * repeat)
+            else:
+                pair = drive_side_by_side(reference.make_env, case.make_env, seconds, chunks, seed=1000 * repeat)
+                (reference_speed, reference_games), (steps, games) = (player.rates() for player in pair)
             reference.results["steps_per_s"].append(reference_speed)
             reference.results["games_per_s"].append(reference_games)
-            if case is None:  # nothing else to measure
+            if case is None:
                 break
-            steps, games = drive_env(case.make_env(), seconds, seed=1000 * repeat)
             case.results["steps_per_s"].append(steps)
             case.results["games_per_s"].append(games)
             case.results["ratio"].append(steps / reference_speed)
@@ -244,6 +285,7 @@ def run(seconds: float, repeats: int, only: str | None = None) -> dict:
         # (no compiler at install time, or KAKUREGA_PURE_PYTHON=1)
         "compiled_modules": compiled_modules(),
         "seconds_per_measurement": seconds,
+        "chunks_per_measurement": chunks,
         "repeats": repeats,
         "reference": REFERENCE,
         "rows": rows,
@@ -284,12 +326,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per measurement (default 2.0)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; medians are reported (default 3)")
+    parser.add_argument(
+        "--chunks", type=int, default=10, help="alternating chunks of each env and tictactoe per measurement (default 10)"
+    )
     parser.add_argument("--json", default="runs/bench.json", help="where to write the JSON report (default runs/bench.json)")
     parser.add_argument("--only", default=None, help="only kakurega envs whose name contains this text")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.repeats < 1:
-        parser.error("--seconds must be > 0 and --repeats >= 1")
-    report = run(args.seconds, args.repeats, args.only)
+    for name, value, ok, expected in (
+        ("--seconds", args.seconds, args.seconds > 0, "a number of seconds > 0"),
+        ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
+        ("--chunks", args.chunks, args.chunks >= 1, "an integer >= 1"),
+    ):
+        if not ok:
+            parser.error(f"{name} must be {expected}, got {value}")
+    report = run(args.seconds, args.repeats, args.only, args.chunks)
     table = format_table(report)
     print(table)
     count = len(report["compiled_modules"])

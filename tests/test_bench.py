@@ -7,8 +7,9 @@ from kakurega.scripts import bench
 
 def test_bench_runs_and_writes_json(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    assert bench.main(["--seconds", "0.02", "--repeats", "1", "--json", str(out), "--only", "kakurenbo"]) == 0
+    assert bench.main(["--seconds", "0.02", "--repeats", "1", "--chunks", "2", "--json", str(out), "--only", "kakurenbo"]) == 0
     report = json.loads(out.read_text())
+    assert report["chunks_per_measurement"] == 2
     labels = [row["env"] for row in report["rows"]]
     assert labels[0] == bench.REFERENCE
     assert any(label.startswith("kakurenbo_v0") for label in labels)
@@ -32,26 +33,57 @@ def test_the_driver_seeds_the_env_once_and_plays_whole_games():
     """drive_env seeds on the first reset only (Gymnasium's advice); later resets continue the stream."""
     from kakurega.envs import make
 
-    class Recording:
-        def __init__(self, env):
-            self.env, self.seeds = env, []
-
-        def reset(self, seed=None):
-            self.seeds.append(seed)
-            self.env.reset(seed=seed)
-
-        def __getattr__(self, name):
-            return getattr(self.env, name)
-
     env = Recording(make("kakurenbo_v0", num_players=3))
     steps_per_s, games_per_s = bench.drive_env(env, 0.05, seed=7)
     assert env.seeds[0] == 7 and len(env.seeds) >= 2 and set(env.seeds[1:]) == {None}
     assert steps_per_s > games_per_s > 0
 
 
+class Recording:
+    """An env that records the seeds of its resets."""
+
+    def __init__(self, env):
+        self.env, self.seeds = env, []
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+        self.env.reset(seed=seed)
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+
+def test_side_by_side_chunks_continue_play_and_pool_it():
+    """Both envs take turns chunk by chunk; each is seeded once and its totals pool every chunk."""
+    from pettingzoo.classic import tictactoe_v3
+
+    from kakurega.envs import make
+
+    made = []
+
+    def recorded(factory):
+        def make_env():
+            made.append(Recording(factory()))
+            return made[-1]
+
+        return make_env
+
+    reference, env = bench.drive_side_by_side(
+        recorded(tictactoe_v3.env), recorded(lambda: make("animal_chain_v0")), 0.06, chunks=3, seed=5
+    )
+    assert len(made) == 2  # one env per side, kept across chunks
+    for player, recording in zip((reference, env), made):
+        assert recording.seeds[0] == 5 and set(recording.seeds[1:]) == {None}
+        assert player.games == len(recording.seeds) >= 3  # at least one whole game per chunk
+        assert player.seconds > 0 and player.steps > player.games
+        steps_per_s, games_per_s = player.rates()
+        assert steps_per_s == player.steps / player.seconds and games_per_s == player.games / player.seconds
+
+
 def test_bench_rejects_bad_budget(capsys):
     import pytest
 
-    with pytest.raises(SystemExit):
-        bench.main(["--seconds", "0"])
-    assert "--seconds" in capsys.readouterr().err
+    for bad in (["--seconds", "0"], ["--repeats", "0"], ["--chunks", "0"]):
+        with pytest.raises(SystemExit):
+            bench.main(bad)
+        assert f"{bad[0]} must be" in capsys.readouterr().err
