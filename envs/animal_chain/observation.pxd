@@ -21,5 +21,5 @@ cdef class AnimalChainObserver:
     @cython.locals(view="float[::1]", at=Py_ssize_t, t=Py_ssize_t, p=Py_ssize_t, phase=Py_ssize_t, to_move=Py_ssize_t,
                    positions="unsigned long long", bit="unsigned long long", known="unsigned long long", slot=Py_ssize_t,
                    index_of_bit=dict, hand_slots=list, slots=list, looks=dict, known_looks=dict, stacked=dict,
-                   hand=list, tops=list, stacks=list, owners=list, hands=list)
+                   hand=list, tops=list, stacks=list, owners=list, hand_sizes=list)
     cpdef encode(self, state, Py_ssize_t seat)

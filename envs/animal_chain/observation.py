@@ -172,10 +172,10 @@ class AnimalChainObserver:
                     picture[rest] = stacked[owners[p]][len(stacks[p])]
         phase = state.phase
         to_move = state.to_move
-        hands = state.hands
+        hand_sizes = state.hand_sizes
         at = self.scalars_at
-        view[at] = sum(hands[seat])  # hand_sizes
-        view[at + 1] = sum(hands[1 - seat])
+        view[at] = hand_sizes[seat]
+        view[at + 1] = hand_sizes[1 - seat]
         view[at + 2] = len(state.deck)  # deck_size
         view[at + 3] = phase == BUILD  # phase
         view[at + 4] = phase == PLAY

@@ -108,9 +108,12 @@ class AnimalChainState:
     #: of ``seat`` with animal ``a`` on that side (LEFT 0 / RIGHT 1) connects to a face-up
     #: neighbour under the attack rule (holes and doubles aside), ...
     links: list[list[int]] | None = None
-    #: ... and ``blocked[seat]``: positions (bitmask, in ``seat``'s frame) where ``seat`` may not
-    #: play: holes and the opponent's doubles.
+    #: ... ``blocked[seat]``: positions (bitmask, in ``seat``'s frame) where ``seat`` may not
+    #: play: holes and the opponent's doubles, ...
     blocked: list[int] | None = None
+    #: ... and ``hand_sizes[seat]``: the cards in that seat's hand (public; the observation's
+    #: ``hand_sizes`` without summing ``hands``).
+    hand_sizes: list[int] | None = None
     # Observation scratch, not game data: left out of ``==``, pickles (hence
     # fingerprints) and deep copies. ``pictures[seat]`` is the encoder's copy of
     # that seat's last observation (None: the picture of a fresh board, every
@@ -377,6 +380,7 @@ class AnimalChainGame(Game):
             tops=[FACE_DOWN] * P,
             links=[[0] * (2 * self.num_animals), [0] * (2 * self.num_animals)],
             blocked=[0, 0],
+            hand_sizes=[HAND_SIZE, HAND_SIZE],
             # each player knows its own face-down base cards and its hand: they differ from a fresh picture's
             changed=[self.own_base_bits[seat] | sum(compress(self.hand_bit, hands[seat])) for seat in (0, 1)],
         )
@@ -400,6 +404,7 @@ class AnimalChainGame(Game):
             tops=state.tops[:],
             links=[state.links[0][:], state.links[1][:]],
             blocked=state.blocked[:],
+            hand_sizes=state.hand_sizes[:],
             pictures=[None if picture is None else picture[:] for picture in state.pictures],
             changed=state.changed[:],
         )
@@ -445,6 +450,7 @@ class AnimalChainGame(Game):
             if state.double_owner[p] != NO_SEAT:
                 opponent = 1 - state.double_owner[p]
                 state.blocked[opponent] |= self.frame_bit[opponent][p]
+        state.hand_sizes = [sum(hand) for hand in state.hands]
         everything = self.everything_changed
         state.pictures, state.changed = [None, None], [everything, everything]
 
@@ -599,6 +605,7 @@ class AnimalChainGame(Game):
             if state.deck:
                 drawn = state.deck.pop()
                 state.hands[seat][drawn] += 1
+                state.hand_sizes[seat] += 1
                 state.changed[seat] |= self.hand_bit[drawn]
                 state.passes_without_draw = 0
             else:
@@ -609,6 +616,7 @@ class AnimalChainGame(Game):
         elif kind == "take":
             taken = state.stacks[where][0]
             state.hands[seat][taken] += 1
+            state.hand_sizes[seat] += 1
             state.changed[seat] |= self.hand_bit[taken]
             state.stacks[where] = []
             state.face_down[where] = 0
@@ -633,6 +641,7 @@ class AnimalChainGame(Game):
         state.first_player = first
         drawn = state.deck.pop()
         state.hands[1 - first][drawn] += 1
+        state.hand_sizes[1 - first] += 1
         state.changed[1 - first] |= self.hand_bit[drawn]
         state.phase = PLAY
         state.to_move = first
@@ -648,6 +657,7 @@ class AnimalChainGame(Game):
             stack[0] = card_type
         else:
             stack.append(card_type)
+            state.hand_sizes[seat] -= 1
             state.changed[seat] |= self.hand_bit[card_type]
         # covering a foundation cancels every double resting on it
         owners = state.double_owner

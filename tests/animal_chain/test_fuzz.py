@@ -33,7 +33,7 @@ def check_invariants(game, state):
             assert len(state.double_foundations[p]) >= 2 and set(state.double_foundations[p]) <= linked
     fresh = game.clone(state)
     game.refresh(fresh)
-    for cache in ("tops", "links", "blocked"):
+    for cache in ("tops", "links", "blocked", "hand_sizes"):
         assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
     # the flags the env's mask views agree with the legal list (Game's default builds them from it)
     assert game.legal_flags(state) == Game.legal_flags(game, state), "legal_flags disagrees with legal_actions"

@@ -27,6 +27,7 @@ def test_resample_redeals_exactly_the_hidden_cards():
         sample = game.resample_hidden(state, 0, np.random.default_rng(k))
         assert sample.hands[0] == state.hands[0]
         assert sum(sample.hands[1]) == sum(state.hands[1]) and len(sample.deck) == len(state.deck)
+        assert sample.hand_sizes == [sum(hand) for hand in sample.hands]  # the derived count stays true
         for p in range(game.num_positions):
             if not state.face_down[p]:
                 assert sample.stacks[p] == state.stacks[p]
