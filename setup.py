@@ -10,7 +10,7 @@ kakurega module load from its ``.py`` source, and a compiled module older
 than its source is never used (see ``envs/compiled.py``).
 
 A module may have a ``.pxd`` file next to it (Animal Chain's rules and
-observation do): it only gives C types to some of the module's names for the
+observation, KAKURENBO's knowledge and observation do): it only gives C types to some of the module's names for the
 compiled build (Cython's "augmenting .pxd"); the ``.py`` file still says what
 the code does. Renaming a local in the ``.py`` without its ``.pxd`` drops that
 type silently (slower, not wrong); Cython rebuilds a module whose ``.pxd``

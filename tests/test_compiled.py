@@ -144,15 +144,27 @@ def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     assert load_and_observe(str(tmp_path / "pure.json")) == {name: digest for name, (_, digest) in theirs.items()}
 
 
-def test_the_typed_declarations_are_compiled_in():
-    # envs/animal_chain/observation.pxd makes the observer an extension type (setup.py must find
-    # the .pxd files); untyped, it would still work, only slower
-    from kakurega.envs.animal_chain.observation import AnimalChainObserver
-    from kakurega.envs.animal_chain.rules import AnimalChainGame
+TYPED = [
+    # (module, its observer class, its game class, the module of typed helper functions, their names)
+    ("animal_chain", "AnimalChainObserver", "AnimalChainGame", "rules", {"_build_flags", "_play_flags", "_set_top"}),
+    ("kakurenbo", "KakurenboObserver", "KakurenboGame", "knowledge", {"located", "move_card"}),
+]
 
-    if "kakurega.envs.animal_chain.observation" not in compiled.compiled_modules():
-        pytest.skip("Animal Chain's observation module runs pure Python here")
-    assert not hasattr(AnimalChainObserver(AnimalChainGame()), "__dict__")
+
+@pytest.mark.parametrize("game_dir, observer_name, game_name, helpers_module, helpers", TYPED)
+def test_the_typed_declarations_are_compiled_in(game_dir, observer_name, game_name, helpers_module, helpers):
+    # the .pxd files next to these modules make the observer an extension type and give
+    # the helper functions C signatures (setup.py must find them); untyped, everything
+    # would still work, only slower
+    package = f"kakurega.envs.{game_dir}"
+    observation = importlib.import_module(f"{package}.observation")
+    rules = importlib.import_module(f"{package}.rules")
+    typed = importlib.import_module(f"{package}.{helpers_module}")
+    if f"{package}.observation" not in compiled.compiled_modules():
+        pytest.skip(f"{game_dir}'s observation module runs pure Python here")
+    assert not hasattr(getattr(observation, observer_name)(getattr(rules, game_name)()), "__dict__")
+    # cpdef functions declared in a .pxd are exported in the module's C API table
+    assert helpers <= set(getattr(typed, "__pyx_capi__", {}))
 
 
 # ------------------------------------------------------------- the guard
