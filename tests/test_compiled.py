@@ -122,7 +122,7 @@ def load_and_observe(path: str) -> dict:
 
 def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     # an env pickled by a compiled install loads in a pure-Python one and the other way round
-    # (compiled classes may be extension types: Animal Chain's observer is one)
+    # (compiled classes may be extension types: Animal Chain's and KAKURENBO's observers are)
     for spec in ENV_SPECS.values():
         make(spec.name)
     if not compiled.compiled_modules():
