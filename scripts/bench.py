@@ -239,7 +239,7 @@ def run(seconds: float, repeats: int, only: str | None = None, chunks: int = 10)
         for case in cases[1:] or [None]:
             # tictactoe is measured alongside every case, in alternating chunks: the
             # ratio compares measurements made under the same load, not ones a minute apart.
-            if case is None:  # nothing else to measure
+            if case is None:  # no kakurega env matched --only: tictactoe alone
                 reference_speed, reference_games = drive_env(reference.make_env(), seconds, seed=1000 * repeat)
             else:
                 pair = drive_side_by_side(reference.make_env, case.make_env, seconds, chunks, seed=1000 * repeat)
@@ -343,7 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     table = format_table(report)
     print(table)
     count = len(report["compiled_modules"])
-    print(f"\nkakurega modules compiled (setup.py): {count}" + ("" if count else " -- pure Python"))
+    if not any(row["engine_steps_per_s"] for row in report["rows"]):  # only the references ran
+        print(f"\nno kakurega env matched --only {args.only!r}")
+    else:
+        print(f"\nkakurega modules compiled (setup.py): {count}" + ("" if count else " -- pure Python"))
     from pathlib import Path
 
     path = Path(args.json)

@@ -29,16 +29,6 @@ def test_bench_runs_and_writes_json(tmp_path, capsys):
     assert f"compiled (setup.py): {len(report['compiled_modules'])}" in printed
 
 
-def test_the_driver_seeds_the_env_once_and_plays_whole_games():
-    """drive_env seeds on the first reset only (Gymnasium's advice); later resets continue the stream."""
-    from kakurega.envs import make
-
-    env = Recording(make("kakurenbo_v0", num_players=3))
-    steps_per_s, games_per_s = bench.drive_env(env, 0.05, seed=7)
-    assert env.seeds[0] == 7 and len(env.seeds) >= 2 and set(env.seeds[1:]) == {None}
-    assert steps_per_s > games_per_s > 0
-
-
 class Recording:
     """An env that records the seeds of its resets."""
 
@@ -51,6 +41,16 @@ class Recording:
 
     def __getattr__(self, name):
         return getattr(self.env, name)
+
+
+def test_the_driver_seeds_the_env_once_and_plays_whole_games():
+    """drive_env seeds on the first reset only (Gymnasium's advice); later resets continue the stream."""
+    from kakurega.envs import make
+
+    env = Recording(make("kakurenbo_v0", num_players=3))
+    steps_per_s, games_per_s = bench.drive_env(env, 0.05, seed=7)
+    assert env.seeds[0] == 7 and len(env.seeds) >= 2 and set(env.seeds[1:]) == {None}
+    assert steps_per_s > games_per_s > 0
 
 
 def test_side_by_side_chunks_continue_play_and_pool_it():
@@ -87,3 +87,11 @@ def test_bench_rejects_bad_budget(capsys):
         with pytest.raises(SystemExit):
             bench.main(bad)
         assert f"{bad[0]} must be" in capsys.readouterr().err
+
+
+def test_bench_says_when_no_kakurega_env_matched(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert bench.main(["--seconds", "0.02", "--repeats", "1", "--json", str(out), "--only", "no_such_env"]) == 0
+    assert [row["env"] for row in json.loads(out.read_text())["rows"]][0] == bench.REFERENCE
+    printed = capsys.readouterr().out
+    assert "no kakurega env matched --only 'no_such_env'" in printed and "pure Python" not in printed
