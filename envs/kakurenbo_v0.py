@@ -269,7 +269,7 @@ class KakurenboEnv(TurnBasedAECEnv):
         super().__init__(
             game,
             observer.layout,
-            observer,
+            observer.encode,
             functools.partial(render_text, game),
             render_mode=render_mode,
             render_view=render_view,
