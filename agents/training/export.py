@@ -2,8 +2,9 @@
 
 Only the acting part is exported: for PPO the actor (``mlp_extractor.policy_net``
 then ``action_net``: logits), for DQN the online Q-network (Q-values). The
-value network, optimizer state and replay buffer stay in the SB3 ``.zip``
-checkpoints, which exist for resuming training only.
+value network, optimizer state and replay buffer stay in the run's
+checkpoints (:mod:`~kakurega.agents.training.checkpoint`), which exist for
+resuming training only.
 """
 
 from __future__ import annotations
