@@ -162,7 +162,7 @@ and an imitation warm start (44.5% escapes, docs/strength.md). With
 | `booklet` | `None` or a path (str/PathLike) to a YAML or JSON booklet | `None` loads the default booklet; format in `kakurega.envs.hidden_rooms.booklet`; a bad file raises `BookletError` naming monster, field and value |
 | `episode` | `"match"` (default), `"round"` | an episode is one match (rounds until 2 escapes or 3 fails) or one round |
 | `reward` | `"match"` (default), `"per_round"` | see Rewards |
-| `max_turns` | int >= 1 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
+| `max_turns` | int 1..10,000 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
 | `shaping` | number in [0, 1] (default 0.0 = off) | weight `k` of the progress shaping (see Rewards); for training, not for scoring |
 | `render_mode` | `None`, `"ansi"`, `"human"` | `render()` returns / prints the room, the monster's path ahead and the memory |
 | `render_view` | `None` or `"player_0"` | whose view `render()` draws (both are the same table) |

@@ -39,7 +39,7 @@ Options
 |---|---|---|---|
 | ``variant`` | ``"kakurenbo"``, ``"kurayami"`` | ``"kakurenbo"`` | hide-and-seek (faces seen, card functions) or gloom (blind phase 1, dice phase 2) |
 | ``num_players`` | int 3..5 | 4 | players at the table |
-| ``max_steps`` | int ≥ 1 | 200 | agent actions after which the game is truncated and scored as ended |
+| ``max_steps`` | int 1..1,000,000 | 200 | agent actions after which the game is truncated and scored as ended |
 | ``reward`` | ``"win"``, ``"points"`` | ``"win"`` | +1 each winner / −1 everyone else at the end, or points |
 | ``render_mode`` | ``None``, ``"ansi"``, ``"human"`` | ``None`` | text picture returned or printed |
 | ``render_view`` | ``None`` or an agent name | ``None`` | whose view ``render()`` draws (``None``: spectator, public only) |

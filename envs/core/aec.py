@@ -25,12 +25,20 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from kakurega.envs.core.game import TERMINAL, Game, flags_of
 from kakurega.envs.core.layout import ObservationLayout
+from kakurega.envs.core.safe_load import short_repr
 
 #: reward given by ``env()`` to an agent that plays an illegal action
 ILLEGAL_ACTION_PENALTY = -1.0
 # A dtype object passed positionally: np.frombuffer(data, dtype=np.int8) spends
 # most of its time resolving the keyword and the type.
 _INT8 = np.dtype(np.int8)
+
+
+class EnvUsageError(RuntimeError, ValueError):
+    """A raw env used out of order: before ``reset``, after the game ended, or a move for a done agent.
+
+    A ``RuntimeError`` by nature; also a ``ValueError``, as PettingZoo's own check of a done agent's action is.
+    """
 
 
 class TurnBasedAECEnv(AECEnv):
@@ -120,8 +128,17 @@ class TurnBasedAECEnv(AECEnv):
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
         """Apply ``action`` for ``agent_selection``; raises ``ValueError`` if it is illegal."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._usage_error("step") from None
+        if done:
+            if action is not None:
+                raise EnvUsageError(
+                    f"step({short_repr(action)}) for {agent}, whose game is over: a done agent may only step "
+                    "None (which removes it); call reset() to start a new game"
+                )
             self._was_dead_step(action)
             return
         action = self.validate_action(action)
@@ -273,9 +290,14 @@ class TurnBasedAECEnv(AECEnv):
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict:
         """``{"observation", "action_mask"}`` for ``agent``: only what that player may know."""
-        cached = self._obs_cache.get(agent)
+        try:
+            cached = self._obs_cache.get(agent)
+        except AttributeError:
+            raise self._usage_error("observe") from None
         if cached is None:
-            seat = self._seat[agent]
+            seat = self._seat.get(agent)
+            if seat is None:
+                raise EnvUsageError(f"observe({short_repr(agent)}): not an agent of this env; expected one of {self.possible_agents}")
             obs = self.encode(self.game_state, seat)
             mask = self._mask if agent == self.agent_selection else self._no_actions  # (no_actions when over)
             if obs.flags.writeable:  # (reading the flag costs a seventh of setting it)
@@ -283,6 +305,20 @@ class TurnBasedAECEnv(AECEnv):
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``, refused in words before ``reset`` and once every agent has stepped out."""
+        if self.game_state is None or not self.agents:
+            raise self._usage_error("last")
+        return super().last(observe)
+
+    def _usage_error(self, call: str) -> EnvUsageError:
+        """The error for ``call`` made when no game is under way, in words."""
+        if self.game_state is None:
+            return EnvUsageError(f"{call}() before reset(): call reset(seed=...) first to deal a game")
+        return EnvUsageError(
+            f"{call}() after the game ended (every agent has stepped out): call reset() to start a new game"
+        )
 
     # ------------------------------------------------------------- utilities
     def legal_actions(self) -> list[int]:
