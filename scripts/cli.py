@@ -97,6 +97,9 @@ def _run_training(config, overrides, **options):
     except TrainingInterrupted as stop:  # Ctrl-C: a checkpoint was saved; one line says where
         print(f"\n{stop}", file=sys.stderr)
         return None, 130
+    except KeyboardInterrupt:  # Ctrl-C before training started (e.g. while the config loads)
+        print("\ninterrupted before training started; nothing to save", file=sys.stderr)
+        return None, 130
 
 
 def cmd_train(args) -> int:
