@@ -454,7 +454,8 @@ def test_checkpoints_hold_no_pickles_and_a_cut_short_one_falls_back(nim, tmp_pat
     from kakurega.agents.training.trainer import train
 
     out = tmp_path / "run"
-    config = _tiny(nim.NAME, "dqn", out, total_timesteps=256, checkpoint={"every": 64, "keep": 3, "save_replay_buffer": True})
+    config = _tiny(nim.NAME, "dqn", out, total_timesteps=256, checkpoint={"every": 64, "keep": 3, "save_replay_buffer": True},
+                   evaluation={"every": 64, "games": 2, "final_games": 0})
     train(config, quiet=True)
     steps = sorted(int(p.name[5:]) for p in (out / "checkpoints").iterdir())
     assert steps == [128, 192, 256]
@@ -473,6 +474,9 @@ def test_checkpoints_hold_no_pickles_and_a_cut_short_one_falls_back(nim, tmp_pat
     assert "resuming" in text and "step_128" in text
     assert result.timesteps == 320
     assert tree_digest(tmp_path, skip=out) == outside
+    progress, evaluations, _ = _rows(out)
+    assert evaluations == [64, 128, 192, 256, 320]  # the rows after step 128 were cut, then written once again
+    assert progress == sorted(set(progress)) and progress[-1] <= 320  # no duplicate or backward row
 
 
 def test_resume_refuses_sb3_zip_only_runs(nim, tmp_path):
