@@ -153,7 +153,11 @@ Truncation (step limit): after ``max_steps`` agent actions the game is
 truncated (``truncations`` true, not ``terminations``) and scored exactly as if
 it had ended then: the current Curse holder scores 0, so stalling never pays.
 Truncated in phase 1 (only with tiny limits), no one holds the Curse and no
-one's points are void.
+one's points are void. With the default limit the rules end the game first:
+none of 400 heuristic, 400 random and 200 IS-MCTS (25 simulations) table
+games was truncated in any variant and player count (median 23-38 plies),
+measured with ``kakurega balance kakurenbo_v0 --config variant=V --config
+num_players=N --games 400 --ismcts-games 200 --ismcts-table`` (docs/balance.md).
 
 Hidden information
 ------------------
@@ -251,6 +255,13 @@ Version history
 ---------------
 - v0: first release (both variants, 3-5 players, step-limit truncation,
   win/points rewards, knowledge tracking with counting deductions).
+- v0 (same rules, actions and observations): the render draws every hand
+  known faces first, then the backs grouped by colour, then the Curse; it
+  drew hands in card-id order, so the order of the backs told faces to
+  players, spectators and to a Kurayami player about its own unseen hand. A
+  spectator now sees the faces of open hands (public). The heuristic plays
+  phase 2 to an end (it used to pass the Curse round until the step limit in
+  about half of its games).
 """
 
 from __future__ import annotations
