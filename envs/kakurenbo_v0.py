@@ -154,8 +154,9 @@ truncated (``truncations`` true, not ``terminations``) and scored exactly as if
 it had ended then: the current Curse holder scores 0, so stalling never pays.
 Truncated in phase 1 (only with tiny limits), no one holds the Curse and no
 one's points are void. With the default limit the rules end the game first:
-none of 400 heuristic, 400 random and 200 IS-MCTS (25 simulations) table
-games was truncated in any variant and player count (median 23-38 plies),
+no game was truncated in any variant and player count, among 400 games of
+heuristic tables, 400 of random tables and 200 of IS-MCTS (25 simulations)
+tables per configuration (median 23-36 plies),
 measured with ``kakurega balance kakurenbo_v0 --config variant=V --config
 num_players=N --games 400 --ismcts-games 200 --ismcts-table`` (docs/balance.md).
 
