@@ -21,9 +21,9 @@ Strategy (both variants):
   plus a bonus, since every pair brings the end nearer; a card that pairs
   nothing is worth our standing as it is, less a little for a high card (its
   pair may still score for us). A give already chosen from the very same
-  position (the observation without the step counter) loses half a point of
-  value for each time: the position came back, so its gamble on a pair did
-  not pay, and another give is tried. Avoiding every pair that scores for
+  position (the observation without the step counter) loses half a point on
+  its no-pair outcome for each time: the position came back, so its gamble on
+  a pair did not pay, and another give is tried. Avoiding every pair that scores for
   another player, handing the Curse to a co-leader, or repeating a failed
   gamble would pass the Curse round to the step limit; played this way,
   heuristic tables end by the rules (figures in docs/strength.md).
@@ -62,7 +62,7 @@ NUM_CARDS = 14
 END_WIN, END_LOSS = 1.0, -1.0
 PAIR_PROGRESS = 0.1
 KEEP_HIGH_CARDS = 0.005
-#: value taken off a Curse give for every time it was already chosen from the same position
+#: value taken off a Curse give's no-pair outcome for every time it was already chosen from the same position
 REPEAT_PENALTY = 0.5
 
 
