@@ -7,6 +7,7 @@
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
+    kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
 Torch and stable-baselines3 are imported only by the commands that train.
@@ -115,6 +116,13 @@ def cmd_train(args) -> int:
 # -------------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
     from kakurega.scripts.evaluate import run
+
+    return run(args)
+
+
+# --------------------------------------------------------------------- balance
+def cmd_balance(args) -> int:
+    from kakurega.scripts.balance import run
 
     return run(args)
 
@@ -291,6 +299,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate_parser(p)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("balance", help="balance report of one env (seat win rates, lengths, truncation, skill gaps)")
+    from kakurega.scripts.balance import build_parser as balance_parser
+
+    balance_parser(p)
+    p.set_defaults(func=cmd_balance)
 
     p = sub.add_parser("play", help="play a game in the terminal against any agents",
                        description="Play GAME in the terminal. You see only your own view of the table, and your "

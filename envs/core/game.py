@@ -110,6 +110,17 @@ class Game(ABC):
         hidden part of ``state`` itself never influences it.
         """
 
+    def first_player(self, state) -> int | None:
+        """Seat that took the first turn of play in ``state``'s game, when setup does not show it.
+
+        Optional hook for balance reports (``kakurega balance``). ``None``, the
+        default, means the first seat to act after :meth:`initial_state` is the
+        first player. A game whose first turn of play is decided later (say by
+        chance after a setup phase) returns that seat from any state after the
+        decision.
+        """
+        return None
+
     def fingerprint(self, state) -> bytes:
         """Bytes equal for equal states (tests compare states with it)."""
         return pickle.dumps(state)

@@ -23,7 +23,7 @@ TINY = [
 def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "bench"}
+    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "balance", "bench"}
     for name, sub in commands.items():
         if name == "bench":
             continue
