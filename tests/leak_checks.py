@@ -183,7 +183,8 @@ def check_samplers_over_games(
                     continue
                 if game.fingerprint(earlier[0]) != game.fingerprint(state):
                     found["pairs"] += 1
-                    compare_samplers(env, agent, earlier[0], state, draws, f"{agent} at {earlier[1]} and at {where}, shown the same")
+                    # built by the one env ``raw`` (its per-seat rules), whichever copy met the moment
+                    compare_samplers(raw, agent, earlier[0], state, draws, f"{agent} at {earlier[1]} and at {where}, shown the same")
             yield
             env.step(int(rng.choice(env.legal_actions())))
 

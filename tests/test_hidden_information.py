@@ -57,8 +57,12 @@ def turn_order_case(spec, config, marks=()):
 TURN_ORDER_CASES = [turn_order_case(spec, config) for spec in ENV_SPECS.values() for config in spec.configurations]
 
 
-def states_of(raw, seed: int, num_games: int, every: int):
-    return random_states(raw.game, seed=seed, num_games=num_games, every=every)
+def states_of(raw, seed: int, num_games: int, every: int, count: int | None = None):
+    """States of random games (every ``every`` steps); ``count``: that many, evenly spread over them."""
+    states = random_states(raw.game, seed=seed, num_games=num_games, every=every)
+    if count is not None and len(states) > count:
+        states = [states[i * len(states) // count] for i in range(count)]
+    return states
 
 
 # ------------------------------------------------------------ leaky controls
@@ -174,7 +178,7 @@ def toy_env(game=None, render=toy_game.render_text):
 @pytest.mark.parametrize("name,config", CASES)
 def test_renders_show_each_viewer_only_what_it_knows(name, config):
     raw = make(name, wrapped=False, **config)
-    check_render_leaks(raw, states_of(raw, seed=21, num_games=3, every=5))
+    check_render_leaks(raw, states_of(raw, seed=21, num_games=3, every=3, count=15))
 
 
 @pytest.mark.slow
@@ -221,7 +225,7 @@ def test_known_turn_order_leaks_are_v0_envs():
 @pytest.mark.parametrize("name,config", CASES)
 def test_samplers_depend_on_the_information_state_only(name, config):
     raw = make(name, wrapped=False, **config)
-    check_sampler_independence(raw, states_of(raw, seed=31, num_games=2, every=7))
+    check_sampler_independence(raw, states_of(raw, seed=31, num_games=2, every=3, count=8))
 
 
 @pytest.mark.slow
@@ -239,7 +243,7 @@ def samplers_over_games(name, config, **options):
 
 @pytest.mark.parametrize("name,config", CASES)
 def test_samplers_of_moments_a_seat_cannot_tell_apart_agree(name, config):
-    samplers_over_games(name, config, env_seeds=range(1), every=6, branches=4, depth=8)
+    samplers_over_games(name, config, env_seeds=range(1), every=8, branches=3, depth=6)
 
 
 @pytest.mark.slow
@@ -389,7 +393,7 @@ def test_rules_sharing_check_catches_shared_rules():
 @pytest.mark.parametrize("name,config", CASES)
 def test_fingerprints_and_clones_cover_every_state_field(name, config):
     raw = make(name, wrapped=False, **config)
-    check_state_fields(raw.game, states_of(raw, seed=41, num_games=2, every=9))
+    check_state_fields(raw.game, states_of(raw, seed=41, num_games=2, every=3, count=6))
 
 
 def test_state_field_check_catches_a_forgotten_field_and_a_shallow_clone():
