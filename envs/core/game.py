@@ -154,16 +154,25 @@ class Game(ABC):
     def resample_hidden(self, state, player: int, rng: np.random.Generator) -> Any:
         """A new full state identical in all ``player`` knows, the rest re-dealt with ``rng``.
 
-        The output depends only on what ``player`` knows and on ``rng``: the
-        hidden part of ``state`` itself never influences it.
+        The output depends only on what ``player`` knows and on ``rng``, in
+        every field (scratch included): the hidden part of ``state`` itself
+        never influences it, and no hidden fact (a counter of hidden moves, an
+        encoder's copy of another seat's view) is copied through. With a fixed
+        ``rng`` it is therefore the same for every state of the player's
+        information set: :class:`DeterminizationSampler` relies on that.
         """
 
     def fingerprint(self, state) -> bytes:
-        """Bytes equal for equal states (tests compare states with it)."""
+        """Bytes equal for equal states (tests compare states with it).
+
+        It must cover every field of the state class but the scratch ones (an
+        encoder's cache, a field derived from others), which the state class
+        lists in a class attribute ``SCRATCH_FIELDS``.
+        """
         return pickle.dumps(state)
 
     def clone(self, state) -> Any:
-        """An independent copy of ``state``."""
+        """An independent copy of ``state``: every field but the scratch ones copied, nothing shared."""
         return copy.deepcopy(state)
 
 
