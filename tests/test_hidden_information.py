@@ -185,7 +185,7 @@ def test_renders_show_each_viewer_only_what_it_knows(name, config):
 @pytest.mark.parametrize("name,config", CASES)
 def test_renders_show_each_viewer_only_what_it_knows_long(name, config):
     raw = make(name, wrapped=False, **config)
-    check_render_leaks(raw, states_of(raw, seed=22, num_games=20, every=2), samples=4)
+    check_render_leaks(raw, states_of(raw, seed=22, num_games=20, every=2, count=120), samples=4)
 
 
 def test_render_check_catches_a_leaky_render():
@@ -232,7 +232,7 @@ def test_samplers_depend_on_the_information_state_only(name, config):
 @pytest.mark.parametrize("name,config", CASES)
 def test_samplers_depend_on_the_information_state_only_long(name, config):
     raw = make(name, wrapped=False, **config)
-    check_sampler_independence(raw, states_of(raw, seed=32, num_games=12, every=2), draws=range(4))
+    check_sampler_independence(raw, states_of(raw, seed=32, num_games=12, every=2, count=50), draws=range(4))
 
 
 def samplers_over_games(name, config, **options):
@@ -249,7 +249,7 @@ def test_samplers_of_moments_a_seat_cannot_tell_apart_agree(name, config):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,config", CASES)
 def test_samplers_of_moments_a_seat_cannot_tell_apart_agree_long(name, config):
-    samplers_over_games(name, config, env_seeds=range(4), every=3, branches=8, depth=12, draws=(0, 1), max_pairs=2000)
+    samplers_over_games(name, config, env_seeds=range(3), every=4, branches=6, depth=10, draws=(0, 1), max_pairs=1000)
 
 
 def test_sampler_check_catches_a_re_deal_that_reads_the_true_state():
