@@ -17,7 +17,7 @@ import pickle
 import numpy as np
 import pytest
 
-from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
+from kakurega.agents.base import AgentContext, RandomAgent, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
 from kakurega.agents.policy import PolicyAgent
 from kakurega.agents.specs import make_agent
