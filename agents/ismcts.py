@@ -134,7 +134,7 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
         self.prior = prior
         self.widen = _check_number(widen, "widen")
-        self.game = context.game
+        self.game = context.new_rules()  # its own: its caches fill from its determinizations
         self._encode = encode
         self._heuristics = None
         self._greedy = None

@@ -92,8 +92,9 @@ class TrustGame(Game):
     num_players = 3
     num_actions = 4
 
-    def __init__(self, options=(0, 1, 2, 3)):
-        self.options = list(options)
+    def __init__(self, choices=(0, 1, 2, 3)):
+        self.choices = list(choices)
+        self.options = {"choices": choices}
 
     def initial_state(self, rng):
         return {"history": [], "payoff": None, "secret": int(rng.integers(10))}
@@ -106,7 +107,7 @@ class TrustGame(Game):
     def legal_actions(self, state):
         if state["payoff"] is not None:
             return []
-        return self.options if not state["history"] else [0, 1]
+        return self.choices if not state["history"] else [0, 1]
 
     def apply_action(self, state, action, rng):
         state["history"].append(action)
@@ -134,7 +135,7 @@ class TrustGame(Game):
 
 
 def decide(game, state, simulations=300, seed=0, c=0.7):
-    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, game=game)
+    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, rules=game.rules_config())
     seat = game.current_player(state)
     agent = ISMCTSAgent(context, seed, simulations=simulations, c=c, encode=lambda s, p: np.zeros(1))
     mask = np.zeros(game.num_actions, dtype=np.int8)
@@ -184,7 +185,7 @@ def test_heuristic_gets_the_acting_seats_view_and_leads_expansion():
 
     game = TrustGame((0, 1))
     state = game.initial_state(np.random.default_rng(0))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(
         context, 0, simulations=1, rollout="heuristic", bias=1.0,
         encode=lambda s, seat: np.array([seat], dtype=np.float32), heuristic_factory=LastLegal,
@@ -201,7 +202,7 @@ def test_heuristic_gets_the_acting_seats_view_and_leads_expansion():
 
 def test_single_legal_action_needs_no_search():
     game = TrustGame((2,))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(context, 0, simulations=50, encode=lambda s, p: np.zeros(1))
 
     def sampler(rng):
@@ -213,7 +214,7 @@ def test_single_legal_action_needs_no_search():
 def test_sampler_for_another_turn_is_refused():
     game = TrustGame()
     state = game.initial_state(np.random.default_rng(0))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(context, 0, simulations=5, encode=lambda s, p: np.zeros(1))
     with pytest.raises(ValueError, match="sampler"):
         agent.act({"observation": np.zeros(1), "action_mask": np.array([1, 1, 0, 0], np.int8)})
@@ -352,7 +353,7 @@ def test_smoke_tournament_against_random():
 
 
 def test_bad_arguments():
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=TrustGame())
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=TrustGame().rules_config())
     for kwargs, message in [
         ({"simulations": 0}, "simulations"),
         ({"simulations": 2.5}, "simulations"),

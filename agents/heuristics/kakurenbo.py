@@ -71,7 +71,7 @@ class KakurenboHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        self.game = context.game
+        self.game = context.new_rules()
         if self.game is None:
             from kakurega.envs.kakurenbo.rules import KakurenboGame
 

@@ -205,6 +205,7 @@ class HiddenRoomsGame(Game):
             )
             for m in self.monsters
         )
+        self.options = {"monsters": self.monsters, "episode": episode, "reward": reward, "max_turns": self.max_turns}
 
     # -------------------------------------------------------------- monster
     def sees(self, monster: int, monster_cell: int, child: int) -> bool:

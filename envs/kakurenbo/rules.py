@@ -222,6 +222,7 @@ class KakurenboGame(Game):
         self._target_ids = [tuple(((me + k) % n, self.target_action(k)) for k in range(1, n)) for me in range(n)]
         self._zeros = np.zeros(n, dtype=np.float64)
         self._zeros.flags.writeable = False
+        self.options = {"variant": variant, "num_players": n, "max_steps": self.max_steps, "reward": reward}
 
     # ------------------------------------------------------------ action ids
     def draw_action(self) -> int:
