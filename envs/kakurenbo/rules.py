@@ -130,8 +130,9 @@ class KakurenboState:
             self.colour_counts = count_colours(self.hands)
 
 
-#: the fields that define a state (``colour_counts`` is derived from ``hands``)
-CANONICAL_FIELDS = tuple(f for f in KakurenboState.__dataclass_fields__ if f != "colour_counts")
+#: every field of a state, in declaration order (what fingerprints cover; ``colour_counts``
+#: is derived from ``hands``, so covering it also catches a count out of step)
+STATE_FIELDS = tuple(KakurenboState.__dataclass_fields__)
 
 
 def count_colours(hands) -> list[int]:
@@ -724,8 +725,8 @@ class KakurenboGame(Game):
         )
 
     def fingerprint(self, state: KakurenboState) -> bytes:
-        """Canonical bytes of every field but the derived ``colour_counts`` (``repr``: independent of object sharing, unlike pickle)."""
-        return repr(tuple(getattr(state, f) for f in CANONICAL_FIELDS)).encode()
+        """Canonical bytes of every field (``repr``: independent of object sharing, unlike pickle)."""
+        return repr(tuple(getattr(state, f) for f in STATE_FIELDS)).encode()
 
     # ------------------------------------------------------ determinization
     def resample_hidden(self, state: KakurenboState, player: int, rng: np.random.Generator) -> KakurenboState:
