@@ -128,11 +128,13 @@ def test_spawned_vector_workers_find_the_ids():
 def test_a_pettingzoo_without_registry_is_no_hard_failure(monkeypatch):
     import pettingzoo
 
-    monkeypatch.delattr(pettingzoo, "aec_registry")
+    monkeypatch.delattr(pettingzoo, "aec_registry", raising=False)  # PettingZoo < 1.27 has none
     assert register_with_pettingzoo() is False
     done = _fresh_python(
         "import pettingzoo\n"
-        "del pettingzoo.aec_registry, pettingzoo.register\n"
+        "for name in ('aec_registry', 'register'):\n"
+        "    if hasattr(pettingzoo, name):\n"
+        "        delattr(pettingzoo, name)\n"
         "import kakurega.envs\n"
         "env = kakurega.envs.make('animal_chain_v0')\n"
         "env.reset(seed=0)\n"
