@@ -5,9 +5,10 @@
 >>> game = pyspiel.load_game("python_kakurega_animal_chain")
 >>> state = game.new_initial_state()
 
-The short name is ``python_kakurega_`` plus the registry name without its
-version suffix (``animal_chain_v0`` -> ``python_kakurega_animal_chain``);
-``register_games()`` returns the mapping. Env options are game parameters with
+Each env is registered under ``python_kakurega_`` plus its registry name
+(``python_kakurega_animal_chain_v0``), and the newest version of each game
+also without the version suffix (``python_kakurega_animal_chain``);
+``register_games()`` returns ``{env name: versioned short name}``. Env options are game parameters with
 their defaults (those with a plain ``int``/``float``/``bool``/``str`` default):
 ``pyspiel.load_game("python_kakurega_kakurenbo", {"num_players": 4})``.
 
@@ -67,10 +68,16 @@ DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games that declare
 _PARAMETER_TYPES = (bool, int, float, str)
 
 
-def short_name(env_name: str) -> str:
-    """OpenSpiel short name of a registry env: ``"animal_chain_v0"`` -> ``"python_kakurega_animal_chain"``."""
+def short_name(env_name: str, versioned: bool = True) -> str:
+    """OpenSpiel name of a registry env: ``"animal_chain_v0"`` -> ``"python_kakurega_animal_chain_v0"``
+    (``versioned=False``: ``"python_kakurega_animal_chain"``, the newest version's alias)."""
     base, _, version = env_name.rpartition("_v")
-    return PREFIX + (base if version.isdigit() else env_name)
+    return PREFIX + (base if not versioned and version.isdigit() else env_name)
+
+
+def _version(env_name: str) -> int:
+    _, _, version = env_name.rpartition("_v")
+    return int(version) if version.isdigit() else -1
 
 
 def game_parameters(env_name: str) -> dict:
@@ -249,11 +256,11 @@ class InformationStateObserver:
         return f"p{player}\n" + "\n".join(state.history_lines[player])
 
 
-def _game_type(env_name: str, rules) -> pyspiel.GameType:
+def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
     parameters = game_parameters(env_name)
     players = sorted({rules.num_players, *(c.get("num_players", rules.num_players) for c in ENV_SPECS[env_name].configurations)})
     return pyspiel.GameType(
-        short_name=short_name(env_name),
+        short_name=name,
         long_name=f"kakurega {env_name}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
@@ -271,17 +278,28 @@ def _game_type(env_name: str, rules) -> pyspiel.GameType:
 
 
 def register_games() -> dict[str, str]:
-    """Register every registered env as an OpenSpiel game (idempotent); ``{env name: short name}``."""
+    """Register every registered env as an OpenSpiel game (idempotent); ``{env name: versioned short name}``.
+
+    The newest version of each game is also registered without its version suffix.
+    """
     registered = set(pyspiel.registered_names())
+    newest: dict[str, str] = {}
+    for env_name in ENV_SPECS:
+        alias = short_name(env_name, versioned=False)
+        if alias not in newest or _version(env_name) > _version(newest[alias]):
+            newest[alias] = env_name
     names = {}
     for env_name in ENV_SPECS:
-        name = short_name(env_name)
-        names[env_name] = name
-        if name in registered:
-            continue
-        rules = make(env_name, wrapped=False).game
-        game_class = type(f"KakuregaGame_{env_name}", (KakuregaGame,), {"env_name": env_name, "game_type": _game_type(env_name, rules)})
-        pyspiel.register_game(game_class.game_type, game_class)
+        names[env_name] = short_name(env_name)
+        aliases = [short_name(env_name)] + [alias for alias, newest_env in newest.items() if newest_env == env_name]
+        rules = None
+        for name in dict.fromkeys(aliases):
+            if name in registered:
+                continue
+            rules = rules or make(env_name, wrapped=False).game
+            game_type = _game_type(env_name, rules, name)
+            game_class = type(f"KakuregaGame_{env_name}", (KakuregaGame,), {"env_name": env_name, "game_type": game_type})
+            pyspiel.register_game(game_type, game_class)
     return names
 
 

@@ -19,8 +19,12 @@ def _load(env_name, params=None):
 
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_every_registered_env_is_an_openspiel_game(env_name):
-    assert bridge.GAMES[env_name] == bridge.short_name(env_name)
+    assert bridge.GAMES[env_name] == bridge.short_name(env_name) == f"python_kakurega_{env_name}"
     game = _load(env_name)
+    newest = max((n for n in ENV_SPECS if bridge.short_name(n, versioned=False) == bridge.short_name(env_name, versioned=False)),
+                 key=lambda n: int(n.rpartition("_v")[2]))
+    alias = pyspiel.load_game(bridge.short_name(env_name, versioned=False))
+    assert alias.get_type().long_name == f"kakurega {newest}"  # the unversioned name is the newest version
     raw = make(env_name, wrapped=False)
     assert game.num_distinct_actions() == raw.game.num_actions
     assert game.num_players() == raw.game.num_players
