@@ -8,9 +8,9 @@
 
 Caveat: Tianshou's ``PettingZooEnv.step`` returns the observation of the
 *next agent to act*, and the collector stores it as ``obs_next`` of the
-transition of the agent that just acted. In a turn-based game where turns
-alternate, most transitions therefore hold **another player's private
-observation** as ``obs_next`` (their hand, in Animal Chain). The learner does
+transition of the agent that just acted. Whenever the turn passes to another
+player, that transition holds **another player's private observation** (their
+hand, in Animal Chain) as ``obs_next``. The learner does
 not need to look at it to be trained on it: a value target bootstrapped from
 the opponent's view mixes both players' values, and the buffer holds
 information the learner's seat may not know. Use it for quick experiments,
