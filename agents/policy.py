@@ -15,6 +15,10 @@ JSON document describing everything needed to use the weights safely:
 ``algorithm``          ``"ppo"`` (outputs are logits) or ``"dqn"`` (Q-values)
 ``training_steps``     environment steps the learner had taken when saved
 ``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``
+``inputs``             optional: the observation pieces the network reads,
+                       concatenated in order (default ``["observation"]``;
+                       ``["action_mask", "observation"]`` for a network that
+                       also reads the mask, e.g. SB3's ``MultiInputPolicy``)
 =====================  =======================================================
 
 Safetensors is a JSON header plus raw little-endian numbers, so reading it
@@ -55,6 +59,9 @@ _REQUIRED = ("env", "env_options", "observation_size", "num_actions", "algorithm
 MAX_METADATA_BYTES = 100_000
 MAX_LAYERS = 64
 MAX_LAYER_SIZE = 1 << 16
+#: the pieces of an observation dict a network may read, and the default input
+INPUT_PIECES = ("observation", "action_mask")
+DEFAULT_INPUTS = ("observation",)
 # Options that change how an env is shown, never what a policy sees.
 _COSMETIC_OPTIONS = ("render_mode", "render_view")
 
@@ -220,10 +227,13 @@ def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, n
         layers.append((weight.astype(np.float32), bias.astype(np.float32)))
     if len(tensors) != 2 * len(layers):
         raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {2 * len(layers)}")
-    if sizes[0] != meta["observation_size"] or sizes[-1] != meta["num_actions"]:
+    inputs = meta.get("inputs", list(DEFAULT_INPUTS))
+    if not isinstance(inputs, list) or not inputs or any(piece not in INPUT_PIECES for piece in inputs) or len(set(inputs)) != len(inputs):
+        raise PolicyFileError(f"{file}: inputs {inputs!r} must list distinct pieces among {list(INPUT_PIECES)}")
+    if sizes[0] != input_size(meta) or sizes[-1] != meta["num_actions"]:
         raise PolicyFileError(
-            f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says observation size "
-            f"{meta['observation_size']} and {meta['num_actions']} actions"
+            f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says inputs {inputs} of "
+            f"observation size {meta['observation_size']} and {meta['num_actions']} actions"
         )
     return meta, layers
 
@@ -268,6 +278,10 @@ def _check_metadata(meta, file) -> None:
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+def input_size(meta: dict) -> int:
+    """Length of the network input the metadata describes (its ``inputs`` concatenated)."""
+    sizes = {"observation": meta["observation_size"], "action_mask": meta["num_actions"]}
+    return sum(sizes[piece] for piece in meta.get("inputs", DEFAULT_INPUTS))
 
 
 def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
@@ -327,16 +341,23 @@ class PolicyAgent(Agent):
         self.activation = self.metadata.get("network", {}).get("activation", "tanh")
         self.sample = sample
         self.name = name
+        self.inputs = tuple(self.metadata.get("inputs", DEFAULT_INPUTS))
 
     def outputs(self, observation_vector: np.ndarray) -> np.ndarray:
-        """Raw network outputs (logits for PPO, Q-values for DQN), unmasked."""
+        """Raw network outputs (logits for PPO, Q-values for DQN), unmasked, for a network input vector."""
         return mlp_forward(self.layers, self.activation, observation_vector)
+
+    def network_input(self, observation: dict) -> np.ndarray:
+        """The network's input for one observation dict: its ``inputs`` pieces, concatenated."""
+        if self.inputs == DEFAULT_INPUTS:
+            return observation["observation"]
+        return np.concatenate([np.asarray(observation[piece], dtype=np.float32) for piece in self.inputs])
 
     def act(self, observation: dict, sampler=None) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
-        scores = self.outputs(observation["observation"]).astype(np.float64)
+        scores = self.outputs(self.network_input(observation)).astype(np.float64)
         scores = np.where(mask, scores, -np.inf)
         if self.sample:
             shifted = scores - scores.max()

@@ -10,15 +10,17 @@ from kakurega.envs import compiled as _compiled
 
 _compiled.install()
 
-from kakurega.envs.registry import ENV_SPECS, EnvSpec, get_spec, list_envs, make, register_with_pettingzoo  # noqa: E402
+from kakurega.envs.registry import (  # noqa: E402
+    ENV_SPECS,
+    EnvSpec,
+    get_spec,
+    list_envs,
+    make,
+    register_with_gymnasium,
+    register_with_pettingzoo,
+)
 
 register_with_pettingzoo()
-
-# The single-agent game also exists as a Gymnasium env; a string entry point
-# registers it without importing the module.
-import gymnasium as _gymnasium  # noqa: E402
-
-if "kakurega/HiddenRooms-v0" not in _gymnasium.registry:
-    _gymnasium.register("kakurega/HiddenRooms-v0", entry_point="kakurega.envs.hidden_rooms_v0:HiddenRoomsGymEnv")
+register_with_gymnasium()
 
 __all__ = ["ENV_SPECS", "EnvSpec", "get_spec", "list_envs", "make"]

@@ -4,7 +4,7 @@
 |---|---|
 | Import | `from kakurega.envs import hidden_rooms_v0` |
 | Create | `hidden_rooms_v0.env(booklet=None, episode="match", reward="match", max_turns=60, shaping=0.0, render_mode=None)` |
-| Gymnasium | `gymnasium.make("kakurega/HiddenRooms-v0", **same options)` (registered when this module is imported) |
+| Gymnasium | `gymnasium.make("kakurega.envs:kakurega/HiddenRooms-v0", **same options)` (the id is registered by `import kakurega.envs`; the `kakurega.envs:` prefix imports it first) |
 | Agents | `["player_0"]` (the child; solitaire) |
 | Action space | `Discrete(17)` |
 | Observation | `Dict(observation=Box(0, 1, (560,), float32), action_mask=Box(0, 1, (17,), int8))` with the default booklet (7 monsters) |
@@ -172,11 +172,18 @@ and an imitation warm start (44.5% escapes, docs/strength.md). With
 ## Gymnasium form
 
 `HiddenRoomsGymEnv(**options)` (or `gymnasium.make("kakurega/HiddenRooms-v0",
-**options)`) is the same game as a single-agent `gymnasium.Env`: the same
-observation dict (fresh writable copies each step), the child's rewards, and
-`action_masks()` for sb3-contrib's `MaskablePPO` (`MultiInputPolicy`). Like
-`env()`, an illegal action ends the episode with reward -1 and
-`info["illegal_action"] = True`. Gymnasium's `check_env` passes.
+**options)` after `import kakurega.envs`; from a fresh process, e.g. a
+vectorized worker, `gymnasium.make("kakurega.envs:kakurega/HiddenRooms-v0")`)
+is the same game as a single-agent `gymnasium.Env`: the same observation dict
+(fresh writable copies each step), the child's rewards, `info["action_mask"]`
+(`int8`, also at reset) and `action_masks()` for sb3-contrib's `MaskablePPO`
+(`MultiInputPolicy`; `export_policy` exports it). Like `env()`, an illegal
+action ends the episode with reward -1 and `info["illegal_action"] = True`.
+`render_mode="rgb_array"` raises a `TypeError`, so stable-baselines3's
+`make_vec_env("kakurega/HiddenRooms-v0")` retries without it. Gymnasium's
+`check_env` passes. For a flat `Box` observation use
+`gymnasium.make("kakurega.envs:kakurega/hidden_rooms-v0")` (the single-seat view
+every registered env has, see docs/integrations.md).
 
 ## Heuristic
 
@@ -310,9 +317,13 @@ class HiddenRoomsGymEnv(gymnasium.Env):
     """The same game as a single-agent Gymnasium env with ``action_masks()`` (for MaskablePPO).
 
     Observations are the AEC env's dicts ``{"observation", "action_mask"}``;
-    rewards are the child's. Like ``env()``, an illegal action ends the episode
-    with reward -1 (``info["illegal_action"]`` is True); mask your actions.
-    Takes the same options as :class:`raw_env`.
+    every ``info`` (reset's too) also carries ``"action_mask"`` (``int8``, the
+    mask of the observation returned with it); rewards are the child's. Like
+    ``env()``, an illegal action ends the episode with reward -1
+    (``info["illegal_action"]`` is True); mask your actions. Takes the same
+    options as :class:`raw_env`; an unsupported ``render_mode`` (such as
+    ``"rgb_array"``) raises a ``TypeError`` (a ``RenderModeError``), which
+    stable-baselines3's ``make_vec_env`` answers by retrying without one.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -329,7 +340,8 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         self.aec.reset(seed=seed)
         self._over = False
-        return self._observation(), {}
+        observation = self._observation()
+        return observation, {"action_mask": observation["action_mask"].copy()}
 
     def step(self, action):
         """Apply the child's action: ``(observation, reward, terminated, truncated, info)``."""
@@ -339,11 +351,14 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         action = aec.validate_action(action)
         if not aec.observe(AGENT)["action_mask"][action]:
             self._over = True
-            return self._observation(), ILLEGAL_ACTION_PENALTY, True, False, {"illegal_action": True}
+            observation = self._observation()
+            info = {"action_mask": observation["action_mask"].copy(), "illegal_action": True}
+            return observation, ILLEGAL_ACTION_PENALTY, True, False, info
         aec.step(action)
         terminated, truncated = bool(aec.terminations[AGENT]), bool(aec.truncations[AGENT])
         self._over = terminated or truncated
-        return self._observation(), float(aec.rewards[AGENT]), terminated, truncated, {}
+        observation = self._observation()
+        return observation, float(aec.rewards[AGENT]), terminated, truncated, {"action_mask": observation["action_mask"].copy()}
 
     def _observation(self) -> dict:
         # fresh, writable arrays on every call, as Gymnasium expects (the AEC env's are cached and read-only)
@@ -361,6 +376,3 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         """``ansi``: the text picture; ``human``: print it."""
         return self.aec.render()
 
-
-if GYMNASIUM_ID not in gymnasium.registry:
-    gymnasium.register(id=GYMNASIUM_ID, entry_point="kakurega.envs.hidden_rooms_v0:HiddenRoomsGymEnv")

@@ -5,7 +5,13 @@ module docstring that is the env card), its PettingZoo registry id, the
 heuristic agent shipped for it, and the configurations that tests and
 benchmarks sweep. Importing ``kakurega.envs`` registers every entry with
 PettingZoo's registry, so ``pettingzoo.make("aec", "kakurega/kakurenbo-v0")``
-works.
+works (PettingZoo releases without a registry are skipped), and with
+Gymnasium's: the same id names the env's single-seat view
+(:class:`~kakurega.agents.training.view.SingleAgentView`, flat ``Box``
+observations, random opponents unless ``opponents=`` says otherwise), and
+``gymnasium_envs`` adds dedicated single-agent envs. In a fresh process (a
+worker, a remote env runner) ``gymnasium.make("kakurega.envs:kakurega/kakurenbo-v0")``
+imports ``kakurega.envs`` first, so the ids are found.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ class EnvSpec:
     #: how the order of turns (or the moment the game ends) reveals private facts, for a v0
     #: env that keeps such a leak and names it in its card; "" when the turns show public facts only
     turn_order_leak: str = ""
+    #: dedicated single-agent Gymnasium envs of the game: ``{id: "module:Class"}``
+    gymnasium_envs: dict = field(default_factory=dict)
 
     @property
     def module(self) -> str:
@@ -56,6 +64,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             summary="Hidden Rooms: solitaire escape from a monster through a room revealed tile by tile",
             heuristic="kakurega.agents.heuristics.hidden_rooms:HiddenRoomsHeuristic",
             configurations=({}, {"episode": "round"}),
+            gymnasium_envs={"kakurega/HiddenRooms-v0": "kakurega.envs.hidden_rooms_v0:HiddenRoomsGymEnv"},
         ),
         EnvSpec(
             name="animal_chain_v0",
@@ -98,10 +107,38 @@ def make(name: str, wrapped: bool = True, **kwargs):
     return module.env(**kwargs) if wrapped else module.raw_env(**kwargs)
 
 
-def register_with_pettingzoo() -> None:
-    """Register every env in PettingZoo's AEC registry (idempotent)."""
+def register_with_pettingzoo() -> bool:
+    """Register every env in PettingZoo's AEC registry (idempotent); False when PettingZoo has none.
+
+    PettingZoo's registry (``pettingzoo.aec_registry``) exists from release
+    1.27 on; with an older PettingZoo (some libraries pin one) the envs work
+    the same through ``kakurega.envs.make`` and the env modules.
+    """
     import pettingzoo
 
+    registry, register = getattr(pettingzoo, "aec_registry", None), getattr(pettingzoo, "register", None)
+    if registry is None or register is None:
+        return False
     for spec in ENV_SPECS.values():
-        if spec.pettingzoo_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", spec.pettingzoo_id, entry_point=f"{spec.module}:env")
+        if spec.pettingzoo_id not in registry:
+            register("aec", spec.pettingzoo_id, entry_point=f"{spec.module}:env")
+    return True
+
+
+def register_with_gymnasium() -> None:
+    """Register every env's single-seat view and each ``gymnasium_envs`` entry with Gymnasium (idempotent).
+
+    Entry points are strings, so nothing is imported until ``gymnasium.make``.
+    """
+    import gymnasium
+
+    for spec in ENV_SPECS.values():
+        if spec.pettingzoo_id not in gymnasium.registry:
+            gymnasium.register(
+                spec.pettingzoo_id,
+                entry_point="kakurega.agents.training.view:SingleAgentView",
+                kwargs={"env_name": spec.name},
+            )
+        for env_id, entry_point in spec.gymnasium_envs.items():
+            if env_id not in gymnasium.registry:
+                gymnasium.register(env_id, entry_point=entry_point)

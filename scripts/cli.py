@@ -109,8 +109,32 @@ def cmd_train(args) -> int:
         overrides.append(f"output_dir={args.output}")
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
+    if args.backend == "rllib":
+        return _train_rllib(args, overrides)
     _, status = _run_training(args.config, overrides, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
     return status
+
+
+def _train_rllib(args, overrides) -> int:
+    from kakurega.agents.training.config import ConfigError
+
+    if args.resume:
+        print("error: --backend rllib runs cannot be resumed; start a new run (--overwrite)", file=sys.stderr)
+        return 2
+    try:
+        from kakurega.integrations.rllib import train as train_rllib
+    except ImportError as error:
+        print(f"error: --backend rllib needs Ray RLlib ({error}); install it with: pip install 'kakurega[rllib]'",
+              file=sys.stderr)
+        return 2
+    try:
+        summary = train_rllib(args.config, overrides, address=args.address, num_env_runners=args.env_runners,
+                              mapping=args.policy_mapping, overwrite=args.overwrite, quiet=args.quiet)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {summary['policy']} ({summary['env_steps']} env steps, module {summary['exported_module']!r})")
+    return 0
 
 
 # -------------------------------------------------------------------- evaluate
@@ -291,6 +315,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="delete an earlier run in the output directory first (only the files a kakurega run wrote; "
                        "never the current directory, a parent of it, home or /)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or tables")
+    p.add_argument("--backend", choices=["sb3", "rllib"], default="sb3",
+                   help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib PPO; "
+                        "pip install 'kakurega[rllib]'; see docs/integrations.md)")
+    p.add_argument("--address", default=None,
+                   help="rllib: join this Ray cluster (ray://HOST:PORT or auto) instead of starting a local Ray")
+    p.add_argument("--env-runners", type=int, default=2, help="rllib: env-runner processes (default 2)")
+    p.add_argument("--policy-mapping", choices=["auto", "shared", "per_seat", "learner"], default="auto",
+                   help="rllib: shared (one module for every seat), per_seat, or learner (one learning seat against "
+                        "the config's opponents); auto: shared when opponents are only self/snapshots, else learner")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="tournament between agent specs on one env",

@@ -4,6 +4,11 @@ Example::
 
     kakurega evaluate kakurenbo_v0 --option num_players=4 \\
         --agents policy:runs/kakurenbo_ppo/policy.safetensors heuristic random --games 400 --out runs/eval
+
+Agent kinds defined outside kakurega (``register_agent_kind`` in your own
+module) enter with ``--import MODULE``::
+
+    kakurega evaluate animal_chain --import my_bots --agents my_kind heuristic
 """
 
 from __future__ import annotations
@@ -53,12 +58,29 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
     parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument(
+        "--import", dest="imports", action="append", metavar="MODULE",
+        help="import MODULE first (repeatable), e.g. a module of yours that calls "
+             "kakurega.agents.register_agent_kind, so its kinds can be named in --agents",
+    )
     return parser
+
+
+def import_agent_modules(modules: list[str] | None) -> None:
+    """Import each module (which registers agent kinds), saying clearly which one could not be imported."""
+    import importlib
+
+    for module in modules or []:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise SystemExit(f"--import {module}: cannot import it ({error}); is it on PYTHONPATH or installed?") from None
 
 
 def run(args) -> int:
     from kakurega.agents.tournament import run_tournament
 
+    import_agent_modules(getattr(args, "imports", None))
     env_name = resolve_env_name(args.env)
     options = parse_options(args.option)
     progress = None

@@ -18,7 +18,9 @@ _LAZY = {
     "train": "trainer",
     "TrainResult": "trainer",
     "export_policy": "export",
+    "policy_metadata": "export",
     "policy_from_model": "export",
+    "MaskedDQN": "masked_dqn",
     "load_config": "config",
     "ConfigError": "config",
 }
@@ -33,4 +35,13 @@ def __getattr__(name):
     raise AttributeError(f"module 'kakurega.agents.training' has no attribute {name!r}")
 
 
-__all__ = ["OpponentPool", "SingleAgentView", "train", "export_policy", "load_config", "ConfigError"]
+__all__ = [
+    "OpponentPool",
+    "SingleAgentView",
+    "train",
+    "export_policy",
+    "policy_metadata",
+    "MaskedDQN",
+    "load_config",
+    "ConfigError",
+]

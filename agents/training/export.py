@@ -1,19 +1,35 @@
-"""Turn a stable-baselines3 model (MaskablePPO or MaskedDQN) into a kakurega policy file.
+"""Turn a trained network into a kakurega policy file.
 
-Only the acting part is exported: for PPO the actor (``mlp_extractor.policy_net``
-then ``action_net``: logits), for DQN the online Q-network (Q-values). The
-value network, optimizer state and replay buffer stay in the run's
-checkpoints (:mod:`~kakurega.agents.training.checkpoint`), which exist for
-resuming training only.
+Accepted sources:
+
+- a stable-baselines3 model (MaskablePPO, PPO, (Masked)DQN) with an
+  ``MlpPolicy`` or a ``MultiInputPolicy`` on a ``{"observation", "action_mask"}``
+  dict (such as ``HiddenRoomsGymEnv``'s); for PPO the actor
+  (``mlp_extractor.policy_net`` then ``action_net``: logits), for DQN the
+  online Q-network (Q-values);
+- a plain torch MLP: an ``nn.Sequential`` (nested ones are flattened) or a
+  list of modules made of ``nn.Linear`` layers with one activation between
+  them, mapping the observation vector to logits (``algorithm="ppo"``) or
+  Q-values (``algorithm="dqn"``). Other libraries' networks (RLlib, Tianshou,
+  CleanRL) export this way.
+
+Only the acting part is exported. The value network, optimizer state and
+replay buffer stay in the run's checkpoints
+(:mod:`~kakurega.agents.training.checkpoint`) or the library's own, which exist for
+resuming training only. A network that also reads
+the action mask (SB3's ``MultiInputPolicy`` on the dict observation) records
+its inputs in the file (``inputs``, e.g. ``["action_mask", "observation"]``,
+concatenated in that order), and the policy agent feeds it the same way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kakurega.agents.policy import env_version, resolved_env_options, save_policy
+from kakurega.agents.policy import DEFAULT_INPUTS, INPUT_PIECES, env_version, resolved_env_options, save_policy
 
 _ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu", "ELU": "elu", "LeakyReLU": "leaky_relu", "SiLU": "silu", "Identity": "identity"}
+ALGORITHMS = {"ppo": "logits", "dqn": "q_values"}
 
 
 def _activation_name(module_class) -> str:
@@ -23,42 +39,113 @@ def _activation_name(module_class) -> str:
     return name
 
 
-def policy_from_model(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, str]:
-    """``(layers, activation, algorithm)`` of an SB3 MaskablePPO / (Masked)DQN model's acting network."""
-    import torch.nn as nn
-    from stable_baselines3.common.torch_layers import FlattenExtractor
+def layers_from_modules(modules) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """``(layers, activation)`` of a torch MLP given as ``nn.Sequential`` or a list of modules.
 
+    The modules must be ``nn.Linear`` layers with one kind of activation
+    between them (none after the last layer). A network with a single layer
+    has activation ``"identity"``.
+    """
+    import torch.nn as nn
+
+    flat: list = []
+
+    def walk(items):
+        for module in items:
+            if isinstance(module, nn.Sequential):
+                walk(list(module))
+            else:
+                flat.append(module)
+
+    walk([modules] if isinstance(modules, nn.Module) else list(modules))
+    layers, activations = [], []
+    for position, module in enumerate(flat):
+        if isinstance(module, nn.Linear):
+            if module.bias is None:
+                raise TypeError(f"cannot export {module!r}: Linear layers need a bias")
+            layers.append((module.weight.detach().cpu().numpy().astype(np.float32), module.bias.detach().cpu().numpy().astype(np.float32)))
+        elif type(module).__name__ in _ACTIVATION_NAMES:
+            if not layers or position == len(flat) - 1 or isinstance(flat[position - 1], type(module)):
+                raise TypeError(f"cannot export {module!r} at position {position}: activations go between Linear layers")
+            activations.append(type(module))
+        else:
+            raise TypeError(f"cannot export layer {module!r}: only nn.Linear and the activations {sorted(_ACTIVATION_NAMES)}")
+    if not layers:
+        raise TypeError("cannot export a network without nn.Linear layers")
+    if len(set(activations)) > 1:
+        raise TypeError(f"cannot export mixed activations {sorted({a.__name__ for a in activations})}: the policy format has one")
+    if len(activations) != len(layers) - 1:
+        raise TypeError(f"cannot export: {len(layers)} Linear layers need {len(layers) - 1} activations between them, found {len(activations)}")
+    for (w_in, _), (w_out, _) in zip(layers, layers[1:]):
+        if w_out.shape[1] != w_in.shape[0]:
+            raise TypeError(f"cannot export: a layer of {w_in.shape[0]} outputs feeds one of {w_out.shape[1]} inputs")
+    return layers, _activation_name(activations[0]) if activations else "identity"
+
+
+def _extractor_inputs(extractor) -> list[str]:
+    """The observation pieces an SB3 features extractor concatenates, in order."""
+    from stable_baselines3.common.torch_layers import CombinedExtractor, FlattenExtractor
+
+    if isinstance(extractor, FlattenExtractor):
+        return list(DEFAULT_INPUTS)
+    if isinstance(extractor, CombinedExtractor):
+        keys = list(extractor.extractors.keys())
+        unknown = [k for k in keys if k not in INPUT_PIECES]
+        if unknown or not all(type(e).__name__ == "Flatten" for e in extractor.extractors.values()):
+            raise TypeError(
+                f"cannot export a MultiInputPolicy over keys {keys}: only flattened {sorted(INPUT_PIECES)} pieces"
+            )
+        return keys
+    raise TypeError(f"cannot export features extractor {type(extractor).__name__}: only FlattenExtractor or CombinedExtractor")
+
+
+def policy_from_model(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, str, list[str]]:
+    """``(layers, activation, algorithm, inputs)`` of an SB3 PPO / DQN model's acting network."""
     policy = model.policy
     if hasattr(policy, "q_net"):
         algorithm = "dqn"
         extractor = policy.q_net.features_extractor
         modules = list(policy.q_net.q_net)
-        activation = policy.q_net.activation_fn
     elif hasattr(policy, "mlp_extractor") and hasattr(policy, "action_net"):
         algorithm = "ppo"
-        extractor = policy.pi_features_extractor if hasattr(policy, "pi_features_extractor") else policy.features_extractor
+        extractor = getattr(policy, "pi_features_extractor", policy.features_extractor)
         modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
-        activation = policy.activation_fn
     else:
-        raise TypeError(f"cannot export a {type(policy).__name__}: expected a MaskablePPO or DQN MLP policy")
-    if not isinstance(extractor, FlattenExtractor):
-        raise TypeError(f"cannot export features extractor {type(extractor).__name__}: only the default FlattenExtractor")
-    layers = []
-    for module in modules:
-        if isinstance(module, nn.Linear):
-            layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
-        elif not isinstance(module, activation):
-            raise TypeError(f"cannot export layer {module!r}: only Linear layers and {activation.__name__}")
-    return layers, _activation_name(activation), algorithm
+        raise TypeError(f"cannot export a {type(policy).__name__}: expected a PPO or DQN MLP policy")
+    inputs = _extractor_inputs(extractor)
+    layers, activation = layers_from_modules(modules)
+    return layers, activation, algorithm, inputs
 
 
-def policy_metadata(model, env_name: str, env_kwargs: dict, training_steps: int | None = None, extra: dict | None = None) -> tuple[dict, list]:
-    """``(metadata, layers)`` describing ``model`` as a policy for ``env_name(**env_kwargs)``."""
+def policy_metadata(
+    model,
+    env_name: str,
+    env_kwargs: dict,
+    training_steps: int | None = None,
+    extra: dict | None = None,
+    algorithm: str | None = None,
+) -> tuple[dict, list]:
+    """``(metadata, layers)`` describing ``model`` (SB3 model or torch MLP) as a policy for ``env_name(**env_kwargs)``.
+
+    ``algorithm`` (``"ppo"``: outputs are logits, ``"dqn"``: Q-values) is
+    required for a plain torch network and taken from the model otherwise.
+    """
     from kakurega.envs.registry import make
 
-    layers, activation, algorithm = policy_from_model(model)
+    if hasattr(model, "policy"):
+        layers, activation, model_algorithm, inputs = policy_from_model(model)
+        if algorithm is not None and algorithm != model_algorithm:
+            raise ValueError(f"algorithm={algorithm!r} but the model is a {model_algorithm} model")
+        algorithm = model_algorithm
+        steps = model.num_timesteps if training_steps is None else training_steps
+    else:
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"a torch network needs algorithm='ppo' (logits) or 'dqn' (Q-values), got {algorithm!r}")
+        layers, activation = layers_from_modules(model)
+        inputs = list(DEFAULT_INPUTS)
+        steps = training_steps or 0
     raw = make(env_name, wrapped=False, **env_kwargs)
-
+    sizes = [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]
     metadata = {
         "env": env_name,
         "env_version": env_version(env_name),
@@ -67,18 +154,28 @@ def policy_metadata(model, env_name: str, env_kwargs: dict, training_steps: int 
         "num_actions": int(raw.game.num_actions),
         "num_players": int(raw.game.num_players),
         "algorithm": algorithm,
-        "output": "logits" if algorithm == "ppo" else "q_values",
-        "training_steps": int(model.num_timesteps if training_steps is None else training_steps),
-        "network": {"type": "mlp", "activation": activation, "sizes": [int(layers[0][0].shape[1])] + [int(w.shape[0]) for w, _ in layers]},
+        "output": ALGORITHMS[algorithm],
+        "training_steps": int(steps),
+        "network": {"type": "mlp", "activation": activation, "sizes": sizes},
         "kakurega_version": _package_version(),
     }
+    if inputs != list(DEFAULT_INPUTS):
+        metadata["inputs"] = inputs
     metadata.update(extra or {})
     return metadata, layers
 
 
-def export_policy(model, path, env_name: str, env_kwargs: dict | None = None, training_steps: int | None = None, extra: dict | None = None):
-    """Write ``model``'s acting network as a policy file at ``path``; returns the file written."""
-    metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra)
+def export_policy(
+    model,
+    path,
+    env_name: str,
+    env_kwargs: dict | None = None,
+    training_steps: int | None = None,
+    extra: dict | None = None,
+    algorithm: str | None = None,
+):
+    """Write ``model``'s acting network (SB3 model or torch MLP) as a policy file at ``path``; returns the file."""
+    metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra, algorithm)
     return save_policy(path, layers, metadata)
 
 

@@ -17,7 +17,9 @@ Observations are fresh float32 copies (the AEC env's cached arrays are
 read-only and shared); ``action_masks()`` gives the learner's legal actions
 (sb3-contrib's MaskablePPO reads it through any VecEnv, ``SubprocVecEnv``
 included), and every ``info`` carries ``"action_mask"``, the mask of the
-observation returned with it (all zeros once the game is over). The final
+observation returned with it as an ``int8`` array of 0/1 (all zeros once the
+game is over), the dtype of the AEC envs' masks, so libraries that compute
+``1 - mask`` get the illegal actions. The final
 step's info also has ``"outcome"`` (win/draw/loss, see
 :mod:`kakurega.agents.outcome`), ``"final_return"``, ``"learner_seat"`` and
 ``"opponents"``.
@@ -42,7 +44,7 @@ from gymnasium import spaces
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.outcome import classify_outcome
 from kakurega.agents.training.league import OpponentPool
-from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, check_render_mode
 
 MAX_REDEALS = 1000
 
@@ -75,8 +77,7 @@ class SingleAgentView(gymnasium.Env):
                 f"learner_seat must be 'random' or a seat in 0..{self.num_players - 1}, got {learner_seat!r}"
             )
         self.learner_seat = learner_seat
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         if illegal_action not in ("penalize", "raise"):
             raise ValueError(f"illegal_action must be 'penalize' or 'raise', got {illegal_action!r}")
@@ -139,7 +140,7 @@ class SingleAgentView(gymnasium.Env):
         reward, self._pending_reward = self._pending_reward + ILLEGAL_ACTION_PENALTY, 0.0
         self._over = True
         info = {
-            "action_mask": np.zeros(self.context.num_actions, dtype=bool),
+            "action_mask": np.zeros(self.context.num_actions, dtype=np.int8),
             "illegal_action": True,
             "outcome": "loss",
             "final_return": self._totals[self._learner] + ILLEGAL_ACTION_PENALTY,
@@ -209,4 +210,4 @@ class SingleAgentView(gymnasium.Env):
         return np.array(self.raw.observe(self._learner)["observation"], dtype=np.float32, copy=True)
 
     def _info(self, **extra) -> dict:
-        return {"action_mask": self.action_masks(), **extra}
+        return {"action_mask": self.action_masks().astype(np.int8), **extra}

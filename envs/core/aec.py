@@ -41,6 +41,21 @@ class EnvUsageError(RuntimeError, ValueError):
     """
 
 
+
+class RenderModeError(TypeError, ValueError):
+    """An unsupported ``render_mode``.
+
+    A ``TypeError`` so that callers which try a render mode and fall back
+    without it (stable-baselines3's ``make_vec_env`` asks for ``"rgb_array"``)
+    keep working; a ``ValueError`` because the value is what is wrong.
+    """
+
+
+def check_render_mode(render_mode, supported) -> None:
+    """Raise :class:`RenderModeError` unless ``render_mode`` is None or in ``supported``."""
+    if render_mode is not None and render_mode not in supported:
+        raise RenderModeError(f"render_mode={render_mode!r} is not supported; expected one of {list(supported)} or None")
+
 class TurnBasedAECEnv(AECEnv):
     """PettingZoo AEC env over a turn-based :class:`Game`.
 
@@ -61,11 +76,7 @@ class TurnBasedAECEnv(AECEnv):
         render_view: str | None = None,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; expected one of "
-                f"{self.metadata['render_modes']} or None"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.game = game
         self.layout = layout
         #: ``encode(state, seat)``: the observation vector of ``seat`` in ``state``

@@ -164,7 +164,8 @@ def test_gymnasium_illegal_action_ends_the_episode_with_the_penalty():
     obs, _ = env.reset(seed=0)
     assert not obs["action_mask"][0]
     obs, reward, terminated, truncated, info = env.step(0)
-    assert (reward, terminated, truncated, info) == (-1.0, True, False, {"illegal_action": True})
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert info["action_mask"].dtype == np.int8 and not info["action_mask"].any()
     assert not obs["action_mask"].any() and not env.action_masks().any()
     with pytest.raises(ValueError, match="out of range"):
         env.reset(seed=0)

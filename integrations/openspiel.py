@@ -1,0 +1,306 @@
+"""Every registered kakurega game as an OpenSpiel Python game.
+
+>>> import pyspiel
+>>> import kakurega.integrations.openspiel  # registers python_kakurega_<game> for every registered env
+>>> game = pyspiel.load_game("python_kakurega_animal_chain")
+>>> state = game.new_initial_state()
+
+Each env is registered under ``python_kakurega_`` plus its registry name
+(``python_kakurega_animal_chain_v0``), and the newest version of each game
+also without the version suffix (``python_kakurega_animal_chain``);
+``register_games()`` returns ``{env name: versioned short name}``. Env options are game parameters with
+their defaults (those with a plain ``int``/``float``/``bool``/``str`` default):
+``pyspiel.load_game("python_kakurega_kakurenbo", {"num_players": 4})``.
+
+How the pieces map:
+
+- **Rules**: the game's own rules engine (``kakurega.envs.core.game.Game``):
+  ``legal_actions``, ``apply_action``, ``current_player``, ``returns``,
+  ``action_to_string``, no re-implementation.
+- **Chance** is *sampled stochastic* (``ChanceMode.SAMPLED_STOCHASTIC``): the
+  engines shuffle and draw inside ``initial_state`` and ``apply_action`` from
+  a ``numpy`` generator, so there are no explicit chance nodes. Each new state
+  gets its own generator, seeded from the game's (parameter ``seed``, default
+  0; ``seed=-1`` draws fresh entropy); clones copy it, so a clone replays the
+  same chance outcomes. Algorithms that enumerate chance outcomes (CFR,
+  exact best response, expectiminimax) do not apply; sampling algorithms
+  (MCTS, IS-MCTS, NFSP, RL through ``rl_environment``) do.
+- **Observation tensor**: exactly the env's observation vector of that player
+  (the same encoder, layout and named pieces as ``observer.dict``).
+- **Observation string**: the same vector as text, piece by piece (each
+  named piece with its nonzero entries), so it holds exactly what the tensor
+  holds. ``str(state)`` is the env's spectator render (public information).
+- **Information-state string**: perfect recall for that player: its seat, then
+  one line per decision so far holding a digest of the player's observation
+  at that point and, on its own moves, the action it chose. Two states give a
+  player the same string exactly when every observation it has had, and every
+  move it made, agree. (No information-state tensor: the history has no fixed
+  size.)
+- **Returns**: the rules' cumulative returns; ``RewardModel.TERMINAL``: what
+  counts is the total at the end (what MCTS-style bots require). Games that
+  declare ``utility_bounds`` give them as min/max utility; the others get a
+  wide default (``DEFAULT_UTILITY_BOUND``).
+- **Determinization**: ``state.resample_from_infostate(player, sampler)`` is
+  the rules' ``resample_hidden`` (what the player does not know re-dealt,
+  future chance re-seeded from ``sampler``), so OpenSpiel's ``ISMCTSBot``
+  searches over worlds consistent with its own information. The other
+  players' information-state histories in such a world restart at the
+  resampling point (their past observations are unknown to the searcher).
+
+Hidden information stays hidden: a player's tensors and strings come only
+from its own observation; other players' cards are not in them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+
+import numpy as np
+import pyspiel
+
+from kakurega.envs.core.game import TERMINAL
+from kakurega.envs.registry import ENV_SPECS, make
+
+PREFIX = "python_kakurega_"
+DEFAULT_UTILITY_BOUND = 1000.0  #: |utility| bound for games that declare none
+DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games that declare no limit
+_PARAMETER_TYPES = (bool, int, float, str)
+
+
+def short_name(env_name: str, versioned: bool = True) -> str:
+    """OpenSpiel name of a registry env: ``"animal_chain_v0"`` -> ``"python_kakurega_animal_chain_v0"``
+    (``versioned=False``: ``"python_kakurega_animal_chain"``, the newest version's alias)."""
+    base, _, version = env_name.rpartition("_v")
+    return PREFIX + (base if not versioned and version.isdigit() else env_name)
+
+
+def _version(env_name: str) -> int:
+    _, _, version = env_name.rpartition("_v")
+    return int(version) if version.isdigit() else -1
+
+
+def game_parameters(env_name: str) -> dict:
+    """The env options that can be OpenSpiel parameters, with their defaults, plus ``seed``."""
+    module = ENV_SPECS[env_name].load()
+    signature = inspect.signature(module.raw_env)
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        signature = inspect.signature(type(module.raw_env()).__init__)
+    parameters = {}
+    for name, parameter in signature.parameters.items():
+        default = parameter.default
+        if name in ("self", "render_mode", "render_view") or type(default) not in _PARAMETER_TYPES:
+            continue
+        parameters[name] = default
+    parameters["seed"] = 0
+    return parameters
+
+
+class _Shared:
+    """What every state of one game shares (the env holding the rules and the encoder): never copied."""
+
+    def __init__(self, env_name: str, env_kwargs: dict):
+        self.env_name, self.env_kwargs = env_name, dict(env_kwargs)
+        self.env = make(env_name, wrapped=False, **env_kwargs)
+        self.game = self.env.game
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):  # a serialized state rebuilds it from the registry
+        return (_Shared, (self.env_name, self.env_kwargs))
+
+
+class KakuregaGame(pyspiel.Game):
+    """A kakurega env's rules as an OpenSpiel game (class made per env by :func:`register_games`)."""
+
+    env_name: str = ""
+    game_type: pyspiel.GameType = None
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        seed = int(params.pop("seed", 0))
+        self.shared = _Shared(self.env_name, params)
+        rules = self.shared.game
+        bound = getattr(rules, "utility_bounds", None) or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=int(rules.num_actions),
+            max_chance_outcomes=0,
+            num_players=int(rules.num_players),
+            min_utility=float(bound[0]),
+            max_utility=float(bound[1]),
+            utility_sum=None,
+            max_game_length=int(getattr(rules, "max_game_length", None) or DEFAULT_MAX_GAME_LENGTH),
+        )
+        super().__init__(self.game_type, info, {**params, "seed": seed})
+        self.rng = np.random.default_rng(None if seed < 0 else seed)
+
+    def new_initial_state(self):
+        """A new deal, its chance drawn from a generator seeded by the game's."""
+        return KakuregaState(self, np.random.default_rng(int(self.rng.integers(2**63 - 1))))
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observation tensor/string (default) or the information-state string (perfect recall)."""
+        if params:
+            raise ValueError(f"observation parameters are not supported; passed {params}")
+        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        if iig_obs_type.perfect_recall:
+            return InformationStateObserver()
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError("kakurega games provide only the player's own observation (public + its private info)")
+        return KakuregaObserver(self.shared.env.layout)
+
+
+class KakuregaState(pyspiel.State):
+    """One deal of a kakurega game."""
+
+    def __init__(self, game, rng=None):
+        super().__init__(game)
+        self.shared = game.shared
+        self.rng = rng if rng is not None else np.random.default_rng()
+        rules = self.shared.game
+        self.state = rules.initial_state(self.rng)
+        #: per player, one line per decision: digest of its observation, and its own action
+        self.history_lines = [[] for _ in range(rules.num_players)]
+        self._record()
+
+    def current_player(self):
+        """The seat to act, or ``TERMINAL``."""
+        player = self.shared.game.current_player(self.state)
+        return pyspiel.PlayerId.TERMINAL if player == TERMINAL else int(player)
+
+    def _legal_actions(self, player):
+        """Legal action ids of ``player`` (none for a player not to act)."""
+        if player != self.current_player():
+            return []
+        return [int(a) for a in self.shared.game.legal_actions(self.state)]
+
+    def _apply_action(self, action):
+        """Apply the current player's action; chance inside the rules uses this state's generator."""
+        player = self.current_player()
+        self.shared.game.apply_action(self.state, int(action), self.rng)
+        self.history_lines[player][-1] += f" a{int(action)}"
+        self._record()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state ``player_id`` cannot tell from this one: hidden cards re-dealt, future chance re-seeded."""
+        seed = [int(probability_sampler() * 2**32) for _ in range(4)]
+        rng = np.random.default_rng(seed)
+        world = self.clone()
+        world.state = self.shared.game.resample_hidden(self.state, player_id, rng)
+        world.rng = np.random.default_rng(rng.integers(2**63 - 1))
+        for seat in range(len(world.history_lines)):
+            if seat != player_id:  # their past is not the searcher's to know; the player's own is unchanged
+                world.history_lines[seat] = ["resampled", world._digest(seat)]
+        return world
+
+    def _record(self) -> None:
+        """Append every player's observation digest (what each sees now) to its history."""
+        for seat, lines in enumerate(self.history_lines):
+            lines.append(self._digest(seat))
+
+    def _digest(self, seat: int) -> str:
+        """A short digest of ``seat``'s observation now."""
+        observation = np.ascontiguousarray(self.shared.env.encode(self.state, seat))
+        return hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
+
+    def _action_to_string(self, player, action):
+        """The action in the rules' words."""
+        return self.shared.game.action_to_string(self.state, int(action))
+
+    def is_terminal(self):
+        """True when the game ended or was cut off by its step limit."""
+        return self.shared.game.current_player(self.state) == TERMINAL
+
+    def returns(self):
+        """Cumulative return of every player so far."""
+        return [float(r) for r in self.shared.game.returns(self.state)]
+
+    def __str__(self):
+        """The table as a spectator sees it (public information only)."""
+        return self.shared.env._render_text(self.state, None)
+
+
+class KakuregaObserver:
+    """The player's own observation: the env's vector (``tensor``, pieces in ``dict``) and text render."""
+
+    def __init__(self, layout):
+        self.tensor = np.zeros(layout.size, np.float32)
+        self.dict = {name: layout.view(self.tensor, name) for name in layout.pieces}
+
+    def set_from(self, state, player):
+        """Fill ``tensor`` with ``player``'s observation of ``state``."""
+        self.tensor[:] = state.shared.env.encode(state.state, player)
+
+    def string_from(self, state, player):
+        """``player``'s observation as text: each named piece with its nonzero entries (``index:value``)."""
+        self.set_from(state, player)
+        parts = []
+        for name, view in self.dict.items():
+            flat = view.reshape(-1)
+            parts.append(f"{name}=" + ",".join(f"{i}:{flat[i]:g}" for i in np.flatnonzero(flat)))
+        return " ".join(parts)
+
+
+class InformationStateObserver:
+    """Perfect-recall information state: a string only (the history has no fixed size)."""
+
+    tensor = np.zeros(0, np.float32)
+    dict: dict = {}
+
+    def set_from(self, state, player):
+        """Nothing to write: there is no information-state tensor."""
+
+    def string_from(self, state, player):
+        """``player``'s seat, then one line per decision: observation digest and its own action."""
+        return f"p{player}\n" + "\n".join(state.history_lines[player])
+
+
+def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
+    parameters = game_parameters(env_name)
+    players = sorted({rules.num_players, *(c.get("num_players", rules.num_players) for c in ENV_SPECS[env_name].configurations)})
+    return pyspiel.GameType(
+        short_name=name,
+        long_name=f"kakurega {env_name}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=players[-1],
+        min_num_players=players[0],
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
+
+
+def register_games() -> dict[str, str]:
+    """Register every registered env as an OpenSpiel game (idempotent); ``{env name: versioned short name}``.
+
+    The newest version of each game is also registered without its version suffix.
+    """
+    registered = set(pyspiel.registered_names())
+    newest: dict[str, str] = {}
+    for env_name in ENV_SPECS:
+        alias = short_name(env_name, versioned=False)
+        if alias not in newest or _version(env_name) > _version(newest[alias]):
+            newest[alias] = env_name
+    names = {}
+    for env_name in ENV_SPECS:
+        names[env_name] = short_name(env_name)
+        aliases = [short_name(env_name)] + [alias for alias, newest_env in newest.items() if newest_env == env_name]
+        rules = None
+        for name in dict.fromkeys(aliases):
+            if name in registered:
+                continue
+            rules = rules or make(env_name, wrapped=False).game
+            game_type = _game_type(env_name, rules, name)
+            game_class = type(f"KakuregaGame_{env_name}", (KakuregaGame,), {"env_name": env_name, "game_type": game_type})
+            pyspiel.register_game(game_type, game_class)
+    return names
+
+
+GAMES = register_games()

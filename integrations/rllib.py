@@ -1,0 +1,413 @@
+"""Ray RLlib: kakurega envs as RLlib multi-agent envs with action masking, and training on a Ray cluster.
+
+Install with ``pip install "kakurega[rllib]"``. Nothing in kakurega's core
+imports this module.
+
+**The env.** :class:`KakuregaMultiAgentEnv` (registered with Tune as
+``"kakurega"``; config ``{"env": NAME, "env_kwargs": {...}, "mapping": ...}``)
+turns a turn-based AEC env into RLlib's ``MultiAgentEnv``: each step returns
+the observation of the one agent to act, as
+``{"observations": float32 vector, "action_mask": float32 0/1}``, the form of
+RLlib's ``ActionMaskingTorchRLModule``. An agent's reward is everything its
+seat received since its previous observation (opponents' moves included), paid
+with its next observation; when the game ends every learning agent receives
+its final observation and reward. Observations are each player's own: another
+player's view never appears under an agent's id. An illegal action (possible
+only without masking) ends the game with -1 for its player, as ``env()`` does.
+
+**Policy mappings** (``mapping``):
+
+- ``"shared"``: every seat plays the one module ``"shared"`` (self-play with
+  parameter sharing);
+- ``"per_seat"``: seat ``i`` plays module ``"seat_i"``;
+- ``"learner"``: each episode one random seat plays module ``"learner"``;
+  every other seat draws an entry of ``opponents`` (weighted, as in training
+  configs). Agent specs (``heuristic``, ``random``, ``policy:PATH``, your own
+  kinds) are frozen kakurega agents: they act inside the env through
+  kakurega's agent protocol (each sees only its own observation), so RLlib
+  neither trains nor sees them. ``self`` and ``snapshots`` seats play the
+  learner module too (RLlib keeps no frozen snapshots: both mean the current
+  learner).
+
+:func:`algorithm_config` builds a ``PPOConfig`` (env, module spec, mapping,
+env runners) and :func:`export_module` writes a trained module's actor as a
+kakurega policy file. :func:`train` runs a kakurega YAML training config on
+RLlib (``kakurega train CONFIG --backend rllib [--address ray://HOST:PORT]``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+MAPPINGS = ("shared", "per_seat", "learner")
+ENV_NAME = "kakurega"
+
+
+class KakuregaMultiAgentEnv(MultiAgentEnv):
+    """A kakurega AEC env as an RLlib ``MultiAgentEnv`` with action masks in the observations."""
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        from kakurega.agents.base import AgentContext
+        from kakurega.envs.registry import make
+
+        config = dict(config or {})
+        unknown = set(config) - {"env", "env_kwargs", "mapping", "opponents", "seed"}
+        if unknown or "env" not in config:
+            raise ValueError(
+                f"KakuregaMultiAgentEnv config: needs 'env' and takes env_kwargs, mapping, opponents, seed; "
+                f"got {sorted(config)}"
+            )
+        self.env_name = config["env"]
+        self.env_kwargs = dict(config.get("env_kwargs") or {})
+        self.mapping = config.get("mapping", "shared")
+        if self.mapping not in MAPPINGS:
+            raise ValueError(f"mapping must be one of {MAPPINGS}, got {self.mapping!r}")
+        # the wrapped env: an illegal action (only possible unmasked) ends the game with -1 for its player
+        self.raw = make(self.env_name, **self.env_kwargs)
+        self.context = AgentContext.from_env(self.raw, self.env_name, self.env_kwargs)
+        self.possible_agents = list(self.raw.possible_agents)
+        self.agents = list(self.possible_agents)
+        layout, num_actions = self.context.layout, self.context.num_actions
+        space = gymnasium.spaces.Dict(
+            {
+                "action_mask": gymnasium.spaces.Box(0.0, 1.0, (num_actions,), np.float32),
+                "observations": gymnasium.spaces.Box(0.0, layout.high.copy(), (layout.size,), np.float32),
+            }
+        )
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.entries = []
+        if self.mapping == "learner":
+            from kakurega.agents.training.league import parse_entries
+
+            self.entries = parse_entries(config.get("opponents") or ["random"])
+        self.rng = np.random.default_rng(config.get("seed"))
+        self._agents: dict[str, object] = {}  # frozen kakurega agents by spec, built once
+        self._frozen: dict[str, object] = {}
+        self._pending: dict[str, float] = {}
+        self._started: set[str] = set()
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed=None, options=None):
+        """Deal a new game; returns the observation of the first learning agent to act."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.raw.reset(seed=int(self.rng.integers(2**31 - 1)))
+        self._frozen = {}
+        if self.entries:
+            learner = self.possible_agents[int(self.rng.integers(len(self.possible_agents)))]
+            weights = np.array([entry.weight for entry in self.entries], dtype=np.float64)
+            for name in self.possible_agents:
+                spec = self.entries[int(self.rng.choice(len(weights), p=weights / weights.sum()))].agent
+                if name != learner and spec not in ("self", "snapshots"):
+                    self._frozen[name] = self._frozen_agent(spec)
+        self.agents = [a for a in self.possible_agents if a not in self._frozen]
+        self._pending = {a: 0.0 for a in self.agents}
+        self._started = set()
+        self._collect_rewards()
+        over = self._advance()
+        if over:  # the game ended before any learner acted: deal again
+            return self.reset(options=options)
+        return self._observations(), {}
+
+    def step(self, action_dict):
+        """Apply the acting agent's action, let frozen seats move, return the next learner's observation."""
+        agent = self.raw.agent_selection
+        if agent not in action_dict:
+            raise ValueError(f"step() needs an action of {agent!r}, the agent to act; got actions of {sorted(action_dict)}")
+        self.raw.step(int(action_dict[agent]))
+        self._collect_rewards()
+        over = self._advance()
+        if over:
+            agents = [a for a in self.agents if a in self._started]
+            observations = {a: self._observation(a) for a in agents}
+            rewards = {a: self._pay(a) for a in agents}
+            truncated = any(self.raw.truncations.values()) and not any(self.raw.terminations.values())
+            return observations, rewards, {"__all__": not truncated}, {"__all__": truncated}, {}
+        current = self.raw.agent_selection
+        return self._observations(), {current: self._pay(current)}, {"__all__": False}, {"__all__": False}, {}
+
+    # ------------------------------------------------------------ internals
+    def _frozen_agent(self, spec: str):
+        """The kakurega agent of ``spec`` (built once, reseeded from this env's generator each game)."""
+        from kakurega.agents.specs import make_agent
+
+        agent = self._agents.get(spec)
+        if agent is None:
+            agent = self._agents[spec] = make_agent(spec, self.context, int(self.rng.integers(2**31 - 1)))
+        agent.rng = np.random.default_rng(int(self.rng.integers(2**31 - 1)))
+        agent.reset()
+        return agent
+
+    def _collect_rewards(self) -> None:
+        for agent in self.agents:
+            self._pending[agent] += float(self.raw.rewards.get(agent, 0.0))
+
+    def _pay(self, agent: str) -> float:
+        reward, self._pending[agent] = self._pending[agent], 0.0
+        return reward
+
+    def _advance(self) -> bool:
+        """Let frozen kakurega agents act until a learner must act; True when the game is over."""
+        from kakurega.agents.base import choose_action
+
+        raw = self.raw
+        while True:
+            if all(raw.terminations[a] or raw.truncations[a] for a in raw.possible_agents):
+                return True
+            current = raw.agent_selection
+            if current not in self._frozen:
+                self._started.add(current)
+                return False
+            raw.step(choose_action(self._frozen[current], raw, current))
+            self._collect_rewards()
+
+    def _observations(self) -> dict:
+        current = self.raw.agent_selection
+        return {current: self._observation(current)}
+
+    def _observation(self, agent: str) -> dict:
+        observed = self.raw.observe(agent)
+        return {
+            "action_mask": np.asarray(observed["action_mask"], dtype=np.float32),
+            "observations": np.array(observed["observation"], dtype=np.float32),
+        }
+
+
+# ---------------------------------------------------------------- mappings
+def module_ids(mapping: str, num_players: int) -> list[str]:
+    """The RLlib module ids a mapping trains."""
+    if mapping == "shared":
+        return ["shared"]
+    if mapping == "per_seat":
+        return [f"seat_{i}" for i in range(num_players)]
+    if mapping == "learner":
+        return ["learner"]
+    raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+
+
+def policy_mapping_fn(mapping: str):
+    """RLlib's ``policy_mapping_fn`` for a mapping: agent id ``player_i`` -> module id."""
+    if mapping == "shared":
+        return lambda agent_id, episode, **kwargs: "shared"
+    if mapping == "per_seat":
+        return lambda agent_id, episode, **kwargs: f"seat_{agent_id.rpartition('_')[2]}"
+    if mapping == "learner":
+        return lambda agent_id, episode, **kwargs: "learner"
+    raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+
+
+def module_spec(mapping: str, num_players: int, hidden=(64, 64), activation: str = "tanh"):
+    """A ``MultiRLModuleSpec`` of action-masking PPO modules, one per module id of the mapping."""
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    model_config = {"fcnet_hiddens": list(hidden), "fcnet_activation": activation, "head_fcnet_hiddens": [], "vf_share_layers": False}
+    return MultiRLModuleSpec(
+        rl_module_specs={
+            module_id: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model_config)
+            for module_id in module_ids(mapping, num_players)
+        }
+    )
+
+
+def register_env() -> str:
+    """Register :class:`KakuregaMultiAgentEnv` with Tune as ``"kakurega"`` (on this process; workers import this module)."""
+    from ray.tune.registry import register_env as tune_register_env
+
+    tune_register_env(ENV_NAME, lambda config: KakuregaMultiAgentEnv(dict(config)))
+    return ENV_NAME
+
+
+def algorithm_config(
+    env_name: str,
+    env_kwargs: dict | None = None,
+    mapping: str = "shared",
+    opponents=("random",),
+    num_env_runners: int = 2,
+    num_envs_per_env_runner: int = 1,
+    hidden=(64, 64),
+    activation: str = "tanh",
+    seed: int = 0,
+    ppo: dict | None = None,
+):
+    """A ``PPOConfig`` training ``env_name`` with masked modules under ``mapping``."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from kakurega.envs.registry import make
+
+    num_players = make(env_name, wrapped=False, **(env_kwargs or {})).game.num_players
+    env_config = {"env": env_name, "env_kwargs": dict(env_kwargs or {}), "mapping": mapping, "seed": seed}
+    if mapping == "learner":
+        env_config["opponents"] = list(opponents)
+    register_env()
+    config = (
+        PPOConfig()
+        .environment(ENV_NAME, env_config=env_config)
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
+        .multi_agent(policies=set(module_ids(mapping, num_players)), policy_mapping_fn=policy_mapping_fn(mapping))
+        .rl_module(rl_module_spec=module_spec(mapping, num_players, hidden, activation))
+        .debugging(seed=seed)
+    )
+    if ppo:
+        config = config.training(**ppo)
+    return config
+
+
+# ------------------------------------------------------------------ export
+def actor_network(module):
+    """The acting path of an ``ActionMaskingTorchRLModule`` as an ``nn.Sequential`` (observation -> logits)."""
+    import torch.nn as nn
+
+    encoder = module.encoder
+    actor = getattr(encoder, "actor_encoder", encoder)
+    layers = [m for m in actor.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
+    head = [m for m in module.pi.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
+    return nn.Sequential(*layers, *head)
+
+
+def export_module(module, path, env_name: str, env_kwargs: dict | None = None, training_steps: int = 0):
+    """Write an RLlib masked PPO module's actor as a kakurega policy file; returns the file."""
+    from kakurega.agents.training.export import export_policy
+
+    return export_policy(
+        actor_network(module), path, env_name, env_kwargs, training_steps=training_steps, algorithm="ppo",
+        extra={"trained_with": "rllib"},
+    )
+
+
+# ------------------------------------------------------------------ training
+PPO_KEYS = {  # kakurega config key under ppo -> RLlib PPOConfig.training argument
+    "learning_rate": "lr",
+    "gamma": "gamma",
+    "gae_lambda": "lambda_",
+    "clip_range": "clip_param",
+    "ent_coef": "entropy_coeff",
+    "vf_coef": "vf_loss_coeff",
+    "max_grad_norm": "grad_clip",
+    "n_epochs": "num_epochs",
+    "batch_size": "minibatch_size",
+}
+
+
+def config_mapping(config: dict, mapping: str) -> str:
+    """The mapping a kakurega config asks for: ``auto`` is ``shared`` for pure self-play, else ``learner``."""
+    if mapping != "auto":
+        return mapping
+    agents = {entry["agent"] if isinstance(entry, dict) else str(entry) for entry in config["opponents"]}
+    return "shared" if agents <= {"self", "snapshots"} else "learner"
+
+
+def train(
+    config_path,
+    overrides=(),
+    address: str | None = None,
+    num_env_runners: int = 2,
+    mapping: str = "auto",
+    overwrite: bool = False,
+    quiet: bool = False,
+) -> dict:
+    """Run a kakurega training config on RLlib PPO; writes ``policy.safetensors`` and ``summary.json``.
+
+    Used keys: env, env_kwargs, seed, total_timesteps, n_envs (envs per env
+    runner = n_envs // num_env_runners, at least 1), network, ppo (n_steps x
+    n_envs is the train batch), opponents (for ``mapping="learner"``),
+    output_dir/name. The self-play league, imitation warm start and periodic
+    evaluation are SB3-backend features: a config that turns them on is
+    refused with the reason. ``address``: a Ray cluster (``ray://HOST:PORT``
+    or ``auto``); default: a local Ray instance. ``config_path`` may also be
+    a config dict.
+    """
+    from kakurega.agents.training import run_dir
+    from kakurega.agents.training.config import ConfigError, load_config, validate_config
+
+    if isinstance(config_path, dict):
+        config = validate_config(config_path, list(overrides))
+    else:
+        config = load_config(config_path, list(overrides))
+    if config["algorithm"] != "ppo":
+        raise ConfigError(f"--backend rllib trains PPO; algorithm is {config['algorithm']!r}")
+    if config["pretrain"]["steps"]:
+        raise ConfigError("--backend rllib has no imitation warm start: set pretrain.steps=0")
+    mapping = config_mapping(config, mapping)
+    output = Path(config["output_dir"]).resolve()
+    # the same guard as the sb3 backend: --overwrite empties only a directory marked as a
+    # kakurega run, and only of what a run writes (agents/training/run_dir.py)
+    if run_dir.holds_files(output):
+        if not overwrite:
+            raise ConfigError(f"{output} holds an earlier run: pass --overwrite (RLlib runs cannot be resumed here)")
+        run_dir.check_replaceable(output)
+    output.mkdir(parents=True, exist_ok=True)
+    with run_dir.RunLock(output):
+        if run_dir.holds_files(output):
+            left = run_dir.remove_run_files(output)
+            if left:
+                raise ConfigError(f"{output} still holds files no kakurega run wrote ({', '.join(left)}); "
+                                  "choose another output_dir")
+        run_dir.write_manifest(output)
+        return _train_in(output, config, mapping, address, num_env_runners, quiet)
+
+
+def _train_in(output: Path, config: dict, mapping: str, address, num_env_runners: int, quiet: bool) -> dict:
+    """Train and export into the locked, marked run directory ``output``."""
+    import json
+
+    import ray
+
+    from kakurega.agents.training import run_dir
+
+    runners = max(0, int(num_env_runners))
+    per_runner = max(1, config["n_envs"] // max(runners, 1))
+    ppo = {PPO_KEYS[key]: value for key, value in config["ppo"].items() if key in PPO_KEYS and value is not None}
+    ppo["train_batch_size_per_learner"] = config["ppo"]["n_steps"] * config["n_envs"]
+    ppo["minibatch_size"] = min(ppo.get("minibatch_size", 128), ppo["train_batch_size_per_learner"])
+    algo_config = algorithm_config(
+        config["env"], config["env_kwargs"], mapping, config["opponents"],
+        num_env_runners=runners, num_envs_per_env_runner=per_runner, hidden=config["network"]["hidden"],
+        activation=config["network"]["activation"], seed=config["seed"], ppo=ppo,
+    )
+    started_ray = not ray.is_initialized()
+    if started_ray:
+        # workers import kakurega from the same installation; runtime_env ships nothing
+        ray.init(address=address, include_dashboard=False, log_to_driver=not quiet, ignore_reinit_error=True)
+    start = time.time()
+    algo = algo_config.build_algo()
+    steps, iterations, history = 0, 0, []
+    try:
+        while steps < config["total_timesteps"]:
+            result = algo.train()
+            iterations += 1
+            steps = int(result["num_env_steps_sampled_lifetime"] if "num_env_steps_sampled_lifetime" in result
+                        else result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", steps + 1))
+            returns = result.get("env_runners", {}).get("episode_return_mean")
+            history.append({"iteration": iterations, "env_steps": steps, "episode_return_mean": returns})
+            if not quiet:
+                print(f"iteration {iterations}: {steps} env steps, mean episode return {returns}")
+        module_id = module_ids(mapping, 1)[0] if mapping != "per_seat" else "seat_0"
+        module = algo.get_module(module_id)
+        policy_path = export_module(module, output / "policy.safetensors", config["env"], config["env_kwargs"], steps)
+    finally:
+        algo.stop()
+        if started_ray:
+            ray.shutdown()
+    summary = {
+        "backend": "rllib",
+        "mapping": mapping,
+        "exported_module": module_id,
+        "env_steps": steps,
+        "iterations": iterations,
+        "num_env_runners": runners,
+        "wall_seconds": time.time() - start,
+        "history": history,
+        "policy": str(policy_path),
+    }
+    run_dir.atomic_write_bytes(output / "summary.json", json.dumps(summary, indent=2).encode())
+    return summary
+

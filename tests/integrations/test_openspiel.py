@@ -1,0 +1,137 @@
+"""The OpenSpiel bridge: every registered game loads in pyspiel, passes OpenSpiel's random simulation test,
+matches the env's observations, keeps other players' secrets out of each player's view, and plays with MCTS."""
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from kakurega.envs.registry import ENV_SPECS, make  # noqa: E402
+from kakurega.integrations import openspiel as bridge  # noqa: E402
+
+CASES = [(name, {k: v for k, v in config.items() if k in bridge.game_parameters(name)})
+         for name, spec in ENV_SPECS.items() for config in spec.configurations[:2]]
+
+
+def _load(env_name, params=None):
+    return pyspiel.load_game(bridge.short_name(env_name), dict(params or {}))
+
+
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_every_registered_env_is_an_openspiel_game(env_name):
+    assert bridge.GAMES[env_name] == bridge.short_name(env_name) == f"python_kakurega_{env_name}"
+    game = _load(env_name)
+    newest = max((n for n in ENV_SPECS if bridge.short_name(n, versioned=False) == bridge.short_name(env_name, versioned=False)),
+                 key=lambda n: int(n.rpartition("_v")[2]))
+    alias = pyspiel.load_game(bridge.short_name(env_name, versioned=False))
+    assert alias.get_type().long_name == f"kakurega {newest}"  # the unversioned name is the newest version
+    raw = make(env_name, wrapped=False)
+    assert game.num_distinct_actions() == raw.game.num_actions
+    assert game.num_players() == raw.game.num_players
+    assert game.observation_tensor_shape() == [raw.layout.size]
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+
+
+@pytest.mark.parametrize("env_name, params", CASES, ids=[f"{n}-{p}" for n, p in CASES])
+def test_openspiel_random_simulation_test(env_name, params):
+    game = _load(env_name, params)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_serialized_states_round_trip():
+    game = _load("animal_chain_v0")
+    state = game.new_initial_state()
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[0])
+    copy = game.deserialize_state(state.serialize())
+    assert copy.history() == state.history() and copy.observation_tensor(0) == state.observation_tensor(0)
+    assert copy.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_observation_tensors_are_the_envs_observations(env_name):
+    """Replaying the same seed and actions in the env gives the same vectors, for clones on diverging branches too."""
+    game = _load(env_name, {"seed": 7})
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        state = game.new_initial_state()
+        branch = None
+        moves = 0
+        while not state.is_terminal() and moves < 60:
+            if moves == 5:
+                branch = state.clone()
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            moves += 1
+        for checked in [s for s in (state, branch) if s is not None]:
+            env = make(env_name, wrapped=False)
+            env.reset()
+            env.game_state = checked.state  # the bridge's state, encoded by a fresh env
+            for player in range(game.num_players()):
+                assert np.array_equal(np.asarray(checked.observation_tensor(player), np.float32),
+                                      env.encode(checked.state, player))
+
+
+def test_information_states_are_perfect_recall_and_private():
+    game = _load("animal_chain_v0")
+    state = game.new_initial_state()
+    seen = [state.information_state_string(p) for p in range(2)]
+    player = state.current_player()
+    action = state.legal_actions()[0]
+    state.apply_action(action)
+    after = [state.information_state_string(p) for p in range(2)]
+    for p in range(2):
+        assert after[p].startswith(seen[p])  # perfect recall: the history only grows
+    assert f"a{action}" in after[player].splitlines()[-2] and f"a{action}" not in after[1 - player]
+
+
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_a_players_view_does_not_depend_on_what_it_cannot_know(env_name):
+    """Re-deal the hidden part for a player: its tensor and strings stay; the control (another seat's) may change."""
+    game = _load(env_name, {"seed": 3})
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    for _ in range(4):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    rules = state.shared.game
+    for player in range(game.num_players()):
+        before = (state.observation_tensor(player), state.observation_string(player))
+        original = state.state
+        state.state = rules.resample_hidden(original, player, np.random.default_rng(11))
+        assert (state.observation_tensor(player), state.observation_string(player)) == before
+        state.state = original
+
+
+def test_resampled_worlds_keep_the_players_information_state():
+    game = _load("summer_hide_and_seek_v0", {"seed": 2})
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    player = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    worlds = [state.resample_from_infostate(player, sampler) for _ in range(5)]
+    for world in worlds:
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.observation_tensor(player) == state.observation_tensor(player)
+        assert world.legal_actions() == state.legal_actions()
+
+
+def test_ismcts_bot_plays_through_the_bridge():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = _load("animal_chain_v0", {"seed": 1})
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bots = [
+        ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=np.random.RandomState(0)),
+        pyspiel.make_uniform_random_bot(1, 0),
+    ]
+    state = game.new_initial_state()
+    moves = 0
+    while not state.is_terminal() and moves < 400:
+        action = bots[state.current_player()].step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        moves += 1
+    assert state.is_terminal()
