@@ -287,9 +287,9 @@ def summer_hide_and_seek(game, state, seat: int, legal: list, draw) -> int:
             return _pick(legal, draw)
         squares = list(iter_bits(candidates))
         return game.place_base + _pick(squares, draw)
-    if phase == sr.START:
+    if phase == sr.START or state.continue_due:  # (continue_due: the forced continue after a shortcut)
         return _pick(legal, draw)
-    # child's turn
+    # child's turn (stop is missing from legal where the child must draw a line first)
     line_base, stop = game.line_base, game.stop_action
     vp = game.square_vp
     best, best_vp = [], 0

@@ -3,7 +3,21 @@
 One hider (the **child**) draws a secret stroke of straight lines across a
 map; everyone else (the **seekers**) guesses where it is from what it must
 announce. Every player is the child in one round; the most victory points (VP)
-wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding).
+wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding), as first
+released.
+
+**Superseded by** ``summer_hide_and_seek_v1``, which closes two flaws this
+version keeps unchanged (it stays importable and registered for
+reproducibility):
+
+- **stalling exploit**: the child may end a turn without drawing any line, so
+  a child can stand still for ever; the round then runs into the step limit,
+  which pays nothing in "win" mode: a way out for a trailing player;
+- **turn-order leak**: the child is selected (``agent_selection``) once per
+  line plus once for stop, so the seekers learn how many lines it drew (for an
+  announced cost 2: one shortcut or two moves), which the rules keep private;
+  the step counter, hence the step at which the game is truncated, counts the
+  lines too.
 
 Creation
 --------
@@ -148,11 +162,23 @@ Hidden information
 Private to the child: its stroke, current square, lines and icons of the turn
 in progress, budget left. Public: the map, the child, the phase, every
 announcement of the round, every piece and past guess, all VP, revealed strokes
-of finished rounds, and the belief. ``resample_hidden(agent, rng)`` gives a
-seeker a state whose child stroke is re-drawn at random among strokes
-consistent with all public facts (a randomized backtracking search over starts
-and lines, pruned by the belief model run backwards; sub-millisecond on
-typical states); the child has nothing hidden.
+of finished rounds, and the belief. Every channel a seeker could learn from:
+
+| channel | in this version |
+|---|---|
+| observation vector | closed: the child-only pieces (``stroke``, ``position``, ``budget_left``, ``turn_icons``) are all zero for seekers |
+| action mask and ``infos`` | closed: all zero for every agent but the one to act |
+| turn order (``agent_selection``) | **open** (fixed in v1): one child decision per line, plus stop, so the number of lines is visible |
+| step limit and truncation | **open** (fixed in v1): ``steps`` counts the hidden lines, so the cut-off step depends on them |
+| render | closed: a seeker's or spectator's text shows public facts only (and every one of them), never the step counter during play |
+| determinization sampler | closed: ``resample_hidden`` redraws the stroke from public facts and ``rng`` only, resets the turn in progress, and recounts ``steps`` from public counts and the sampled stroke (``count_steps``), so two true states of one information set give identical samples |
+| the rules object | closed: its caches (``_actions_of_open`` holds the child's legal lines) live per rules object, every agent gets its own (``Game.new_rules``) |
+
+``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is
+re-drawn at random among strokes consistent with all public facts (a
+randomized backtracking search over starts and lines, pruned by the belief
+model run backwards; sub-millisecond on typical states); the child has nothing
+hidden.
 
 Decisions where the rules page was silent
 -----------------------------------------
@@ -206,66 +232,27 @@ arrays.
 
 Version history
 ---------------
-- v0: first release.
+- v0: first release; superseded by v1 (above).
 """
 
 from __future__ import annotations
 
-import os
+from kakurega.envs.core.aec import wrap
+from kakurega.envs.summer_hide_and_seek.env import SummerHideAndSeekEnv
 
-from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
-from kakurega.envs.summer_hide_and_seek.map_data import SummerMap, load_map
-from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
-from kakurega.envs.summer_hide_and_seek.render import render_text
-from kakurega.envs.summer_hide_and_seek.rules import REWARD_MODES, SummerHideAndSeekGame
-
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "raw_env", "SummerHideAndSeekV0"]
 
 
-class _Renderer:
-    """Picklable ``render_text(state, viewer)`` bound to a game."""
+class SummerHideAndSeekV0(SummerHideAndSeekEnv):
+    """Version 0: the rules as first released (no rule option on)."""
 
-    def __init__(self, game):
-        self.game = game
-
-    def __call__(self, state, viewer):
-        return render_text(self.game, state, viewer)
+    metadata = {**SummerHideAndSeekEnv.metadata, "name": "summer_hide_and_seek_v0"}
+    RULES: dict = {}
 
 
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        expected = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name}={value}: expected an integer in {expected}")
-    return value
-
-
-def raw_env(
-    num_players: int = 2,
-    map: str | os.PathLike | SummerMap | None = None,  # noqa: A002 - the documented option name
-    strict_moves: bool = False,
-    reward: str = "win",
-    max_steps: int = 1000,
-    render_mode: str | None = None,
-    render_view: str | None = None,
-) -> TurnBasedAECEnv:
+def raw_env(*args, **kwargs) -> SummerHideAndSeekV0:
     """The unwrapped AEC env; every option is validated (see the module docstring)."""
-    _check_int("num_players", num_players, 2, 4)
-    if map is None or isinstance(map, (str, os.PathLike)):
-        summer_map = load_map(map)
-    elif isinstance(map, SummerMap):
-        summer_map = map
-    else:
-        raise TypeError(f"map must be None (default map), a YAML file path or a SummerMap, got {type(map).__name__}")
-    if not isinstance(strict_moves, bool):
-        raise TypeError(f"strict_moves must be True or False, got {strict_moves!r}")
-    if not isinstance(reward, str) or reward not in REWARD_MODES:
-        raise ValueError(f"reward={reward!r}: expected one of {', '.join(REWARD_MODES)}")
-    _check_int("max_steps", max_steps, 1)
-    game = SummerHideAndSeekGame(num_players, summer_map, strict_moves, reward, max_steps)
-    observer = SummerObserver(game)
-    return TurnBasedAECEnv(game, observer.layout, observer.encode, _Renderer(game), render_mode, render_view)
+    return SummerHideAndSeekV0(*args, **kwargs)
 
 
 def env(**kwargs):
