@@ -11,10 +11,16 @@ turn), and then multiplied by the public belief plane of the observation
 many ways lead to each square; the cost bounds how far the child can be from
 every square it could have been on, and squares reached by many walks weigh
 more. A player updates them once per announcement; one that missed an
-announcement (it joined mid-round) falls back to uniform weights on the belief.
+announcement (it joined mid-round), or past the observation's child-turn
+counter cap, falls back to uniform weights on the belief.
 
-**Seeker.** Places its piece on the heaviest square that no other seeker
-covers this turn (ties at random).
+**Seeker.** Places its piece, uniformly at random, on a *plausible* square
+that no other seeker covers this turn: one whose weight is at least a fifth of
+the average weight over the belief. Pruning the implausible squares uses the
+weights; not aiming at the heaviest square keeps the seeker from being
+predictable: a child that knows the weights (this one) ends its turns on
+light squares, and heaviest-first seekers then find it less than half as often
+as uniform ones do, although they find a random child more often.
 
 **Child.** At each turn it enumerates every legal sequence of lines it could
 still draw this turn (exact rules: crossing, revisits, pieces, budget; at
@@ -39,11 +45,14 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
 
 FUTURE_VALUE = 8.0  #: VP a child still hidden is worth (later turns), in the plan score
 MOBILITY = 0.4  #: bonus per open exit (up to 4) of the plan's end square
 START_SHORTLIST = 4  #: the start is drawn among this many best-scoring path squares
+#: a seeker considers the squares whose weight is at least this fraction of the average weight
+PLAUSIBLE = 0.2
 
 
 class PublicWeights:
@@ -111,8 +120,7 @@ class SummerHideAndSeekHeuristic(Agent):
         self.reset()
 
     def reset(self) -> None:
-        self._plan: list[int] = []
-        self._plan_turn = None  # (round, child turns announced): the turn the plan was made for
+        self._plan: list[int] = []  # the rest of this child turn's plan
         self._weights = None  # public weights, normalised, for (round, child turns announced) = _weights_key
         self._weights_key = None
         self._guessed = None  # past guesses at the last update (a seeker's estimate of the blocking pieces)
@@ -142,10 +150,9 @@ class SummerHideAndSeekHeuristic(Agent):
             return self._seek(observation, legal)
         if phase == 0:
             return self._start(observation, legal)
-        turn = (int(np.argmax(self.piece(observation, "round"))), float(self.piece(observation, "child_turns")[0]))
-        if self._plan and self._plan_turn == turn and self._plan[0] in legal:
+        # a plan made this turn goes on after its first line (budget left < 5: the turn cannot be a new one)
+        if self._plan and self.piece(observation, "budget_left")[0] < BUDGET and self._plan[0] in legal:
             return self._plan.pop(0)
-        self._plan_turn = turn
         return self._child_turn(observation, legal)
 
     # -------------------------------------------------------- public weights
@@ -155,6 +162,8 @@ class SummerHideAndSeekHeuristic(Agent):
         if key == self._weights_key:
             return self._weights
         rnd, turns = key
+        if turns >= CHILD_TURNS_CAP:
+            key = None  # the counter saturates: announcements can no longer be told apart (uniform below)
         belief = self._squares(self.piece(observation, "belief"))
         guessed = self._squares(self.piece(observation, "past_guesses"))
         i_am_child = self.piece(observation, "child")[0] == 1
@@ -162,9 +171,9 @@ class SummerHideAndSeekHeuristic(Agent):
         if turns == 0:
             weights = model.prior
         else:
-            if self._weights_key == (rnd, turns - 1):
+            if key is not None and self._weights_key == (rnd, turns - 1):
                 base = self._weights
-            elif turns == 1:
+            elif key is not None and turns == 1:
                 base = model.prior
             else:
                 base = None  # an announcement was missed: uniform on the belief below
@@ -204,8 +213,8 @@ class SummerHideAndSeekHeuristic(Agent):
             free = weights
         if free.max() <= 0:
             return int(self.rng.choice(legal))
-        best = np.flatnonzero(free >= free.max() * (1 - 1e-9))
-        return game.place_base + int(self.rng.choice(best))
+        plausible = np.flatnonzero(free >= PLAUSIBLE * free.sum() / np.count_nonzero(free))
+        return game.place_base + int(self.rng.choice(plausible))
 
     # ---------------------------------------------------------------- child
     def _start(self, observation: dict, legal: np.ndarray) -> int:
