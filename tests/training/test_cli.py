@@ -38,7 +38,7 @@ def test_help_of_every_command_is_complete(capsys):
 def test_envs_lists_every_env_with_options(capsys):
     assert main(["envs"]) == 0
     out = capsys.readouterr().out
-    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0"):
+    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0", "summer_hide_and_seek_v1"):
         assert name in out
     assert "num_players=4" in out and "heuristic:" in out
     assert main(["envs", "kakurenbo"]) == 0
