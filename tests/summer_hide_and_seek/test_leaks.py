@@ -290,3 +290,33 @@ def test_every_rules_object_has_caches_of_its_own():
         assert cache is not caches(other)[name], f"{name} is shared between two rules objects"
     game.belief_model.propagate(game.path_mask, 2, (), 0)
     assert not other.belief_model._results, "one model's results reached another's"
+
+
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_renders_of_one_information_set_are_identical_for_seekers_and_spectators(version):
+    from kakurega.envs.summer_hide_and_seek.render import render_text
+
+    game = VERSIONS[version].raw_env(num_players=3).game
+    pairs = 0
+    for a, b in twins(game, seed=5, num_games=6):
+        for viewer in [None] + [seat for seat in range(3) if seat != a.child]:
+            assert render_text(game, a, viewer) == render_text(game, b, viewer), f"viewer {viewer}"
+        assert render_text(game, a, a.child) != render_text(game, b, a.child), "control: the child sees its stroke"
+        pairs += 1
+    assert pairs > 10
+
+
+def test_the_spectator_render_shows_every_piece_by_seat_and_every_past_guess():
+    from kakurega.envs.summer_hide_and_seek.render import render_text
+
+    game = raw_env(num_players=3).game
+    state = game.initial_state(np.random.default_rng(0))
+    state.first_child = 0
+    rng = np.random.default_rng(0)
+    start = game.legal_actions(state)[0]
+    assert start != 5
+    for a in (start, game.stop_action, game.place_base + 5, game.place_base + 5):  # both seekers on square 5
+        game.apply_action(state, a, rng)
+    text = render_text(game, state, None)
+    square = game.map.square_name(5)
+    assert f"guesses after announcement 1: player_1 {square}, player_2 {square}" in text
