@@ -200,8 +200,8 @@ Decisions where the rules page was silent
 - Scoring: a line reaches the icon of the square it ends on; VP are added
   when the turn ends (stop or stuck), so seekers never learn them mid-turn.
 - The announcement lists icon types sorted by VP-table order (unordered
-  multiset); the cost is the exact total spent this turn (0 if the child
-  stopped at once).
+  multiset); the cost is the exact total spent this turn (0 only when the
+  child was stuck at the start of its turn).
 - Seekers may put pieces on any square, several on one square, including
   squares outside the belief; pieces are lifted when the next seekers' turn
   begins and all are cleared when a round ends.
@@ -215,38 +215,39 @@ Decisions where the rules page was silent
 Heuristic agent
 ---------------
 ``kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic``
-plays both roles from its own observation (see its docstring). Measured with
-``tests/summer_hide_and_seek/heuristic_figures.py`` (200 games per row,
-95% intervals: Wilson for rates, normal for means, rounds treated as independent):
+plays both roles from its own observation (see its docstring): both roles
+track the public belief weighted by walk counts; the child must move and
+weighs where the seekers will look; seekers pick plausible squares. Measured
+on v1 with ``tests/summer_hide_and_seek/heuristic_figures.py 50`` (50 games
+per row, 95% intervals: Wilson for rates, normal for means, rounds treated as
+independent):
 
 | players | child | seekers | find rate per seekers' turn [95% CI] (turns) | child VP per round ± 95% CI (rounds) | rounds ended by a guess (rest: stuck) |
 |---|---|---|---|---|---|
-| 2 | random | random | 0.026 [0.021, 0.033] (2900) | 11.81 ± 0.76 (400) | 0.15 |
-| 2 | random | heuristic | 0.122 [0.108, 0.137] (1890) | 8.64 ± 0.59 (400) | 0.54 |
-| 2 | heuristic | random | 0.030 [0.027, 0.033] (13301) | 38.83 ± 0.61 (400) | 0.55 |
-| 2 | heuristic | heuristic | 0.099 [0.090, 0.109] (4028) | 32.08 ± 1.10 (400) | 0.78 |
-| 3 | random | random | 0.045 [0.039, 0.052] (3837) | 10.51 ± 0.61 (600) | 0.22 |
-| 3 | random | heuristic | 0.200 [0.183, 0.217] (2220) | 6.94 ± 0.40 (600) | 0.71 |
-| 3 | heuristic | random | 0.055 [0.051, 0.059] (10779) | 36.59 ± 0.62 (600) | 0.62 |
-| 3 | heuristic | heuristic | 0.245 [0.228, 0.263] (2440) | 23.10 ± 0.81 (600) | 0.94 |
-| 4 | random | random | 0.070 [0.063, 0.078] (4471) | 9.50 ± 0.46 (800) | 0.32 |
-| 4 | random | heuristic | 0.280 [0.262, 0.299] (2284) | 5.67 ± 0.30 (800) | 0.76 |
-| 4 | heuristic | random | 0.075 [0.070, 0.080] (10468) | 29.41 ± 0.60 (800) | 0.70 |
-| 4 | heuristic | heuristic | 0.254 [0.239, 0.269] (3141) | 22.13 ± 0.69 (800) | 0.90 |
+| 2 | random | random | 0.020 [0.010, 0.037] (459) | 12.17 ± 1.41 (100) | 0.08 |
+| 2 | random | heuristic | 0.124 [0.094, 0.162] (355) | 9.06 ± 1.17 (100) | 0.44 |
+| 2 | heuristic | random | 0.030 [0.019, 0.048] (592) | 38.25 ± 1.26 (100) | 0.13 |
+| 2 | heuristic | heuristic | 0.091 [0.068, 0.120] (485) | 33.05 ± 2.15 (100) | 0.44 |
+| 3 | random | random | 0.043 [0.030, 0.061] (672) | 11.73 ± 1.13 (150) | 0.15 |
+| 3 | random | heuristic | 0.241 [0.202, 0.285] (407) | 7.67 ± 0.80 (150) | 0.63 |
+| 3 | heuristic | random | 0.043 [0.031, 0.059] (815) | 35.17 ± 1.29 (150) | 0.21 |
+| 3 | heuristic | heuristic | 0.294 [0.252, 0.340] (408) | 21.61 ± 1.72 (150) | 0.80 |
+| 4 | random | random | 0.078 [0.061, 0.099] (779) | 10.38 ± 1.04 (200) | 0.26 |
+| 4 | random | heuristic | 0.302 [0.262, 0.345] (477) | 6.88 ± 0.72 (200) | 0.68 |
+| 4 | heuristic | random | 0.064 [0.051, 0.080] (1127) | 31.62 ± 1.37 (200) | 0.33 |
+| 4 | heuristic | heuristic | 0.216 [0.188, 0.246] (770) | 24.72 ± 1.45 (200) | 0.81 |
 
-Reading: heuristic seekers find a random child 4-5x as often per seekers'
-turn as random seekers do (2p 0.122 vs 0.026; 3p 0.200 vs 0.045; 4p 0.280
-vs 0.070), and the heuristic child scores about 3x the VP of a random child
-against random seekers (2p 38.8 vs 11.8 VP per round; 3p 36.6 vs 10.5; 4p
-29.4 vs 9.5), mostly because it avoids getting stuck and keeps the belief
-wide.
+Reading: heuristic seekers find a random child 4-6x as often per seekers'
+turn as random seekers do (2p 0.124 vs 0.020; 3p 0.241 vs 0.043; 4p 0.302
+vs 0.078), and the heuristic child scores about 3x the VP of a random child
+against random seekers (2p 38.3 vs 12.2 VP per round; 3p 35.2 vs 11.7; 4p
+31.6 vs 10.4), mostly because it avoids getting stuck and ends its turns on
+squares few walks lead to. IS-MCTS on v1: ``docs/search.md``.
 
-Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
-mask, ``step``) runs at about 47-56k steps/s of CPU time for 2-4 players,
-2.9x (2 players) to 3.2-3.4x (3-4 players) PettingZoo's ``tictactoe_v3``
-measured side by side (``kakurega bench``, see ``docs/performance.md``); the
-rules engine alone runs at about 200k steps/s. Observations are read-only
-arrays.
+Speed: ``kakurega bench --only summer_hide_and_seek`` measures uniformly
+random play through ``env()`` against PettingZoo's ``tictactoe_v3`` side by
+side; ``docs/performance.md`` has the figures (measured on v0, whose steps v1
+shares but for the continue decision). Observations are read-only arrays.
 
 Version history
 ---------------
