@@ -244,10 +244,13 @@ against random seekers (2p 38.3 vs 12.2 VP per round; 3p 35.2 vs 11.7; 4p
 31.6 vs 10.4), mostly because it avoids getting stuck and ends its turns on
 squares few walks lead to. IS-MCTS on v1: ``docs/search.md``.
 
-Speed: ``kakurega bench --only summer_hide_and_seek`` measures uniformly
-random play through ``env()`` against PettingZoo's ``tictactoe_v3`` side by
-side; ``docs/performance.md`` has the figures (measured on v0, whose steps v1
-shares but for the continue decision). Observations are read-only arrays.
+Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
+mask, ``step``) runs at 3.39x / 3.45x / 3.75x PettingZoo's ``tictactoe_v3``
+for 2 / 3 / 4 players, measured side by side (medians of 3 repeats; v0 in the
+same run 3.56x / 3.77x / 3.89x) with
+``kakurega bench --only summer_hide_and_seek --seconds 1 --repeats 3`` on a
+loaded 2-core machine; see ``docs/performance.md`` for the method.
+Observations are read-only arrays.
 
 Version history
 ---------------
