@@ -49,10 +49,9 @@ def render_text(game, state, viewer: int | None) -> str:
         scored = "scored by the standings" if game.score_truncation else "undecided"
         lines.append(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
     else:
-        who = f"player_{game.current_player(state)}" if game.current_player(state) >= 0 else "nobody (step limit)"
         lines.append(
             f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
-            f"{PHASE_NAMES[state.phase]}, to act: {who}"
+            f"{PHASE_NAMES[state.phase]}, to act: player_{game.current_player(state)}"
         )
     lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
     show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
