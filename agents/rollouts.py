@@ -29,8 +29,10 @@ state, no copies, no encoding) and keeps the main rules of the game's heuristic:
   pair; other choices random.
 * **Summer Hide-and-Seek**: the child draws lines to the highest-VP icon
   within reach, otherwise walks on (avoiding squares where it would be stuck)
-  or stops; seekers place their pieces on squares of the public belief that
-  no other seeker has covered this turn (the heuristic's rule).
+  or stops (v1: at least one line per turn, and the forced continue after a
+  shortcut); seekers place their pieces on squares of the public belief that
+  no other seeker has covered this turn (uniformly: the heuristic's weights
+  cost too much for a rollout).
 
 :data:`POLICIES` maps ``Game.name`` to its policy; :func:`policy_for` looks one up.
 """
@@ -298,9 +300,9 @@ def summer_hide_and_seek(game, state, seat: int, legal: list, draw) -> int:
             return _pick(legal, draw)
         squares = list(iter_bits(candidates))
         return game.place_base + _pick(squares, draw)
-    if phase == sr.START:
+    if phase == sr.START or state.continue_due:  # (continue_due: the forced continue after a shortcut)
         return _pick(legal, draw)
-    # child's turn
+    # child's turn (stop is missing from legal where the child must draw a line first)
     line_base, stop = game.line_base, game.stop_action
     vp = game.square_vp
     best, best_vp = [], 0

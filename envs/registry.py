@@ -76,9 +76,17 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "so the number of swaps shows",
         ),
         EnvSpec(
+            name="summer_hide_and_seek_v1",
+            pettingzoo_id="kakurega/summer_hide_and_seek-v1",
+            summary="Summer Diary Day 3 Hide-and-Seek: one secret hider draws a stroke, seekers guess, 2-4 players "
+            "(the child must move; the turn order hides its lines)",
+            heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
+            configurations=tuple({"num_players": n} for n in (2, 3, 4)),
+        ),
+        EnvSpec(
             name="summer_hide_and_seek_v0",
             pettingzoo_id="kakurega/summer_hide_and_seek-v0",
-            summary="Summer Diary Day 3 Hide-and-Seek: one secret hider draws a stroke, seekers guess, 2-4 players",
+            summary="Summer Diary Day 3 Hide-and-Seek, version 0 (superseded by v1: stalling child, turn order shows its lines)",
             heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
             turn_order_leak="the child is selected once per line it draws plus once to stop, so the seekers learn "

@@ -3,7 +3,21 @@
 One hider (the **child**) draws a secret stroke of straight lines across a
 map; everyone else (the **seekers**) guesses where it is from what it must
 announce. Every player is the child in one round; the most victory points (VP)
-wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding).
+wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding), as first
+released.
+
+**Superseded by** ``summer_hide_and_seek_v1``, which closes two flaws this
+version keeps unchanged (it stays importable and registered for
+reproducibility):
+
+- **stalling exploit**: the child may end a turn without drawing any line, so
+  a child can stand still for ever; the round then runs into the step limit,
+  which pays nothing in "win" mode: a way out for a trailing player;
+- **turn-order leak**: the child is selected (``agent_selection``) once per
+  line plus once for stop, so the seekers learn how many lines it drew (for an
+  announced cost 2: one shortcut or two moves), which the rules keep private;
+  the step counter, hence the step at which the game is truncated, counts the
+  lines too.
 
 Creation
 --------
@@ -148,11 +162,23 @@ Hidden information
 Private to the child: its stroke, current square, lines and icons of the turn
 in progress, budget left. Public: the map, the child, the phase, every
 announcement of the round, every piece and past guess, all VP, revealed strokes
-of finished rounds, and the belief. ``resample_hidden(agent, rng)`` gives a
-seeker a state whose child stroke is re-drawn at random among strokes
-consistent with all public facts (a randomized backtracking search over starts
-and lines, pruned by the belief model run backwards; sub-millisecond on
-typical states); the child has nothing hidden.
+of finished rounds, and the belief. Every channel a seeker could learn from:
+
+| channel | in this version |
+|---|---|
+| observation vector | closed: the child-only pieces (``stroke``, ``position``, ``budget_left``, ``turn_icons``) are all zero for seekers |
+| action mask and ``infos`` | closed: all zero for every agent but the one to act |
+| turn order (``agent_selection``) | **open** (fixed in v1): one child decision per line, plus stop, so the number of lines is visible |
+| step limit and truncation | **open** (fixed in v1): ``steps`` counts the hidden lines, so the cut-off step depends on them |
+| render | closed: a seeker's or spectator's text shows public facts only (and every one of them), never the step counter during play |
+| determinization sampler | closed: ``resample_hidden`` redraws the stroke from public facts and ``rng`` only, resets the turn in progress, and recounts ``steps`` from public counts and the sampled stroke (``count_steps``), so two true states of one information set give identical samples |
+| the rules object | closed: its caches (``_actions_of_open`` holds the child's legal lines) live per rules object, every agent gets its own (``Game.new_rules``) |
+
+``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is
+re-drawn at random among strokes consistent with all public facts (a
+randomized backtracking search over starts and lines, pruned by the belief
+model run backwards; sub-millisecond on typical states); the child has nothing
+hidden.
 
 Decisions where the rules page was silent
 -----------------------------------------
@@ -171,31 +197,11 @@ Decisions where the rules page was silent
 Heuristic agent
 ---------------
 ``kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic``
-plays both roles from its own observation (see its docstring). Measured with
-``tests/summer_hide_and_seek/heuristic_figures.py`` (200 games per row,
-95% intervals: Wilson for rates, normal for means, rounds treated as independent):
-
-| players | child | seekers | find rate per seekers' turn [95% CI] (turns) | child VP per round ± 95% CI (rounds) | rounds ended by a guess (rest: stuck) |
-|---|---|---|---|---|---|
-| 2 | random | random | 0.026 [0.021, 0.033] (2900) | 11.81 ± 0.76 (400) | 0.15 |
-| 2 | random | heuristic | 0.122 [0.108, 0.137] (1890) | 8.64 ± 0.59 (400) | 0.54 |
-| 2 | heuristic | random | 0.030 [0.027, 0.033] (13301) | 38.83 ± 0.61 (400) | 0.55 |
-| 2 | heuristic | heuristic | 0.099 [0.090, 0.109] (4028) | 32.08 ± 1.10 (400) | 0.78 |
-| 3 | random | random | 0.045 [0.039, 0.052] (3837) | 10.51 ± 0.61 (600) | 0.22 |
-| 3 | random | heuristic | 0.200 [0.183, 0.217] (2220) | 6.94 ± 0.40 (600) | 0.71 |
-| 3 | heuristic | random | 0.055 [0.051, 0.059] (10779) | 36.59 ± 0.62 (600) | 0.62 |
-| 3 | heuristic | heuristic | 0.245 [0.228, 0.263] (2440) | 23.10 ± 0.81 (600) | 0.94 |
-| 4 | random | random | 0.070 [0.063, 0.078] (4471) | 9.50 ± 0.46 (800) | 0.32 |
-| 4 | random | heuristic | 0.280 [0.262, 0.299] (2284) | 5.67 ± 0.30 (800) | 0.76 |
-| 4 | heuristic | random | 0.075 [0.070, 0.080] (10468) | 29.41 ± 0.60 (800) | 0.70 |
-| 4 | heuristic | heuristic | 0.254 [0.239, 0.269] (3141) | 22.13 ± 0.69 (800) | 0.90 |
-
-Reading: heuristic seekers find a random child 4-5x as often per seekers'
-turn as random seekers do (2p 0.122 vs 0.026; 3p 0.200 vs 0.045; 4p 0.280
-vs 0.070), and the heuristic child scores about 3x the VP of a random child
-against random seekers (2p 38.8 vs 11.8 VP per round; 3p 36.6 vs 10.5; 4p
-29.4 vs 9.5), mostly because it avoids getting stuck and keeps the belief
-wide.
+plays both roles from its own observation (see its docstring); it is tuned for
+v1, whose card has its measured figures. Measure it on this version with
+``.venv/bin/python tests/summer_hide_and_seek/heuristic_figures.py 200 summer_hide_and_seek_v0``.
+(A heuristic child on v0 may stop at once turn after turn when that scores
+best: the stalling v1 forbids.)
 
 Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
 mask, ``step``) runs at about 47-56k steps/s of CPU time for 2-4 players,
@@ -206,70 +212,27 @@ arrays.
 
 Version history
 ---------------
-- v0: first release.
+- v0: first release; superseded by v1 (above).
 """
 
 from __future__ import annotations
 
-import numbers
-import os
+from kakurega.envs.core.aec import wrap
+from kakurega.envs.summer_hide_and_seek.env import SummerHideAndSeekEnv
 
-from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
-from kakurega.envs.core.safe_load import short_repr
-from kakurega.envs.summer_hide_and_seek.map_data import SummerMap, load_map
-from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
-from kakurega.envs.summer_hide_and_seek.render import render_text
-from kakurega.envs.summer_hide_and_seek.rules import REWARD_MODES, SummerHideAndSeekGame
-
-__all__ = ["env", "raw_env"]
-
-MAX_STEPS = 1_000_000  #: bound of the max_steps option
+__all__ = ["env", "raw_env", "SummerHideAndSeekV0"]
 
 
-class _Renderer:
-    """Picklable ``render_text(state, viewer)`` bound to a game."""
+class SummerHideAndSeekV0(SummerHideAndSeekEnv):
+    """Version 0: the rules as first released (no rule option on)."""
 
-    def __init__(self, game):
-        self.game = game
-
-    def __call__(self, state, viewer):
-        return render_text(self.game, state, viewer)
+    metadata = {**SummerHideAndSeekEnv.metadata, "name": "summer_hide_and_seek_v0"}
+    RULES: dict = {}
 
 
-def _check_int(name: str, value, low: int, high: int) -> int:
-    # numbers.Integral: numpy integers are accepted as Python ints are
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {short_repr(value)} of type {type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}={short_repr(value)}: expected an integer in {low}..{high}")
-    return int(value)
-
-
-def raw_env(
-    num_players: int = 2,
-    map: str | os.PathLike | SummerMap | None = None,  # noqa: A002 - the documented option name
-    strict_moves: bool = False,
-    reward: str = "win",
-    max_steps: int = 1000,
-    render_mode: str | None = None,
-    render_view: str | None = None,
-) -> TurnBasedAECEnv:
+def raw_env(*args, **kwargs) -> SummerHideAndSeekV0:
     """The unwrapped AEC env; every option is validated (see the module docstring)."""
-    num_players = _check_int("num_players", num_players, 2, 4)
-    if map is None or isinstance(map, (str, os.PathLike)):
-        summer_map = load_map(map)
-    elif isinstance(map, SummerMap):
-        summer_map = map
-    else:
-        raise TypeError(f"map must be None (default map), a YAML file path or a SummerMap, got {type(map).__name__}")
-    if not isinstance(strict_moves, bool):
-        raise TypeError(f"strict_moves must be True or False, got {strict_moves!r}")
-    if not isinstance(reward, str) or reward not in REWARD_MODES:
-        raise ValueError(f"reward={reward!r}: expected one of {', '.join(REWARD_MODES)}")
-    max_steps = _check_int("max_steps", max_steps, 1, MAX_STEPS)
-    game = SummerHideAndSeekGame(num_players, summer_map, strict_moves, reward, max_steps)
-    observer = SummerObserver(game)
-    return TurnBasedAECEnv(game, observer.layout, observer.encode, _Renderer(game), render_mode, render_view)
+    return SummerHideAndSeekV0(*args, **kwargs)
 
 
 def env(**kwargs):

@@ -18,11 +18,15 @@ import sys
 
 
 def resolve_env_name(name: str) -> str:
-    """A registry name from ``name``; ``kakurenbo`` is accepted for ``kakurenbo_v0``."""
+    """A registry name from ``name``; a game's name without version means its newest version.
+
+    ``kakurenbo`` -> ``kakurenbo_v0``, ``summer_hide_and_seek`` -> ``summer_hide_and_seek_v1``.
+    """
     from kakurega.envs.registry import ENV_SPECS, get_spec
 
-    if name not in ENV_SPECS and f"{name}_v0" in ENV_SPECS:
-        return f"{name}_v0"
+    versions = [int(v) for base, _, v in (n.rpartition("_v") for n in ENV_SPECS) if base == name and v.isdigit()]
+    if name not in ENV_SPECS and versions:
+        return f"{name}_v{max(versions)}"
     return get_spec(name).name
 
 

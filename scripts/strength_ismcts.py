@@ -70,6 +70,7 @@ GREEDY = "rollout=greedy,prior=greedy,bias=1,widen=1"
 PRESETS = {
     "animal_chain_v0": GREEDY,
     "summer_hide_and_seek_v0": GREEDY,
+    "summer_hide_and_seek_v1": GREEDY,
     "hidden_rooms_v0": "rollout=greedy",
 }
 

@@ -1,25 +1,43 @@
 """Rule-based player of Summer Hide-and-Seek, for both roles, from its own observation only.
 
+Both roles keep the **public weights**: over the squares where the child can
+be, how many walks (sequences of lines under the static rules) explain every
+announcement so far, starting from a uniform weight on the path squares.
+After each announcement (cost, icon multiset) the weights are carried
+through every walk that costs exactly that and reaches exactly those icons,
+never ending a line on a square that held a piece (the pieces during that
+turn), and then multiplied by the public belief plane of the observation
+(which removes wrong guesses). This is the public belief with a count of how
+many ways lead to each square; the cost bounds how far the child can be from
+every square it could have been on, and squares reached by many walks weigh
+more. A player updates them once per announcement; one that missed an
+announcement (it joined mid-round), or past the observation's child-turn
+counter cap, falls back to uniform weights on the belief.
+
+**Seeker.** Places its piece, uniformly at random, on a *plausible* square
+that no other seeker covers this turn: one whose weight is at least a fifth of
+the average weight over the belief. Pruning the implausible squares uses the
+weights; not aiming at the heaviest square keeps the seeker from being
+predictable: a child that knows the weights (this one) ends its turns on
+light squares, and heaviest-first seekers then find it less than half as often
+as uniform ones do, although they find a random child more often.
+
 **Child.** At each turn it enumerates every legal sequence of lines it could
-still draw this turn (exact rules: crossing, revisits, pieces, budget) and
-scores each ending by
+still draw this turn (exact rules: crossing, revisits, pieces, budget; at
+least one line when the rules say the child must move) and scores each ending
+``q`` by
 
     VP reached this turn
     + (1 - P(found)) * FUTURE_VALUE + MOBILITY * min(exits, 4)
 
-where ``P(found) = min(1, seekers / |belief after the announcement|)``: the
-belief the seekers will hold after hearing this turn's cost and icon multiset
-(computed with the same public-belief model as the env, from the belief plane
-of its observation), and ``exits`` counts the lines still open from the end
-square (few exits: the stuck rule ends the round). An ending that is stuck
-loses the future value. The best plan is followed for the rest of the turn.
-The start square is the path square whose best first turn scores highest
-(ties and near-ties broken at random).
-
-**Seeker.** Places its piece on a square of the public belief that no other
-seeker has covered this turn (uniformly at random among them), so seekers
-spread over different squares; when every belief square is covered it picks
-any belief square.
+where ``P(found) = min(1, seekers * w'(q) / sum(w'))`` with ``w'`` the public
+weights the seekers will hold after hearing this turn's cost and icon
+multiset, and ``exits`` counts the lines still open from ``q`` (few exits:
+the stuck rule ends the round). An ending that is stuck loses the future
+value. The best plan is followed for the rest of the turn (with the forced
+continue after each shortcut under ``paced_turns``). The start square is the
+path square whose best first turn scores highest (ties and near-ties broken at
+random).
 """
 
 from __future__ import annotations
@@ -27,12 +45,60 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.envs.summer_hide_and_seek.belief import iter_bits
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET
+from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
 
 FUTURE_VALUE = 8.0  #: VP a child still hidden is worth (later turns), in the plan score
 MOBILITY = 0.4  #: bonus per open exit (up to 4) of the plan's end square
 START_SHORTLIST = 4  #: the start is drawn among this many best-scoring path squares
+#: a seeker considers the squares whose weight is at least this fraction of the average weight
+PLAUSIBLE = 0.2
+
+
+class PublicWeights:
+    """Walk counts over the squares (see the module docstring): the public belief, weighted."""
+
+    def __init__(self, game):
+        S = game.num_squares
+        self.step = {cost: np.zeros((S, S)) for cost in (MOVE_COST, SHORTCUT_COST)}
+        for p in range(S):
+            for q, _bit, _lid, cost in game.out_lines[p]:
+                self.step[cost][p, q] = 1.0
+        icon_of = np.asarray(game.icon_of)
+        self.path = (icon_of < 0).astype(float)
+        self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
+        self.prior = self.path / self.path.sum()
+
+    def propagate(self, weights: np.ndarray, cost: int, icons: tuple[int, ...], blocked: np.ndarray) -> np.ndarray:
+        """Weights at the end of every walk from ``weights`` costing ``cost`` and reaching exactly ``icons``.
+
+        ``blocked``: 1.0 on squares where no line may end (a piece), else 0.0.
+        A dynamic programme over (cost spent, icons still to reach), as the
+        env's public belief, with a vector of walk counts per node.
+        """
+        if cost == 0:
+            return weights.copy()
+        open_squares = 1.0 - blocked
+        nodes = {(0, tuple(icons)): weights}
+        for spent in range(cost):
+            for rem in sorted(r for s, r in nodes if s == spent):
+                vector = nodes[(spent, rem)]
+                for k, step in self.step.items():
+                    if spent + k > cost:
+                        continue
+                    image = (vector @ step) * open_squares
+                    landings = [(rem, self.path)] + [(_without(rem, i), self.icon[i]) for i in sorted(set(rem))]
+                    for after, category in landings:
+                        if len(after) <= cost - spent - k:  # each line reaches at most one icon
+                            key = (spent + k, after)
+                            nodes[key] = nodes.get(key, 0.0) + image * category
+        end = nodes.get((cost, ()))
+        return end if isinstance(end, np.ndarray) else np.zeros_like(weights)
+
+
+def _without(icons: tuple[int, ...], icon: int) -> tuple[int, ...]:
+    i = icons.index(icon)
+    return icons[:i] + icons[i + 1 :]
 
 
 class SummerHideAndSeekHeuristic(Agent):
@@ -42,26 +108,32 @@ class SummerHideAndSeekHeuristic(Agent):
         super().__init__(context, seed)
         game = context.new_rules()
         if game is None:
-            from kakurega.envs.summer_hide_and_seek_v0 import raw_env
+            from kakurega.envs.registry import make
 
-            game = raw_env(**context.env_kwargs).game
+            game = make(context.env_name, wrapped=False, **context.env_kwargs).game
         self.game = game
         self.n = game.num_players
         m = game.map
         self._rows = [r for r, _c in m.squares]
         self._cols = [c for _r, c in m.squares]
-        self._plan: list[int] = []
-        self._plan_turn = None  # (round, child turns announced): the turn the plan was made for
+        self.public_weights = PublicWeights(game)
+        self.reset()
 
     def reset(self) -> None:
-        self._plan = []
-        self._plan_turn = None
+        self._plan: list[int] = []  # the rest of this child turn's plan
+        self._weights = None  # public weights, normalised, for (round, child turns announced) = _weights_key
+        self._weights_key = None
+        self._guessed = None  # past guesses at the last update (a seeker's estimate of the blocking pieces)
+        self._blockers = None  # the pieces during my last child turn (the child knows them exactly)
 
     # ------------------------------------------------------------- decoding
+    def _squares(self, plane: np.ndarray) -> np.ndarray:
+        """A map plane as a 0/1 float vector over the squares."""
+        return (plane[self._rows, self._cols] > 0).astype(float)
+
     def _mask(self, plane: np.ndarray) -> int:
-        values = plane[self._rows, self._cols]
         mask = 0
-        for s in np.flatnonzero(values > 0):
+        for s in np.flatnonzero(plane[self._rows, self._cols] > 0):
             mask |= 1 << int(s)
         return mask
 
@@ -69,36 +141,90 @@ class SummerHideAndSeekHeuristic(Agent):
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("SummerHideAndSeekHeuristic.act: no legal action (is it this agent's turn?)")
+        if legal.size == 1:
+            self._update_weights(observation)  # (keeps the weights in step; e.g. the forced continue)
+            return int(legal[0])
         phase = int(np.argmax(self.piece(observation, "phase")))
         i_am_child = self.piece(observation, "child")[0] == 1
         if not i_am_child or phase == 2:
             return self._seek(observation, legal)
         if phase == 0:
             return self._start(observation, legal)
-        turn = (int(np.argmax(self.piece(observation, "round"))), float(self.piece(observation, "child_turns")[0]))
-        if self._plan and self._plan_turn == turn and self._plan[0] in legal:
+        # a plan made this turn goes on after its first line (budget left < 5: the turn cannot be a new one)
+        if self._plan and self.piece(observation, "budget_left")[0] < BUDGET and self._plan[0] in legal:
             return self._plan.pop(0)
-        self._plan_turn = turn
         return self._child_turn(observation, legal)
+
+    # -------------------------------------------------------- public weights
+    def _update_weights(self, observation: dict) -> np.ndarray:
+        """The public weights now, carried through the announcements since the last call."""
+        key = (int(np.argmax(self.piece(observation, "round"))), int(round(float(self.piece(observation, "child_turns")[0]))))
+        if key == self._weights_key:
+            return self._weights
+        rnd, turns = key
+        if turns >= CHILD_TURNS_CAP:
+            key = None  # the counter saturates: announcements can no longer be told apart (uniform below)
+        belief = self._squares(self.piece(observation, "belief"))
+        guessed = self._squares(self.piece(observation, "past_guesses"))
+        i_am_child = self.piece(observation, "child")[0] == 1
+        model = self.public_weights
+        if turns == 0:
+            weights = model.prior
+        else:
+            if key is not None and self._weights_key == (rnd, turns - 1):
+                base = self._weights
+            elif key is not None and turns == 1:
+                base = model.prior
+            else:
+                base = None  # an announcement was missed: uniform on the belief below
+            if base is not None:
+                cost = int(np.argmax(self.piece(observation, "last_cost")))
+                counts = self.piece(observation, "last_icons")
+                icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+                if turns == 1:
+                    blocked = np.zeros_like(belief)  # no piece stands during a round's first child turn
+                elif i_am_child and self._blockers is not None:
+                    blocked = self._blockers
+                elif self._guessed is not None:
+                    blocked = guessed * (1.0 - self._guessed)  # the new wrong guesses: the last turn's pieces
+                else:
+                    blocked = np.zeros_like(belief)
+                weights = model.propagate(base, cost, icons, blocked)
+            else:
+                weights = belief
+        weights = weights * belief
+        total = weights.sum()
+        if total <= 0:
+            weights, total = belief, belief.sum()
+        self._weights = weights / max(total, 1e-300)
+        self._weights_key = key
+        self._guessed = guessed
+        if i_am_child:
+            self._blockers = self._squares(self.piece(observation, "pieces").sum(axis=0))
+        return self._weights
 
     # --------------------------------------------------------------- seeker
     def _seek(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
-        belief = self._mask(self.piece(observation, "belief"))
-        covered = self._mask(self.piece(observation, "pieces").sum(axis=0))
-        options = list(iter_bits(belief & ~covered)) or list(iter_bits(belief))
-        if not options:
+        weights = self._update_weights(observation)
+        covered = self._squares(self.piece(observation, "pieces").sum(axis=0))
+        free = weights * (1.0 - covered)
+        if free.max() <= 0:
+            free = weights
+        if free.max() <= 0:
             return int(self.rng.choice(legal))
-        return game.place_base + int(self.rng.choice(options))
+        plausible = np.flatnonzero(free >= PLAUSIBLE * free.sum() / np.count_nonzero(free))
+        return game.place_base + int(self.rng.choice(plausible))
 
     # ---------------------------------------------------------------- child
     def _start(self, observation: dict, legal: np.ndarray) -> int:
-        belief = self._mask(self.piece(observation, "belief"))
-        memo: dict = {}  # every start shares the belief and the (empty) blocked set
+        weights = self._update_weights(observation)
+        memo: dict = {}  # every start shares the weights and the (empty) blocked set
+        blocked = np.zeros_like(weights)
         scored = []
         for action in legal:
             square = int(action)
-            value, _plan = self._best_plan(square, 1 << square, 0, 0, BUDGET, (), belief, 0, memo)
+            value, _plan = self._best_plan(square, 1 << square, 0, 0, blocked, BUDGET, (), weights, 0, memo)
             scored.append((value + 1e-6 * self.rng.random(), square))
         scored.sort(reverse=True)
         shortlist = scored[:START_SHORTLIST]
@@ -106,6 +232,7 @@ class SummerHideAndSeekHeuristic(Agent):
 
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
+        weights = self._update_weights(observation)
         order = self.piece(observation, "stroke")[self._rows, self._cols]
         stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
         visited = drawn = 0
@@ -113,48 +240,65 @@ class SummerHideAndSeekHeuristic(Agent):
             visited |= 1 << s
         for p, q in zip(stroke, stroke[1:]):
             drawn |= 1 << game.line_between(p, q)[0]
-        blocked = self._mask(self.piece(observation, "pieces").sum(axis=0))
+        pieces = self.piece(observation, "pieces").sum(axis=0)
+        blocked = self._mask(pieces)
         budget = int(round(float(self.piece(observation, "budget_left")[0])))
         counts = self.piece(observation, "turn_icons")
         icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(float(k))))))
-        belief = self._mask(self.piece(observation, "belief"))
-        _value, plan = self._best_plan(stroke[-1], visited, drawn, blocked, budget, icons, belief, BUDGET - budget)
-        actions = [game.line_base + q for q in plan] + [game.stop_action]
+        _value, plan = self._best_plan(
+            stroke[-1], visited, drawn, blocked, self._squares(pieces), budget, icons, weights, BUDGET - budget
+        )
+        actions = []
+        spent = BUDGET - budget
+        p = stroke[-1]
+        for q in plan:
+            actions.append(game.line_base + q)
+            cost = game.line_between(p, q)[1]
+            spent += cost
+            if game.paced_turns and cost == SHORTCUT_COST:
+                actions.append(game.continue_action)
+            p = q
+        if not (game.paced_turns and spent == BUDGET):
+            actions.append(game.stop_action)
         self._plan = actions[1:]
         first = actions[0]
         return first if first in legal else int(self.rng.choice(legal))
 
-    def _best_plan(self, start, visited, drawn, blocked, budget, icons, belief, spent, memo=None):
+    def _best_plan(self, start, visited, drawn, blocked, blocked_squares, budget, icons, weights, spent, memo=None):
         """(score, list of target squares) of the best way to finish this turn from ``start``.
 
-        ``memo`` caches belief sizes by announcement; share it only between
-        calls with the same ``belief`` and ``blocked``.
+        ``memo`` caches the seekers' weights after each announcement; share it
+        only between calls with the same ``weights`` and ``blocked``.
         """
         game = self.game
         seekers = self.n - 1
-        belief_size: dict = {} if memo is None else memo
+        after_announcement: dict = {} if memo is None else memo
         best = [-1e9, []]
         path: list[int] = []
         square_vp = game.square_vp
+        must_move = game.must_move and spent == 0
 
-        def evaluate(cost, reached, exits, gain):
+        def evaluate(q, cost, reached, exits, gain):
             if not exits:
                 value = gain  # stuck: the round ends, no future
             else:
                 key = (cost, tuple(sorted(reached)))
-                size = belief_size.get(key)
-                if size is None:
-                    size = game.belief_model.propagate(belief, cost, key[1], blocked).bit_count()
-                    belief_size[key] = size
-                found = min(1.0, seekers / max(size, 1))
+                heard = after_announcement.get(key)
+                if heard is None:
+                    heard = game_weights.propagate(weights, cost, key[1], blocked_squares)
+                    heard = after_announcement[key] = heard / max(heard.sum(), 1e-300)
+                found = min(1.0, seekers * heard[q])
                 value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)
             if value > best[0]:
                 best[0], best[1] = value, list(path)
 
+        game_weights = self.public_weights
+
         def search(p, vis, drw, left, cost, reached, gain):
             # every line open from p, whatever the budget: none means stuck (the turn ends here)
             options = game.open_lines(p, vis, drw, blocked, BUDGET)
-            evaluate(cost, reached, len(options), gain)
+            if not (must_move and not path and options):  # the rules may require a first line
+                evaluate(p, cost, reached, len(options), gain)
             if not options:
                 return
             for q, bit, lid, k in options:

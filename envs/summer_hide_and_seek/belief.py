@@ -38,7 +38,8 @@ search that resamples the child's hidden stroke.
 from __future__ import annotations
 
 PATH_CATEGORY = -1  #: target category of path squares (no icon)
-#: tables and caches of BeliefModel per map (lines by cost, category masks), shared by its models
+#: lookup tables of BeliefModel per map (lines by cost, category masks), shared by its models: functions
+#: of the map alone. The caches of computed results are per model (see BeliefModel.__init__).
 _SHARED: dict[tuple, dict] = {}
 
 
@@ -110,8 +111,8 @@ class BeliefModel:
             self.category_mask[icon] = mask_of(s for s, i in enumerate(icon_of) if i == icon)
         lines = tuple((k, tuple(tuple(t) for t in lines_by_cost[k])) for k in self.costs)
         categories = tuple(sorted(self.category_mask.items()))
-        # The lookup tables and caches below are functions of the map alone: the
-        # models of one map (one per game instance) share them.
+        # The lookup tables are functions of the map alone: the models of one
+        # map (one per game instance) share them.
         shared = _SHARED.get((lines, categories))
         if shared is None:
             shared = _SHARED[(lines, categories)] = self._tables(lines_by_cost)
@@ -120,12 +121,15 @@ class BeliefModel:
         #: ``blocked * _spread`` repeats a square mask at every cost's offset
         self._spread = sum(1 << (i * S) for i in range(len(self.costs)))
         self._packed_all = ((1 << S) - 1) * self._spread
+        # Caches, per model (that is, per rules object), never shared: their
+        # keys record the questions asked, and an agent may ask about
+        # announcements it could make from a square only it knows.
         #: (cost, icons) -> compiled plan (see _plan)
-        self._plans: dict = shared["plans"]
+        self._plans: dict = {}
         # bounded caches: packed images of recent source masks, recent results
         # (the first turn of a round always repeats)
-        self._images: dict = shared["images"]
-        self._results: dict = shared["results"]
+        self._images: dict = {}
+        self._results: dict = {}
 
     def _tables(self, lines_by_cost: dict[int, list[list[int]]]) -> dict:
         """8-bit image tables of the lines, forward and backward per cost, and of all costs packed."""
@@ -145,12 +149,11 @@ class BeliefModel:
         for i, k in enumerate(self.costs):
             for p, t in enumerate(lines_by_cost[k]):
                 packed[p] |= mask_of(t) << (i * S)
-        return {"forward": forward, "backward": backward, "packed": _image_tables(packed, S),
-                "plans": {}, "images": {}, "results": {}}
+        return {"forward": forward, "backward": backward, "packed": _image_tables(packed, S)}
 
     def __getstate__(self):
         # the caches are pure speed-ups: a copy starts with empty ones of its own
-        return {**self.__dict__, "_images": {}, "_results": {}}
+        return {**self.__dict__, "_plans": {}, "_images": {}, "_results": {}}
 
     def image(self, mask: int, cost: int) -> int:
         """Squares one line of ``cost`` can reach from some square of ``mask`` (static rules)."""
@@ -174,7 +177,7 @@ class BeliefModel:
             return result
         plan = self._plans.get((cost, icons))
         if plan is None:
-            plan = self._plans[(cost, icons)] = self._plan(cost, icons)  # (shared by the models of one map)
+            plan = self._plans[(cost, icons)] = self._plan(cost, icons)
         steps, num_nodes, final = plan
         allowed = self._packed_all & ~(blocked * self._spread)
         images = self._images

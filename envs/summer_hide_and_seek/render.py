@@ -4,6 +4,14 @@ The overlay shows, from the child's point of view, its stroke (visit order;
 ``@`` marks the current square); from a seeker's or a spectator's point of
 view, the public belief (``?``) and wrong guesses (``x``). Seeker pieces are
 ``p<seat>`` in both.
+
+A seeker's or a spectator's picture shows every public fact and nothing else:
+the round, the child, the phase and who acts, all VP, every announcement of
+the round, every piece on the board and every past guess by seat, the belief,
+the revealed strokes of finished rounds, and whether the game ended or was cut
+off by the step limit. It does not show the step counter during play (without
+``paced_turns`` it counts the child's hidden lines). Only the child's own
+picture shows its stroke and the turn in progress.
 """
 
 from __future__ import annotations
@@ -26,6 +34,10 @@ def _icons_words(game, icons) -> str:
     return "{" + ", ".join(game.map.icons[i].name for i in icons) + "}" if icons else "{}"
 
 
+def _pieces_words(game, pieces) -> str:
+    return ", ".join(f"player_{seat} {game.map.square_name(s)}" for seat, s in enumerate(pieces) if s >= 0)
+
+
 def render_text(game, state, viewer: int | None) -> str:
     """The table as ``viewer`` (a seat, or None for a spectator) may see it."""
     m = game.map
@@ -33,11 +45,13 @@ def render_text(game, state, viewer: int | None) -> str:
     lines = []
     if state.phase == OVER:
         lines.append(f"{m.name}: game over after {state.steps} steps")
+    elif game.is_truncated(state):
+        scored = "scored by the standings" if game.score_truncation else "undecided"
+        lines.append(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
     else:
-        who = f"player_{game.current_player(state)}" if game.current_player(state) >= 0 else "nobody (step limit)"
         lines.append(
             f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
-            f"{PHASE_NAMES[state.phase]}, to act: {who}"
+            f"{PHASE_NAMES[state.phase]}, to act: player_{game.current_player(state)}"
         )
     lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
     show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
@@ -73,9 +87,14 @@ def render_text(game, state, viewer: int | None) -> str:
     lines.append("terrain: " + ", ".join(f"{sym} {name}" for sym, name in m.terrain))
     for t, (cost, icons) in enumerate(state.announcements, start=1):
         lines.append(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
+    for t, guesses in enumerate(state.guesses, start=1):
+        lines.append(f"guesses after announcement {t}: {_pieces_words(game, guesses)}")
+    if any(square >= 0 for square in state.pieces):
+        lines.append(f"pieces on the board: {_pieces_words(game, state.pieces)}")
     if show_stroke and state.phase == CHILD:
+        due = "; the last line was a shortcut: continue next" if state.continue_due else ""
         lines.append(
-            f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}"
+            f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}{due}"
         )
     if state.phase == SEEK:
         lines.append(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")

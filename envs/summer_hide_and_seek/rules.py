@@ -15,7 +15,26 @@ id                    meaning                     who
 ``S + s``             draw a line to square ``s`` child (move or shortcut, by geometry)
 ``2S``                stop (end the turn)         child
 ``2S + 1 + s``        place the piece on ``s``    the seeker whose turn it is
+``3S + 1``            continue (after a shortcut) child; only with ``paced_turns``
 ====================  ==========================  ===============================
+
+Rule options (all off by default: version 0's rules; ``summer_hide_and_seek_v1``
+turns all three on):
+
+- ``must_move``: the child's first decision of a turn must be a line when any
+  line is legal (stop is refused then);
+- ``score_truncation``: a game cut off by the step limit pays the standings
+  (highest VP wins, ties share) in "win" mode, as if it had ended;
+- ``paced_turns``: one child decision per unit of cost, so the number of its
+  decisions depends only on the announced cost: a shortcut (cost 2) is followed
+  by a forced *continue* decision, and the turn ends by itself once all 5 are
+  spent (cost + 1 decisions with a stop, cost decisions when all 5 are spent or
+  the child is stuck). The stuck rule is judged after the continue.
+
+Caches (``_actions_of_open``, ``_analysis_cache`` and the belief model's) belong
+to one rules object: ``_actions_of_open`` is filled from the child's private
+states, so a rules object must never be shared between seats (``Game.new_rules``
+makes a fresh one with the same options).
 """
 
 from __future__ import annotations
@@ -75,12 +94,17 @@ class SummerState:
     blocked_lines: int = 0
     #: finished rounds: (child, revealed stroke, VP gained, child turns, FOUND_BY_GUESS or FOUND_STUCK)
     history: list = field(default_factory=list)
+    #: *hidden* (``paced_turns`` only): the child's last line was a shortcut, its next decision is continue
+    continue_due: bool = False
     # Observation scratch, not game data: left out of ``==``, pickles (hence
     # fingerprints), deep copies and clones. The encoder keeps here the public
     # pieces of the child's observation during its turn (the child's lines
     # change no public fact); the rules drop it when the child's turn ends, the
     # only moment a public fact changes while the child moves.
     child_view: bytes | None = field(default=None, compare=False, repr=False)
+
+    #: fields that are observation scratch, not game data (see above)
+    SCRATCH_FIELDS = ("child_view",)
 
     def __getstate__(self) -> dict:
         data = self.__dict__.copy()
@@ -113,6 +137,9 @@ class SummerHideAndSeekGame(Game):
         strict_moves: bool = False,
         reward: str = "win",
         max_steps: int = 1000,
+        must_move: bool = False,
+        score_truncation: bool = False,
+        paced_turns: bool = False,
     ):
         if reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r}: expected one of {REWARD_MODES}")
@@ -121,10 +148,20 @@ class SummerHideAndSeekGame(Game):
         self.strict_moves = bool(strict_moves)
         self.reward = reward
         self.max_steps = max_steps
+        self.must_move = bool(must_move)
+        self.score_truncation = bool(score_truncation)
+        self.paced_turns = bool(paced_turns)
+        self.options = {
+            "num_players": num_players, "summer_map": self.map, "strict_moves": self.strict_moves,
+            "reward": reward, "max_steps": max_steps, "must_move": self.must_move,
+            "score_truncation": self.score_truncation, "paced_turns": self.paced_turns,
+        }
         m = self.map
         S = self.num_squares = m.num_squares
-        self.num_actions = 3 * S + 1
+        self.num_actions = 3 * S + 2 if self.paced_turns else 3 * S + 1
         self.line_base, self.stop_action, self.place_base = S, 2 * S, 2 * S + 1
+        #: continue after a shortcut (``paced_turns`` only; -1: no such action)
+        self.continue_action = 3 * S + 1 if self.paced_turns else -1
         self.points = list(m.squares)
         self.kinds = list(m.kinds)
         self.icon_of = list(m.icon_of)
@@ -315,11 +352,15 @@ class SummerHideAndSeekGame(Game):
         if phase == OVER or state.steps >= self.max_steps:
             return []
         if phase == CHILD:  # the lines of line_options(state), then stop
+            if state.continue_due:
+                return [self.continue_action]
             open_lines = self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
             budget = BUDGET - state.turn_cost
             if budget < SHORTCUT_COST:
                 open_lines = open_lines & ~self._shortcut_lines if budget >= MOVE_COST else 0
             actions = self._actions_of_open.get(open_lines) or self._open_actions(open_lines)
+            if self.must_move and budget == BUDGET and open_lines:
+                return list(actions[:-1])  # the turn's first decision: a line, not stop
             return list(actions)
         if phase == SEEK:
             return list(self._place_actions)
@@ -332,18 +373,24 @@ class SummerHideAndSeekGame(Game):
             if action == self.stop_action:
                 self._end_child_turn(state, stuck=False)
                 return
+            if action == self.continue_action:
+                state.continue_due = False
+                self._after_line(state)
+                return
             q = action - self.line_base
             lid, cost, closes = self._lines_from[state.stroke[-1]][q]
             state.stroke.append(q)
             state.visited |= 1 << q
             state.drawn |= 1 << lid
-            state.closed_lines = closed = state.closed_lines | closes
+            state.closed_lines = state.closed_lines | closes
             state.turn_cost += cost
             icon = self.icon_of[q]
             if icon >= 0:
                 state.turn_icons.append(icon)
-            if not self._out[q] & ~(closed | state.blocked_lines):  # stuck (is_stuck, by the masks)
-                self._end_child_turn(state, stuck=True)
+            if self.paced_turns and cost == SHORTCUT_COST:
+                state.continue_due = True  # one decision per unit of cost: continue comes next
+                return
+            self._after_line(state)
         elif phase == SEEK:
             placed = state.seekers_placed
             seat = (state.first_child + state.round + 1 + placed) % self.num_players  # current_player
@@ -363,6 +410,13 @@ class SummerHideAndSeekGame(Game):
                 self._end_child_turn(state, stuck=True)
         else:
             raise ValueError("the game is over")
+
+    def _after_line(self, state: SummerState) -> None:
+        """After a line (and its continue): the stuck rule, then (``paced_turns``) the end of a spent budget."""
+        if not self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
+            self._end_child_turn(state, stuck=True)
+        elif self.paced_turns and state.turn_cost == BUDGET:
+            self._end_child_turn(state, stuck=False)
 
     def _end_child_turn(self, state: SummerState, stuck: bool) -> None:
         """Scoring and announcement; then the seekers' turn, or the round ends if stuck."""
@@ -426,10 +480,14 @@ class SummerHideAndSeekGame(Game):
         return [seat for seat, vp in enumerate(state.vp) if vp == best]
 
     def returns(self, state: SummerState) -> np.ndarray:
-        """Cumulative returns (in "win" mode, before the end: one shared read-only array of zeros)."""
+        """Cumulative returns (in "win" mode, before the end: one shared read-only array of zeros).
+
+        With ``score_truncation`` a game cut off by the step limit pays the
+        standings, as if it had ended ("vp" mode pays VP as scored anyway).
+        """
         if self.reward == "vp":
             return np.asarray(state.vp, dtype=np.float64)
-        if state.phase != OVER:
+        if state.phase != OVER and not (self.score_truncation and state.steps >= self.max_steps):
             return self._no_returns
         out = np.full(self.num_players, -1.0)
         out[self.winners(state)] = 1.0
@@ -437,7 +495,7 @@ class SummerHideAndSeekGame(Game):
 
     # ------------------------------------------------------------------ words
     def describe_action(self, action: int) -> tuple[str, int]:
-        """(kind, square) of an action id: kind is "start", "line", "stop" or "place".
+        """(kind, square) of an action id: kind is "start", "line", "stop", "place" or "continue".
 
         >>> game = SummerHideAndSeekGame()   # default map: 56 squares
         >>> game.describe_action(3), game.describe_action(59), game.describe_action(112), game.describe_action(113)
@@ -452,12 +510,16 @@ class SummerHideAndSeekGame(Game):
             return "line", action - S
         if action == 2 * S:
             return "stop", -1
+        if action == self.continue_action:
+            return "continue", -1
         return "place", action - self.place_base
 
     def action_to_string(self, state: SummerState, action: int) -> str:
         kind, square = self.describe_action(action)
         if kind == "stop":
             return "stop (end the turn)"
+        if kind == "continue":
+            return "continue (the second decision of a shortcut)"
         name = self.map.describe_square(square)
         if kind == "start":
             return f"start at {name}"
@@ -485,7 +547,15 @@ class SummerHideAndSeekGame(Game):
             return f"the child starts on a path square (no icon); {m.describe_square(square)} is not one"
         if state.phase == START:
             return "the child must first choose a starting path square"
+        if state.continue_due:
+            if kind == "continue":
+                return "legal"
+            return "after a shortcut (cost 2) the child's next decision is continue (the turn order hides the lines)"
+        if kind == "continue":
+            return "continue is the decision that follows a shortcut, and the last line was not one"
         if kind == "stop":
+            if self.must_move and state.turn_cost == 0 and self.line_options(state):
+                return "the child must draw at least one line this turn (a legal line exists); stop only after it"
             return "legal"
         p = state.square
         a, b = self.points[p], self.points[square]
@@ -540,6 +610,7 @@ class SummerHideAndSeekGame(Game):
             history=list(state.history),
             closed_lines=state.closed_lines,
             blocked_lines=state.blocked_lines,
+            continue_due=state.continue_due,
         )
 
     def resample_hidden(self, state: SummerState, player: int, rng: np.random.Generator) -> SummerState:
@@ -552,6 +623,12 @@ class SummerHideAndSeekGame(Game):
         crossing and no-revisit rules. In the middle of a child turn the lines
         drawn so far this turn (unknown to seekers) are dropped: the sample's
         child is at the start of the turn. The child itself knows everything.
+
+        Every field of a seeker's sample depends only on public facts and
+        ``rng``: the stroke and what follows from it (``drawn``, ``visited``,
+        ``closed_lines``) are drawn, the turn in progress is reset
+        (``turn_cost``, ``turn_icons``, ``continue_due``) and ``steps`` is
+        recounted (:meth:`sample_steps`); every other field is public.
         """
         sample = self.clone(state)
         if player == state.child or state.phase in (START, OVER) or not state.stroke:
@@ -566,7 +643,44 @@ class SummerHideAndSeekGame(Game):
         sample.closed_lines = self.closed_lines_of(stroke)
         sample.turn_cost = 0
         sample.turn_icons = []
+        sample.continue_due = False
+        sample.steps = self.sample_steps(sample)
         return sample
+
+    def count_steps(self, state: SummerState) -> int:
+        """The actions played to reach ``state`` (its ``steps``), recounted from the rounds' strokes (rules of v0).
+
+        Without ``paced_turns`` the child acts once per line, so ``steps``
+        counts the hidden lines: per finished round, the start, the lines of
+        the revealed stroke and ``n`` actions (a stop and ``n - 1`` pieces)
+        per turn that ended by a stop (every turn but a stuck last one); in the
+        round under way, the start, the stroke's lines, a stop per announcement
+        and the pieces placed since.
+        """
+        n = self.num_players
+        steps = 0
+        for _child, stroke, _gained, turns, how in state.history:
+            steps += len(stroke) + n * (turns - (how == FOUND_STUCK))
+        if state.stroke and state.phase != OVER:
+            steps += len(state.stroke) + len(state.announcements) + (n - 1) * len(state.guesses)
+            if state.phase == SEEK:
+                steps += state.seekers_placed
+        return steps
+
+    def sample_steps(self, sample: SummerState) -> int:
+        """``steps`` of a seeker's sample: public facts only (the true count is hidden without ``paced_turns``).
+
+        With ``paced_turns`` the step count is a function of the announcements,
+        hence public, and is kept. Without it the count is recounted from the
+        sampled stroke (:meth:`count_steps`), kept below the step limit unless
+        the game was cut off (a public fact), so that the sample is live
+        exactly when the game is.
+        """
+        if self.paced_turns:
+            return sample.steps
+        if sample.steps >= self.max_steps:
+            return self.max_steps
+        return min(self.count_steps(sample), self.max_steps - 1)
 
     def _public_analysis(self, state: SummerState):
         """Backward completion sets per announced turn (a function of public facts only)."""

@@ -6,7 +6,8 @@ seeks, so the two roles can be measured apart:
 - find rate: the fraction of seekers' turns in which a piece lands on the child;
 - child VP: VP a child gains per round (a round ends when found or stuck).
 
-Run ``.venv/bin/python tests/summer_hide_and_seek/heuristic_figures.py [games]``.
+Run ``.venv/bin/python tests/summer_hide_and_seek/heuristic_figures.py [games] [env]`` (env: a
+registry name, default ``summer_hide_and_seek_v1``).
 """
 
 from __future__ import annotations
@@ -18,17 +19,22 @@ import numpy as np
 
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic
+from kakurega.envs.registry import make
 from kakurega.envs.summer_hide_and_seek.rules import FOUND_BY_GUESS, SEEK
-from kakurega.envs.summer_hide_and_seek_v0 import raw_env
+
+DEFAULT_ENV = "summer_hide_and_seek_v1"
 
 
-def play_roles(num_players: int, child_kind: str, seeker_kind: str, num_games: int, seed: int = 0, **options):
+def play_roles(
+    num_players: int, child_kind: str, seeker_kind: str, num_games: int, seed: int = 0, env_name: str = DEFAULT_ENV,
+    **options,
+):
     """Play ``num_games``; returns (found turns, seekers' turns, per-round child VP list, rounds found by guess)."""
-    env = raw_env(num_players=num_players, **options)
-    context = AgentContext.from_env(env, "summer_hide_and_seek_v0", {"num_players": num_players, **options})
-    make = {"heuristic": SummerHideAndSeekHeuristic, "random": RandomAgent}
-    children = [make[child_kind](context, seed=seed * 100 + i) for i in range(num_players)]
-    seekers = [make[seeker_kind](context, seed=seed * 100 + 50 + i) for i in range(num_players)]
+    env = make(env_name, wrapped=False, num_players=num_players, **options)
+    context = AgentContext.from_env(env, env_name, {"num_players": num_players, **options})
+    kinds = {"heuristic": SummerHideAndSeekHeuristic, "random": RandomAgent}
+    children = [kinds[child_kind](context, seed=seed * 100 + i) for i in range(num_players)]
+    seekers = [kinds[seeker_kind](context, seed=seed * 100 + 50 + i) for i in range(num_players)]
     game = env.game
     found_turns = seek_turns = guessed_rounds = 0
     round_vp = []
@@ -73,10 +79,11 @@ def mean_ci(values, z: float = 1.96) -> tuple[float, float]:
     return float(a.mean()), float(z * a.std(ddof=1) / math.sqrt(len(a)))
 
 
-def main(num_games: int = 300) -> None:
+def main(num_games: int = 300, env_name: str = DEFAULT_ENV) -> None:
+    print(env_name)
     for n in (2, 3, 4):
         for child, seeker in (("random", "random"), ("random", "heuristic"), ("heuristic", "random"), ("heuristic", "heuristic")):
-            found, turns, vps, guessed = play_roles(n, child, seeker, num_games, seed=n)
+            found, turns, vps, guessed = play_roles(n, child, seeker, num_games, seed=n, env_name=env_name)
             rate, low, high = wilson(found, turns)
             vp, half = mean_ci(vps)
             print(
@@ -87,4 +94,4 @@ def main(num_games: int = 300) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300, sys.argv[2] if len(sys.argv) > 2 else DEFAULT_ENV)

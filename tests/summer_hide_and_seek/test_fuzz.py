@@ -15,10 +15,12 @@ import pytest
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic
 from kakurega.envs.summer_hide_and_seek.belief import mask_of
-from kakurega.envs.summer_hide_and_seek.rules import CHILD, OVER, SEEK, SummerHideAndSeekGame
-from kakurega.envs.summer_hide_and_seek_v0 import raw_env
+from kakurega.envs.registry import make
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, SEEK, SummerHideAndSeekGame
+from kakurega.envs.summer_hide_and_seek_v1 import SummerHideAndSeekV1
 
-CONFIGS = [(n, strict) for n in (2, 3, 4) for strict in (False, True)]
+VERSIONS = {"summer_hide_and_seek_v0": {}, "summer_hide_and_seek_v1": SummerHideAndSeekV1.RULES}
+CONFIGS = [(name, n, strict) for name in VERSIONS for n in (2, 3, 4) for strict in (False, True)]
 
 
 def public_belief(game, state) -> int:
@@ -53,10 +55,14 @@ class GameChecker:
         # exactly those of the line-by-line rule (open_lines)
         assert state.closed_lines == game.closed_lines_of(state.stroke)
         assert state.blocked_lines == game.blocked_lines_of(state.blocked)
-        if state.phase == CHILD:
+        if state.phase == CHILD and state.continue_due:  # (v1) the stuck rule is judged after the continue
+            assert game.legal_actions(state) == [game.continue_action]
+        elif state.phase == CHILD:
             lines = [game.line_base + q for q, *_ in game.line_options(state)]
-            assert game.legal_actions(state) == lines + [game.stop_action]
+            must_draw = game.must_move and state.turn_cost == 0 and lines
+            assert game.legal_actions(state) == lines + ([] if must_draw else [game.stop_action])
             assert not game.is_stuck(state.square, state.visited, state.drawn, state.blocked)
+            assert not (game.paced_turns and state.turn_cost == BUDGET), "v1: a spent budget ends the turn"
         if state.phase == SEEK or (state.phase == CHILD and state.turn_cost == 0 and state.announcements):
             assert state.belief >> state.square & 1, "the child's square left the public belief"
             assert state.belief == public_belief(game, state)
@@ -75,8 +81,8 @@ class GameChecker:
         ]
 
 
-def fuzz_random(num_players, strict, num_games, seed):
-    game = SummerHideAndSeekGame(num_players, strict_moves=strict, max_steps=1_000_000)
+def fuzz_random(name, num_players, strict, num_games, seed):
+    game = SummerHideAndSeekGame(num_players, strict_moves=strict, max_steps=1_000_000, **VERSIONS[name])
     checker = GameChecker(game)
     rng = np.random.default_rng(seed)
     steps = 0
@@ -94,10 +100,10 @@ def fuzz_random(num_players, strict, num_games, seed):
     return checker.belief_checks, steps
 
 
-def fuzz_heuristic(num_players, strict, num_games, seed):
+def fuzz_heuristic(name, num_players, strict, num_games, seed):
     kwargs = {"num_players": num_players, "strict_moves": strict, "max_steps": 1_000_000}
-    env = raw_env(**kwargs)
-    context = AgentContext.from_env(env, "summer_hide_and_seek_v0", kwargs)
+    env = make(name, wrapped=False, **kwargs)
+    context = AgentContext.from_env(env, name, kwargs)
     agents = [SummerHideAndSeekHeuristic(context, seed=seed + i) for i in range(num_players)]
     checker = GameChecker(env.game)
     for g in range(num_games):
@@ -115,24 +121,26 @@ def fuzz_heuristic(num_players, strict, num_games, seed):
     return checker.belief_checks
 
 
-@pytest.mark.parametrize("num_players,strict", CONFIGS)
-def test_random_play_fuzz(num_players, strict):
-    checks, steps = fuzz_random(num_players, strict, num_games=60, seed=num_players)
+@pytest.mark.parametrize("name,num_players,strict", CONFIGS)
+def test_random_play_fuzz(name, num_players, strict):
+    checks, steps = fuzz_random(name, num_players, strict, num_games=60, seed=num_players)
     assert steps > 0 and (strict or checks > 100)
 
 
+@pytest.mark.parametrize("name", list(VERSIONS))
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_heuristic_play_keeps_the_belief_sound(num_players):
-    assert fuzz_heuristic(num_players, False, num_games=4, seed=10 * num_players) > 20
+def test_heuristic_play_keeps_the_belief_sound(name, num_players):
+    assert fuzz_heuristic(name, num_players, False, num_games=4, seed=10 * num_players) > 20
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("num_players,strict", CONFIGS)
-def test_random_play_fuzz_thousands(num_players, strict):
-    fuzz_random(num_players, strict, num_games=1500, seed=1000 + num_players)
+@pytest.mark.parametrize("name,num_players,strict", CONFIGS)
+def test_random_play_fuzz_thousands(name, num_players, strict):
+    fuzz_random(name, num_players, strict, num_games=1500, seed=1000 + num_players)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", list(VERSIONS))
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_heuristic_play_keeps_the_belief_sound_many(num_players):
-    fuzz_heuristic(num_players, False, num_games=350, seed=5000 + num_players)
+def test_heuristic_play_keeps_the_belief_sound_many(name, num_players):
+    fuzz_heuristic(name, num_players, False, num_games=350, seed=5000 + num_players)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kakurega.envs.registry import ENV_SPECS
 from kakurega.scripts.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,7 @@ def test_help_of_every_command_is_complete(capsys):
 def test_envs_lists_every_env_with_options(capsys):
     assert main(["envs"]) == 0
     out = capsys.readouterr().out
-    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0"):
+    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0", "summer_hide_and_seek_v1"):
         assert name in out
     assert "num_players=4" in out and "heuristic:" in out
     assert main(["envs", "kakurenbo"]) == 0
@@ -48,7 +49,15 @@ def test_envs_lists_every_env_with_options(capsys):
 def test_demo_plays_every_env(capsys):
     assert main(["demo", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.count("final returns") == 4
+    assert out.count("final returns") == len(ENV_SPECS)
+
+
+def test_a_game_name_without_version_means_its_newest_version():
+    from kakurega.scripts.evaluate import resolve_env_name
+
+    assert resolve_env_name("summer_hide_and_seek") == "summer_hide_and_seek_v1"
+    assert resolve_env_name("summer_hide_and_seek_v0") == "summer_hide_and_seek_v0"
+    assert resolve_env_name("kakurenbo") == "kakurenbo_v0"
 
 
 def test_train_evaluate_plot_end_to_end(tmp_path, capsys):
