@@ -4,6 +4,10 @@
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+# AgileRL pins pettingzoo<1.27, so its smoke test runs in a venv of its own
+AGILE_VENV  ?= .venv-agilerl
+AGILE_PY    := $(AGILE_VENV)/bin/python
+AGILE_STAMP := $(AGILE_VENV)/.installed-stamp
 JOBS   ?= 2
 
 .PHONY: setup compile demo test fuzz bench envs clean
@@ -16,8 +20,15 @@ $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[train,test,bench,compile]"
+	$(PY) -m pip install -q -e ".[train,test,bench,compile,integrations,rllib]"
 	touch $(STAMP)
+
+$(AGILE_STAMP): pyproject.toml setup.py
+	test -x $(AGILE_PY) || python3 -m venv $(AGILE_VENV)
+	$(AGILE_PY) -m pip install -q --upgrade pip
+	$(AGILE_PY) -c "import torch" 2>/dev/null || $(AGILE_PY) -m pip install -q torch==2.13.0
+	$(AGILE_PY) -m pip install -q -e ".[train,test,agilerl]"
+	touch $(AGILE_STAMP)
 
 # Recompile the Cython-built modules whose source changed (setup.py; about 1 s
 # when nothing did). Without a C compiler the package simply stays pure Python.
@@ -27,8 +38,9 @@ compile: $(STAMP)
 demo: compile
 	$(VENV)/bin/kakurega quickstart --overwrite
 
-test: compile
+test: compile $(AGILE_STAMP)
 	$(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider
+	$(AGILE_PY) -m pytest -q -p no:cacheprovider tests/integrations/test_agilerl.py
 
 fuzz: compile
 	$(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider -m slow
@@ -40,5 +52,5 @@ envs: $(STAMP)
 	$(VENV)/bin/kakurega envs
 
 clean:
-	rm -rf $(VENV) runs build *.egg-info
+	rm -rf $(VENV) $(AGILE_VENV) runs build *.egg-info
 	find envs -name '*.so' -delete -o -name '*.c' -delete
