@@ -294,6 +294,16 @@ def _check_source(name: str, value) -> None:
         )
 
 
+def check_options(deck, shape, max_turns) -> None:
+    """TypeError / ValueError naming a bad ``deck``, ``shape`` or ``max_turns`` env option (every version)."""
+    _check_source("deck", deck)
+    _check_source("shape", shape)
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int):
+        raise TypeError(f"max_turns must be a positive integer, got {max_turns!r} of type {type(max_turns).__name__}")
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
+
+
 def raw_env(
     deck=None,
     shape=None,
@@ -303,12 +313,7 @@ def raw_env(
     render_view: str | None = None,
 ) -> TurnBasedAECEnv:
     """The unwrapped Animal Chain env (options: see the env card)."""
-    _check_source("deck", deck)
-    _check_source("shape", shape)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int):
-        raise TypeError(f"max_turns must be a positive integer, got {max_turns!r} of type {type(max_turns).__name__}")
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
+    check_options(deck, shape, max_turns)
     # AnimalChainGame checks attack_rule (TypeError / ValueError naming it and the allowed values)
     game = AnimalChainGame(deck=deck, shape=shape, max_turns=max_turns, attack_rule=attack_rule)
     observer = AnimalChainObserver(game)

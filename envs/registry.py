@@ -57,9 +57,16 @@ ENV_SPECS: dict[str, EnvSpec] = {
         EnvSpec(
             name="animal_chain_v0",
             pettingzoo_id="kakurega/animal_chain-v0",
-            summary="Animal Chain: 2-player race to connect animal cards onto the opponent's base",
+            summary="Animal Chain v0 (superseded by v1): 2-player race to connect animal cards onto the opponent's base",
             heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
             configurations=({}, {"attack_rule": "reach"}),
+        ),
+        EnvSpec(
+            name="animal_chain_v1",
+            pettingzoo_id="kakurega/animal_chain-v1",
+            summary="Animal Chain v1: 2-player race to chain animal cards from the own base onto the opponent's",
+            heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
+            configurations=({}, {"attack_rule": "reach"}, {"connection_rule": "any"}),
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
