@@ -1,4 +1,13 @@
-"""Animal Chain (どうぶつれんさ) — two players race to chain animal cards onto the other's base.
+"""Animal Chain (どうぶつれんさ) v0 — two players race to chain animal cards onto the other's base.
+
+**Superseded by** :mod:`kakurega.envs.animal_chain_v1` (the chain rule, one
+base-building decision per base position). v0 stays importable and behaves
+as it always did, including its known defects: the first player wins on its
+first turn in about 99 % of deals (see "Balance"), and the **base-building
+turn order leaks the number of swaps**: a player acts once per swap plus
+once for "done", so the opponent, watching ``agent_selection``, learns how
+many swaps were made (v1 gives every player exactly one decision per base
+position). Use v1 for new work.
 
 Rules: ``shared/rules/animal_chain.md`` (the project's binding rules page,
 from the publisher's text). Rules engine: :mod:`kakurega.envs.animal_chain.rules`;
@@ -163,7 +172,11 @@ a player sees neither the opponent's base nor its swaps (the opponent's
 swaps change nothing in its observation). ``env.unwrapped.resample_hidden(agent, rng)``
 re-deals the deck order, the face-down board cards and the opponent's hand
 (and, during building, the opponent's base) uniformly from the cards the
-player has not seen; the result depends only on what the player knows.
+player has not seen; the result depends only on what the player knows, in
+every field (the observation scratch, which shows a hand, is reset by every
+copy and sample; v1's card lists every channel). **Known leak (kept in
+v0):** the turn order during base building shows how many swaps the builder
+made (one step per swap, plus "done"); v1 closes it.
 
 ## Decisions where the rules page is silent
 
@@ -271,6 +284,7 @@ follow-up card in the opponent's hand.
 ## Version history
 
 * v0: first version, with the ``attack_rule`` option (default ``"rules_page"``, the rules page).
+  Superseded by v1 (the chain rule; a fixed number of base-building decisions).
 """
 
 from __future__ import annotations
