@@ -289,33 +289,11 @@ follow-up card in the opponent's hand.
 
 from __future__ import annotations
 
-import os
-from typing import Mapping
-
-from kakurega.envs.animal_chain.observation import AnimalChainObserver
-from kakurega.envs.animal_chain.render import AnimalChainRenderer
+from kakurega.envs.animal_chain.env import assemble, check_options
 from kakurega.envs.animal_chain.rules import DEFAULT_ATTACK_RULE, DEFAULT_MAX_TURNS, AnimalChainGame
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 
 OPTIONS = ("deck", "shape", "max_turns", "attack_rule", "render_mode", "render_view")
-
-
-def _check_source(name: str, value) -> None:
-    if value is not None and not isinstance(value, (str, os.PathLike, Mapping)):
-        raise TypeError(
-            f"{name} must be a path to a YAML/JSON file, a mapping or None (packaged default), "
-            f"got {value!r} of type {type(value).__name__}"
-        )
-
-
-def check_options(deck, shape, max_turns) -> None:
-    """TypeError / ValueError naming a bad ``deck``, ``shape`` or ``max_turns`` env option (every version)."""
-    _check_source("deck", deck)
-    _check_source("shape", shape)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int):
-        raise TypeError(f"max_turns must be a positive integer, got {max_turns!r} of type {type(max_turns).__name__}")
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
 
 
 def raw_env(
@@ -330,18 +308,7 @@ def raw_env(
     check_options(deck, shape, max_turns)
     # AnimalChainGame checks attack_rule (TypeError / ValueError naming it and the allowed values)
     game = AnimalChainGame(deck=deck, shape=shape, max_turns=max_turns, attack_rule=attack_rule)
-    observer = AnimalChainObserver(game)
-    renderer = AnimalChainRenderer(game)
-    env = TurnBasedAECEnv(
-        game,
-        observer.layout,
-        observer.encode,
-        renderer.render_text,
-        render_mode=render_mode,
-        render_view=render_view,
-    )
-    env.metadata = {**env.metadata, "name": "animal_chain_v0"}
-    return env
+    return assemble(game, "animal_chain_v0", render_mode, render_view)
 
 
 def env(**kwargs):

@@ -236,10 +236,8 @@ when no play scores better.
 
 from __future__ import annotations
 
-from kakurega.envs.animal_chain.observation import AnimalChainObserver
-from kakurega.envs.animal_chain.render import AnimalChainRenderer
+from kakurega.envs.animal_chain.env import assemble, check_options
 from kakurega.envs.animal_chain.rules import DEFAULT_ATTACK_RULE, DEFAULT_MAX_TURNS, AnimalChainGame
-from kakurega.envs.animal_chain_v0 import check_options
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 
 OPTIONS = ("deck", "shape", "max_turns", "attack_rule", "connection_rule", "render_mode", "render_view")
@@ -263,18 +261,7 @@ def raw_env(
         deck=deck, shape=shape, max_turns=max_turns, attack_rule=attack_rule,
         connection_rule=connection_rule, building="per_position",
     )
-    observer = AnimalChainObserver(game)
-    renderer = AnimalChainRenderer(game)
-    env = TurnBasedAECEnv(
-        game,
-        observer.layout,
-        observer.encode,
-        renderer.render_text,
-        render_mode=render_mode,
-        render_view=render_view,
-    )
-    env.metadata = {**env.metadata, "name": "animal_chain_v1"}
-    return env
+    return assemble(game, "animal_chain_v1", render_mode, render_view)
 
 
 def env(**kwargs):
