@@ -208,7 +208,59 @@ order above, and linked judged before the play.
 
 ## Balance
 
-BALANCE_PLACEHOLDER
+**Default: the chain rule** (``connection_rule="chain"``,
+``attack_rule="rules_page"``). Measured before choosing, on v1's base
+building, for the four readings of the rules: "v0 rules page" (any face-up
+neighbour counts), "reach" (``attack_rule="reach"``), "chain" and "chain +
+reach".
+
+| reading | match | games | first player wins (95 % CI) | draws | median / p90 plies | won on own turn 1 / 2 | first-named agent wins (95 % CI) |
+|---|---|---:|---|---:|---|---|---|
+| v0 rules page | heuristic vs heuristic | 400 | 96.5 % (94.2 % .. 97.9 %) | 0 | 1 / 1 | 100.0 % / 0.0 % | 50.0 % (45.1 % .. 54.9 %) |
+| v0 rules page | random vs random | 400 | 52.5 % (47.6 % .. 57.3 %) | 0 | 4 / 14 | 39.2 % / 20.2 % | 52.5 % (47.6 % .. 57.3 %) |
+| v0 rules page | heuristic vs random | 400 | 59.5 % (54.6 % .. 64.2 %) | 0 | 1 / 2 | 99.0 % / 1.0 % | 90.0 % (86.7 % .. 92.6 %) |
+| v0 rules page | IS-MCTS vs heuristic | 400 | 95.8 % (93.3 % .. 97.3 %) | 0 | 1 / 1 | 99.8 % / 0.2 % | 47.8 % (42.9 % .. 52.6 %) |
+| reach | heuristic vs heuristic | 400 | 88.0 % (84.4 % .. 90.8 %) | 0 | 3 / 4 | 0.0 % / 99.5 % | 50.0 % (45.1 % .. 54.9 %) |
+| reach | random vs random | 400 | 48.0 % (43.1 % .. 52.9 %) | 15 | 15 / 49.1 | 1.2 % / 7.0 % | 49.8 % (44.9 % .. 54.6 %) |
+| reach | heuristic vs random | 400 | 51.0 % (46.1 % .. 55.9 %) | 0 | 3 / 4 | 13.2 % / 80.0 % | 98.5 % (96.8 % .. 99.3 %) |
+| reach | IS-MCTS vs heuristic | 400 | 85.8 % (82.0 % .. 88.8 %) | 0 | 3 / 4 | 0.8 % / 98.0 % | 44.8 % (40.0 % .. 49.6 %) |
+| chain | heuristic vs heuristic | 400 | 40.0 % (35.3 % .. 44.9 %) | 14 | 30 / 53.4 | 0.0 % / 0.0 % | 48.2 % (43.4 % .. 53.1 %) |
+| chain | random vs random | 400 | 8.8 % (6.4 % .. 11.9 %) | 338 | 81 / 86 | 0.0 % / 0.0 % | 9.0 % (6.6 % .. 12.2 %) |
+| chain | heuristic vs random | 400 | 48.2 % (43.4 % .. 53.1 %) | 13 | 18 / 47.1 | 0.0 % / 0.0 % | 96.5 % (94.2 % .. 97.9 %) |
+| chain | IS-MCTS vs heuristic | 400 | 43.5 % (38.7 % .. 48.4 %) | 18 | 29 / 56 | 0.0 % / 0.0 % | 24.8 % (20.8 % .. 29.2 %) |
+| chain + reach | heuristic vs heuristic | 400 | 43.0 % (38.2 % .. 47.9 %) | 10 | 28 / 50.2 | 0.0 % / 0.0 % | 48.8 % (43.9 % .. 53.6 %) |
+| chain + reach | random vs random | 400 | 8.0 % (5.7 % .. 11.1 %) | 353 | 81 / 86 | 0.0 % / 0.0 % | 5.5 % (3.7 % .. 8.2 %) |
+| chain + reach | heuristic vs random | 400 | 47.8 % (42.9 % .. 52.6 %) | 15 | 19 / 49 | 0.0 % / 0.0 % | 95.8 % (93.3 % .. 97.3 %) |
+| chain + reach | IS-MCTS vs heuristic | 400 | 43.2 % (38.5 % .. 48.1 %) | 21 | 28 / 63 | 0.0 % / 0.0 % | 24.2 % (20.3 % .. 28.7 %) |
+
+Reproduce with ``python -m kakurega.scripts.balance_animal_chain --deals 200``
+(default deck and board, env seeds 0..199, each deal played twice with the
+seats swapped; IS-MCTS ``simulations=16,rollout=greedy,prior=greedy,bias=1,widen=1``;
+about 3 CPU minutes per reading; ``--json`` keeps the figures). Plies are
+play-phase turns; "first player wins" counts every game (draws included) and
+"first-named agent wins" is the first-named agent's score, i.e. the skill gap
+for heuristic vs random and IS-MCTS's result against the heuristic.
+
+Why the chain rule:
+
+* The first player's edge is gone: heuristic against heuristic it wins
+  40.0 % (41.5 % of the decided games), against 96.5 % and 88.0 % under
+  the two v0 readings, and no game is won on the first or second own turn
+  (the rules make a win before the winner's fourth turn impossible). Under
+  both v0 readings almost every game is decided on the first or second turn.
+* Skill decides: the heuristic beats random play 96.5 % of games (v0 rules
+  page: 90.0 %), and games last 30 plies (median) instead of 1-3.
+* "chain + reach" is as fair (43.0 %) with a slightly smaller skill gap
+  (95.8 %); the rule is to switch only for a reading both fairer *and*
+  more skill-rewarding, so the chain rule stays (``attack_rule="reach"``
+  remains an option). "reach" alone rewards skill (98.5 %) but leaves the
+  first player 88 %.
+* The first player's 40-43 % (target 40-60 %) leans slightly towards the
+  second player, who draws one extra card after the bases are revealed.
+* Random play rarely builds a chain: most random games end drawn (two passes
+  without a draw in a row once the deck and the face-down cards run out).
+* IS-MCTS with 16 simulations a move is well below the heuristic here (24.8 %):
+  its greedy rollouts race, but 16 samples do not see the opponent's chain coming.
 
 ## Heuristic
 
