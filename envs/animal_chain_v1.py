@@ -152,8 +152,9 @@ for a player who attempts an illegal action; ``raw_env()`` raises
 * A play onto the opponent's base row wins when it satisfies this rule
   (and, under ``attack_rule="reach"``, connects to a linked card outside that row).
 * Consequence: on the first turn only the bases are face up, so every play
-  lies in the mover's rows 0-1, and no game can be won before the winner's
-  fourth own turn (five cards must lie face up in rows 1-5 first).
+  lies in the mover's rows 0-1; a win needs a face-up card in each of rows
+  1-5 first (five earlier turns), so the first player cannot win before its
+  fourth own turn, nor the second player before its third.
 
 The refusal of an unlinked play says why: ``"Fx|Br connects at r3c4 only to
 cards that are not linked to your base: under the chain rule a played card
@@ -246,7 +247,7 @@ Why the chain rule:
 * The first player's edge is gone: heuristic against heuristic it wins
   40.0 % (41.5 % of the decided games), against 96.5 % and 88.0 % under
   the two v0 readings, and no game is won on the first or second own turn
-  (the rules make a win before the winner's fourth turn impossible). Under
+  (the rules make it impossible: see "The chain rule, precisely"). Under
   both v0 readings almost every game is decided on the first or second turn.
 * Skill decides: the heuristic beats random play 96.5 % of games (v0 rules
   page: 90.0 %), and games last 30 plies (median) instead of 1-3.

@@ -168,8 +168,9 @@ def own_turns_of_winner(state) -> int:
 
 
 @pytest.mark.parametrize("game", [CHAIN, CHAIN_REACH], ids=["chain", "chain+reach"])
-def test_no_game_is_won_before_the_winners_fourth_turn(game):
-    # a win needs five face-up cards in rows 1-5 first: at best three of the winner's and two of the other's
+def test_no_game_is_won_before_five_cards_lie_in_rows_1_to_5(game):
+    # a win needs a face-up card in each of rows 1-5 first, five earlier turns: at the earliest the
+    # first player wins on its 4th own turn (overall turn 7), the second on its 3rd (overall turn 6)
     rng = np.random.default_rng(1)
     draw = random.Random(1).random
     earliest = Counter()
@@ -180,9 +181,11 @@ def test_no_game_is_won_before_the_winners_fourth_turn(game):
             action = rollouts.animal_chain(game, state, state.to_move, game.legal_actions(state), draw)
             game.apply_action(state, action, rng)
         if state.winner != NO_SEAT:
-            earliest[own_turns_of_winner(state)] += 1
+            earliest[state.winner == state.first_player, own_turns_of_winner(state)] += 1
+            assert state.turn >= 6
     assert sum(earliest.values()) > 30
-    assert min(earliest) >= 4, earliest
+    assert min(turns for first, turns in earliest if first) >= 4, earliest
+    assert min((turns for first, turns in earliest if not first), default=3) >= 3, earliest
 
 
 # ----------------------------------------------------------------- random games
