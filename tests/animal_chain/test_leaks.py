@@ -204,3 +204,23 @@ def test_the_opponents_base_building_does_not_show_in_a_render():
             swapping.step(legal[0])  # a swap whenever one is offered
             keeping.step(keeping.game.done_action)
         assert swaps > 0
+
+
+@pytest.mark.parametrize("make", [raw_env, raw_env_v1], ids=["v0", "v1"])
+def test_the_rules_object_holds_only_its_configuration(make):
+    # agents get a rules object of their own, rebuilt from the options; nothing in it depends on the
+    # states it was asked about (accepted_types reads complete tables, filled when the game is built)
+    game = make().game
+    rebuilt = type(game)(**game.options)
+    assert rebuilt.options == game.options
+    before = pickle.dumps(vars(game))
+    A = game.num_animals
+    for left in range(1 << A):
+        for right in (0, 1, 1 << (A - 1), left):
+            expected = sum(1 << t for t in range(game.num_types)
+                           if left >> game.left_animal[t] & 1 or right >> game.right_animal[t] & 1)
+            assert game.accepted_types(left, right) == expected
+    for state in random_states(game, seed=1, num_games=3, every=1):
+        game.legal_actions(state)
+        game.legal_flags(state)
+    assert pickle.dumps(vars(game)) == before
