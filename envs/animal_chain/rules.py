@@ -186,6 +186,14 @@ def _types_of_animal_bits(types_with: list[int]) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
+def _merged(pairs) -> tuple[tuple[int, int], ...]:
+    """``(key, bits)`` pairs with the bits of equal keys OR-ed together, by key."""
+    out: dict[int, int] = {}
+    for key, bits in pairs:
+        out[key] = out.get(key, 0) | bits
+    return tuple(sorted(out.items()))
+
+
 def _union(masks) -> int:
     out = 0
     for mask in masks:
@@ -412,6 +420,15 @@ class AnimalChainGame(Game):
         #: for every neighbour p of q: the cards at q and p connect when
         #: ``mine[tops[q]] == theirs[tops[p]]``
         self.chain_steps = [[(p, 1 << p, face_on[side], face_on[1 - side]) for p, side in self.neighbours[q]] for q in range(P)]
+        #: ``chain_contributions[seat][q][top]``: ``(links index, frame bits)`` pairs that a card showing
+        #: ``top`` at q adds to ``state.links[seat]`` when it is linked to ``seat``'s base: ``out_links``
+        #: read for one seat and one top, bits of one index merged (empty for FACE_DOWN and HOLE,
+        #: the last two entries, so that ``[top]`` indexes them)
+        self.chain_contributions = tuple(
+            [[_merged((index[top], bits[seat]) for bits, index, seats, _ in self.out_links[q] if index[top] >= 0 and seat in seats)
+              for top in range(T)] + [(), ()] for q in range(P)]
+            for seat in (0, 1)
+        )
         #: ``base_sources[seat]``: (positions, bitmask) of ``seat``'s base row, where its chain starts
         self.base_sources = tuple((self.base_positions[seat], self.own_base_bits[seat]) for seat in (0, 1))
         #: ``near_base_bits[seat]``: absolute positions (bitmask) within two rows of ``seat``'s base row
@@ -1086,16 +1103,13 @@ def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
 
 def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, positions: int) -> None:
     """Add to ``state.links[seat]`` the plays connecting to the linked cards of ``positions`` (a bitmask)."""
-    links, tops, out_links = state.links[seat], state.tops, game.out_links
+    links, tops, contributions = state.links[seat], state.tops, game.chain_contributions[seat]
     while positions:
         bit = positions & -positions
         positions ^= bit
         q = bit.bit_length() - 1
-        top = tops[q]
-        for bits, index, seats, _ in out_links[q]:
-            i = index[top]
-            if i >= 0 and seat in seats:  # ``seats``: the attack rule (whose plays this card counts for)
-                links[i] |= bits[seat]
+        for i, bits in contributions[q][tops[q]]:  # the attack rule is in the table already
+            links[i] |= bits
 
 
 def _rebuild_chain(game: AnimalChainGame, state: AnimalChainState, seat: int) -> None:
