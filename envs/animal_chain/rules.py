@@ -116,7 +116,8 @@ class AnimalChainState:
     tops: list[int] | None = None
     #: ... ``links[seat][side * A + a]``: the positions (bitmask, in ``seat``'s frame) where a card
     #: of ``seat`` with animal ``a`` on that side (LEFT 0 / RIGHT 1) connects to a face-up
-    #: neighbour under the attack rule (holes and doubles aside), ...
+    #: neighbour under the attack rule (holes and doubles aside; under the chain rule a neighbour
+    #: in ``linked[seat]``), ...
     links: list[list[int]] | None = None
     #: ... ``blocked[seat]``: positions (bitmask, in ``seat``'s frame) where ``seat`` may not
     #: play: holes and the opponent's doubles, ...
