@@ -77,6 +77,8 @@ BUILDING_RULES = ("free", "per_position")
 DEFAULT_BUILDING = "free"
 #: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
 _DECODED: dict[tuple, tuple] = {}
+#: ``AnimalChainGame.chain_contributions`` tables by (card types, board cells, attack rule)
+_CHAIN_CONTRIBUTIONS: dict[tuple, tuple] = {}
 #: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
 _BITS_OF_BYTE: dict[int, tuple] = {}
 
@@ -425,11 +427,15 @@ class AnimalChainGame(Game):
         #: ``top`` at q adds to ``state.links[seat]`` when it is linked to ``seat``'s base: ``out_links``
         #: read for one seat and one top, bits of one index merged (empty for FACE_DOWN and HOLE,
         #: the last two entries, so that ``[top]`` indexes them)
-        self.chain_contributions = tuple(
-            [[_merged((index[top], bits[seat]) for bits, index, seats, _ in self.out_links[q] if index[top] >= 0 and seat in seats)
-              for top in range(T)] + [(), ()] for q in range(P)]
-            for seat in (0, 1)
-        )
+        #: (built for the chain rule only, and shared by the games of one deck, board and attack rule)
+        key = (tuple(deck.card_types), tuple(shape.cells), attack_rule)
+        if self.chain_rule and key not in _CHAIN_CONTRIBUTIONS:
+            _CHAIN_CONTRIBUTIONS[key] = tuple(
+                [[_merged((index[top], bits[seat]) for bits, index, seats, _ in self.out_links[q] if index[top] >= 0 and seat in seats)
+                  for top in range(T)] + [(), ()] for q in range(P)]
+                for seat in (0, 1)
+            )
+        self.chain_contributions = _CHAIN_CONTRIBUTIONS[key] if self.chain_rule else None
         #: ``base_sources[seat]``: (positions, bitmask) of ``seat``'s base row, where its chain starts
         self.base_sources = tuple((self.base_positions[seat], self.own_base_bits[seat]) for seat in (0, 1))
         #: ``near_base_bits[seat]``: absolute positions (bitmask) within two rows of ``seat``'s base row
