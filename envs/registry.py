@@ -84,6 +84,23 @@ def list_envs() -> list[str]:
     return list(ENV_SPECS)
 
 
+def _game_and_version(name: str) -> tuple[str, int]:
+    """``"animal_chain_v1"`` -> ``("animal_chain", 1)``."""
+    game, _, version = name.rpartition("_v")
+    return game, int(version)
+
+
+def latest_version(game: str) -> str | None:
+    """The newest registered version of ``game`` (e.g. ``"animal_chain"`` -> ``"animal_chain_v1"``), or None."""
+    versions = [spec for spec in ENV_SPECS if _game_and_version(spec)[0] == game]
+    return max(versions, key=lambda spec: _game_and_version(spec)[1], default=None)
+
+
+def latest_envs() -> list[str]:
+    """The newest registered version of every game, in registry order (older versions stay registered)."""
+    return [name for name in ENV_SPECS if latest_version(_game_and_version(name)[0]) == name]
+
+
 def get_spec(name: str) -> EnvSpec:
     """The :class:`EnvSpec` of ``name`` (module name or PettingZoo id)."""
     for spec in ENV_SPECS.values():

@@ -13,11 +13,11 @@ import sys
 
 
 def resolve_env_name(name: str) -> str:
-    """A registry name from ``name``; ``kakurenbo`` is accepted for ``kakurenbo_v0``."""
-    from kakurega.envs.registry import ENV_SPECS, get_spec
+    """A registry name from ``name``; a game name means its newest version (``animal_chain`` -> ``animal_chain_v1``)."""
+    from kakurega.envs.registry import ENV_SPECS, get_spec, latest_version
 
-    if name not in ENV_SPECS and f"{name}_v0" in ENV_SPECS:
-        return f"{name}_v0"
+    if name not in ENV_SPECS and latest_version(name):
+        return latest_version(name)
     return get_spec(name).name
 
 

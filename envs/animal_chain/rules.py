@@ -1093,10 +1093,10 @@ def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
     """The positions (bitmask) linked to the face-up ``sources`` through face-up connected tops."""
     linked = 0
     frontier = []
-    for q in sources:
-        if tops[q] >= 0:
-            linked |= 1 << q
-            frontier.append(q)
+    for source in sources:  # (untyped in the compiled build: ``1 << source`` needs a Python integer)
+        if tops[source] >= 0:
+            linked |= 1 << source
+            frontier.append(source)
     chain_steps = game.chain_steps
     while frontier:
         q = frontier.pop()
