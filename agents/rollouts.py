@@ -14,9 +14,11 @@ state, no copies, no encoding) and keeps the main rules of the game's heuristic:
 
 * **Animal Chain**: build the base by single swaps that lower its exposure
   (the heuristic's measure: card types that could attack it), then done; win
-  at once when a card can be played onto the opponent's base; otherwise half
-  the time a play furthest up the board (towards the opponent), else any play;
-  pass to draw now and then.
+  at once when a card can be played onto the opponent's base; under the chain
+  rule, cover a card of the opponent's linked chain that has come within two
+  rows of our base (cut the chain) when we can; otherwise half the time a play
+  furthest up the board (towards the opponent), else any play; pass to draw
+  now and then.
 * **Hidden Rooms**: step onto the exit when possible; never end a step where
   the monster's next phase would catch the child, and avoid cells from which
   no one-step reply survives the phase after; otherwise step toward the exit;
@@ -70,6 +72,9 @@ def animal_chain(game, state, seat: int, legal: list, draw) -> int:
     first_enemy = P - game.base_size  # frame positions of the opponent's base row
     row_of = game.row_of
     best, best_row = [], -1
+    # chain rule: the opponent's chain near our base (frame bits), cut first (lowest row first)
+    danger = state.linked[1 - seat] & game.near_base_bits[seat] if game.chain_rule else 0
+    cuts, cut_row = [], P
     for a in legal:
         if a < play_base or a >= pass_action:
             continue
@@ -77,10 +82,16 @@ def animal_chain(game, state, seat: int, legal: list, draw) -> int:
         if q >= first_enemy:
             return a  # onto the opponent's base: wins at once
         r = row_of[q]  # frame rows count from the mover's own base
+        if danger and danger >> game.position_in_frame[seat][q] & 1 and r <= cut_row:
+            if r < cut_row:
+                cuts, cut_row = [], r
+            cuts.append(a)
         if r > best_row:
             best, best_row = [a], r
         elif r == best_row:
             best.append(a)
+    if cuts:
+        return _pick(cuts, draw)
     if not best or draw() < ANIMAL_CHAIN_PASS:
         others = [a for a in legal if a >= pass_action]
         if others:

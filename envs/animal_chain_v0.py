@@ -1,4 +1,13 @@
-"""Animal Chain (どうぶつれんさ) — two players race to chain animal cards onto the other's base.
+"""Animal Chain (どうぶつれんさ) v0 — two players race to chain animal cards onto the other's base.
+
+**Superseded by** :mod:`kakurega.envs.animal_chain_v1` (the chain rule, one
+base-building decision per base position). v0 stays importable and behaves
+as it always did, including its known defects: the first player wins on its
+first turn in about 99 % of deals (see "Balance"), and the **base-building
+turn order leaks the number of swaps**: a player acts once per swap plus
+once for "done", so the opponent, watching ``agent_selection``, learns how
+many swaps were made (v1 gives every player exactly one decision per base
+position). Use v1 for new work.
 
 Rules: ``shared/rules/animal_chain.md`` (the project's binding rules page,
 from the publisher's text). Rules engine: :mod:`kakurega.envs.animal_chain.rules`;
@@ -163,7 +172,11 @@ a player sees neither the opponent's base nor its swaps (the opponent's
 swaps change nothing in its observation). ``env.unwrapped.resample_hidden(agent, rng)``
 re-deals the deck order, the face-down board cards and the opponent's hand
 (and, during building, the opponent's base) uniformly from the cards the
-player has not seen; the result depends only on what the player knows.
+player has not seen; the result depends only on what the player knows, in
+every field (the observation scratch, which shows a hand, is reset by every
+copy and sample; v1's card lists every channel). **Known leak (kept in
+v0):** the turn order during base building shows how many swaps the builder
+made (one step per swap, plus "done"); v1 closes it.
 
 ## Decisions where the rules page is silent
 
@@ -251,7 +264,7 @@ Heuristic vs heuristic, ``player_0`` wins 51.2 % (``rules_page``) and
 ## Heuristic
 
 ``AnimalChainHeuristic`` reads the rules, ``attack_rule`` included, from
-``context.game`` (or builds them from ``context.env_kwargs``). It builds
+``context.new_rules()`` (or builds them from ``context.env_kwargs``). It builds
 the least exposed base. Under ``"rules_page"`` that is the base the fewest
 unseen cards can attack at once. Under ``"reach"`` it is the base the fewest
 unseen cards can approach (be played next to it by connecting to a base
@@ -271,30 +284,16 @@ follow-up card in the opponent's hand.
 ## Version history
 
 * v0: first version, with the ``attack_rule`` option (default ``"rules_page"``, the rules page).
+  Superseded by v1 (the chain rule; a fixed number of base-building decisions).
 """
 
 from __future__ import annotations
 
-import numbers
-import os
-from typing import Mapping
-
-from kakurega.envs.animal_chain.observation import AnimalChainObserver
-from kakurega.envs.animal_chain.render import AnimalChainRenderer
+from kakurega.envs.animal_chain.env import assemble, check_options
 from kakurega.envs.animal_chain.rules import DEFAULT_ATTACK_RULE, DEFAULT_MAX_TURNS, AnimalChainGame
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
-from kakurega.envs.core.safe_load import short_repr
 
 OPTIONS = ("deck", "shape", "max_turns", "attack_rule", "render_mode", "render_view")
-MAX_TURNS = 100_000  #: bound of the max_turns option
-
-
-def _check_source(name: str, value) -> None:
-    if value is not None and not isinstance(value, (str, os.PathLike, Mapping)):
-        raise TypeError(
-            f"{name} must be a path to a YAML/JSON file, a mapping or None (packaged default), "
-            f"got {value!r} of type {type(value).__name__}"
-        )
 
 
 def raw_env(
@@ -306,28 +305,10 @@ def raw_env(
     render_view: str | None = None,
 ) -> TurnBasedAECEnv:
     """The unwrapped Animal Chain env (options: see the env card)."""
-    _check_source("deck", deck)
-    _check_source("shape", shape)
-    # numbers.Integral: numpy integers are accepted; the bound keeps the compiled build's C int from overflowing
-    if isinstance(max_turns, bool) or not isinstance(max_turns, numbers.Integral):
-        raise TypeError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {short_repr(max_turns)} of type {type(max_turns).__name__}")
-    if not 1 <= max_turns <= MAX_TURNS:
-        raise ValueError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {short_repr(max_turns)}")
-    max_turns = int(max_turns)
+    check_options(deck, shape, max_turns)
     # AnimalChainGame checks attack_rule (TypeError / ValueError naming it and the allowed values)
     game = AnimalChainGame(deck=deck, shape=shape, max_turns=max_turns, attack_rule=attack_rule)
-    observer = AnimalChainObserver(game)
-    renderer = AnimalChainRenderer(game)
-    env = TurnBasedAECEnv(
-        game,
-        observer.layout,
-        observer.encode,
-        renderer.render_text,
-        render_mode=render_mode,
-        render_view=render_view,
-    )
-    env.metadata = {**env.metadata, "name": "animal_chain_v0"}
-    return env
+    return assemble(game, "animal_chain_v0", render_mode, render_view)
 
 
 def env(**kwargs):

@@ -69,7 +69,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
         EnvSpec(
             name="animal_chain_v0",
             pettingzoo_id="kakurega/animal_chain-v0",
-            summary="Animal Chain: 2-player race to connect animal cards onto the opponent's base",
+            summary="Animal Chain v0 (superseded by v1): 2-player race to connect animal cards onto the opponent's base",
             heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
             configurations=({}, {"attack_rule": "reach"}),
             turn_order_leak="the first player takes one decision per base swap plus one while the other watches, "
@@ -82,6 +82,13 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "(the child must move; the turn order hides its lines)",
             heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
+        ),
+        EnvSpec(
+            name="animal_chain_v1",
+            pettingzoo_id="kakurega/animal_chain-v1",
+            summary="Animal Chain v1: 2-player race to chain animal cards from the own base onto the opponent's",
+            heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
+            configurations=({}, {"attack_rule": "reach"}, {"connection_rule": "any"}),
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
@@ -99,6 +106,23 @@ ENV_SPECS: dict[str, EnvSpec] = {
 def list_envs() -> list[str]:
     """Names of every registered env, e.g. ``["kakurenbo_v0", ...]``."""
     return list(ENV_SPECS)
+
+
+def _game_and_version(name: str) -> tuple[str, int]:
+    """``"animal_chain_v1"`` -> ``("animal_chain", 1)``."""
+    game, _, version = name.rpartition("_v")
+    return game, int(version)
+
+
+def latest_version(game: str) -> str | None:
+    """The newest registered version of ``game`` (e.g. ``"animal_chain"`` -> ``"animal_chain_v1"``), or None."""
+    versions = [spec for spec in ENV_SPECS if _game_and_version(spec)[0] == game]
+    return max(versions, key=lambda spec: _game_and_version(spec)[1], default=None)
+
+
+def latest_envs() -> list[str]:
+    """The newest registered version of every game, in registry order (older versions stay registered)."""
+    return [name for name in ENV_SPECS if latest_version(_game_and_version(name)[0]) == name]
 
 
 def get_spec(name: str) -> EnvSpec:

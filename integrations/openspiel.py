@@ -218,7 +218,7 @@ class KakuregaState(pyspiel.State):
 
     def __str__(self):
         """The table as a spectator sees it (public information only)."""
-        return self.shared.env._render_text(self.state, None)
+        return self.shared.env.render_state(self.state, None)
 
 
 class KakuregaObserver:

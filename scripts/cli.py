@@ -1,7 +1,7 @@
 """The ``kakurega`` command line: one entry point for training, evaluation, play and inspection.
 
     kakurega envs [NAME]                 list envs and options, or print one env card
-    kakurega demo                        one seeded random game of every env, rendered
+    kakurega demo                        one seeded random game of every game (newest version), rendered
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
     kakurega play GAME --opponents ...   play in the terminal against any agents
@@ -62,9 +62,9 @@ def cmd_demo(args) -> int:
     from kakurega.agents.base import AgentContext, RandomAgent
     from kakurega.agents.outcome import classify_outcome
     from kakurega.agents.tournament import play_game
-    from kakurega.envs.registry import ENV_SPECS, make
+    from kakurega.envs.registry import latest_envs, make
 
-    names = [args.env] if args.env else list(ENV_SPECS)
+    names = [args.env] if args.env else latest_envs()  # the newest version of every game
     for name in names:
         from kakurega.scripts.evaluate import resolve_env_name
 
@@ -293,8 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v0 or kakurenbo) to print its card")
     p.set_defaults(func=cmd_envs)
 
-    p = sub.add_parser("demo", help="play and render one seeded random game of every env",
-                       description="Play one seeded game of each registered env with uniformly random agents, "
+    p = sub.add_parser("demo", help="play and render one seeded random game of every game (its newest version)",
+                       description="Play one seeded game of the newest version of each game with uniformly random agents, "
                        "print the final table (spectator view) and the result.")
     p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument("--env", default=None, help="only this env")

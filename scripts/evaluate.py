@@ -18,15 +18,11 @@ import sys
 
 
 def resolve_env_name(name: str) -> str:
-    """A registry name from ``name``; a game's name without version means its newest version.
+    """A registry name from ``name``; a game name means its newest version (``animal_chain`` -> ``animal_chain_v1``)."""
+    from kakurega.envs.registry import ENV_SPECS, get_spec, latest_version
 
-    ``kakurenbo`` -> ``kakurenbo_v0``, ``summer_hide_and_seek`` -> ``summer_hide_and_seek_v1``.
-    """
-    from kakurega.envs.registry import ENV_SPECS, get_spec
-
-    versions = [int(v) for base, _, v in (n.rpartition("_v") for n in ENV_SPECS) if base == name and v.isdigit()]
-    if name not in ENV_SPECS and versions:
-        return f"{name}_v{max(versions)}"
+    if name not in ENV_SPECS and latest_version(name):
+        return latest_version(name)
     return get_spec(name).name
 
 

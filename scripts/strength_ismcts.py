@@ -69,6 +69,7 @@ from kakurega.envs.registry import ENV_SPECS, make
 GREEDY = "rollout=greedy,prior=greedy,bias=1,widen=1"
 PRESETS = {
     "animal_chain_v0": GREEDY,
+    "animal_chain_v1": GREEDY,
     "summer_hide_and_seek_v0": GREEDY,
     "summer_hide_and_seek_v1": GREEDY,
     "hidden_rooms_v0": "rollout=greedy",

@@ -1,9 +1,10 @@
-"""A rule-based Animal Chain player.
+"""A rule-based Animal Chain player (every version and rules option).
 
 It reads only its own observation (in its own frame: row 0 is its base row,
 the last row its opponent's) and the static rules of the engine
-(``context.new_rules()``, or one built from ``context.env_kwargs``), including the
-``attack_rule`` option.
+(``context.new_rules()``, or the rules of a registry env built from
+``context.env_name`` and ``context.env_kwargs``), including the options
+``attack_rule``, ``connection_rule`` and ``building``.
 
 * Base building: choose, among all arrangements of the 8 cards of hand and
   base, the least exposed base; ties keep the most varied hand. Under
@@ -21,6 +22,20 @@ the last row its opponent's) and the static rules of the engine
   it could win next turn itself, how far the play advances towards the
   opponent's base, taking a face-down card and making a double. Pass (and
   draw) when no play scores better.
+
+Under the chain rule (``connection_rule="chain"``, version 1) a play must
+connect to a card linked to the mover's own base, so the game is a race:
+
+* Base building (one keep-or-swap decision per base position): keep or take
+  the base card that lets the most hand cards start a chain (be played next
+  to the base by connecting to it), then the most varied hand.
+* Playing: the opponent's threat and our own winning chance count only
+  connections to cards linked to the attacker's base; the race term is how
+  far our linked chain reaches up the board minus how far the opponent's
+  reaches down it, so a play that advances our chain, covers (cuts) the
+  opponent's chain or makes a double the opponent cannot cover scores well,
+  and a play that joins the two chains (the opponent would then reach our
+  base through our own cards) is weighed by the threat it opens.
 """
 
 from __future__ import annotations
@@ -31,7 +46,7 @@ from math import perm
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.envs.animal_chain.rules import LEFT, AnimalChainGame
+from kakurega.envs.animal_chain.rules import FACE_DOWN, HOLE, LEFT, AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
 W_OFFENCE = 3.0  # we could win next turn if the opponent does not block
@@ -39,6 +54,7 @@ W_ROW = 0.25  # per row advanced towards the opponent's base
 W_TAKE = 1.0  # playing onto a face-down card takes it into the hand
 W_DOUBLE = 1.0  # a double cannot be covered by the opponent
 W_DRAW = 0.8  # a pass draws a card
+W_RACE = 1.0  # chain rule: per row our linked chain reaches (minus the rows the opponent's reaches)
 MAX_ARRANGEMENTS = 20_000  # base arrangements searched at most (the default board has 1680)
 
 
@@ -48,9 +64,11 @@ class AnimalChainHeuristic(Agent):
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
         game = context.new_rules()
-        if not isinstance(game, AnimalChainGame):
-            rules = ("deck", "shape", "max_turns", "attack_rule")
-            game = AnimalChainGame(**{k: v for k, v in context.env_kwargs.items() if k in rules})
+        if not isinstance(game, AnimalChainGame):  # the rules of the env's version and options
+            from kakurega.envs.registry import make
+
+            options = {k: v for k, v in context.env_kwargs.items() if k not in ("render_mode", "render_view")}
+            game = make(context.env_name, wrapped=False, **options).game
         self.game = game
         P, B = game.num_positions, game.base_size
         self.own_base = list(range(B))  # row 0 of the own frame
@@ -66,6 +84,9 @@ class AnimalChainHeuristic(Agent):
         self._exposure_links = [
             [(base_index[n], side) for n, side in game.attack_neighbours[q] if n in base_index] for q in targets
         ]
+        # Chain rule: the cells next to the base where a chain starts, with their links to the base
+        approach = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
+        self._start_links = [[(base_index[n], side) for n, side in game.neighbours[q] if n in base_index] for q in approach]
         self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
         self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
 
@@ -93,11 +114,13 @@ class AnimalChainHeuristic(Agent):
                 unseen[t] = max(0, unseen[t] - 1)
         return unseen
 
-    def _attack_mask(self, tops, targets, protected) -> int:
+    def _attack_mask(self, tops, targets, protected, linked=-1) -> int:
         """Card types that could be played onto some base card in ``targets`` (face-up neighbours in ``tops``).
 
         Only the neighbours that count under the game's ``attack_rule`` are used
-        (``game.attack_neighbours``: under "reach", not the target's own base row).
+        (``game.attack_neighbours``: under "reach", not the target's own base row),
+        and only those in ``linked`` (a position bitmask; the chain rule: the
+        cards linked to the attacker's base; -1: every position).
         """
         game = self.game
         mask = 0
@@ -107,7 +130,7 @@ class AnimalChainHeuristic(Agent):
             lm = rm = 0
             for n, side in game.attack_neighbours[q]:
                 top = tops[n]
-                if top is None:
+                if top is None or not linked >> n & 1:
                     continue
                 if side == LEFT:
                     lm |= 1 << top[1]
@@ -132,8 +155,44 @@ class AnimalChainHeuristic(Agent):
             raise ValueError("AnimalChainHeuristic.act: the action mask has no legal action")
         phase = self.piece(observation, "phase")
         if phase[0]:
+            if self.game.per_position:
+                return self._build_position(observation, legal)
             return self._build(observation, legal)
         return self._play(observation, legal)
+
+    def _build_position(self, observation, legal) -> int:
+        """``building="per_position"``: keep the base card being decided, or swap in the best hand card."""
+        game = self.game
+        B = game.base_size
+        tops, hand, copies = self._read(observation)
+        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        j = int(self.piece(observation, "base_position").argmax())
+        unseen = list(copies)
+        for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
+            unseen[t] -= 1
+        best_action, best_key = game.done_action, self._base_key(base, hand, unseen)
+        for action in legal:
+            action = int(action)
+            if action == game.done_action:
+                continue
+            t = action // B  # a swap of the frame type t with base card j (the only one offered)
+            new_base, new_hand = list(base), list(hand)
+            new_hand[t] -= 1
+            new_hand[base[j]] += 1
+            new_base[j] = t
+            key = self._base_key(new_base, new_hand, unseen)
+            if key < best_key:
+                best_action, best_key = action, key
+        return best_action
+
+    def _base_key(self, base, hand, unseen) -> tuple:
+        """Smaller is better: the chain rule: most hand cards that can start a chain; otherwise least exposure."""
+        game = self.game
+        sides = len({game.left_animal[t] for t, n in enumerate(hand) if n}) + len({game.right_animal[t] for t, n in enumerate(hand) if n})
+        if game.chain_rule:
+            starts = self._links_mask(self._start_links, base)
+            return (-sum(n for t, n in enumerate(hand) if starts >> t & 1), -sides)
+        return (self._exposure(base, unseen), -sides)
 
     def _build(self, observation, legal) -> int:
         game = self.game
@@ -189,9 +248,14 @@ class AnimalChainHeuristic(Agent):
         "rules_page": cards playable onto a base card at once (they win);
         "reach": cards playable onto a cell next to the base (the first step of an attack).
         """
+        mask = self._links_mask(self._exposure_links, base)
+        return sum(n for t, n in enumerate(unseen) if mask >> t & 1)
+
+    def _links_mask(self, cells, base) -> int:
+        """Card types that connect to this base at one of ``cells`` (per cell: its ``(base index, side)`` links)."""
         game = self.game
         mask = 0
-        for links in self._exposure_links:
+        for links in cells:
             lm = rm = 0
             for j, side in links:
                 if side == LEFT:
@@ -200,7 +264,7 @@ class AnimalChainHeuristic(Agent):
                     rm |= 1 << game.left_animal[base[j]]
             if lm or rm:
                 mask |= game.accepted_types(lm, rm)
-        return sum(n for t, n in enumerate(unseen) if mask >> t & 1)
+        return mask
 
     def _play(self, observation, legal) -> int:
         game = self.game
@@ -218,10 +282,25 @@ class AnimalChainHeuristic(Agent):
         def hand_mask(h):
             return sum(1 << t for t, n in enumerate(h) if n)
 
+        chain = game.chain_rule
+        row_of = game.row_of
+        type_of_pair = self.type_of_pair
+
         def evaluate(new_tops, protected_mine, protected_theirs, new_hand, opponent_draws):
-            threat = self._chance(self._attack_mask(new_tops, self.own_base, protected_mine), unseen, total_unseen, opponent_draws)
-            offence = 1.0 if self._attack_mask(new_tops, self.opponent_base, protected_theirs) & hand_mask(new_hand) else 0.0
-            return -W_THREAT * threat + W_OFFENCE * offence
+            mine_linked = theirs_linked = -1
+            race = 0.0
+            if chain:  # only cards linked to the attacker's base count; the race: how far each chain reaches
+                types = [FACE_DOWN if top is None else type_of_pair[top] for top in new_tops]
+                mine_linked = game.linked_mask(types, self.own_base)
+                theirs_linked = game.linked_mask(types, self.opponent_base)
+                ours = max(row_of[p] for p in range(P) if mine_linked >> p & 1)
+                theirs_reach = last_row - min(row_of[p] for p in range(P) if theirs_linked >> p & 1)
+                race = W_RACE * (ours - theirs_reach)
+            threat = self._chance(
+                self._attack_mask(new_tops, self.own_base, protected_mine, theirs_linked), unseen, total_unseen, opponent_draws
+            )
+            offence = 1.0 if self._attack_mask(new_tops, self.opponent_base, protected_theirs, mine_linked) & hand_mask(new_hand) else 0.0
+            return -W_THREAT * threat + W_OFFENCE * offence + race
 
         mine = [bool(x) for x in my_double]
         theirs = [bool(x) for x in opp_double]
@@ -246,7 +325,8 @@ class AnimalChainHeuristic(Agent):
             protected_mine[p] = double
             protected_theirs[p] = False
             score = evaluate(new_tops, protected_mine, protected_theirs, new_hand, opp_hand)
-            score += W_ROW * game.row_of[p] / last_row * 4
+            if not chain:  # (under the chain rule the race term measures progress)
+                score += W_ROW * game.row_of[p] / last_row * 4
             if face_down[p]:
                 score += W_TAKE
             if double:

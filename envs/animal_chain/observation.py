@@ -29,6 +29,12 @@ class AnimalChainObserver:
         self.game = game
         P, A, T = game.num_positions, game.num_animals, game.num_types
         total = game.deck.num_cards
+        B = game.base_size
+        if game.per_position:
+            building = ("base_position", (B,), "one-hot own base position (from the observer's left) the observer "
+                        "decides on now: keep that base card or swap it (base building, the observer's turn; else 0)")
+        else:
+            building = ("swaps_left", (1,), "base swaps the observer may still make while building (0 otherwise)", game.max_swaps)
         self.layout = ObservationLayout(
             [
                 ("hole", (P,), "1 where the position is a hole (its face-down card was taken by a pass)"),
@@ -45,7 +51,7 @@ class AnimalChainObserver:
                 ("phase", (3,), "one-hot phase: [base building, playing, over]"),
                 ("my_turn", (1,), "1 when the observer is to act"),
                 ("seat", (2,), "one-hot seat of the observer: [player_0, player_1] (player 0 builds first)"),
-                ("swaps_left", (1,), "base swaps the observer may still make while building (0 otherwise)", game.max_swaps),
+                building,
                 ("passes_without_draw", (1,), "passes without a draw in a row: after 1 another one ends the game, 2 = drawn game", 2),
                 ("turn", (1,), "play-phase turns taken; the game is truncated at the turn limit", game.max_turns),
             ]
@@ -61,11 +67,15 @@ class AnimalChainObserver:
         self.my_double_at, self.opponent_double_at = L.pieces["my_double"].start, L.pieces["opponent_double"].start
         self.height_at, self.hand_at = L.pieces["stack_height"].start, L.pieces["hand"].start
         tail = list(L.pieces)[list(L.pieces).index("hand") :]
-        assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", "swaps_left",
+        assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", building[0],
                         "passes_without_draw", "turn"], tail
-        #: index of the 12 scalars after the hand (hand_sizes ... turn), rewritten on every call
+        #: index of the scalars after the hand (hand_sizes ... turn), rewritten on every call:
+        #: 12 with ``swaps_left``, 11 + B with ``base_position``
         self.scalars_at = L.pieces["hand_sizes"].start
-        assert L.size - self.scalars_at == 12
+        #: offset (from ``scalars_at``) of passes_without_draw; turn follows it
+        self.passes_at = L.pieces["passes_without_draw"].start - self.scalars_at
+        self.per_position, self.base_size = game.per_position, B
+        assert L.size - self.scalars_at == self.passes_at + 2 == (11 + B if game.per_position else 12)
         # game constants the encoder reads on every call
         self.num_positions, self.all_positions = P, game.all_positions
         self.own_base_bits, self.max_turns, self.max_swaps = game.own_base_bits, game.max_turns, game.max_swaps
@@ -184,7 +194,14 @@ class AnimalChainObserver:
         view[at + 6] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
         view[at + 7] = 1 - seat  # seat (one-hot)
         view[at + 8] = seat
-        view[at + 9] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0  # swaps_left
-        view[at + 10] = state.passes_without_draw
-        view[at + 11] = state.turn
+        if self.per_position:  # base_position (one-hot)
+            for j in range(self.base_size):
+                view[at + 9 + j] = 0
+            if phase == BUILD and to_move == seat:
+                view[at + 9 + state.building_position] = 1
+        else:  # swaps_left
+            view[at + 9] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
+        at += self.passes_at
+        view[at] = state.passes_without_draw
+        view[at + 1] = state.turn
         return np.frombuffer(picture.tobytes(), FLOAT32)

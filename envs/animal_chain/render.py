@@ -80,7 +80,10 @@ class AnimalChainRenderer:
             shown = ", ".join(f"{label}" + (f" x{n}" if n > 1 else "") for label, n in sorted(cards))
             lines.append(f"your hand: {shown or '(empty)'}")
             if state.phase == BUILD and state.to_move == viewer:
-                lines.append(f"base swaps left: {game.max_swaps - state.swaps_used}")
+                if game.per_position:
+                    lines.append(f"deciding own base card r0c{state.building_position}: keep it or swap it with a hand card")
+                else:
+                    lines.append(f"base swaps left: {game.max_swaps - state.swaps_used}")
         mine, theirs = ("your", "opponent's") if viewer is not None else ("player_0's", "player_1's")
         legend = LEGEND.replace("{mine}", mine).replace("{theirs}", theirs)
         if viewer is not None and state.phase == BUILD:
@@ -92,6 +95,9 @@ class AnimalChainRenderer:
         game = self.game
         head = f"Animal Chain | {PHASE_NAMES[state.phase]}"
         if state.phase == BUILD:
+            if game.per_position:  # which decision is public: every deal has the same ones
+                return (f"{head} | player_{state.to_move} is building its base "
+                        f"(base card {state.building_position + 1} of {game.base_size})")
             return f"{head} | player_{state.to_move} is building its base"
         head += f" | turn {state.turn}/{game.max_turns}"
         if state.first_player != NO_SEAT:

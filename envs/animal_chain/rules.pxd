@@ -19,3 +19,17 @@ cpdef bytes _play_flags(game, state)
 @cython.locals(tops=list, links=list, old=Py_ssize_t, new=Py_ssize_t, gone=Py_ssize_t, seat=Py_ssize_t, r=Py_ssize_t)
 cpdef _set_top(game, state, p, Py_ssize_t top)
 
+
+
+# the chain rule: position masks stay Python integers; positions, tops and indexes are C integers
+@cython.locals(tops=list, frontier=list, chain_steps=list, q=Py_ssize_t, p=Py_ssize_t, top=Py_ssize_t, mine=list, theirs=list)
+cpdef _linked_mask(game, tops, sources)
+
+
+@cython.locals(links=list, tops=list, contributions=list, q=Py_ssize_t, i=Py_ssize_t)
+cpdef _chain_links(game, state, Py_ssize_t seat, positions)
+
+
+@cython.locals(tops=list, top=Py_ssize_t, seat=Py_ssize_t, q=Py_ssize_t, r=Py_ssize_t, shown=Py_ssize_t, frontier=list,
+               mine=list, theirs=list)
+cpdef _update_chains(game, state, p, bit)

@@ -28,8 +28,9 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 ``B`` cards per base row):
 
 * ``t * B + j`` (``0 <= id < T*B``): base building, swap a hand card of type
-  ``t`` with the card at position ``j`` of the own base row;
-* ``T*B``: done building;
+  ``t`` with the card at position ``j`` of the own base row (``building=
+  "per_position"``: legal only for the base position ``j`` being decided);
+* ``T*B``: done building (``"per_position"``: keep the base card being decided);
 * ``T*B + 1 + t * P + p``: play a hand card of type ``t`` onto position ``p``;
 * ``T*B + 1 + T*P``: pass (draw from the deck; without drawing when neither
   the deck nor a face-down board card is left);
@@ -68,8 +69,16 @@ DEFAULT_MAX_TURNS = 200
 #: Readings of "playing onto the opponent's base" (see ``AnimalChainGame``).
 ATTACK_RULES = ("rules_page", "reach")
 DEFAULT_ATTACK_RULE = "rules_page"
+#: Which face-up neighbours a played card may connect to (see ``AnimalChainGame``).
+CONNECTION_RULES = ("any", "chain")
+DEFAULT_CONNECTION_RULE = "any"
+#: How the bases are built (see ``AnimalChainGame``).
+BUILDING_RULES = ("free", "per_position")
+DEFAULT_BUILDING = "free"
 #: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
 _DECODED: dict[tuple, tuple] = {}
+#: ``AnimalChainGame.chain_contributions`` tables by (card types, board cells, attack rule)
+_CHAIN_CONTRIBUTIONS: dict[tuple, tuple] = {}
 #: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
 _BITS_OF_BYTE: dict[int, tuple] = {}
 
@@ -92,8 +101,11 @@ class AnimalChainState:
     double_owner: list[int]
     #: foundation positions of that double (empty tuple when none)
     double_foundations: list[tuple[int, ...]]
-    #: swaps made so far by the player now building (0 outside base building)
+    #: swaps made so far by the player now building (0 outside base building; ``building="free"``)
     swaps_used: int = 0
+    #: own base position (0..B-1, from the builder's left) the player now building decides on
+    #: (``building="per_position"``; 0 outside base building)
+    building_position: int = 0
     first_player: int = NO_SEAT
     #: play-phase turns taken (plays and passes); base building does not count
     turn: int = 0
@@ -106,29 +118,38 @@ class AnimalChainState:
     tops: list[int] | None = None
     #: ... ``links[seat][side * A + a]``: the positions (bitmask, in ``seat``'s frame) where a card
     #: of ``seat`` with animal ``a`` on that side (LEFT 0 / RIGHT 1) connects to a face-up
-    #: neighbour under the attack rule (holes and doubles aside), ...
+    #: neighbour under the attack rule (holes and doubles aside; under the chain rule a neighbour
+    #: in ``linked[seat]``), ...
     links: list[list[int]] | None = None
     #: ... ``blocked[seat]``: positions (bitmask, in ``seat``'s frame) where ``seat`` may not
     #: play: holes and the opponent's doubles, ...
     blocked: list[int] | None = None
-    #: ... and ``hand_sizes[seat]``: the cards in that seat's hand (public; the observation's
-    #: ``hand_sizes`` without summing ``hands``).
+    #: ... ``hand_sizes[seat]``: the cards in that seat's hand (public; the observation's
+    #: ``hand_sizes`` without summing ``hands``), ...
     hand_sizes: list[int] | None = None
-    # Observation scratch, not game data: left out of ``==``, pickles (hence
-    # fingerprints) and deep copies. ``pictures[seat]`` is the encoder's copy of
-    # that seat's last observation (None: the picture of a fresh board, every
-    # card face down); ``changed[seat]`` is the bitmask of what may differ from
-    # it: bit ``p`` the look of position ``p``, bit ``P + t`` (``hand_bit[t]``)
-    # the count of type ``t`` in that seat's hand. The rules only set bits of
-    # ``changed``; the observation module owns the pictures.
+    #: ... and ``linked[seat]``: the positions (bitmask of absolute positions) whose face-up top
+    #: card is linked to ``seat``'s base row (``connection_rule="chain"``; ``[0, 0]`` otherwise
+    #: and while building). All of them derive from public facts only.
+    linked: list[int] | None = None
+    # Observation scratch, not game data (``SCRATCH_FIELDS``): left out of ``==``,
+    # and reset (not copied) by pickles (hence fingerprints), deep copies,
+    # ``clone`` and ``resample_hidden``, so that a seat's picture, which shows
+    # that seat's hand, never travels into another state. ``pictures[seat]`` is
+    # the encoder's copy of that seat's last observation (None: the picture of
+    # a fresh board, every card face down); ``changed[seat]`` is the bitmask of
+    # what may differ from it: bit ``p`` the look of position ``p``, bit
+    # ``P + t`` (``hand_bit[t]``) the count of type ``t`` in that seat's hand.
+    # The rules only set bits of ``changed``; the observation module owns the
+    # pictures.
     pictures: list = field(default_factory=lambda: [None, None], compare=False, repr=False)
     changed: list[int] = field(default_factory=lambda: [0, 0], compare=False, repr=False)
 
+    #: fields that are observation scratch, not game data (reset, never copied, by copies and pickles)
+    SCRATCH_FIELDS = ("pictures", "changed")
+
     def __getstate__(self) -> dict:
         data = {name: getattr(self, name) for name in _STATE_FIELDS}
-        # int(): compiled (setup.py), len() is a C integer and the shift would overflow
-        everything = (1 << int(len(self.stacks) + len(self.hands[0]))) - 1
-        data["pictures"], data["changed"] = [None, None], [everything, everything]
+        data["pictures"], data["changed"] = fresh_scratch(self)
         return data
 
     def __setstate__(self, data: dict) -> None:
@@ -138,6 +159,49 @@ class AnimalChainState:
 
 #: the state's fields in declaration order (what its pickles hold)
 _STATE_FIELDS = tuple(f.name for f in fields(AnimalChainState))
+
+
+def fresh_scratch(state: AnimalChainState) -> tuple[list, list[int]]:
+    """``(pictures, changed)`` of a state no encoder has drawn yet: no picture, everything to redraw."""
+    # int(): compiled (setup.py), len() is a C integer and the shift would overflow
+    everything = (1 << int(len(state.stacks) + len(state.hands[0]))) - 1
+    return [None, None], [everything, everything]
+
+
+def _check_choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``; else a TypeError / ValueError naming the option."""
+    words = " or ".join(repr(r) for r in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be {words}, got {value!r} of type {type(value).__name__}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be {words}, got {value!r}")
+    return value
+
+
+def _types_of_animal_bits(types_with: list[int]) -> tuple[tuple[int, ...], ...]:
+    """Per byte ``k`` of an animal bitmask, per byte value: the union of ``types_with`` over its animals."""
+    tables = []
+    for k in range((len(types_with) + 7) // 8):
+        animals = types_with[8 * k : 8 * k + 8]
+        tables.append(tuple(
+            _union(animals[i] for i in range(len(animals)) if byte >> i & 1) for byte in range(256)
+        ))
+    return tuple(tables)
+
+
+def _merged(pairs) -> tuple[tuple[int, int], ...]:
+    """``(key, bits)`` pairs with the bits of equal keys OR-ed together, by key."""
+    out: dict[int, int] = {}
+    for key, bits in pairs:
+        out[key] = out.get(key, 0) | bits
+    return tuple(sorted(out.items()))
+
+
+def _union(masks) -> int:
+    out = 0
+    for mask in masks:
+        out |= mask
+    return out
 
 
 class AnimalChainGame(Game):
@@ -150,12 +214,38 @@ class AnimalChainGame(Game):
     * ``"reach"``: it must connect to at least one face-up neighbour *outside*
       the opponent's base row, i.e. the chain must reach the base from the
       board. Every other play is unchanged.
+
+    ``connection_rule`` says which face-up neighbours a play may connect to:
+
+    * ``"any"`` (default, version 0): any face-up neighbour;
+    * ``"chain"`` (the rules page's chain rule, version 1): a neighbour
+      *linked* to the mover's own base: reachable from a card of its base row
+      through face-up top cards that connect pairwise (the opponent's base
+      cards count only once the chain reaches them). Linked is judged on the
+      board as it lies before the play (a card being covered still counts).
+      ``attack_rule`` applies on top of it.
+
+    ``building`` says how the bases are built:
+
+    * ``"free"`` (default, version 0): any number of swaps (at most
+      ``max_swaps``), then "done"; the number of decisions varies by deal;
+    * ``"per_position"`` (version 1): exactly one decision per own base
+      position, left to right: keep that base card ("done" keeps it) or swap
+      it with a hand card of another type.
     """
 
     name = "animal_chain"
     num_players = 2
 
-    def __init__(self, deck=None, shape=None, max_turns: int = DEFAULT_MAX_TURNS, attack_rule: str = DEFAULT_ATTACK_RULE):
+    def __init__(
+        self,
+        deck=None,
+        shape=None,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        attack_rule: str = DEFAULT_ATTACK_RULE,
+        connection_rule: str = DEFAULT_CONNECTION_RULE,
+        building: str = DEFAULT_BUILDING,
+    ):
         self.deck: Deck = deck if isinstance(deck, Deck) else load_deck(deck)
         self.shape: Shape = shape if isinstance(shape, Shape) else load_shape(shape)
         check_deck_fits(self.deck, self.shape)
@@ -164,14 +254,20 @@ class AnimalChainGame(Game):
         if max_turns < 1:
             raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
         self.max_turns = int(max_turns)
-        allowed = " or ".join(repr(r) for r in ATTACK_RULES)
-        if not isinstance(attack_rule, str):
-            raise TypeError(f"attack_rule must be {allowed}, got {attack_rule!r} of type {type(attack_rule).__name__}")
-        if attack_rule not in ATTACK_RULES:
-            raise ValueError(f"attack_rule must be {allowed}, got {attack_rule!r}")
-        self.attack_rule = attack_rule
+        self.attack_rule = _check_choice("attack_rule", attack_rule, ATTACK_RULES)
+        self.connection_rule = _check_choice("connection_rule", connection_rule, CONNECTION_RULES)
+        self.building = _check_choice("building", building, BUILDING_RULES)
+        #: the configuration (what ``new_rules`` rebuilds a rules object from)
+        self.options = {
+            "deck": self.deck, "shape": self.shape, "max_turns": self.max_turns,
+            "attack_rule": attack_rule, "connection_rule": connection_rule, "building": building,
+        }
         #: True when a play onto the opponent's base must connect to a card outside its base row
         self.reach_rule = attack_rule == "reach"
+        #: True when a play must connect to a card linked to the mover's base (the chain rule)
+        self.chain_rule = connection_rule == "chain"
+        #: True when base building is one keep-or-swap decision per base position
+        self.per_position = building == "per_position"
 
         deck, shape = self.deck, self.shape
         self.num_animals = A = len(deck.animals)
@@ -191,7 +287,11 @@ class AnimalChainGame(Game):
         #: bit of each type's left / right animal in an animal bitmask
         self.left_animal_bit = [1 << a for a in self.left_animal]
         self.right_animal_bit = [1 << a for a in self.right_animal]
-        self._accept_cache: dict[tuple[int, int], int] = {}
+        #: ``types_of_left_bits[k][byte]`` / ``types_of_right_bits``: bitmask of the types whose left
+        #: (right) animal is one of the animals of bits ``8k..8k+7`` set in ``byte`` (``accepted_types``;
+        #: complete tables, so the rules object holds nothing that depends on the queries made)
+        self.types_of_left_bits = _types_of_animal_bits(self.types_with_left)
+        self.types_of_right_bits = _types_of_animal_bits(self.types_with_right)
         #: every card of the deck (type ids), in type order: what initial_state shuffles
         self.all_cards = np.array([t for t, n in enumerate(deck.copies) for _ in range(n)])
 
@@ -316,7 +416,34 @@ class AnimalChainGame(Game):
         #: ``swap_slice[seat][t]``: the flags of ``seat`` swapping absolute type ``t`` with base card 0, 1, ...
         self.swap_slice = tuple([slice(ids[0], ids[-1] + 1) for ids in self.swap_ids[seat]] for seat in (0, 1))
         self.all_bases = b"\x01" * B
-        self.options = {"deck": self.deck, "shape": self.shape, "max_turns": self.max_turns, "attack_rule": attack_rule}
+        # The chain rule. ``face_on[side][top]``: the animal a top shows on that side (LEFT 0 /
+        # RIGHT 1); face-down cards and holes show values that match nothing (indexes -1, -2).
+        face_on = (self.left_animal + [-3, -4], self.right_animal + [-5, -6])
+        #: ``chain_steps[q]``: ``(p, bit of p, face_on[side of q facing p], face_on[side of p facing q])``
+        #: for every neighbour p of q: the cards at q and p connect when
+        #: ``mine[tops[q]] == theirs[tops[p]]``
+        self.chain_steps = [[(p, 1 << p, face_on[side], face_on[1 - side]) for p, side in self.neighbours[q]] for q in range(P)]
+        #: ``chain_contributions[seat][q][top]``: ``(links index, frame bits)`` pairs that a card showing
+        #: ``top`` at q adds to ``state.links[seat]`` when it is linked to ``seat``'s base: ``out_links``
+        #: read for one seat and one top, bits of one index merged (empty for FACE_DOWN and HOLE,
+        #: the last two entries, so that ``[top]`` indexes them)
+        #: (built for the chain rule only, and shared by the games of one deck, board and attack rule)
+        key = (tuple(deck.card_types), tuple(shape.cells), attack_rule)
+        if self.chain_rule and key not in _CHAIN_CONTRIBUTIONS:
+            _CHAIN_CONTRIBUTIONS[key] = tuple(
+                [[_merged((index[top], bits[seat]) for bits, index, seats, _ in self.out_links[q] if index[top] >= 0 and seat in seats)
+                  for top in range(T)] + [(), ()] for q in range(P)]
+                for seat in (0, 1)
+            )
+        self.chain_contributions = _CHAIN_CONTRIBUTIONS[key] if self.chain_rule else None
+        #: ``base_sources[seat]``: (positions, bitmask) of ``seat``'s base row, where its chain starts
+        self.base_sources = tuple((self.base_positions[seat], self.own_base_bits[seat]) for seat in (0, 1))
+        #: ``near_base_bits[seat]``: absolute positions (bitmask) within two rows of ``seat``'s base row
+        #: (the rows where an opponent's chain threatens it; rollout policies read it)
+        self.near_base_bits = tuple(
+            sum(1 << p for p in range(P) if abs(self.row_of[p] - self.row_of[self.base_positions[seat][0]]) <= 2)
+            for seat in (0, 1)
+        )
 
     # ------------------------------------------------------------- frames
     def to_frame(self, seat: int, p: int) -> int:
@@ -382,12 +509,19 @@ class AnimalChainGame(Game):
             links=[[0] * (2 * self.num_animals), [0] * (2 * self.num_animals)],
             blocked=[0, 0],
             hand_sizes=[HAND_SIZE, HAND_SIZE],
+            linked=[0, 0],
             # each player knows its own face-down base cards and its hand: they differ from a fresh picture's
             changed=[self.own_base_bits[seat] | sum(compress(self.hand_bit, hands[seat])) for seat in (0, 1)],
         )
 
     def clone(self, state: AnimalChainState) -> AnimalChainState:
-        """An independent copy (faster than deepcopy), observation scratch included."""
+        """An independent copy (faster than deepcopy) of the game data; the observation scratch starts afresh.
+
+        The scratch (``SCRATCH_FIELDS``) is not copied: a seat's picture shows
+        that seat's hand, and a copy handed to a search or a sampler must not
+        carry it (the first observation of the copy redraws everything).
+        """
+        pictures, changed = fresh_scratch(state)
         return AnimalChainState(
             phase=state.phase,
             to_move=state.to_move,
@@ -398,6 +532,7 @@ class AnimalChainGame(Game):
             double_owner=state.double_owner[:],
             double_foundations=state.double_foundations[:],
             swaps_used=state.swaps_used,
+            building_position=state.building_position,
             first_player=state.first_player,
             turn=state.turn,
             passes_without_draw=state.passes_without_draw,
@@ -406,8 +541,9 @@ class AnimalChainGame(Game):
             links=[state.links[0][:], state.links[1][:]],
             blocked=state.blocked[:],
             hand_sizes=state.hand_sizes[:],
-            pictures=[None if picture is None else picture[:] for picture in state.pictures],
-            changed=state.changed[:],
+            linked=state.linked[:],
+            pictures=pictures,
+            changed=changed,
         )
 
     def top(self, state: AnimalChainState, p: int) -> int:
@@ -452,8 +588,11 @@ class AnimalChainGame(Game):
                 opponent = 1 - state.double_owner[p]
                 state.blocked[opponent] |= self.frame_bit[opponent][p]
         state.hand_sizes = [sum(hand) for hand in state.hands]
-        everything = self.everything_changed
-        state.pictures, state.changed = [None, None], [everything, everything]
+        state.linked = [0, 0]
+        if self.chain_rule and state.phase != BUILD:
+            for seat in (0, 1):
+                _rebuild_chain(self, state, seat)
+        state.pictures, state.changed = fresh_scratch(state)
 
     @staticmethod
     def _top_of(state: AnimalChainState, p: int) -> int:
@@ -473,17 +612,22 @@ class AnimalChainGame(Game):
             state.blocked[1 - owner] |= self.frame_bit[1 - owner][p]
 
     def accepted_types(self, left_match: int, right_match: int) -> int:
-        """Bitmask of card types connecting at a position where these animals (bitmasks) match on the left / right."""
-        key = (left_match, right_match)
-        mask = self._accept_cache.get(key)
-        if mask is None:
-            mask = 0
-            for a in range(self.num_animals):
-                if left_match >> a & 1:
-                    mask |= self.types_with_left[a]
-                if right_match >> a & 1:
-                    mask |= self.types_with_right[a]
-            self._accept_cache[key] = mask
+        """Bitmask of card types connecting at a position where these animals (bitmasks) match on the left / right.
+
+        Read from complete tables built with the game: unlike a memo filled by
+        the queries, nothing in the rules object depends on the states agents
+        looked at, so no information can pass through it.
+        """
+        mask, k = 0, 0
+        while left_match:
+            mask |= self.types_of_left_bits[k][left_match & 255]
+            left_match >>= 8
+            k += 1
+        k = 0
+        while right_match:
+            mask |= self.types_of_right_bits[k][right_match & 255]
+            right_match >>= 8
+            k += 1
         return mask
 
     def connections(self, state: AnimalChainState, card_type: int, p: int) -> list[tuple[int, int]]:
@@ -500,6 +644,15 @@ class AnimalChainGame(Game):
             elif side == RIGHT and self.left_animal[t] == right:
                 out.append((q, right))
         return out
+
+    def linked_mask(self, tops: list[int], sources) -> int:
+        """Bitmask of the positions linked to ``sources`` (positions) through face-up connected tops.
+
+        ``tops`` as in ``AnimalChainState.tops`` (a type, FACE_DOWN or HOLE per
+        position, in any one frame); a source counts when it is face up. The
+        chain rule's ``linked`` for a seat is this mask from its base row.
+        """
+        return _linked_mask(self, tops, sources)
 
     def double_foundations_of(self, state: AnimalChainState, card_type: int, p: int) -> tuple[int, ...]:
         """Foundations if the card played at ``p`` would be a double (same animal to >= 2 cards), else ()."""
@@ -528,6 +681,13 @@ class AnimalChainGame(Game):
 
     def _legal_builds(self, state: AnimalChainState) -> list[int]:
         seat = state.to_move
+        if self.per_position:  # swaps with the base card being decided, or keep it ("done")
+            j = state.building_position
+            kept = state.stacks[self.own_base_in_frame[seat][j]][0]
+            hand, swap_ids = state.hands[seat], self.swap_ids[seat]
+            # the types in hand in the order of the seat's frame, so that the ids come out sorted
+            types = compress(self.type_in_frame[seat], self.reverse_hand(hand) if seat else hand)
+            return [swap_ids[t][j] for t in types if t != kept] + [self.done_action]
         if state.swaps_used >= self.max_swaps:
             return [self.done_action]
         actions = []
@@ -599,9 +759,12 @@ class AnimalChainGame(Game):
             hand[card_type] -= 1
             hand[old] += 1
             state.stacks[p][0] = card_type
-            state.swaps_used += 1
             # only the builder knows its face-down base cards
             state.changed[seat] |= (1 << p) | self.hand_bit[card_type] | self.hand_bit[old]
+            if self.per_position:
+                self._next_base_position(state, seat, rng)
+            else:
+                state.swaps_used += 1
         elif kind == "pass":
             if state.deck:
                 drawn = state.deck.pop()
@@ -626,12 +789,25 @@ class AnimalChainGame(Game):
             state.blocked[1] |= self.frame_bit[1][where]
             state.passes_without_draw = 0
             self._end_turn(state)
+        elif self.per_position:  # keep the base card being decided
+            self._next_base_position(state, seat, rng)
         else:  # done building
             state.swaps_used = 0
-            if seat == 0:
-                state.to_move = 1
-            else:
-                self._reveal_bases(state, rng)
+            self._end_building(state, seat, rng)
+
+    def _next_base_position(self, state: AnimalChainState, seat: int, rng: np.random.Generator) -> None:
+        """``building="per_position"``: the decision on the current base position is made; on to the next."""
+        state.building_position += 1
+        if state.building_position == self.base_size:
+            state.building_position = 0
+            self._end_building(state, seat, rng)
+
+    def _end_building(self, state: AnimalChainState, seat: int, rng: np.random.Generator) -> None:
+        """``seat`` has built its base: player 1 builds next, or the bases are revealed."""
+        if seat == 0:
+            state.to_move = 1
+        else:
+            self._reveal_bases(state, rng)
 
     def _reveal_bases(self, state: AnimalChainState, rng: np.random.Generator) -> None:
         for p in self.base_positions[0] + self.base_positions[1]:
@@ -703,6 +879,8 @@ class AnimalChainGame(Game):
         if kind == "swap":
             return f"swap hand card {self.card_in_frame(seat, t)} with own base card r0c{where}"
         if kind == "done":
+            if self.per_position:
+                return f"keep own base card r0c{state.building_position}" if state.phase == BUILD else "keep the base card"
             return "done building the base"
         if kind == "play":
             return f"play {self.card_in_frame(seat, t)} onto {self.position_name(seat, where)}"
@@ -725,6 +903,13 @@ class AnimalChainGame(Game):
         if state.phase == BUILD:
             if kind not in ("swap", "done"):
                 return "players are still building their bases: only swaps and 'done' are allowed"
+            if kind == "swap" and self.per_position:
+                j = state.building_position
+                if where != j:
+                    return f"base building decides own base card r0c{j} now: swap a hand card with it, or keep it"
+                if not hand[t]:
+                    return f"there is no {self.card_in_frame(seat, t)} in your hand"
+                return "the base card is the same card: keep it instead"
             if kind == "swap":
                 if state.swaps_used >= self.max_swaps:
                     return f"the {self.max_swaps} swaps of base building are used up; say done"
@@ -741,7 +926,17 @@ class AnimalChainGame(Game):
                 return f"{self.position_name(seat, where)} is a hole: no card can be played there"
             if state.double_owner[where] == 1 - seat:
                 return f"{self.position_name(seat, where)} is your opponent's double"
-            if self.reach_rule and self.base_owner[where] == 1 - seat and self.connections(state, t, where):
+            connections = self.connections(state, t, where)
+            if self.chain_rule:
+                linked = state.linked[seat]
+                connections = [(q, a) for q, a in connections if linked >> q & 1]
+                if not connections and self.connections(state, t, where):
+                    return (
+                        f"{self.card_in_frame(seat, t)} connects at {self.position_name(seat, where)} only to cards "
+                        "that are not linked to your base: under the chain rule a played card must connect to a "
+                        "face-up card linked to your own base row through face-up connected cards"
+                    )
+            if self.reach_rule and self.base_owner[where] == 1 - seat and connections:
                 return (
                     f"{self.card_in_frame(seat, t)} connects at {self.position_name(seat, where)} only to cards of "
                     "your opponent's base row: under attack_rule='reach' a play onto the opponent's base must "
@@ -761,7 +956,12 @@ class AnimalChainGame(Game):
         The cards ``player`` has not seen are pooled (sorted, so that only
         their multiset matters), shuffled with ``rng`` and dealt back into the
         same slots. During base building the opponent's swap count is hidden
-        too and is reset to 0.
+        too and is reset to 0 (``building="free"``; under ``"per_position"``
+        the base position being decided is public, like the turn order). Every
+        other field is public or known to ``player``, the derived caches
+        (``tops``, ``links``, ``blocked``, ``hand_sizes``, ``linked``) derive
+        from public facts, and the observation scratch starts afresh (``clone``),
+        so the result depends only on what ``player`` knows and on ``rng``.
         """
         out = self.clone(state)
         opponent = 1 - player
@@ -781,11 +981,8 @@ class AnimalChainGame(Game):
         for t in shuffled[n_deck + len(hidden_positions) :]:
             hand[t] += 1
         out.hands[opponent] = hand
-        out.changed[opponent] |= self.everything_changed ^ self.all_positions  # every hand count
-        if state.phase == BUILD:
-            out.changed[opponent] |= self.own_base_bits[opponent]  # the opponent knows its re-dealt base
-            if state.to_move == opponent:
-                out.swaps_used = 0
+        if state.phase == BUILD and state.to_move == opponent:
+            out.swaps_used = 0  # "free" building: how many swaps the opponent made is hidden
         return out
 
 
@@ -802,6 +999,9 @@ def _set_top(game: AnimalChainGame, state: AnimalChainState, p: int, top: int) -
     bit = 1 << p
     state.changed[0] |= bit
     state.changed[1] |= bit
+    if game.chain_rule:
+        _update_chains(game, state, p, bit)
+        return
     links = state.links
     if old < 0:  # a face-down card connected to nothing: the neighbours only gain (the common case)
         for bits, index, seats, _ in game.out_links[p]:
@@ -828,6 +1028,15 @@ def _set_top(game: AnimalChainGame, state: AnimalChainState, p: int, top: int) -
 def _build_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
     """``legal_flags`` while building: swaps of the types in hand, "done"."""
     seat = state.to_move
+    if game.per_position:  # swaps with the base card being decided, or keep it ("done")
+        j = state.building_position
+        kept = state.stacks[game.own_base_in_frame[seat][j]][0]
+        hand, swap_ids = state.hands[seat], game.swap_ids[seat]
+        flags = bytearray(game.done_flags)
+        for t in range(game.num_types):
+            if hand[t] and t != kept:
+                flags[swap_ids[t][j]] = 1
+        return bytes(flags)
     if state.swaps_used >= game.max_swaps:
         return game.done_flags
     flags = bytearray(game.done_flags)
@@ -870,3 +1079,81 @@ def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
                     for p in offsets[k][byte]:
                         flags[first + p] = 1
     return bytes(flags)
+
+
+# ------------------------------------------------------ the chain rule
+# ``state.linked[seat]`` (absolute positions) and, derived from it, ``state.links[seat]`` (the
+# plays that connect to a linked card, as the rules' legal plays read them). Kept in step with
+# every new top: a new top on a position nobody's chain ran through only adds to the chains
+# (grown from it); a new top on a linked position may cut a chain, and that seat's chain is
+# recomputed from its base row.
+
+
+def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
+    """The positions (bitmask) linked to the face-up ``sources`` through face-up connected tops."""
+    linked = 0
+    frontier = []
+    for source in sources:  # (untyped in the compiled build: ``1 << source`` needs a Python integer)
+        if tops[source] >= 0:
+            linked |= 1 << source
+            frontier.append(source)
+    chain_steps = game.chain_steps
+    while frontier:
+        q = frontier.pop()
+        top = tops[q]
+        for p, bit, mine, theirs in chain_steps[q]:
+            if not linked & bit and mine[top] == theirs[tops[p]]:
+                linked |= bit
+                frontier.append(p)
+    return linked
+
+
+def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, positions: int) -> None:
+    """Add to ``state.links[seat]`` the plays connecting to the linked cards of ``positions`` (a bitmask)."""
+    links, tops, contributions = state.links[seat], state.tops, game.chain_contributions[seat]
+    while positions:
+        bit = positions & -positions
+        positions ^= bit
+        q = bit.bit_length() - 1
+        for i, bits in contributions[q][tops[q]]:  # the attack rule is in the table already
+            links[i] |= bits
+
+
+def _rebuild_chain(game: AnimalChainGame, state: AnimalChainState, seat: int) -> None:
+    """Recompute ``state.linked[seat]`` from the seat's base row, and ``state.links[seat]`` from it."""
+    positions, _ = game.base_sources[seat]
+    linked = state.linked[seat] = _linked_mask(game, state.tops, positions)
+    state.links[seat] = [0] * (2 * game.num_animals)
+    _chain_links(game, state, seat, linked)
+
+
+def _update_chains(game: AnimalChainGame, state: AnimalChainState, p: int, bit: int) -> None:
+    """``p`` shows a new top: update both seats' ``linked`` and ``links`` (the chain rule)."""
+    tops = state.tops
+    top = tops[p]
+    for seat in (0, 1):
+        linked = state.linked[seat]
+        if linked & bit:  # the covered card may have carried the chain further
+            _rebuild_chain(game, state, seat)
+            continue
+        if top < 0:  # a hole (a face-down card was taken): nothing was linked there
+            continue
+        joins = bit & game.base_sources[seat][1]  # a base card of the seat's own row (revealed)
+        if not joins:
+            for q, _, mine, theirs in game.chain_steps[p]:
+                if linked >> q & 1 and mine[top] == theirs[tops[q]]:
+                    joins = 1
+                    break
+        if joins:  # grow the chain from p: p and every unlinked face-up card it reaches
+            grown = linked
+            frontier = [p]
+            grown |= bit
+            while frontier:
+                q = frontier.pop()
+                shown = tops[q]
+                for r, r_bit, mine, theirs in game.chain_steps[q]:
+                    if not grown & r_bit and mine[shown] == theirs[tops[r]]:
+                        grown |= r_bit
+                        frontier.append(r)
+            state.linked[seat] = grown
+            _chain_links(game, state, seat, grown ^ linked)

@@ -66,3 +66,22 @@ def test_the_env_card_shows_the_current_observation_layout():
     assert env.layout.markdown_table() in module.__doc__
     assert f"Box(0, high, ({env.layout.size},), float32)" in module.__doc__
     assert f"Discrete({env.game.num_actions})" in module.__doc__
+
+
+def test_v1_is_registered_with_its_card_next_to_v0():
+    import kakurega.envs.animal_chain_v1 as module
+
+    raw = make("kakurega/animal_chain-v1", wrapped=False, attack_rule="reach")
+    assert raw.metadata["name"] == "animal_chain_v1" and raw.game.attack_rule == "reach"
+    assert (raw.game.connection_rule, raw.game.building) == ("chain", "per_position")
+    assert make("animal_chain_v0", wrapped=False).game.options["building"] == "free"
+    assert raw.layout.markdown_table() in module.__doc__
+    assert f"Box(0, high, ({raw.layout.size},), float32)" in module.__doc__
+    assert f"Discrete({raw.game.num_actions})" in module.__doc__
+    assert module.raw_env().game.num_actions == raw_env().game.num_actions  # the same action ids
+
+
+@pytest.mark.parametrize("options,error,message", BAD_OPTIONS[:5], ids=[str(o[0]) for o in BAD_OPTIONS[:5]])
+def test_v1_refuses_bad_options_like_v0(options, error, message):
+    with pytest.raises(error, match=message):
+        make("animal_chain_v1", wrapped=False, **options)

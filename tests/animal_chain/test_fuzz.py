@@ -7,6 +7,7 @@ import pytest
 
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
+from kakurega.envs.animal_chain_v1 import env as make_env_v1
 from kakurega.envs.core.game import Game
 
 from conformance import play_random
@@ -33,15 +34,19 @@ def check_invariants(game, state):
             assert len(state.double_foundations[p]) >= 2 and set(state.double_foundations[p]) <= linked
     fresh = game.clone(state)
     game.refresh(fresh)
-    for cache in ("tops", "links", "blocked", "hand_sizes"):
+    for cache in ("tops", "links", "blocked", "hand_sizes", "linked"):
         assert getattr(fresh, cache) == getattr(state, cache), f"stale derived cache {cache}"
     # the flags the env's mask views agree with the legal list (Game's default builds them from it)
     assert game.legal_flags(state) == Game.legal_flags(game, state), "legal_flags disagrees with legal_actions"
 
 
-def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rules_page"):
+#: the rules options of version 1 (the chain rule, one decision per base position)
+V1 = {"connection_rule": "chain", "building": "per_position"}
+
+
+def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rules_page", **options):
     """Play on the rules engine; a pass-happy policy reaches empty decks, holes and drawn games."""
-    game = AnimalChainGame(max_turns=max_turns, attack_rule=attack_rule)
+    game = AnimalChainGame(max_turns=max_turns, attack_rule=attack_rule, **options)
     rng = np.random.default_rng(seed)
     limit = 2 * (game.max_swaps + 1) + max_turns
     endings = Counter()
@@ -83,8 +88,17 @@ def test_pass_heavy_games_reach_holes_draws_and_truncation():
     assert run_games(20, seed=2, pass_probability=0.97, max_turns=20)["truncated"] > 0
 
 
-def test_wrapped_env_random_play_ends_within_the_limit():
-    env = make_env()
+@pytest.mark.parametrize("attack_rule", ["rules_page", "reach"])
+def test_v1_games_keep_the_caches_in_sync(attack_rule):
+    # mostly plays (chains grow, get covered and cut), some passes (holes, empty decks)
+    endings = run_games(12, seed=6, pass_probability=0.2, attack_rule=attack_rule, **V1)
+    assert endings["win"] + endings["drawn"] + endings["truncated"] == 12
+    assert run_games(6, seed=7, pass_probability=0.9, attack_rule=attack_rule, **V1)["holes"] > 0
+
+
+@pytest.mark.parametrize("make", [make_env, make_env_v1], ids=["v0", "v1"])
+def test_wrapped_env_random_play_ends_within_the_limit(make):
+    env = make()
     for seed in range(40):
         trajectory = play_random(env, seed=seed, agent_seed=seed, max_steps=2 * 9 + 200 + 2)
         assert trajectory[-1][4] or trajectory[-1][5]
@@ -95,3 +109,6 @@ def test_many_random_games():
     run_games(3000, seed=2, pass_probability=0.0)
     run_games(1500, seed=3, pass_probability=0.8, max_turns=120)
     run_games(1500, seed=5, pass_probability=0.3, attack_rule="reach")
+    run_games(600, seed=8, pass_probability=0.2, **V1)
+    run_games(600, seed=9, pass_probability=0.5, attack_rule="reach", **V1)
+    run_games(300, seed=10, pass_probability=0.2, connection_rule="any", building="per_position")

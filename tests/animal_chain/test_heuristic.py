@@ -1,8 +1,15 @@
 """The heuristic player: wins at once, builds a safe base, beats random play."""
 
+import random
+
+import numpy as np
+import pytest
+
+from kakurega.agents import rollouts
 from kakurega.agents.base import AgentContext, RandomAgent, choose_action
 from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic
 from kakurega.envs.animal_chain.rules import BUILD
+from kakurega.envs import make
 from kakurega.envs.animal_chain_v0 import env as make_env
 
 from animal_chain.scenario import board_state, play
@@ -47,9 +54,9 @@ def test_base_building_ends_with_done_and_reduces_exposure():
         assert agent._exposure(after, unseen) <= agent._exposure(before, unseen)
 
 
-def win_rate_against_random(num_games):
-    env = make_env()
-    context = AgentContext.from_env(env, "animal_chain_v0")
+def win_rate_against_random(num_games, name="animal_chain_v0"):
+    env = make(name)
+    context = AgentContext.from_env(env, name)
     wins = 0
     for game_index in range(num_games):
         heuristic_seat = game_index % 2
@@ -65,6 +72,45 @@ def win_rate_against_random(num_games):
 
 def test_beats_random_play():
     assert win_rate_against_random(80) >= 0.7
+
+
+def test_beats_random_play_under_the_chain_rule():
+    assert win_rate_against_random(30, "animal_chain_v1") >= 0.9  # 98-100 % in the balance runs
+
+
+@pytest.mark.parametrize("options", [{}, {"attack_rule": "reach"}, {"connection_rule": "any"}])
+def test_reads_the_v1_rules_from_the_context_or_the_registry(options):
+    env = make("animal_chain_v1", **options)
+    with_game = AgentContext.from_env(env, "animal_chain_v1", options)
+    without = AgentContext(with_game.env_name, with_game.env_kwargs, with_game.layout, with_game.num_actions, with_game.num_players)
+    for context in (with_game, without):
+        game = AnimalChainHeuristic(context, seed=0).game
+        assert game.options == env.unwrapped.game.options
+
+
+def test_the_chain_rollout_policy_wins_when_it_can_and_cuts_chains_near_its_base():
+    game = make("animal_chain_v1", wrapped=False).game
+    P, B = game.num_positions, game.base_size
+    draw = random.Random(0).random
+    rng = np.random.default_rng(0)
+    wins = cuts = 0
+    for _ in range(40):
+        state = game.initial_state(rng)
+        while not (game.is_terminal(state) or game.is_truncated(state)):
+            seat, legal = state.to_move, game.legal_actions(state)
+            action = rollouts.animal_chain(game, state, seat, legal, draw)
+            plays = [a for a in legal if game.play_base <= a < game.pass_action]
+            winning = [a for a in plays if (a - game.play_base) % P >= P - B]
+            danger = state.linked[1 - seat] & game.near_base_bits[seat]
+            cutting = [a for a in plays if danger >> game.to_frame(seat, (a - game.play_base) % P) & 1]
+            if winning:
+                assert action in winning
+                wins += 1
+            elif cutting:
+                assert action in cutting
+                cuts += 1
+            game.apply_action(state, action, rng)
+    assert wins >= 10 and cuts >= 10, (wins, cuts)
 
 
 def test_plays_legally_on_other_decks_and_boards():

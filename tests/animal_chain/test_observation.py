@@ -8,6 +8,7 @@ import pytest
 
 from kakurega.envs.animal_chain.rules import BUILD
 from kakurega.envs.animal_chain_v0 import raw_env
+from kakurega.envs.animal_chain_v1 import raw_env as raw_env_v1
 
 from animal_chain.scenario import board_state, pass_heavy_states
 from conformance import random_states
@@ -36,17 +37,22 @@ def expected_pieces(game, state, seat):
     out["phase"] = np.eye(3)[state.phase]
     out["my_turn"] = [game.current_player(state) == seat]
     out["seat"] = np.eye(2)[seat]
-    out["swaps_left"] = [game.max_swaps - state.swaps_used if state.phase == BUILD and state.to_move == seat else 0]
+    deciding = state.phase == BUILD and state.to_move == seat
+    if game.per_position:  # v1: the base position being decided, one-hot
+        out["base_position"] = np.eye(game.base_size)[state.building_position] if deciding else np.zeros(game.base_size)
+    else:
+        out["swaps_left"] = [game.max_swaps - state.swaps_used if deciding else 0]
     out["passes_without_draw"] = [state.passes_without_draw]
     out["turn"] = [state.turn]
     return out
 
 
-def test_every_piece_matches_the_state_for_both_seats():
-    env = raw_env()
+@pytest.mark.parametrize("make", [raw_env, raw_env_v1], ids=["v0", "v1"])
+def test_every_piece_matches_the_state_for_both_seats(make):
+    env = make()
     game = env.game
     states = random_states(game, seed=8, num_games=10, every=2) + pass_heavy_states(game, 9, 4)
-    states.append(board_state(up={"r3c2": "Ct|Dg", "r4c2": "Br|Dg", "r3c3": ["Fx|Pg", "Dg|Rb"]}, holes=("r5c1",)))
+    states.append(board_state(up={"r3c2": "Ct|Dg", "r4c2": "Br|Dg", "r3c3": ["Fx|Pg", "Dg|Rb"]}, holes=("r5c1",), game=game))
     states[-1].double_owner[game.position_names.index("r3c3")] = 1
     for state in states:
         for seat in (0, 1):
@@ -71,16 +77,17 @@ def test_both_players_see_a_mirrored_board():
     assert lay.view(one, "face_down")[3] == 0 and lay.view(zero, "face_down")[33] == 0
 
 
-@pytest.mark.parametrize("options", [{}, {"attack_rule": "reach"}, {"max_turns": 300}], ids=["rules_page", "reach", "long_games"])
-def test_incremental_observations_equal_fresh_encodings(options):
+@pytest.mark.parametrize("make,options", [(raw_env, {}), (raw_env, {"attack_rule": "reach"}), (raw_env, {"max_turns": 300}),
+                                          (raw_env_v1, {})], ids=["rules_page", "reach", "long_games", "v1"])
+def test_incremental_observations_equal_fresh_encodings(make, options):
     """The encoder redraws only the positions and hand counts the rules marked; that must equal encoding from scratch.
 
     A pickled copy has no picture, so its encoding starts from a fresh board and redraws every
     position. Seats are observed at random moments, so changes pile up between observations;
-    clones and determinizations continue from copied pictures. ``max_turns=300`` lets the turn
+    clones and determinizations start without a picture. ``max_turns=300`` lets the turn
     counter pass 255 (the pictures once held bytes when every value fitted in one).
     """
-    env = raw_env(**options)
+    env = make(**options)
     game = env.game
     rng, choice = np.random.default_rng(5), random.Random(5)
 
@@ -104,3 +111,20 @@ def test_incremental_observations_equal_fresh_encodings(options):
         for seat in (0, 1):
             assert np.array_equal(env.encode(state, seat), fresh(state, seat))
     assert checked > 300
+
+
+def test_v1_replaces_swaps_left_by_the_base_position_being_decided():
+    v0, v1 = raw_env(), raw_env_v1()
+    assert "swaps_left" in v0.layout.pieces and "base_position" not in v0.layout.pieces
+    assert "base_position" in v1.layout.pieces and "swaps_left" not in v1.layout.pieces
+    assert v1.layout.size == v0.layout.size - 1 + v1.game.base_size
+    v1.reset(seed=0)
+    B = v1.game.base_size
+    for step in range(2 * B):  # player 0 decides positions 0..B-1, then player 1
+        builder, j = divmod(step, B)
+        for seat in (0, 1):
+            piece = v1.layout.view(v1.encode(v1.game_state, seat), "base_position")
+            assert list(piece) == (list(np.eye(B)[j]) if seat == builder else [0] * B)
+        v1.step(v1.game.done_action)
+    assert v1.game_state.phase != BUILD
+    assert not v1.layout.view(v1.encode(v1.game_state, 0), "base_position").any()
