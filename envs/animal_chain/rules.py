@@ -551,6 +551,10 @@ class AnimalChainGame(Game):
         stack = state.stacks[p]
         return stack[-1] if stack and not state.face_down[p] else NO_CARD
 
+    def first_player(self, state) -> int | None:
+        """The seat drawn by chance to play first, once the bases are revealed (None while building)."""
+        return None if state.first_player == NO_SEAT else state.first_player
+
     def current_player(self, state) -> int:
         """Seat to act, or TERMINAL."""
         if state.phase == OVER or (state.phase == PLAY and state.turn >= self.max_turns):
