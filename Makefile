@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup compile demo test fuzz bench envs clean
+.PHONY: setup compile demo bots test fuzz bench envs clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,10 @@ compile: $(STAMP)
 
 demo: compile
 	$(VENV)/bin/kakurega quickstart
+
+# retrain every shipped bot (configs/bots/) from scratch and install it in agents/pretrained/
+bots: compile
+	$(VENV)/bin/kakurega train-bots
 
 test: compile
 	$(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider

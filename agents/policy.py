@@ -14,8 +14,14 @@ JSON document describing everything needed to use the weights safely:
 ``num_actions``        size of the action space; ``num_players``
 ``algorithm``          ``"ppo"`` (outputs are logits) or ``"dqn"`` (Q-values)
 ``training_steps``     environment steps the learner had taken when saved
-``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``
+``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``;
+                       ``value_sizes`` ``[in, h1, ..., 1]`` when the file has a value head
 =====================  =======================================================
+
+A PPO file may also hold the critic, ``value_<i>.weight`` / ``value_<i>.bias``
+(same activation): the expected discounted return of the player whose
+observation it reads. Search uses it to score positions
+(``ismcts:prior=policy:PATH``); playing never needs it.
 
 Safetensors is a JSON header plus raw little-endian numbers, so reading it
 never unpickles anything; pickles, torch ``.pt`` files and SB3 ``.zip``
@@ -103,11 +109,13 @@ def env_version(env_name: str) -> int:
 
 
 # ------------------------------------------------------------------- writing
-def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict) -> Path:
+def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict,
+                value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None) -> Path:
     """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
 
     ``metadata`` must hold the keys listed in the module docstring; ``format``
-    and ``network.sizes`` are filled in here. A directory path gets
+    and ``network.sizes`` (``network.value_sizes`` with ``value_layers``, the
+    critic ending in one output) are filled in here. A directory path gets
     ``policy.safetensors`` inside it. Returns the file written.
     """
     from safetensors.numpy import save_file
@@ -127,6 +135,16 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     meta["format"] = FORMAT
     meta["format_version"] = FORMAT_VERSION
     meta["network"] = dict(meta.get("network", {}), type="mlp", sizes=sizes)
+    meta["network"].pop("value_sizes", None)
+    if value_layers:
+        value_sizes = [int(value_layers[0][0].shape[1])]
+        for i, (weight, bias) in enumerate(value_layers):
+            tensors[f"value_{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
+            tensors[f"value_{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+            value_sizes.append(int(weight.shape[0]))
+        if value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
+            raise ValueError(f"save_policy: the value head maps {value_sizes[0]} -> {value_sizes[-1]}; expected {sizes[0]} -> 1")
+        meta["network"]["value_sizes"] = value_sizes
     missing = [k for k in _REQUIRED if k not in meta]
     if missing:
         raise ValueError(f"save_policy: metadata lacks {', '.join(missing)}")
@@ -180,8 +198,12 @@ def _check_safetensors_bytes(path: Path) -> None:
     raise PolicyFileError(f"{path} is corrupt or not a safetensors policy file (bad header)")
 
 
-def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
-    """``(metadata, layers)`` of a policy file, validated for internal consistency."""
+def read_policy(path: str | os.PathLike, with_value: bool = False):
+    """``(metadata, layers)`` of a policy file, validated for internal consistency.
+
+    ``with_value=True``: ``(metadata, layers, value_layers)``, the last ``None``
+    when the file has no value head.
+    """
     from safetensors import SafetensorError, safe_open
 
     file = _resolve_file(path)
@@ -213,28 +235,41 @@ def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, n
         raise PolicyFileError(f"{file}: network {network!r} is not an MLP description with 'sizes'")
     if network.get("activation") not in ACTIVATIONS:
         raise PolicyFileError(f"{file}: unknown activation {network.get('activation')!r}; known: {sorted(ACTIVATIONS)}")
-    layers = []
-    for i in range(len(sizes) - 1):
-        weight = tensors.get(f"layer_{i}.weight")
-        bias = tensors.get(f"layer_{i}.bias")
-        expected_w, expected_b = (sizes[i + 1], sizes[i]), (sizes[i + 1],)
-        if weight is None or bias is None:
-            raise PolicyFileError(f"{file}: layer {i} weights are missing")
-        if weight.shape != expected_w or bias.shape != expected_b:
-            raise PolicyFileError(
-                f"{file}: layer {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
-            )
-        if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
-            raise PolicyFileError(f"{file}: layer {i} contains NaN or infinite weights")
-        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
-    if len(tensors) != 2 * len(layers):
-        raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {2 * len(layers)}")
+    layers = _read_layers(file, tensors, "layer", sizes)
+    value_sizes = network.get("value_sizes")
+    value_layers = None
+    if value_sizes is not None:
+        if not isinstance(value_sizes, list) or len(value_sizes) < 2 or value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
+            raise PolicyFileError(f"{file}: value head {value_sizes!r} is not an MLP from {sizes[0]} inputs to 1 output")
+        value_layers = _read_layers(file, tensors, "value", value_sizes)
+    described = 2 * len(layers) + 2 * len(value_layers or ())
+    if len(tensors) != described:
+        raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {described}")
     if sizes[0] != meta["observation_size"] or sizes[-1] != meta["num_actions"]:
         raise PolicyFileError(
             f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says observation size "
             f"{meta['observation_size']} and {meta['num_actions']} actions"
         )
-    return meta, layers
+    return (meta, layers, value_layers) if with_value else (meta, layers)
+
+
+def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``<prefix>_<i>`` weight/bias pairs of an MLP with ``sizes``, checked for shape and finiteness."""
+    layers = []
+    for i in range(len(sizes) - 1):
+        weight = tensors.get(f"{prefix}_{i}.weight")
+        bias = tensors.get(f"{prefix}_{i}.bias")
+        expected_w, expected_b = (sizes[i + 1], sizes[i]), (sizes[i + 1],)
+        if weight is None or bias is None:
+            raise PolicyFileError(f"{file}: {prefix} {i} weights are missing")
+        if weight.shape != expected_w or bias.shape != expected_b:
+            raise PolicyFileError(
+                f"{file}: {prefix} {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
+            )
+        if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+            raise PolicyFileError(f"{file}: {prefix} {i} contains NaN or infinite weights")
+        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+    return layers
 
 
 def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
@@ -287,9 +322,12 @@ class PolicyAgent(Agent):
         metadata: dict | None = None,
         sample: bool = False,
         name: str = "policy",
+        value_layers=None,
     ):
         super().__init__(context, seed)
         self.layers = layers
+        #: the critic, when the file has one (see :meth:`value`)
+        self.value_layers = value_layers
         self.metadata = metadata or {}
         self.activation = self.metadata.get("network", {}).get("activation", "tanh")
         self.sample = sample
@@ -298,6 +336,18 @@ class PolicyAgent(Agent):
     def outputs(self, observation_vector: np.ndarray) -> np.ndarray:
         """Raw network outputs (logits for PPO, Q-values for DQN), unmasked."""
         return mlp_forward(self.layers, self.activation, observation_vector)
+
+    def probabilities(self, observation_vector: np.ndarray, legal) -> np.ndarray:
+        """The policy's move probabilities over the ``legal`` action ids (softmax of the logits there)."""
+        logits = self.outputs(observation_vector)[legal].astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
+
+    def value(self, observation_vector: np.ndarray) -> float:
+        """The critic's expected return for the player observing ``observation_vector``."""
+        if self.value_layers is None:
+            raise ValueError(f"{self.name} has no value head (exported without the critic, or a DQN file)")
+        return float(mlp_forward(self.value_layers, self.activation, observation_vector)[0])
 
     def act(self, observation: dict, sampler=None) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
@@ -335,9 +385,10 @@ def load(
     the same env options; otherwise :class:`PolicyFileError` says what differs.
     Without ``context``, the env recorded in the file is used.
     """
-    meta, layers = read_policy(path)
+    meta, layers, value_layers = read_policy(path, with_value=True)
     if context is None:
         env_kwargs = {k: v for k, v in meta["env_options"].items()}
         context = context_for(meta["env"], env_kwargs)
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
-    return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}")
+    return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
+                       value_layers=value_layers)

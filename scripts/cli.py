@@ -7,6 +7,7 @@
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
+    kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
 Torch and stable-baselines3 are imported only by the commands that train.
@@ -20,8 +21,9 @@ import sys
 from pathlib import Path
 
 AGENT_SPEC_HELP = (
-    "agent specs: random, heuristic (the game's rule-based player), policy:PATH[,sample=true] "
-    "(a trained policy file), human, or any kind added with register_agent_kind"
+    "agent specs: random, heuristic (the game's rule-based player), pretrained (the shipped bot), "
+    "policy:PATH[,sample=true] (a trained policy file), ismcts:... (search), human, or any kind added with "
+    "register_agent_kind"
 )
 
 
@@ -222,6 +224,13 @@ def cmd_quickstart(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ train-bots
+def cmd_train_bots(args) -> int:
+    from kakurega.scripts.train_bots import main as train_bots
+
+    return train_bots(args.train_bots_args)
+
+
 # ----------------------------------------------------------------------- bench
 def cmd_bench(args) -> int:
     import importlib
@@ -304,6 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=100, help="games per pairing in the closing tournament (default 100)")
     p.set_defaults(func=cmd_quickstart)
 
+    p = sub.add_parser("train-bots", help="retrain the shipped bots from configs/bots/ and install them",
+                       description="Retrain every shipped bot from scratch (kakurega.scripts.train_bots; "
+                       "try `kakurega train-bots --help`).", add_help=False)
+    p.add_argument("train_bots_args", nargs=argparse.REMAINDER, help="arguments of kakurega.scripts.train_bots")
+    p.set_defaults(func=cmd_train_bots)
+
     p = sub.add_parser("bench", help="speed benchmark (arguments go to kakurega.scripts.bench)",
                        description="Run the speed benchmark; every argument after `bench` is passed to "
                        "kakurega.scripts.bench:main (try `kakurega bench --help`).", add_help=False)
@@ -318,6 +333,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     if argv and argv[0] == "bench":  # everything after `bench`, --help included, belongs to the benchmark
         return cmd_bench(argparse.Namespace(bench_args=argv[1:]))
+    if argv and argv[0] == "train-bots":
+        return cmd_train_bots(argparse.Namespace(train_bots_args=argv[1:]))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

@@ -126,6 +126,11 @@ SCHEMA: dict[str, Any] = {
         "epochs": Key("int", 5, "passes over the demonstrations", minimum=1),
         "batch_size": Key("int", 256, "minibatch size of the imitation", minimum=1),
         "learning_rate": Key("float", 1e-3, "Adam step size of the imitation", minimum=0),
+        "target": Key("str", "action", "what the actor learns: action (the agent's moves) or visits (a searching "
+                      "agent's root visit shares: expert iteration; needs an ismcts agent)", choices=("action", "visits")),
+        "value_coef": Key("float", 0.5, "weight of the critic's loss (discounted returns of the demonstrations)", minimum=0),
+        "data": Key("str_or_none", None, "file (.npz) keeping the demonstrations: reused when made under the same env, "
+                    "options, opponents, agent, target, steps and seed, else (re)made (null: not kept)"),
     },
     "evaluation": {
         "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0),
@@ -290,9 +295,15 @@ def validate_config(data: dict, overrides=()) -> dict:
     try:
         from kakurega.agents.specs import parse_spec
 
-        parse_spec(config["pretrain"]["agent"])
+        agent = parse_spec(config["pretrain"]["agent"])
     except ValueError as error:
         raise ConfigError(f"config key 'pretrain.agent': {error}") from None
+    if config["pretrain"]["target"] == "visits" and agent.kind != "ismcts":
+        raise ConfigError(
+            f"config key 'pretrain.target': 'visits' learns a search's root visit shares and needs an ismcts agent "
+            f"in pretrain.agent (e.g. 'ismcts:simulations=200,rollout=greedy'), got {agent.text!r}; "
+            "use target 'action' to imitate its moves"
+        )
     if config["name"] is None:
         config["name"] = f"{config['env'].removesuffix('_v0')}_{config['algorithm']}"
     if config["output_dir"] is None:

@@ -1,9 +1,11 @@
 """Turn a stable-baselines3 model (MaskablePPO or MaskedDQN) into a kakurega policy file.
 
-Only the acting part is exported: for PPO the actor (``mlp_extractor.policy_net``
-then ``action_net``: logits), for DQN the online Q-network (Q-values). The
-value network, optimizer state and replay buffer stay in the SB3 ``.zip``
-checkpoints, which exist for resuming training only.
+The acting part is exported: for PPO the actor (``mlp_extractor.policy_net``
+then ``action_net``: logits), for DQN the online Q-network (Q-values). A PPO
+file also gets the critic (``mlp_extractor.value_net`` then ``value_net``) as
+its value head, which search can use to score positions. Optimizer state and
+the replay buffer stay in the SB3 ``.zip`` checkpoints, which exist for
+resuming training only.
 """
 
 from __future__ import annotations
@@ -51,6 +53,26 @@ def policy_from_model(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, 
     return layers, _activation_name(activation), algorithm
 
 
+def value_from_model(model) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """The critic of a MaskablePPO model as MLP layers (``None`` for DQN)."""
+    import torch.nn as nn
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = model.policy
+    if not (hasattr(policy, "mlp_extractor") and hasattr(policy, "value_net")):
+        return None
+    extractor = policy.vf_features_extractor if hasattr(policy, "vf_features_extractor") else policy.features_extractor
+    if not isinstance(extractor, FlattenExtractor):
+        return None
+    layers = []
+    for module in list(policy.mlp_extractor.value_net) + [policy.value_net]:
+        if isinstance(module, nn.Linear):
+            layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
+        elif not isinstance(module, policy.activation_fn):
+            return None
+    return layers
+
+
 def policy_metadata(model, env_name: str, env_kwargs: dict, training_steps: int | None = None, extra: dict | None = None) -> tuple[dict, list]:
     """``(metadata, layers)`` describing ``model`` as a policy for ``env_name(**env_kwargs)``."""
     from kakurega.envs.registry import make
@@ -78,7 +100,7 @@ def policy_metadata(model, env_name: str, env_kwargs: dict, training_steps: int 
 def export_policy(model, path, env_name: str, env_kwargs: dict | None = None, training_steps: int | None = None, extra: dict | None = None):
     """Write ``model``'s acting network as a policy file at ``path``; returns the file written."""
     metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra)
-    return save_policy(path, layers, metadata)
+    return save_policy(path, layers, metadata, value_layers=value_from_model(model))
 
 
 def _package_version() -> str:
