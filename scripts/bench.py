@@ -374,7 +374,7 @@ def _kakurega_view(name: str, config: dict):
     return SingleAgentView(name, config, ["random"], illegal_action="raise")
 
 
-def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc")) -> dict:
+def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = 8) -> dict:
     """Learner steps/s of MaskablePPO on connect_four_v3 (tutorial wrapper) and every kakurega env."""
     import functools
 
@@ -396,7 +396,7 @@ def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", 
     for label, factory in cases:
         row = {"env": label}
         for kind in vec_envs:
-            vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * 8)
+            vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
             model = MaskablePPO("MlpPolicy", vec, n_steps=256, batch_size=256, n_epochs=4, seed=0,
                                 policy_kwargs=dict(net_arch=[64, 64]))
             clock = time.perf_counter if kind == "subproc" else CLOCK

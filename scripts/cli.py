@@ -211,8 +211,18 @@ def cmd_quickstart(args) -> int:
     print(f"[1/3] training PPO on KAKURENBO with {config} -> {out}")
     result = train(config, overrides, overwrite=True, quiet=False)
     cfg = result.config
-    print(f"\n[2/3] tournament: the trained policy vs heuristic vs random ({args.games} games per pairing)")
+    verdict = beats_heuristic(result.evaluation)
+    if verdict:
+        print(verdict)
     specs = [f"policy:{result.policy_path}", "heuristic", "random"]
+    try:
+        from kakurega.agents.pretrained import find
+
+        find(cfg["env"], cfg["env_kwargs"])
+        specs.append("pretrained")
+    except ValueError:
+        pass  # no shipped bot for this configuration
+    print(f"\n[2/3] tournament: the trained policy vs {', '.join(specs[1:])} ({args.games} games per pairing)")
     tournament = run_tournament(cfg["env"], specs, cfg["env_kwargs"], args.games, seed=cfg["evaluation"]["seed"])
     print(tournament.table())
     paths = tournament.save(out / "tournament")
@@ -229,6 +239,18 @@ def cmd_train_bots(args) -> int:
     from kakurega.scripts.train_bots import main as train_bots
 
     return train_bots(args.train_bots_args)
+
+
+def beats_heuristic(rows: list) -> str:
+    """A line saying whether the final evaluation's policy beat the heuristic in its seat ("" without one)."""
+    policy = next((r for r in rows if r["opponent"] == "heuristic" and r["agent"] == "policy"), None)
+    itself = next((r for r in rows if r["opponent"] == "heuristic" and r["agent"] == "heuristic (itself)"), None)
+    if policy is None or itself is None:
+        return ""
+    low, high = policy["win_rate_ci95"]
+    verdict = "beats" if low > itself["win_rate"] else "does not beat"
+    return (f"the bot {verdict} the heuristic: win rate {policy['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
+            f"{itself['win_rate']:.3f} for the heuristic in the same seats on the same deals ({policy['games']} games)")
 
 
 # ----------------------------------------------------------------------- bench
