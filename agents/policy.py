@@ -110,15 +110,21 @@ def env_version(env_name: str) -> int:
 
 # ------------------------------------------------------------------- writing
 def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict,
-                value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None) -> Path:
+                value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, precision: str = "float32") -> Path:
     """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
 
     ``metadata`` must hold the keys listed in the module docstring; ``format``
     and ``network.sizes`` (``network.value_sizes`` with ``value_layers``, the
     critic ending in one output) are filled in here. A directory path gets
-    ``policy.safetensors`` inside it. Returns the file written.
+    ``policy.safetensors`` inside it. ``precision="float16"`` stores the
+    weights in half precision (half the size, for files shipped in the
+    package); they are read back as float32. Returns the file written.
     """
     from safetensors.numpy import save_file
+
+    if precision not in ("float32", "float16"):
+        raise ValueError(f"save_policy: precision must be float32 or float16, got {precision!r}")
+    dtype = np.float16 if precision == "float16" else np.float32
 
     path = Path(path)
     if path.is_dir() or (not path.suffix and not path.exists()):
@@ -128,8 +134,8 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     tensors = {}
     sizes = [int(layers[0][0].shape[1])]
     for i, (weight, bias) in enumerate(layers):
-        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
-        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
+        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
         sizes.append(int(weight.shape[0]))
     meta = dict(metadata)
     meta["format"] = FORMAT
@@ -139,8 +145,8 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     if value_layers:
         value_sizes = [int(value_layers[0][0].shape[1])]
         for i, (weight, bias) in enumerate(value_layers):
-            tensors[f"value_{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
-            tensors[f"value_{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+            tensors[f"value_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
+            tensors[f"value_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
             value_sizes.append(int(weight.shape[0]))
         if value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
             raise ValueError(f"save_policy: the value head maps {value_sizes[0]} -> {value_sizes[-1]}; expected {sizes[0]} -> 1")

@@ -13,7 +13,6 @@ bot (budget, time, evaluation).
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 
 
@@ -27,14 +26,22 @@ def bot_configs(directory: Path, only=()) -> list[Path]:
 
 def train_bot(config_path: Path, runs: Path, install: bool = True, quiet: bool = False) -> Path:
     """Train one bot config into ``runs/<stem>``; returns the installed (or trained) policy file."""
-    from kakurega.agents.pretrained import DIRECTORY, file_name
     from kakurega.agents.training.trainer import train
 
     result = train(config_path, [f"output_dir={runs / config_path.stem}"], overwrite=True, quiet=quiet)
     if not install:
         return result.policy_path
-    destination = DIRECTORY / file_name(result.config["env"], result.config["env_kwargs"])
-    shutil.copyfile(result.policy_path, destination)
+    return install_bot(result.policy_path, result.config["env"], result.config["env_kwargs"])
+
+
+def install_bot(policy_path: Path, env_name: str, env_kwargs: dict) -> Path:
+    """Copy a trained policy file into the package, in half precision (where ``pretrained`` finds it)."""
+    from kakurega.agents.policy import read_policy, save_policy
+    from kakurega.agents.pretrained import DIRECTORY, file_name
+
+    metadata, layers, value_layers = read_policy(policy_path, with_value=True)
+    destination = DIRECTORY / file_name(env_name, env_kwargs)
+    save_policy(destination, layers, metadata, value_layers=value_layers, precision="float16")
     print(f"installed {destination} ({destination.stat().st_size // 1024} KiB)")
     return destination
 

@@ -157,3 +157,20 @@ def test_bad_network_options_are_refused(tmp_path):
     other = network_file(tmp_path / "other.safetensors", "kakurenbo_v0", {})
     with pytest.raises(ValueError, match="does not fit this env"):
         make_agent(f"ismcts:prior=policy:{other}", context)
+
+
+def test_half_precision_files_load_as_float32_and_act_the_same(tmp_path):
+    """Shipped bots are stored in float16: the loaded network is float32 and close to the original."""
+    from kakurega.agents.policy import read_policy
+
+    full = network_file(tmp_path / "full.safetensors", "kakurenbo_v0", {})
+    meta, layers, value_layers = read_policy(full, with_value=True)
+    half = save_policy(tmp_path / "half.safetensors", layers, meta, value_layers=value_layers, precision="float16")
+    assert half.stat().st_size < 0.6 * full.stat().st_size
+    a, b = load(full), load(half)
+    assert all(w.dtype == np.float32 for w, _ in b.layers + b.value_layers)
+    vectors = np.random.default_rng(1).random((50, a.layers[0][0].shape[1])).astype(np.float32)
+    np.testing.assert_allclose(b.outputs(vectors), a.outputs(vectors), atol=2e-2)
+    assert abs(a.value(vectors[0]) - b.value(vectors[0])) < 2e-2
+    with pytest.raises(ValueError, match="precision must be float32 or float16"):
+        save_policy(tmp_path / "x.safetensors", layers, meta, precision="int8")
