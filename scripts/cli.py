@@ -200,7 +200,7 @@ def cmd_quickstart(args) -> int:
     from kakurega.agents.tournament import run_tournament
     from kakurega.agents.training.trainer import train
 
-    config = Path(args.config) if args.config else _repo_configs_dir() / "quickstart_ppo.yaml"
+    config = Path(args.config) if args.config else _repo_configs_dir() / "kakurenbo_ppo.yaml"
     if not config.is_file():
         print(f"error: config {config} not found; pass --config", file=sys.stderr)
         return 2
@@ -325,11 +325,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("quickstart", help="train PPO on KAKURENBO, evaluate against random and heuristic, plot",
-                       description="The main job in one command: train a KAKURENBO bot with configs/quickstart_ppo.yaml "
-                       "(imitate the heuristic, then PPO against heuristic tables; about 10 minutes on 2 cores), "
-                       "evaluate it against random and heuristic players (and the shipped bot), say whether it "
-                       "beat the heuristic, print the tables and save plots under --output.")
-    p.add_argument("--config", default=None, help="config to train (default configs/quickstart_ppo.yaml)")
+                       description="The main job in one command: train PPO on KAKURENBO with the default config "
+                       "(configs/kakurenbo_ppo.yaml; a few minutes on 2 cores), evaluate it against random and "
+                       "heuristic players (and the shipped bot), say whether it beat the heuristic, print the "
+                       "tables and save plots under --output.")
+    p.add_argument("--config", default=None, help="config to train (default configs/kakurenbo_ppo.yaml)")
     p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart; replaced)")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the training budget")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
