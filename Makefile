@@ -25,7 +25,7 @@ compile: $(STAMP)
 	$(PY) setup.py -q build_ext --inplace > $(VENV)/compile.log 2>&1 || (cat $(VENV)/compile.log; exit 1)
 
 demo: compile
-	$(VENV)/bin/kakurega quickstart
+	$(VENV)/bin/kakurega quickstart --overwrite
 
 # retrain every shipped bot (configs/bots/) from scratch and install it in agents/pretrained/
 bots: compile

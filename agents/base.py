@@ -1,14 +1,17 @@
 """The one agent protocol every kakurega player follows.
 
 An agent is built from an :class:`AgentContext` (static facts about the env:
-its name, options, observation layout, action count, the rules) and then, each
-turn, receives **only its own observation dict** (``observation`` +
-``action_mask``) and returns a legal action id. It never receives the env or
-the game state.
+its name, options, observation layout, action count, the rules configuration)
+and then, each turn, receives **only its own observation dict**
+(``observation`` + ``action_mask``) and returns a legal action id. It never
+receives the env, the game state or the env's rules object: an agent that uses
+the rules builds its own from the context (``context.new_rules()``).
 
 Search agents set ``wants_sampler = True``; runners then also hand them a
 determinization sampler made by the env for the agent's own player
-(``rng -> state`` consistent with what that player knows). Every runner
+(``rng -> state`` consistent with what that player knows, built from that
+player's information state alone: see
+:class:`~kakurega.envs.core.game.DeterminizationSampler`). Every runner
 (training view, tournaments, play) goes through :func:`choose_action`, so the
 two kinds of agent are driven the same way.
 """
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kakurega.envs.core.game import Game, RulesConfig
 from kakurega.envs.core.layout import ObservationLayout
 
 
@@ -32,12 +36,21 @@ class AgentContext:
     layout: ObservationLayout | None = None  #: decodes the observation vector by piece name
     num_actions: int = 0
     num_players: int = 0
-    #: the rules engine (configuration only, never a state): for search agents
-    game: object = None
+    #: the rules configuration as data (never a rules object): see :meth:`new_rules`
+    rules: RulesConfig | None = None
+
+    def new_rules(self) -> Game | None:
+        """A rules object of the env's configuration for the caller alone (None when the context has no rules).
+
+        Every agent that uses the rules builds its own: a rules object caches
+        what it computes from the states it is given, so sharing one would
+        hand one player's private computations to another.
+        """
+        return None if self.rules is None else self.rules.build()
 
     @classmethod
     def from_env(cls, env, env_name: str, env_kwargs: dict | None = None) -> "AgentContext":
-        """The context of a (wrapped or raw) kakurega env."""
+        """The context of a (wrapped or raw) kakurega env: nothing in it refers to the env."""
         raw = env.unwrapped
         return cls(
             env_name=env_name,
@@ -45,7 +58,7 @@ class AgentContext:
             layout=raw.layout,
             num_actions=raw.game.num_actions,
             num_players=raw.game.num_players,
-            game=raw.game,
+            rules=raw.game.rules_config(),
         )
 
 

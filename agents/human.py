@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.core.safe_load import short_repr
 
 
 class HumanAgent(Agent):
@@ -57,9 +58,10 @@ class HumanAgent(Agent):
                 raise KeyboardInterrupt("input closed") from None
             if answer.lower() in ("q", "quit", "exit"):
                 raise KeyboardInterrupt("player quit")
-            if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            # ASCII digits only: str.isdigit() also accepts '²' and other digits int() refuses
+            if answer.isascii() and answer.isdigit() and len(answer) <= 9 and 1 <= int(answer) <= len(legal):
                 return legal[int(answer) - 1]
-            self.output_fn(f"{answer!r} is not a choice; type a number from 1 to {len(legal)}.")
+            self.output_fn(f"{short_repr(answer, 40)} is not a choice; type a number from 1 to {len(legal)}.")
 
 
 def show_view(agent: Agent, env, agent_name: str) -> None:

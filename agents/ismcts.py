@@ -173,7 +173,7 @@ class ISMCTSAgent(Agent):
                 "(a PPO policy exported by kakurega); use leaf=rollout"
             )
         self.leaf = leaf
-        self.game = context.game
+        self.game = context.new_rules()  # its own: its caches fill from its determinizations
         self._encode = encode
         self._heuristics = None
         self._greedy = None

@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.core.safe_load import load_text, short_repr
 
 FORMAT = "kakurega-policy"
 FORMAT_VERSION = 1
@@ -56,6 +57,10 @@ ACTIVATIONS = {
     "silu": lambda x: x / (1.0 + np.exp(-x)),
 }
 _REQUIRED = ("env", "env_options", "observation_size", "num_actions", "algorithm", "network")
+#: bounds of what a policy file may describe: metadata text, layers, units per layer (and input/output sizes)
+MAX_METADATA_BYTES = 100_000
+MAX_LAYERS = 64
+MAX_LAYER_SIZE = 1 << 16
 # Options that change how an env is shown, never what a policy sees.
 _COSMETIC_OPTIONS = ("render_mode", "render_view")
 
@@ -222,32 +227,14 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
         raise PolicyFileError(f"{file} is corrupt: {error}") from None
     if METADATA_KEY not in header:
         raise PolicyFileError(f"{file} is a safetensors file but not a kakurega policy (no '{METADATA_KEY}' metadata)")
-    try:
-        meta = json.loads(header[METADATA_KEY])
-    except json.JSONDecodeError as error:
-        raise PolicyFileError(f"{file}: its metadata is not valid JSON ({error})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise PolicyFileError(f"{file}: metadata format is {meta.get('format') if isinstance(meta, dict) else meta!r}, expected {FORMAT!r}")
-    if meta.get("format_version", 0) > FORMAT_VERSION:
-        raise PolicyFileError(
-            f"{file} uses policy format version {meta['format_version']}; this kakurega reads up to {FORMAT_VERSION}"
-        )
-    missing = [k for k in _REQUIRED if k not in meta]
-    if missing:
-        raise PolicyFileError(f"{file}: metadata lacks {', '.join(missing)}")
+    meta = load_text(header[METADATA_KEY], f"{file}: metadata", json_only=True, max_bytes=MAX_METADATA_BYTES,
+                     error=PolicyFileError)
+    _check_metadata(meta, file)
     network = meta["network"]
-    sizes = network.get("sizes")
-    if network.get("type") != "mlp" or not isinstance(sizes, list) or len(sizes) < 2:
-        raise PolicyFileError(f"{file}: network {network!r} is not an MLP description with 'sizes'")
-    if network.get("activation") not in ACTIVATIONS:
-        raise PolicyFileError(f"{file}: unknown activation {network.get('activation')!r}; known: {sorted(ACTIVATIONS)}")
+    sizes = network["sizes"]
     layers = _read_layers(file, tensors, "layer", sizes)
     value_sizes = network.get("value_sizes")
-    value_layers = None
-    if value_sizes is not None:
-        if not isinstance(value_sizes, list) or len(value_sizes) < 2 or value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
-            raise PolicyFileError(f"{file}: value head {value_sizes!r} is not an MLP from {sizes[0]} inputs to 1 output")
-        value_layers = _read_layers(file, tensors, "value", value_sizes)
+    value_layers = _read_layers(file, tensors, "value", value_sizes) if value_sizes is not None else None
     described = 2 * len(layers) + 2 * len(value_layers or ())
     if len(tensors) != described:
         raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {described}")
@@ -276,6 +263,55 @@ def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tu
             raise PolicyFileError(f"{file}: {prefix} {i} contains NaN or infinite weights")
         layers.append((weight.astype(np.float32), bias.astype(np.float32)))
     return layers
+
+
+def _check_metadata(meta, file) -> None:
+    """Refuse metadata whose fields have the wrong type or exceed the bounds, naming the field."""
+
+    def fail(field: str, value, expected: str):
+        raise PolicyFileError(f"{file}: metadata field {field} = {short_repr(value)}; expected {expected}")
+
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        fail("format", meta.get("format") if isinstance(meta, dict) else meta, repr(FORMAT))
+    version = meta.get("format_version", 0)
+    if not _is_int(version):
+        fail("format_version", version, "an integer")
+    if version > FORMAT_VERSION:
+        raise PolicyFileError(f"{file} uses policy format version {version}; this kakurega reads up to {FORMAT_VERSION}")
+    missing = [k for k in _REQUIRED if k not in meta]
+    if missing:
+        raise PolicyFileError(f"{file}: metadata lacks {', '.join(missing)}")
+    if not isinstance(meta["env"], str) or not meta["env"]:
+        fail("env", meta["env"], "a registered env name such as 'kakurenbo_v0'")
+    if not isinstance(meta["env_options"], dict):
+        fail("env_options", meta["env_options"], "a mapping of option names to values")
+    for field in ("observation_size", "num_actions"):
+        if not _is_int(meta[field]) or not 1 <= meta[field] <= MAX_LAYER_SIZE:
+            fail(field, meta[field], f"an integer from 1 to {MAX_LAYER_SIZE}")
+    if meta["algorithm"] not in ("ppo", "dqn"):
+        fail("algorithm", meta["algorithm"], "'ppo' or 'dqn'")
+    network = meta["network"]
+    if not isinstance(network, dict) or network.get("type") != "mlp":
+        fail("network", network, "{type: mlp, sizes: [...], activation: ...}")
+    sizes = network.get("sizes")
+    if not isinstance(sizes, list) or not 2 <= len(sizes) <= MAX_LAYERS + 1 or not all(
+        _is_int(n) and 1 <= n <= MAX_LAYER_SIZE for n in sizes
+    ):
+        fail("network.sizes", sizes, f"a list of 2 to {MAX_LAYERS + 1} integers from 1 to {MAX_LAYER_SIZE}")
+    activation = network.get("activation")
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        fail("network.activation", activation, f"one of {sorted(ACTIVATIONS)}")
+    value_sizes = network.get("value_sizes")
+    if value_sizes is not None and (
+        not isinstance(value_sizes, list) or not 2 <= len(value_sizes) <= MAX_LAYERS + 1
+        or not all(_is_int(n) and 1 <= n <= MAX_LAYER_SIZE for n in value_sizes)
+        or value_sizes[0] != sizes[0] or value_sizes[-1] != 1
+    ):
+        fail("network.value_sizes", value_sizes, f"a list of 2 to {MAX_LAYERS + 1} integers from {sizes[0]} inputs to 1 output")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
@@ -393,8 +429,12 @@ def load(
     """
     meta, layers, value_layers = read_policy(path, with_value=True)
     if context is None:
-        env_kwargs = {k: v for k, v in meta["env_options"].items()}
-        context = context_for(meta["env"], env_kwargs)
+        try:
+            context = context_for(meta["env"], dict(meta["env_options"]))
+        except (TypeError, ValueError, OverflowError) as error:
+            message = (str(error).splitlines() or [type(error).__name__])[0][:300]
+            raise PolicyFileError(f"policy {path}: the env it records, {short_repr(meta['env'])} with options "
+                                  f"{short_repr(meta['env_options'])}, cannot be made: {message}") from None
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
     return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
                        value_layers=value_layers)

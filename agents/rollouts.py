@@ -217,7 +217,7 @@ def hidden_rooms(game, state, seat: int, legal: list, draw) -> int:
 
 # ------------------------------------------------------------------ KAKURENBO
 def kakurenbo(game, state, seat: int, legal: list, draw) -> int:
-    """Discard pairs, give low cards that help nobody, take partners, pass the Curse safely."""
+    """Discard pairs, give low cards that help nobody, take partners, pass the Curse towards an end."""
     if len(legal) == 1:
         return legal[0]
     stage = state.stage
@@ -243,8 +243,19 @@ def kakurenbo(game, state, seat: int, legal: list, draw) -> int:
                         scorer = (receiver - 1) % n
                     elif part == kr.WAIST:
                         scorer = (receiver + 1) % n
-                    score = 10 + kr.POINTS[part] if scorer == seat else -10 - kr.POINTS[part]
-                    if len(hands[receiver]) == 1:  # the receiver is left with the Curse alone: game over
+                    if scorer == seat:
+                        score = 10 + kr.POINTS[part]
+                    elif state.scores[scorer] + kr.POINTS[part] <= state.scores[seat]:
+                        score = 1  # harmless to us, and every pair brings the end nearer
+                    else:
+                        # points to another player cost like the card given away, a little less:
+                        # pairs must be made for the game to end
+                        score = 0.5 - kr.POINTS[part]
+                    left = len(hands[receiver]) - 1  # the receiver's cards once the pair is gone
+                    if part == kr.RIGHT_LEG or part == kr.LEFT_LEG:  # then it swaps hands with a neighbour
+                        neighbour = (receiver - 1) % n if part == kr.RIGHT_LEG else (receiver + 1) % n
+                        left = sum(1 for c in hands[neighbour] if c != kr.CURSE) - (neighbour == seat)
+                    if left == 0:  # the receiver is left with the Curse alone: game over
                         scores = list(state.scores)
                         scores[scorer] += kr.POINTS[part]
                         scores[receiver] = 0

@@ -88,6 +88,20 @@ def parse_spec(spec: str) -> AgentSpec:
     return AgentSpec(kind=kind, argument=argument, options=options, text=text)
 
 
+#: kinds that wait for a person at the terminal: refused wherever nobody can answer
+INTERACTIVE_KINDS = {"human"}
+
+
+def require_unattended(spec: AgentSpec, role: str) -> AgentSpec:
+    """``spec`` unless its kind needs a person (:data:`INTERACTIVE_KINDS`), which cannot play ``role``."""
+    if spec.kind in INTERACTIVE_KINDS:
+        raise ValueError(
+            f"agent spec {spec.text!r} needs a person at the terminal, so it cannot be {role} "
+            "(nobody answers while a run trains or evaluates); use random, heuristic or policy:PATH"
+        )
+    return spec
+
+
 def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "") -> None:
     """Make specs starting with ``prefix`` build agents with ``factory(context, seed, options, argument)``."""
     prefix = prefix.strip().lower()

@@ -80,6 +80,20 @@ def play_game(env, seat_agents: list[Agent], seed: int, max_steps: int = 1_000_0
 
 
 @dataclass
+class GameRecord:
+    """One finished tournament game, as :func:`run_tournament` hands it to ``on_game``."""
+
+    deal: int  #: deal index (deal ``d`` has the same env seed in every tournament with this seed)
+    deal_seed: int  #: the env seed of the deal
+    focal_seat: int  #: the focal agent's seat (0 in a solitaire game)
+    lineup: tuple  #: the agent spec on every seat
+    returns: list  #: final return of every seat
+    plies: int  #: agent actions in the game
+    truncated: bool  #: cut off by the env's step limit
+    final_state: object  #: the game state at the end (owned by the env: read it, do not keep it)
+
+
+@dataclass
 class AgentStats:
     """Results of one agent over the games where it sat as itself (focal)."""
 
@@ -240,6 +254,11 @@ class TournamentResult:
         return paths
 
 
+def _record(env, deal, deal_seed, focal_seat, lineup, returns, steps) -> GameRecord:
+    truncated = any(env.truncations.values())
+    return GameRecord(deal, deal_seed, focal_seat, lineup, list(returns), steps, truncated, env.game_state)
+
+
 def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
 
@@ -253,6 +272,7 @@ def run_tournament(
     agents: dict | None = None,
     progress=None,
     focal: str | None = None,
+    on_game=None,
 ) -> TournamentResult:
     """Play every pairing of ``specs`` on ``env_name(**env_kwargs)`` (see module docstring).
 
@@ -261,6 +281,7 @@ def run_tournament(
     :func:`~kakurega.agents.specs.make_agent`. ``progress(done, total)`` is
     called after each game if given. ``focal`` (one of ``specs``) restricts the
     pairings to those of that agent (its own evaluation, at half the cost).
+    ``on_game(record)``, if given, receives a :class:`GameRecord` after each game.
     """
     from kakurega.agents.policy import context_for
     from kakurega.agents.specs import make_agent
@@ -325,6 +346,8 @@ def run_tournament(
                 agent.rng = np.random.default_rng(_seed(seed, 2, i, d))
                 returns, steps = play_game(env, [agent], deal_seed)
                 total_steps += steps
+                if on_game:
+                    on_game(_record(env, d, deal_seed, 0, (specs[i],), returns, steps))
                 stats[i].add(classify_outcome(returns, 0), returns[0])
                 returns_by_agent.append(returns[0])
                 done += 1
@@ -351,6 +374,8 @@ def run_tournament(
                     seat_agents.append(agent)
                 returns, steps = play_game(env, seat_agents, deal_seed)
                 total_steps += steps
+                if on_game:
+                    on_game(_record(env, d, deal_seed, focal_seat, tuple(specs[x] for x in lineup), returns, steps))
                 done += 1
                 if progress:
                     progress(done, total_games)

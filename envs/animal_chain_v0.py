@@ -26,7 +26,7 @@ observation: :mod:`~kakurega.envs.animal_chain.observation`; text rendering:
 |---|---|---|
 | ``deck`` | packaged 60-card deck | path to a YAML/JSON deck file, or a mapping with the same content |
 | ``shape`` | packaged 37-card board | path to a YAML/JSON board-shape file, or a mapping |
-| ``max_turns`` | 200 | play-phase turns (plays and passes; base building does not count) before the game is truncated as a draw |
+| ``max_turns`` | 200 | play-phase turns (plays and passes; base building does not count) before the game is truncated as a draw (1..100,000) |
 | ``attack_rule`` | ``"rules_page"`` | when a play onto the opponent's base row is legal: ``"rules_page"`` = like any play (it connects to some face-up neighbour, the opponent's other base cards included; the binding rules page); ``"reach"`` = it must connect to at least one face-up neighbour *outside* the opponent's base row (the chain has to reach the base). All other plays are the same. See "Balance" |
 | ``render_mode`` | None | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator, public information) or an agent name |
@@ -275,6 +275,7 @@ follow-up card in the opponent's hand.
 
 from __future__ import annotations
 
+import numbers
 import os
 from typing import Mapping
 
@@ -282,8 +283,10 @@ from kakurega.envs.animal_chain.observation import AnimalChainObserver
 from kakurega.envs.animal_chain.render import AnimalChainRenderer
 from kakurega.envs.animal_chain.rules import DEFAULT_ATTACK_RULE, DEFAULT_MAX_TURNS, AnimalChainGame
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
+from kakurega.envs.core.safe_load import short_repr
 
 OPTIONS = ("deck", "shape", "max_turns", "attack_rule", "render_mode", "render_view")
+MAX_TURNS = 100_000  #: bound of the max_turns option
 
 
 def _check_source(name: str, value) -> None:
@@ -305,10 +308,12 @@ def raw_env(
     """The unwrapped Animal Chain env (options: see the env card)."""
     _check_source("deck", deck)
     _check_source("shape", shape)
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int):
-        raise TypeError(f"max_turns must be a positive integer, got {max_turns!r} of type {type(max_turns).__name__}")
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
+    # numbers.Integral: numpy integers are accepted; the bound keeps the compiled build's C int from overflowing
+    if isinstance(max_turns, bool) or not isinstance(max_turns, numbers.Integral):
+        raise TypeError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {short_repr(max_turns)} of type {type(max_turns).__name__}")
+    if not 1 <= max_turns <= MAX_TURNS:
+        raise ValueError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {short_repr(max_turns)}")
+    max_turns = int(max_turns)
     # AnimalChainGame checks attack_rule (TypeError / ValueError naming it and the allowed values)
     game = AnimalChainGame(deck=deck, shape=shape, max_turns=max_turns, attack_rule=attack_rule)
     observer = AnimalChainObserver(game)

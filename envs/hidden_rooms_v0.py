@@ -18,7 +18,9 @@ colour, or a greater number; anything connects to the start tile, number 0).
 Each round a monster is drawn from the booklet (data file
 `kakurega/envs/data/hidden_rooms_monsters.yaml`); it walks its path, chases the
 child when it sees it, and ends the round in failure if it catches the child
-or reaches the last cell of its path.
+or has walked its whole path: it stands on the path's last cell at the end of
+its phase having taken every step of the path (a looping path may pass that
+square earlier without ending the round; `path_progress` counts the steps).
 
 ## Agents
 
@@ -95,7 +97,7 @@ default booklet of 7 monsters).
 | `path_ahead` | (5, 5) | 350..374 | 0..1 | 1 on cells the monster's path still visits after its progress |
 | `path_eta` | (5, 5) | 375..399 | 0..1 | path steps until the path first reaches the cell (after its progress) / 200; 0 if never |
 | `path_next` | (5, 5) | 400..424 | 0..1 | one-hot: the path cell the monster walks toward when not chasing |
-| `path_end` | (5, 5) | 425..449 | 0..1 | one-hot: the last cell of the path (reaching it at the end of a monster phase = fail) |
+| `path_end` | (5, 5) | 425..449 | 0..1 | one-hot: the last cell of the path (standing there at the end of a monster phase having taken every step of the path = fail) |
 | `monster_id` | (7,) | 450..456 | 0..1 | one-hot: which booklet monster this round's monster is |
 | `monster_steps` | (1,) | 457..457 | 0..1 | steps per monster phase / 4 |
 | `sight_shape` | (2,) | 458..459 | 0..1 | one-hot sight shape: radius, line |
@@ -162,7 +164,7 @@ and an imitation warm start (44.5% escapes, docs/strength.md). With
 | `booklet` | `None` or a path (str/PathLike) to a YAML or JSON booklet | `None` loads the default booklet; format in `kakurega.envs.hidden_rooms.booklet`; a bad file raises `BookletError` naming monster, field and value |
 | `episode` | `"match"` (default), `"round"` | an episode is one match (rounds until 2 escapes or 3 fails) or one round |
 | `reward` | `"match"` (default), `"per_round"` | see Rewards |
-| `max_turns` | int >= 1 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
+| `max_turns` | int 1..10,000 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
 | `shaping` | number in [0, 1] (default 0.0 = off) | weight `k` of the progress shaping (see Rewards); for training, not for scoring |
 | `render_mode` | `None`, `"ansi"`, `"human"` | `render()` returns / prints the room, the monster's path ahead and the memory |
 | `render_view` | `None` or `"player_0"` | whose view `render()` draws (both are the same table) |

@@ -24,6 +24,9 @@ class EnvSpec:
     heuristic: str  #: "module:Class" of the game's heuristic agent
     #: option sets swept by conformance tests and benchmarks (kwargs of env())
     configurations: tuple[dict, ...] = field(default_factory=lambda: ({},))
+    #: how the order of turns (or the moment the game ends) reveals private facts, for a v0
+    #: env that keeps such a leak and names it in its card; "" when the turns show public facts only
+    turn_order_leak: str = ""
 
     @property
     def module(self) -> str:
@@ -60,6 +63,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
             summary="Animal Chain: 2-player race to connect animal cards onto the opponent's base",
             heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
             configurations=({}, {"attack_rule": "reach"}),
+            turn_order_leak="the first player takes one decision per base swap plus one while the other watches, "
+            "so the number of swaps shows",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
@@ -67,6 +72,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
             summary="Summer Diary Day 3 Hide-and-Seek: one secret hider draws a stroke, seekers guess, 2-4 players",
             heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
+            turn_order_leak="the child is selected once per line it draws plus once to stop, so the seekers learn "
+            "how many lines were drawn; the step limit cuts the game off at a moment that depends on it",
         ),
     )
 }

@@ -17,7 +17,7 @@ Creation
 | ``map`` | None | None (the shipped ``envs/data/summer_map.yaml``), a YAML file path, or a ``SummerMap`` |
 | ``strict_moves`` | False | also apply the white-end rule to moves (the seed's most literal reading) |
 | ``reward`` | "win" | "win": +1 each winner, -1 each other player at the end; "vp": VP as they are scored |
-| ``max_steps`` | 1000 | actions after which the game is truncated (int >= 1) |
+| ``max_steps`` | 1000 | actions after which the game is truncated (int 1..1,000,000) |
 | ``render_mode`` | None | None, "ansi" (``render()`` returns text) or "human" (prints it) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator) or an agent name |
 
@@ -211,15 +211,19 @@ Version history
 
 from __future__ import annotations
 
+import numbers
 import os
 
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
+from kakurega.envs.core.safe_load import short_repr
 from kakurega.envs.summer_hide_and_seek.map_data import SummerMap, load_map
 from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
 from kakurega.envs.summer_hide_and_seek.render import render_text
 from kakurega.envs.summer_hide_and_seek.rules import REWARD_MODES, SummerHideAndSeekGame
 
 __all__ = ["env", "raw_env"]
+
+MAX_STEPS = 1_000_000  #: bound of the max_steps option
 
 
 class _Renderer:
@@ -232,13 +236,13 @@ class _Renderer:
         return render_text(self.game, state, viewer)
 
 
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
-    if value < low or (high is not None and value > high):
-        expected = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name}={value}: expected an integer in {expected}")
-    return value
+def _check_int(name: str, value, low: int, high: int) -> int:
+    # numbers.Integral: numpy integers are accepted as Python ints are
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {short_repr(value)} of type {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}={short_repr(value)}: expected an integer in {low}..{high}")
+    return int(value)
 
 
 def raw_env(
@@ -251,7 +255,7 @@ def raw_env(
     render_view: str | None = None,
 ) -> TurnBasedAECEnv:
     """The unwrapped AEC env; every option is validated (see the module docstring)."""
-    _check_int("num_players", num_players, 2, 4)
+    num_players = _check_int("num_players", num_players, 2, 4)
     if map is None or isinstance(map, (str, os.PathLike)):
         summer_map = load_map(map)
     elif isinstance(map, SummerMap):
@@ -262,7 +266,7 @@ def raw_env(
         raise TypeError(f"strict_moves must be True or False, got {strict_moves!r}")
     if not isinstance(reward, str) or reward not in REWARD_MODES:
         raise ValueError(f"reward={reward!r}: expected one of {', '.join(REWARD_MODES)}")
-    _check_int("max_steps", max_steps, 1)
+    max_steps = _check_int("max_steps", max_steps, 1, MAX_STEPS)
     game = SummerHideAndSeekGame(num_players, summer_map, strict_moves, reward, max_steps)
     observer = SummerObserver(game)
     return TurnBasedAECEnv(game, observer.layout, observer.encode, _Renderer(game), render_mode, render_view)

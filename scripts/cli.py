@@ -8,6 +8,7 @@
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
+    kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
 Torch and stable-baselines3 are imported only by the commands that train.
@@ -86,26 +87,44 @@ def cmd_demo(args) -> int:
 
 
 # ---------------------------------------------------------------------- train
-def cmd_train(args) -> int:
+def _run_training(config, overrides, **options):
+    """``(result, 0)`` of a training run, or ``(None, exit status)`` once the reason it stopped is printed."""
     from kakurega.agents.training.config import ConfigError
-    from kakurega.agents.training.trainer import train
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
 
+    try:
+        return train(config, overrides, **options), 0
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return None, 2
+    except TrainingInterrupted as stop:  # Ctrl-C: a checkpoint was saved; one line says where
+        print(f"\n{stop}", file=sys.stderr)
+        return None, 130
+    except KeyboardInterrupt:  # Ctrl-C before training started (e.g. while the config loads)
+        print("\ninterrupted before training started; nothing to save", file=sys.stderr)
+        return None, 130
+
+
+def cmd_train(args) -> int:
     overrides = list(args.set or [])
     if args.output:
         overrides.append(f"output_dir={args.output}")
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
-    try:
-        train(args.config, overrides, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
+    _, status = _run_training(args.config, overrides, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
+    return status
 
 
 # -------------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
     from kakurega.scripts.evaluate import run
+
+    return run(args)
+
+
+# --------------------------------------------------------------------- balance
+def cmd_balance(args) -> int:
+    from kakurega.scripts.balance import run
 
     return run(args)
 
@@ -152,7 +171,10 @@ def cmd_play(args) -> int:
     if len(opponents) == 1 and n > 2:
         opponents = opponents * (n - 1)
     if len(opponents) != n - 1:
-        print(f"error: {name} with these options has {n} seats: give 1 or {n - 1} opponent specs, got {len(opponents)}", file=sys.stderr)
+        if n == 1:
+            print(f"error: {name} with these options is played alone: give no --opponents, got {len(opponents)}", file=sys.stderr)
+        else:
+            print(f"error: {name} with these options has {n} seats: give 1 or {n - 1} opponent specs, got {len(opponents)}", file=sys.stderr)
         return 2
     human = HumanAgent(context, seed=args.seed)
     seats = []
@@ -198,19 +220,19 @@ def cmd_play(args) -> int:
 # ------------------------------------------------------------------ quickstart
 def cmd_quickstart(args) -> int:
     from kakurega.agents.tournament import run_tournament
-    from kakurega.agents.training.trainer import train
 
     config = Path(args.config) if args.config else _repo_configs_dir() / "kakurenbo_ppo.yaml"
     if not config.is_file():
         print(f"error: config {config} not found; pass --config", file=sys.stderr)
         return 2
-    out = Path(args.output)
-    overrides = [f"output_dir={out}"] + list(args.set or [])
+    overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
-    print(f"[1/3] training PPO on KAKURENBO with {config} -> {out}")
-    result = train(config, overrides, overwrite=True, quiet=False)
-    cfg = result.config
+    print(f"[1/3] training PPO on KAKURENBO with {config} -> {args.output}")
+    result, status = _run_training(config, overrides, overwrite=args.overwrite, quiet=False)
+    if result is None:
+        return status
+    cfg, out = result.config, result.output_dir
     verdict = beats_heuristic(result.evaluation)
     if verdict:
         print(verdict)
@@ -296,7 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", default=None, help="override output_dir")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in the run directory")
-    group.add_argument("--overwrite", action="store_true", help="delete an earlier run in the output directory first")
+    group.add_argument("--overwrite", action="store_true",
+                       help="delete an earlier run in the output directory first (only the files a kakurega run wrote; "
+                       "never the current directory, a parent of it, home or /)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or tables")
     p.set_defaults(func=cmd_train)
 
@@ -306,6 +330,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     evaluate_parser(p)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("balance", help="balance report of one env (seat win rates, lengths, truncation, skill gaps)")
+    from kakurega.scripts.balance import build_parser as balance_parser
+
+    balance_parser(p)
+    p.set_defaults(func=cmd_balance)
 
     p = sub.add_parser("play", help="play a game in the terminal against any agents",
                        description="Play GAME in the terminal. You see only your own view of the table, and your "
@@ -330,7 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "heuristic players (and the shipped bot), say whether it beat the heuristic, print the "
                        "tables and save plots under --output.")
     p.add_argument("--config", default=None, help="config to train (default configs/kakurenbo_ppo.yaml)")
-    p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart; replaced)")
+    p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier quickstart run in --output (only the files a run wrote are deleted)")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the training budget")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
     p.add_argument("--games", type=int, default=100, help="games per pairing in the closing tournament (default 100)")

@@ -65,7 +65,7 @@ from kakurega.envs.registry import ENV_SPECS, make
 #: and widening where they helped (Summer: a seeker has 56 squares, few of them
 #: useful; Animal Chain: random rollouts miss the winning play); Hidden Rooms:
 #: random rollouts never escape, greedy ones do; KAKURENBO: plain random rollouts
-#: (greedy ones loop in phase 2 like the heuristic and are 5-10x slower).
+#: (greedy ones were level with them at 25 simulations, docs/balance.md).
 GREEDY = "rollout=greedy,prior=greedy,bias=1,widen=1"
 PRESETS = {
     "animal_chain_v0": GREEDY,

@@ -99,8 +99,9 @@ class TrustGame(Game):
     num_players = 3
     num_actions = 4
 
-    def __init__(self, options=(0, 1, 2, 3)):
-        self.options = list(options)
+    def __init__(self, choices=(0, 1, 2, 3)):
+        self.choices = list(choices)
+        self.options = {"choices": choices}
 
     def initial_state(self, rng):
         return {"history": [], "payoff": None, "secret": int(rng.integers(10))}
@@ -113,7 +114,7 @@ class TrustGame(Game):
     def legal_actions(self, state):
         if state["payoff"] is not None:
             return []
-        return self.options if not state["history"] else [0, 1]
+        return self.choices if not state["history"] else [0, 1]
 
     def apply_action(self, state, action, rng):
         state["history"].append(action)
@@ -141,7 +142,7 @@ class TrustGame(Game):
 
 
 def decide(game, state, simulations=300, seed=0, c=0.7):
-    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, game=game)
+    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, rules=game.rules_config())
     seat = game.current_player(state)
     agent = ISMCTSAgent(context, seed, simulations=simulations, c=c, encode=lambda s, p: np.zeros(1))
     mask = np.zeros(game.num_actions, dtype=np.int8)
@@ -191,7 +192,7 @@ def test_heuristic_gets_the_acting_seats_view_and_leads_expansion():
 
     game = TrustGame((0, 1))
     state = game.initial_state(np.random.default_rng(0))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(
         context, 0, simulations=1, rollout="heuristic", bias=1.0,
         encode=lambda s, seat: np.array([seat], dtype=np.float32), heuristic_factory=LastLegal,
@@ -208,7 +209,7 @@ def test_heuristic_gets_the_acting_seats_view_and_leads_expansion():
 
 def test_single_legal_action_needs_no_search():
     game = TrustGame((2,))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(context, 0, simulations=50, encode=lambda s, p: np.zeros(1))
 
     def sampler(rng):
@@ -220,7 +221,7 @@ def test_single_legal_action_needs_no_search():
 def test_sampler_for_another_turn_is_refused():
     game = TrustGame()
     state = game.initial_state(np.random.default_rng(0))
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=game)
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=game.rules_config())
     agent = ISMCTSAgent(context, 0, simulations=5, encode=lambda s, p: np.zeros(1))
     with pytest.raises(ValueError, match="sampler"):
         agent.act({"observation": np.zeros(1), "action_mask": np.array([1, 1, 0, 0], np.int8)})
@@ -363,7 +364,7 @@ def test_smoke_tournament_against_random():
 
 
 def test_bad_arguments():
-    context = AgentContext(env_name="test", num_actions=4, num_players=3, game=TrustGame())
+    context = AgentContext(env_name="test", num_actions=4, num_players=3, rules=TrustGame().rules_config())
     for kwargs, message in [
         ({"simulations": 0}, "simulations"),
         ({"simulations": 2.5}, "simulations"),
@@ -510,6 +511,25 @@ def test_kakurenbo_greedy_discards_pairs_and_takes_partners(num_players):
                 assert action in completing
                 takes += 1
     assert discards >= 3 and takes >= 3, (discards, takes)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_kakurenbo_greedy_games_end_by_the_rules(num_players):
+    # the step limit scores a cut-off game like an end; greedy rollouts should rarely need it
+    # (measured: 0 of 100 games with 3, 4 and 5 players; 61-74 when the Curse was passed round)
+    from kakurega.envs.kakurenbo.rules import KakurenboGame
+
+    game = KakurenboGame("kakurenbo", num_players)
+    policy = rollouts.policy_for(game)
+    truncated = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        state = game.initial_state(rng)
+        while game.current_player(state) != TERMINAL:
+            legal = game.legal_actions(state)
+            game.apply_action(state, policy(game, state, state.actor, legal, rng.random), rng)
+        truncated += game.is_truncated(state)
+    assert truncated < 10
 
 
 def test_summer_greedy_seekers_search_the_belief_and_the_child_takes_icons():

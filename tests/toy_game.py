@@ -26,6 +26,9 @@ class ToyGame(Game):
     num_players = 3
     num_actions = 3
 
+    def __init__(self):
+        self.options = {}
+
     def initial_state(self, rng):
         return ToyState(int(x) for x in rng.integers(0, 10, size=3))
 

@@ -2,7 +2,7 @@
 
 It reads only its own observation (in its own frame: row 0 is its base row,
 the last row its opponent's) and the static rules of the engine
-(``context.game``, or one built from ``context.env_kwargs``), including the
+(``context.new_rules()``, or one built from ``context.env_kwargs``), including the
 ``attack_rule`` option.
 
 * Base building: choose, among all arrangements of the 8 cards of hand and
@@ -47,7 +47,7 @@ class AnimalChainHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        game = context.game
+        game = context.new_rules()
         if not isinstance(game, AnimalChainGame):
             rules = ("deck", "shape", "max_turns", "attack_rule")
             game = AnimalChainGame(**{k: v for k, v in context.env_kwargs.items() if k in rules})

@@ -81,7 +81,7 @@ class HiddenRoomsHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        game = context.game
+        game = context.new_rules()
         if game is None:
             from kakurega.envs.hidden_rooms.booklet import load_booklet
 

@@ -13,11 +13,20 @@ Strategy (both variants):
   player that most likely complete one of our pairs (partner's chance there /
   cards of that colour there, weighted by points).
 - **Kakurenbo phase 2.** Pass the Curse with the card and to the player that
-  maximise an expected value: if the card completes a pair in the receiver's
-  hand, count who scores (us good, others bad) and whether the receiver is
-  then left with the Curse alone, which ends the game (very good when we then
-  win, bad otherwise). Otherwise pass the lowest-point card (high cards are
-  kept for pairs we may still score).
+  maximise an expected value, over the chance that the card completes a pair
+  in the receiver's hand. A pair that leaves the receiver with the Curse
+  alone ends the game: worth more than anything else when we then win (ties
+  share), less than anything else when we lose. Any other pair is worth our
+  standing after its points are scored (our lead over the best other score)
+  plus a bonus, since every pair brings the end nearer; a card that pairs
+  nothing is worth our standing as it is, less a little for a high card (its
+  pair may still score for us). A give already chosen from the very same
+  position (the observation without the step counter) loses half a point on
+  its no-pair outcome for each time: the position came back, so its gamble on
+  a pair did not pay, and another give is tried. Avoiding every pair that scores for
+  another player, handing the Curse to a co-leader, or repeating a failed
+  gamble would pass the Curse round to the step limit; played this way,
+  heuristic tables end by the rules (figures in docs/strength.md).
 - **Kurayami phase 1** (faces unseen). Keep red and blue balanced, since
   balance makes pairs likelier at the flip: give the colour we hold more of,
   take the colour we hold fewer of, from whoever holds most of it.
@@ -48,6 +57,13 @@ from kakurega.envs.kakurenbo.rules import (
 )
 
 NUM_CARDS = 14
+#: values of a Curse give's outcomes (see ``_curse_give``): an end we win or lose outranks any
+#: standing in (-0.5, 0.5); every completed pair brings the end nearer; high cards are kept
+END_WIN, END_LOSS = 1.0, -1.0
+PAIR_PROGRESS = 0.1
+KEEP_HIGH_CARDS = 0.005
+#: value taken off a Curse give's no-pair outcome for every time it was already chosen from the same position
+REPEAT_PENALTY = 0.5
 
 
 class KakurenboHeuristic(Agent):
@@ -55,12 +71,17 @@ class KakurenboHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        self.game = context.game
+        self.game = context.new_rules()
         if self.game is None:
             from kakurega.envs.kakurenbo.rules import KakurenboGame
 
             self.game = KakurenboGame(**{k: v for k, v in context.env_kwargs.items() if k in ("variant", "num_players")})
         self.n = self.game.num_players
+        #: phase 2 memory of this game: position -> {Curse give: times chosen there}
+        self._tried: dict[bytes, dict[int, int]] = {}
+
+    def reset(self) -> None:
+        self._tried = {}
 
     # ------------------------------------------------------------ beliefs
     def _beliefs(self, obs) -> np.ndarray:
@@ -181,28 +202,43 @@ class KakurenboHeuristic(Agent):
         def value(a):
             _kind, card, k = decode[a]
             part = card >> 1
+            # keep high cards: their pairs may still score for us; a give already made from this
+            # very position came back to it, so its gamble on a pair did not pay: try another
+            passed = self._standing(scores) - KEEP_HIGH_CARDS * POINTS[part] - REPEAT_PENALTY * tried.get(a, 0)
             p_pair = prob[card ^ 1, k]
             if p_pair <= 0:
-                return -0.05 * POINTS[part]
+                return passed
             gains = np.zeros(n)
             scorer = (k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k
             gains[scorer] = POINTS[part]
-            value_pair = gains[0] - 0.5 * gains[1:].sum()
-            if part == HEAD:
-                value_pair += 0.5  # the receiver's hand opens to us
             left_after = hand_size[k] - 1  # the receiver's cards after the pair goes, Curse excluded
             if part in (RIGHT_LEG, LEFT_LEG):
                 neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
                 left_after = hand_size[neighbour] - (1 if neighbour == 0 else 0)
-            if left_after <= 0:
+            if left_after <= 0:  # the receiver is left with the Curse alone: the game ends
                 final = scores + gains
                 final[k] = 0.0
                 others = np.delete(final, [0, k])
-                win = others.size == 0 or final[0] >= others.max()
-                value_pair += 100.0 if win else -20.0
-            return p_pair * value_pair - (1.0 - p_pair) * 0.05 * POINTS[part]
+                paired = END_WIN if others.size == 0 or final[0] >= others.max() else END_LOSS
+            else:
+                paired = self._standing(scores + gains) + PAIR_PROGRESS
+            return p_pair * paired + (1.0 - p_pair) * passed
 
-        return self._best(legal, value)
+        tried = self._tried.setdefault(self._position(observation), {})
+        action = self._best(legal, value)
+        tried[action] = tried.get(action, 0) + 1
+        return action
+
+    @staticmethod
+    def _standing(scores) -> float:
+        """How well we (row 0) stand on points, in (-0.5, 0.5): our lead over the best other score."""
+        return 0.5 * float(np.tanh((scores[0] - np.delete(scores, 0).max()) / 4.0))
+
+    def _position(self, observation) -> bytes:
+        """The observation without the step counter: equal when a position comes back."""
+        vector = np.array(observation["observation"])
+        self.context.layout.view(vector, "steps_used")[...] = 0
+        return vector.tobytes()
 
     def _choose_target(self, observation, legal) -> int:
         n = self.n

@@ -40,7 +40,7 @@ class SummerHideAndSeekHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        game = context.game
+        game = context.new_rules()
         if game is None:
             from kakurega.envs.summer_hide_and_seek_v0 import raw_env
 

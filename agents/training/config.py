@@ -11,14 +11,24 @@ schema (``python -m kakurega.agents.training.config`` prints it as Markdown).
 from __future__ import annotations
 
 import copy
+import math
+import numbers
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr
+
 REQUIRED = object()
+MAX_STEPS = 10**10  #: bound of every step count (total_timesteps, intervals)
+MAX_SEED = 2**32 - 1  #: numpy's seeds are 32-bit
+MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  #: network.hidden bounds
+#: memory a rollout or replay buffer may take (observations, float32), checked when the config loads
+MAX_BUFFER_BYTES = 8 * 2**30
 
 
 class ConfigError(ValueError):
@@ -40,13 +50,13 @@ class Key:
         """What a valid value looks like, in words."""
         words = {
             "int": "an integer",
-            "float": "a number",
+            "float": "a finite number",
             "bool": "true or false",
             "str": "a string",
             "str_or_none": "a string or null",
-            "float_or_none": "a number or null",
+            "float_or_none": "a finite number or null",
             "dict": "a mapping of option names to values",
-            "int_list": "a list of positive integers",
+            "int_list": f"a list of 1 to {MAX_LAYERS} integers from 1 to {MAX_LAYER_SIZE}",
             "str_list": "a list of agent spec strings",
             "seat": "'random' or a seat number (0 = first seat)",
             "opponents": "a list of {agent: SPEC, weight: NUMBER} entries (or plain SPEC strings)",
@@ -54,40 +64,47 @@ class Key:
         if self.choices:
             words += " among " + ", ".join(repr(c) for c in self.choices)
         if self.minimum is not None and self.maximum is not None:
-            words += f" in [{self.minimum:g}, {self.maximum:g}]"
+            words += f" in [{_number(self.minimum)}, {_number(self.maximum)}]"
         elif self.minimum is not None:
-            words += f" >= {self.minimum:g}"
+            words += f" >= {_number(self.minimum)}"
+        elif self.maximum is not None:
+            words += f" <= {_number(self.maximum)}"
         return words
 
 
+def _number(x: float) -> str:
+    """A bound as written in a config: 1000000 rather than 1e+06."""
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
 PPO = {
-    "learning_rate": Key("float", 3e-4, "Adam step size", minimum=0),
-    "n_steps": Key("int", 256, "steps collected per env before each update (rollout length)", minimum=1),
-    "batch_size": Key("int", 256, "minibatch size", minimum=1),
-    "n_epochs": Key("int", 4, "passes over each rollout", minimum=1),
+    "learning_rate": Key("float", 3e-4, "Adam step size", minimum=0, maximum=1),
+    "n_steps": Key("int", 256, "steps collected per env before each update (rollout length)", minimum=1, maximum=1_000_000),
+    "batch_size": Key("int", 256, "minibatch size", minimum=1, maximum=1_000_000),
+    "n_epochs": Key("int", 4, "passes over each rollout", minimum=1, maximum=1000),
     "gamma": Key("float", 0.99, "discount factor", minimum=0, maximum=1),
     "gae_lambda": Key("float", 0.95, "GAE lambda", minimum=0, maximum=1),
-    "clip_range": Key("float", 0.2, "PPO clipping range", minimum=0),
-    "ent_coef": Key("float", 0.01, "entropy bonus coefficient", minimum=0),
-    "vf_coef": Key("float", 0.5, "value loss coefficient", minimum=0),
-    "max_grad_norm": Key("float", 0.5, "gradient clipping norm", minimum=0),
-    "target_kl": Key("float_or_none", None, "stop an update early when the KL exceeds this (null = never)"),
+    "clip_range": Key("float", 0.2, "PPO clipping range", minimum=0, maximum=10),
+    "ent_coef": Key("float", 0.01, "entropy bonus coefficient", minimum=0, maximum=100),
+    "vf_coef": Key("float", 0.5, "value loss coefficient", minimum=0, maximum=100),
+    "max_grad_norm": Key("float", 0.5, "gradient clipping norm", minimum=0, maximum=1e6),
+    "target_kl": Key("float_or_none", None, "stop an update early when the KL exceeds this (null = never)", minimum=0, maximum=100),
 }
 
 DQN = {
-    "learning_rate": Key("float", 1e-4, "Adam step size", minimum=0),
-    "buffer_size": Key("int", 100_000, "replay buffer capacity (transitions)", minimum=1),
-    "learning_starts": Key("int", 1000, "steps of uniformly random legal play before learning", minimum=0),
-    "batch_size": Key("int", 64, "minibatch size", minimum=1),
+    "learning_rate": Key("float", 1e-4, "Adam step size", minimum=0, maximum=1),
+    "buffer_size": Key("int", 100_000, "replay buffer capacity (transitions)", minimum=1, maximum=10_000_000),
+    "learning_starts": Key("int", 1000, "steps of uniformly random legal play before learning", minimum=0, maximum=MAX_STEPS),
+    "batch_size": Key("int", 64, "minibatch size", minimum=1, maximum=1_000_000),
     "tau": Key("float", 1.0, "soft update coefficient of the target network (1 = hard copy)", minimum=0, maximum=1),
     "gamma": Key("float", 0.99, "discount factor", minimum=0, maximum=1),
-    "train_freq": Key("int", 4, "env steps (per env) between gradient updates", minimum=1),
-    "gradient_steps": Key("int", 1, "gradient steps per update", minimum=1),
-    "target_update_interval": Key("int", 1000, "env steps between target network updates", minimum=1),
+    "train_freq": Key("int", 4, "env steps (per env) between gradient updates", minimum=1, maximum=1_000_000),
+    "gradient_steps": Key("int", 1, "gradient steps per update", minimum=1, maximum=10_000),
+    "target_update_interval": Key("int", 1000, "env steps between target network updates", minimum=1, maximum=MAX_STEPS),
     "exploration_fraction": Key("float", 0.3, "fraction of training over which epsilon decays", minimum=0, maximum=1),
     "exploration_initial_eps": Key("float", 1.0, "initial epsilon", minimum=0, maximum=1),
     "exploration_final_eps": Key("float", 0.05, "final epsilon", minimum=0, maximum=1),
-    "max_grad_norm": Key("float", 10.0, "gradient clipping norm", minimum=0),
+    "max_grad_norm": Key("float", 10.0, "gradient clipping norm", minimum=0, maximum=1e6),
 }
 
 SCHEMA: dict[str, Any] = {
@@ -95,13 +112,13 @@ SCHEMA: dict[str, Any] = {
     "env": Key("str", REQUIRED, "registered env name, e.g. kakurenbo_v0 (see `kakurega envs`)"),
     "env_kwargs": Key("dict", {}, "options passed to the env constructor, e.g. {num_players: 4}"),
     "algorithm": Key("str", REQUIRED, "ppo (sb3-contrib MaskablePPO) or dqn (kakurega MaskedDQN)", choices=("ppo", "dqn")),
-    "total_timesteps": Key("int", REQUIRED, "learner steps to train for (opponent moves are not counted)", minimum=1),
-    "seed": Key("int", 0, "seed of everything: envs, opponents, network init"),
-    "n_envs": Key("int", 8, "parallel copies of the env", minimum=1),
+    "total_timesteps": Key("int", REQUIRED, "learner steps to train for (opponent moves are not counted)", minimum=1, maximum=MAX_STEPS),
+    "seed": Key("int", 0, "seed of everything: envs, opponents, network init", minimum=0, maximum=MAX_SEED),
+    "n_envs": Key("int", 8, "parallel copies of the env", minimum=1, maximum=256),
     "vec_env": Key("str", "dummy", "dummy (one process) or subproc (one process per env)", choices=("dummy", "subproc")),
     "learner_seat": Key("seat", "random", "the learner's seat each episode: random or a fixed seat number"),
     "device": Key("str", "cpu", "torch device (cpu, cuda, auto)"),
-    "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default)", minimum=0),
+    "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default)", minimum=0, maximum=1024),
     "output_dir": Key("str_or_none", None, "where the run writes its files (default runs/<name>)"),
     "network": {
         "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network"),
@@ -114,36 +131,37 @@ SCHEMA: dict[str, Any] = {
         "self (current policy) and snapshots (frozen past versions), with weights",
     ),
     "league": {
-        "sync_every": Key("int", 2048, "learner steps between pushes of the current weights to the 'self' opponents", minimum=1),
-        "snapshot_every": Key("int", 20_000, "learner steps between frozen snapshots (0 = none)", minimum=0),
-        "max_snapshots": Key("int", 5, "snapshots kept in the pool (oldest dropped)", minimum=1),
+        "sync_every": Key("int", 2048, "learner steps between pushes of the current weights to the 'self' opponents", minimum=1, maximum=MAX_STEPS),
+        "snapshot_every": Key("int", 20_000, "learner steps between frozen snapshots (0 = none)", minimum=0, maximum=MAX_STEPS),
+        "max_snapshots": Key("int", 5, "snapshots kept in the pool (oldest dropped)", minimum=1, maximum=1000),
     },
     "ppo": PPO,
     "dqn": DQN,
     "pretrain": {
         "agent": Key("str", "heuristic", "PPO only: agent spec whose moves are imitated before PPO (behaviour cloning)"),
-        "steps": Key("int", 0, "PPO only: learner decisions of demonstrations to imitate first (0 = no warm start)", minimum=0),
-        "epochs": Key("int", 5, "passes over the demonstrations", minimum=1),
-        "batch_size": Key("int", 256, "minibatch size of the imitation", minimum=1),
-        "learning_rate": Key("float", 1e-3, "Adam step size of the imitation", minimum=0),
+        "steps": Key("int", 0, "PPO only: learner decisions of demonstrations to imitate first (0 = no warm start)", minimum=0, maximum=10_000_000),
+        "epochs": Key("int", 5, "passes over the demonstrations", minimum=1, maximum=1000),
+        "batch_size": Key("int", 256, "minibatch size of the imitation", minimum=1, maximum=1_000_000),
+        "learning_rate": Key("float", 1e-3, "Adam step size of the imitation", minimum=0, maximum=1),
         "target": Key("str", "action", "what the actor learns: action (the agent's moves) or visits (a searching "
                       "agent's root visit shares: expert iteration; needs an ismcts agent)", choices=("action", "visits")),
-        "value_coef": Key("float", 0.5, "weight of the critic's loss (discounted returns of the demonstrations)", minimum=0),
+        "value_coef": Key("float", 0.5, "weight of the critic's loss (discounted returns of the demonstrations)", minimum=0, maximum=1000),
         "data": Key("str_or_none", None, "file (.npz) keeping the demonstrations: reused when made under the same env, "
                     "options, opponents, agent, target, steps and seed, else (re)made (null: not kept)"),
     },
     "evaluation": {
-        "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0),
-        "games": Key("int", 100, "games per evaluation during training", minimum=1),
+        "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0, maximum=MAX_STEPS),
+        "games": Key("int", 100, "games per evaluation during training", minimum=1, maximum=1_000_000),
         "opponent": Key("str", "heuristic", "agent spec the periodic evaluation plays against"),
         "final_opponents": Key("str_list", ["random", "heuristic"], "agent specs of the final evaluation"),
-        "final_games": Key("int", 400, "games per opponent in the final evaluation (0 = skip)", minimum=0),
-        "seed": Key("int", 12345, "seed of the evaluation deals (paired: every evaluation sees the same deals)"),
+        "final_games": Key("int", 400, "games per opponent in the final evaluation (0 = skip)", minimum=0, maximum=1_000_000),
+        "seed": Key("int", 12345, "seed of the evaluation deals (paired: every evaluation sees the same deals)", minimum=0, maximum=MAX_SEED),
     },
     "checkpoint": {
-        "every": Key("int", 50_000, "learner steps between SB3 .zip checkpoints (0 = only at the end)", minimum=0),
-        "keep": Key("int", 3, "checkpoints kept (oldest deleted)", minimum=1),
+        "every": Key("int", 50_000, "learner steps between checkpoints (0 = only at the end and on Ctrl-C)", minimum=0, maximum=MAX_STEPS),
+        "keep": Key("int", 3, "checkpoints kept (oldest deleted)", minimum=1, maximum=1000),
         "save_replay_buffer": Key("bool", False, "DQN: also save the replay buffer so a resumed run keeps it"),
+        "sb3_zip": Key("bool", False, "also write SB3 .zip files (they hold pickles: load only your own; resume never reads them)"),
     },
     "logging": {
         "tensorboard": Key("bool", True, "write TensorBoard logs under <output>/tb"),
@@ -153,27 +171,35 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+def _is_int(value) -> bool:
+    # numbers.Integral: numpy integers are accepted wherever Python ints are
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _check(key: Key, path: str, value: Any) -> Any:
     def fail(expected: str | None = None):
         raise ConfigError(
-            f"config key '{path}': expected {expected or key.describe()}, got {value!r} ({type(value).__name__})"
+            f"config key '{path}': expected {expected or key.describe()}, got {short_repr(value)} ({type(value).__name__})"
         )
 
     kind = key.kind
     if value is None and kind in ("str_or_none", "float_or_none"):
         return None
     if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not _is_int(value):
             fail()
+        value = int(value)
     elif kind in ("float", "float_or_none"):
         if isinstance(value, str):  # PyYAML reads 3e-4 (no dot) as a string
             try:
                 value = float(value)
             except ValueError:
                 fail()
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
             fail()
         value = float(value)
+        if not math.isfinite(value):
+            fail()
     elif kind == "bool":
         if not isinstance(value, bool):
             fail()
@@ -185,64 +211,82 @@ def _check(key: Key, path: str, value: Any) -> Any:
             fail()
         value = copy.deepcopy(value)
     elif kind == "int_list":
-        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value):
+        if not isinstance(value, list) or not 1 <= len(value) <= MAX_LAYERS or not all(
+            _is_int(v) and 1 <= v <= MAX_LAYER_SIZE for v in value
+        ):
             fail()
+        value = [int(v) for v in value]
     elif kind == "str_list":
         if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             fail()
     elif kind == "seat":
-        if value != "random" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        if value != "random" and (not _is_int(value) or value < 0):
             fail()
+        value = value if value == "random" else int(value)
     elif kind == "opponents":
         value = _check_opponents(path, value)
     if key.choices and value not in key.choices:
         fail()
-    if kind in ("int", "float") and (
+    if kind in ("int", "float", "float_or_none") and value is not None and (
         (key.minimum is not None and value < key.minimum) or (key.maximum is not None and value > key.maximum)
     ):
         fail()
     return value
 
 
-def _check_opponents(path: str, value: Any) -> list[dict]:
-    from kakurega.agents.specs import parse_spec
+MAX_WEIGHT = 1e6  #: bound of an opponent's weight
 
+
+def _key_text(key, limit: int = 40) -> str:
+    """A key as written in the file, cut short."""
+    text = str(key)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_opponents(path: str, value: Any) -> list[dict]:
     if not isinstance(value, list) or not value:
-        raise ConfigError(f"config key '{path}': expected {SCHEMA['opponents'].describe()}, got {value!r}")
+        raise ConfigError(f"config key '{path}': expected {SCHEMA['opponents'].describe()}, got {short_repr(value)}")
     entries = []
     for i, item in enumerate(value):
         where = f"{path}[{i}]"
         if isinstance(item, str):
             item = {"agent": item, "weight": 1.0}
         if not isinstance(item, dict):
-            raise ConfigError(f"config key '{where}': expected {{agent: SPEC, weight: NUMBER}} or a spec string, got {item!r}")
+            raise ConfigError(f"config key '{where}': expected {{agent: SPEC, weight: NUMBER}} or a spec string, got {short_repr(item)}")
         unknown = sorted(set(item) - {"agent", "weight"})
         if unknown:
-            raise ConfigError(f"config key '{where}.{unknown[0]}': unknown key; expected agent and weight")
+            raise ConfigError(f"config key '{where}.{_key_text(unknown[0])}': unknown key; expected agent and weight")
         agent = item.get("agent")
         if not isinstance(agent, str) or not agent:
-            raise ConfigError(f"config key '{where}.agent': expected an agent spec string, got {agent!r}")
+            raise ConfigError(f"config key '{where}.agent': expected an agent spec string, got {short_repr(agent)}")
         if agent not in ("self", "snapshots"):
-            try:
-                parse_spec(agent)
-            except ValueError as error:
-                raise ConfigError(f"config key '{where}.agent': {error}") from None
+            _check_unattended_spec(f"{where}.agent", agent, "a training opponent")
         weight = item.get("weight", 1.0)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
-            raise ConfigError(f"config key '{where}.weight': expected a number >= 0, got {weight!r}")
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not 0 <= weight <= MAX_WEIGHT:
+            raise ConfigError(f"config key '{where}.weight': expected a number from 0 to {_number(MAX_WEIGHT)}, got {short_repr(weight)}")
         entries.append({"agent": agent, "weight": float(weight)})
     if sum(e["weight"] for e in entries) <= 0:
         raise ConfigError(f"config key '{path}': the weights sum to 0; give at least one opponent a positive weight")
     return entries
 
 
+def _check_unattended_spec(path: str, spec: str, role: str) -> None:
+    """Refuse a malformed spec, or one that needs a person at the terminal (nobody answers during training)."""
+    from kakurega.agents.specs import parse_spec, require_unattended
+
+    try:
+        require_unattended(parse_spec(spec), role)
+    except ValueError as error:
+        raise ConfigError(f"config key '{path}': {error}") from None
+
+
 def _validate(schema: dict, data: Any, prefix: str = "") -> dict:
     if not isinstance(data, dict):
-        raise ConfigError(f"config section '{prefix.rstrip('.') or '<top>'}': expected a mapping of keys, got {data!r}")
-    unknown = sorted(set(data) - set(schema))
+        raise ConfigError(f"config section '{prefix.rstrip('.') or '<top>'}': expected a mapping of keys, got {short_repr(data)}")
+    unknown = sorted(set(data) - set(schema), key=str)
     if unknown:
         raise ConfigError(
-            f"config key '{prefix}{unknown[0]}': unknown key; expected one of: {', '.join(schema)}"
+            f"config key '{prefix}{_key_text(unknown[0])}': unknown key; expected one of: {', '.join(schema)}"
         )
     resolved = {}
     for name, key in schema.items():
@@ -258,21 +302,54 @@ def _validate(schema: dict, data: Any, prefix: str = "") -> dict:
     return resolved
 
 
+#: keys whose override is taken as the text given, not parsed as YAML (paths and names)
+_TEXT_KEYS = ("name", "output_dir")
+_DEVICE = re.compile(r"(cpu|auto|mps|cuda(:\d{1,2})?)")
+
+
 def _apply_override(data: dict, override: str) -> None:
     path, eq, text = override.partition("=")
     if not eq or not path.strip():
-        raise ConfigError(f"override {override!r}: expected KEY=VALUE, e.g. ppo.n_steps=64")
+        raise ConfigError(f"override {short_repr(override)}: expected KEY=VALUE, e.g. ppo.n_steps=64")
     keys = path.strip().split(".")
     node = data
     for key in keys[:-1]:
         node = node.setdefault(key, {})
         if not isinstance(node, dict):
-            raise ConfigError(f"override {override!r}: '{key}' is not a section")
-    node[keys[-1]] = yaml.safe_load(text)
+            raise ConfigError(f"override {short_repr(override)}: '{key}' is not a section")
+    if path.strip() in _TEXT_KEYS:
+        node[keys[-1]] = text
+    else:
+        node[keys[-1]] = load_text(text, f"override {short_repr(path.strip(), 40)}", max_bytes=100_000, error=ConfigError)
+
+
+def check_run_name(name: str) -> None:
+    """Refuse a run name that is not a plain name (it would place the run outside ``runs/``)."""
+    if (
+        name in (".", "..")
+        or "/" in name
+        or "\\" in name
+        or os.sep in name
+        or (os.altsep and os.altsep in name)
+        or os.path.isabs(name)
+        or not name.strip()
+        or "\0" in name
+    ):
+        raise ConfigError(
+            f"config key 'name': expected a plain name (no path separator, no '..', not absolute), "
+            f"got {short_repr(name)}; use output_dir to choose where the run goes"
+        )
 
 
 def validate_config(data: dict, overrides=()) -> dict:
-    """The resolved config (defaults filled in) of ``data``; raises :class:`ConfigError`."""
+    """The resolved config (defaults filled in) of ``data``; raises :class:`ConfigError`.
+
+    Everything that can be checked without training is checked here: types,
+    bounds, agent specs, the env options (by building the env once) and the
+    memory the rollout or replay buffer will take.
+    """
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"expected a mapping of config keys at the top level, got {type(data).__name__}")
     data = copy.deepcopy(data or {})
     for override in overrides:
         _apply_override(data, override)
@@ -283,32 +360,70 @@ def validate_config(data: dict, overrides=()) -> dict:
         get_spec(config["env"])
     except ValueError as error:
         raise ConfigError(f"config key 'env': {error}") from None
+    if not _DEVICE.fullmatch(config["device"]):
+        raise ConfigError(f"config key 'device': expected cpu, auto, mps, cuda or cuda:N, got {short_repr(config['device'])}")
     for i, spec in enumerate(config["evaluation"]["final_opponents"]):
-        try:
-            from kakurega.agents.specs import parse_spec
-
-            parse_spec(spec)
-        except ValueError as error:
-            raise ConfigError(f"config key 'evaluation.final_opponents[{i}]': {error}") from None
+        _check_unattended_spec(f"evaluation.final_opponents[{i}]", spec, "the final evaluation")
+    _check_unattended_spec("evaluation.opponent", config["evaluation"]["opponent"], "the periodic evaluation")
     if config["pretrain"]["steps"] and config["algorithm"] != "ppo":
         raise ConfigError("config key 'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only; set it to 0")
-    try:
-        from kakurega.agents.specs import parse_spec
+    _check_unattended_spec("pretrain.agent", config["pretrain"]["agent"], "the behaviour-cloning warm start")
+    from kakurega.agents.specs import parse_spec
 
-        agent = parse_spec(config["pretrain"]["agent"])
-    except ValueError as error:
-        raise ConfigError(f"config key 'pretrain.agent': {error}") from None
-    if config["pretrain"]["target"] == "visits" and agent.kind != "ismcts":
+    if config["pretrain"]["target"] == "visits" and parse_spec(config["pretrain"]["agent"]).kind != "ismcts":
         raise ConfigError(
             f"config key 'pretrain.target': 'visits' learns a search's root visit shares and needs an ismcts agent "
-            f"in pretrain.agent (e.g. 'ismcts:simulations=200,rollout=greedy'), got {agent.text!r}; "
+            f"in pretrain.agent (e.g. 'ismcts:simulations=200,rollout=greedy'), got {config['pretrain']['agent']!r}; "
             "use target 'action' to imitate its moves"
         )
     if config["name"] is None:
         config["name"] = f"{config['env'].removesuffix('_v0')}_{config['algorithm']}"
+    check_run_name(config["name"])
     if config["output_dir"] is None:
         config["output_dir"] = os.path.join("runs", config["name"])
+    _check_env(config)
     return config
+
+
+def _check_env(config: dict) -> None:
+    """Build the env once: its own option checks judge ``env_kwargs``, every agent spec is built
+    for it (a policy file for another env fails now, not mid-run), and its size bounds the buffers."""
+    from kakurega.agents.base import AgentContext
+    from kakurega.agents.specs import make_agent
+    from kakurega.envs.registry import make
+
+    try:
+        raw = make(config["env"], wrapped=False, **config["env_kwargs"])
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ConfigError(f"config key 'env_kwargs': {config['env']} refuses these options: {_first_line(error)}") from None
+    context = AgentContext.from_env(raw, config["env"], config["env_kwargs"])
+    specs = [(f"opponents[{i}].agent", e["agent"]) for i, e in enumerate(config["opponents"])
+             if e["agent"] not in ("self", "snapshots")]
+    specs += [("evaluation.opponent", config["evaluation"]["opponent"])]
+    specs += [(f"evaluation.final_opponents[{i}]", s) for i, s in enumerate(config["evaluation"]["final_opponents"])]
+    for path, spec in specs:
+        try:
+            make_agent(spec, context, seed=0)
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"config key '{path}': {_first_line(error)}") from None
+    floats = int(raw.layout.size) if getattr(raw, "layout", None) is not None else 0
+    raw.close()
+    algorithm = config["algorithm"]
+    steps, key = (
+        (config["ppo"]["n_steps"], "ppo.n_steps") if algorithm == "ppo" else (2 * config["dqn"]["buffer_size"], "dqn.buffer_size")
+    )
+    needed = steps * config["n_envs"] * max(floats, 1) * 4
+    if needed > MAX_BUFFER_BYTES:
+        raise ConfigError(
+            f"config key '{key}': with n_envs={config['n_envs']} and {floats} observation values the "
+            f"{'rollout' if algorithm == 'ppo' else 'replay'} buffer would take {needed / 2**30:.1f} GiB; "
+            f"the limit is {MAX_BUFFER_BYTES / 2**30:g} GiB (MAX_BUFFER_BYTES)"
+        )
+
+
+def _first_line(error: Exception, limit: int = 300) -> str:
+    text = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def load_config(path: str | os.PathLike, overrides=()) -> dict:
@@ -316,12 +431,9 @@ def load_config(path: str | os.PathLike, overrides=()) -> dict:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
+    data = load_file(path, max_bytes=100_000, error=ConfigError)
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as error:
-        raise ConfigError(f"config file {path} is not valid YAML: {error}") from None
-    try:
-        return validate_config(data, overrides)
+        return validate_config(data or {}, overrides)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 

@@ -4,7 +4,8 @@ The acting part is exported: for PPO the actor (``mlp_extractor.policy_net``
 then ``action_net``: logits), for DQN the online Q-network (Q-values). A PPO
 file also gets the critic (``mlp_extractor.value_net`` then ``value_net``) as
 its value head, which search can use to score positions. Optimizer state and
-the replay buffer stay in the SB3 ``.zip`` checkpoints, which exist for
+the replay buffer stay in the run's checkpoints
+(:mod:`~kakurega.agents.training.checkpoint`), which exist for
 resuming training only.
 """
 

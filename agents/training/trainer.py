@@ -2,9 +2,12 @@
 
 A run directory (``output_dir``, default ``runs/<name>``) holds::
 
+    .kakurega-run.json          the manifest: marks the directory as a run (``--overwrite`` needs it)
+    .kakurega-lock              held while a process writes the run (its PID)
     config.yaml                 the resolved config (every key, defaults filled in)
     policy.safetensors          the final policy file (load with kakurega.agents.load)
-    checkpoints/model_<N>.zip   SB3 checkpoints, for resuming only (the newest ``checkpoint.keep``)
+    checkpoints/step_<N>/       checkpoints for resuming: safetensors and JSON, checksummed
+                                (the newest ``checkpoint.keep``; see agents/training/checkpoint.py)
     league/snapshot_<N>.safetensors  frozen snapshots of the self-play league
     logs/part<K>/               SB3 progress.csv and TensorBoard events (one part per resume)
                                 (a first row holds the optional behaviour-cloning warm start: pretrain/*)
@@ -12,8 +15,11 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
     evaluation/                 final evaluation: JSON, CSV, heatmaps, evaluation.txt
     plots/learning_curve.png    learning curves
 
-No game-specific code lives here: everything comes from the registry, the
-agent specs and the config.
+A run is crash-consistent: checkpoints are written atomically, ``--resume``
+takes the newest one that verifies and first cuts every CSV row and league
+snapshot written after it (:mod:`~kakurega.agents.training.run_dir`), and
+Ctrl-C saves a checkpoint before it stops. No game-specific code lives here:
+everything comes from the registry, the agent specs and the config.
 """
 
 from __future__ import annotations
@@ -21,17 +27,24 @@ from __future__ import annotations
 import csv
 import functools
 import json
-import shutil
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
+from kakurega.agents.training import checkpoint as checkpoints
+from kakurega.agents.training import run_dir
 from kakurega.agents.training.config import ConfigError, dump_config, load_config, validate_config
 
-# keys that may change when a run is resumed (budget, logging and final report only)
-RESUMABLE_CHANGES = ("total_timesteps", "logging.", "evaluation.final_", "checkpoint.keep", "vec_env")
+# keys that may change when a run is resumed (budget, logging, final report, where the run lives)
+RESUMABLE_CHANGES = (
+    "total_timesteps", "logging.", "evaluation.final_", "checkpoint.keep", "checkpoint.sb3_zip", "vec_env", "output_dir",
+)
+
+
+class TrainingInterrupted(Exception):
+    """Ctrl-C during training: a checkpoint was saved; the message says where and how to continue."""
 
 
 @dataclass
@@ -47,9 +60,18 @@ class TrainResult:
     evaluation_table: str = ""
 
 
-def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, illegal_action: str = "raise"):
-    """One single-agent view (module-level and torch-free, so SubprocVecEnv workers start fast)."""
+def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, illegal_action: str = "raise",
+              worker: bool = False):
+    """One single-agent view (module-level and torch-free, so SubprocVecEnv workers start fast).
+
+    In a worker process (``worker``) Ctrl-C is left to the main process, which saves a checkpoint.
+    """
     from kakurega.agents.training.view import SingleAgentView
+
+    if worker:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     return SingleAgentView(env_name, env_kwargs, opponents, learner_seat=learner_seat, illegal_action=illegal_action)
 
@@ -62,7 +84,8 @@ def make_vec_env(config: dict):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     factory = functools.partial(
-        make_view, config["env"], config["env_kwargs"], config["opponents"], config["learner_seat"]
+        make_view, config["env"], config["env_kwargs"], config["opponents"], config["learner_seat"],
+        worker=config["vec_env"] == "subproc",
     )
     fns = [factory] * config["n_envs"]
     vec = SubprocVecEnv(fns) if config["vec_env"] == "subproc" else DummyVecEnv(fns)
@@ -107,18 +130,10 @@ def build_model(config: dict, vec_env, logger=None):
     return model
 
 
-def _load_model(config: dict, path: Path, vec_env):
-    if config["algorithm"] == "ppo":
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO.load(path, env=vec_env, device=config["device"])
-    from kakurega.agents.training.masked_dqn import MaskedDQN
-
-    return MaskedDQN.load(path, env=vec_env, device=config["device"])
-
-
-def _checkpoints(directory: Path) -> list[Path]:
-    return sorted(directory.glob("model_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+def _crossed(last: int, now: int, every: int) -> bool:
+    """True when a multiple of ``every`` lies in ``(last, now]``: schedules keyed to absolute steps,
+    so a resumed run saves, evaluates and snapshots at the same steps as one that never stopped."""
+    return bool(every) and now // every > last // every
 
 
 def _config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -166,7 +181,7 @@ def _callbacks(config: dict, out: Path, start_time: float):
 
         def _on_step(self) -> bool:
             league = config["league"]
-            if league["snapshot_every"] and self.num_timesteps - self._last_snapshot >= league["snapshot_every"]:
+            if _crossed(self._last_snapshot, self.num_timesteps, league["snapshot_every"]):
                 self._last_snapshot = self.num_timesteps
                 meta, layers = learner_snapshot(self.model)
                 save_policy(snapshot_dir / f"snapshot_{self.num_timesteps}.safetensors", layers, meta)
@@ -174,7 +189,7 @@ def _callbacks(config: dict, out: Path, start_time: float):
                 for stale in files[: max(0, len(files) - league["max_snapshots"])]:
                     Path(stale).unlink()
                 self._push(current=False)
-            if self.num_timesteps - self._last_sync >= league["sync_every"]:
+            if _crossed(self._last_sync, self.num_timesteps, league["sync_every"]):
                 self._last_sync = self.num_timesteps
                 self._push(current=True)
             return True
@@ -236,45 +251,48 @@ def _callbacks(config: dict, out: Path, start_time: float):
                                  f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"])
 
         def _on_step(self) -> bool:
-            every = config["evaluation"]["every"]
-            if every and self.num_timesteps - self._last >= every:
+            if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
                 self._last = self.num_timesteps
                 self._evaluate()
             return True
 
     class CheckpointCallback(BaseCallback):
-        """SB3 .zip checkpoints every ``checkpoint.every`` steps, the newest ``checkpoint.keep`` kept."""
+        """A checkpoint each time the step count crosses a multiple of ``checkpoint.every``.
+
+        PPO saves when a rollout starts (after the update of the previous one), so a
+        resumed run collects the same rollouts; DQN saves after the step. It runs last,
+        so everything a step wrote (evaluation rows, snapshots) precedes the checkpoint.
+        """
 
         def _on_training_start(self) -> None:
             self._last = self.num_timesteps
 
-        def _on_step(self) -> bool:
-            every = config["checkpoint"]["every"]
-            if every and self.num_timesteps - self._last >= every:
-                self._last = self.num_timesteps
+        def _maybe_save(self) -> None:
+            now = self.model.num_timesteps
+            if _crossed(self._last, now, config["checkpoint"]["every"]):
+                self._last = now
                 save_checkpoint(self.model, config, out)
+
+        def _on_rollout_start(self) -> None:
+            if config["algorithm"] == "ppo":
+                self._maybe_save()
+
+        def _on_step(self) -> bool:
+            if config["algorithm"] != "ppo":
+                self._maybe_save()
             return True
 
-    callbacks = [OutcomeCallback(), CheckpointCallback(), EvalCallback()]
+    callbacks = [OutcomeCallback(), EvalCallback(), CheckpointCallback()]
     if uses_league:
         callbacks.insert(0, LeagueCallback())
     return callbacks
 
 
 def save_checkpoint(model, config: dict, out: Path) -> Path:
-    """Save an SB3 checkpoint (and the DQN replay buffer if configured), dropping the oldest ones."""
-    directory = out / "checkpoints"
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"model_{model.num_timesteps}.zip"
-    model.save(path)
-    if config["algorithm"] == "dqn" and config["checkpoint"]["save_replay_buffer"]:
-        model.save_replay_buffer(directory / f"replay_{model.num_timesteps}.pkl")
-    for stale in _checkpoints(directory)[: -config["checkpoint"]["keep"]]:
-        stale.unlink()
-        replay = directory / f"replay_{stale.stem.split('_')[1]}.pkl"
-        if replay.exists():
-            replay.unlink()
-    return path
+    """A checkpoint of ``model`` in ``out/checkpoints`` (see :mod:`~kakurega.agents.training.checkpoint`)."""
+    saving = config["checkpoint"]
+    replay = config["algorithm"] == "dqn" and saving["save_replay_buffer"]
+    return checkpoints.save(model, out / "checkpoints", saving["keep"], replay=replay, sb3_zip=saving["sb3_zip"])
 
 
 # ------------------------------------------------------------- final report
@@ -362,42 +380,88 @@ def evaluation_table(config: dict, rows: list) -> str:
 def train(config, overrides=(), resume: bool = False, overwrite: bool = False, quiet: bool = False) -> TrainResult:
     """Train as ``config`` (a path or a dict) says; see the module docstring for what is written.
 
-    ``resume`` continues from the newest checkpoint in the run directory up to
-    ``total_timesteps``; ``overwrite`` deletes an earlier run in that directory.
+    ``resume`` continues from the newest good checkpoint in the run directory up
+    to ``total_timesteps``; ``overwrite`` first deletes what an earlier run wrote
+    there (only that, and only in a directory holding a run's manifest). Ctrl-C
+    saves a checkpoint and raises :class:`TrainingInterrupted`.
     """
     if isinstance(config, (str, Path)):
         config = load_config(config, overrides)
     else:
         config = validate_config(config, overrides)
-    out = Path(config["output_dir"])
+    out = Path(config["output_dir"]).resolve()  # resolved once: every path below hangs from it
     say = (lambda *a: None) if quiet else print
-    checkpoint = None
-    if resume:
-        checkpoints = _checkpoints(out / "checkpoints")
-        if not checkpoints:
-            raise ConfigError(f"cannot resume: {out / 'checkpoints'} holds no checkpoint (model_<steps>.zip)")
-        checkpoint = checkpoints[-1]
-        import yaml
-
-        old = yaml.safe_load((out / "config.yaml").read_text()) if (out / "config.yaml").exists() else config
-        blocking = [d for d in _config_differences(old, config) if not d.startswith(RESUMABLE_CHANGES)]
-        if blocking:
-            raise ConfigError(
-                "cannot resume with a different config (only the budget, logging and final evaluation may change): "
-                + "; ".join(blocking)
-            )
-    elif out.exists() and any(out.iterdir()):
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"output_dir {out} is a file, not a directory")
+    if not resume and run_dir.holds_files(out):
         if not overwrite:
             raise ConfigError(
-                f"{out} already holds a run; pass resume to continue it (--resume), overwrite to replace it "
-                "(--overwrite), or choose another output_dir"
+                f"{out} already holds files; pass resume to continue a run there (--resume), overwrite to replace "
+                "one (--overwrite), or choose another output_dir"
             )
-        if not (out / "config.yaml").exists():
-            raise ConfigError(f"refusing to overwrite {out}: it does not look like a kakurega run (no config.yaml)")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(dump_config(config))
+        run_dir.check_replaceable(out)
+    created = not out.exists()
+    lock = run_dir.RunLock(out)
+    lock.acquire()
+    try:
+        if resume:
+            found = _prepare_resume(config, out, say)
+        else:
+            if overwrite and (out / run_dir.MANIFEST).is_file():
+                left = run_dir.remove_run_files(out)
+                say(f"removed the earlier run in {out}" + (f" (left alone: {', '.join(left)})" if left else ""))
+            found = None
+            run_dir.write_manifest(out)
+        say(f"run directory: {out}")
+        run_dir.atomic_write_bytes(out / "config.yaml", dump_config(config).encode())
+        try:
+            return _run(config, out, found, say, quiet)
+        except Exception:
+            if not resume and not checkpoints.checkpoints(out / "checkpoints"):
+                # failed before its first checkpoint: leave no half run that blocks the corrected rerun
+                run_dir.remove_run_files(out)
+            raise
+    finally:
+        lock.release()
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
 
+
+def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
+    """The checkpoint to resume from (newest that verifies), after cutting the run back to its step."""
+    from kakurega.envs.core.safe_load import load_file
+
+    directory = out / "checkpoints"
+    found = checkpoints.latest_good(directory, say=say)
+    if found is None:
+        legacy = sorted(p.name for p in directory.glob("model_*.zip"))
+        hint = (
+            f"; it holds only SB3 .zip files ({', '.join(legacy[:3])}), which kakurega never loads because they "
+            "can run code" if legacy else ""
+        )
+        raise ConfigError(f"cannot resume: {directory} holds no usable checkpoint (step_<N>/){hint}")
+    path, _ = found
+    step = int(path.name[len(checkpoints.PREFIX):])
+    if (out / "config.yaml").is_file():
+        old = load_file(out / "config.yaml", max_bytes=100_000, error=ConfigError)
+        blocking = [d for d in _config_differences(old or {}, config) if not d.startswith(RESUMABLE_CHANGES)]
+        if blocking:
+            raise ConfigError(
+                "cannot resume with a different config (only the budget, logging, final evaluation and output_dir "
+                "may change): " + "; ".join(blocking)
+            )
+    for newer in checkpoints.checkpoints(directory):
+        if int(newer.name[len(checkpoints.PREFIX):]) > step:
+            checkpoints.remove(newer)  # cut short or corrupt: the run goes on from the older one
+    for stray in directory.glob(f".{checkpoints.PREFIX}*.tmp"):
+        checkpoints.remove(stray)
+    dropped = run_dir.cut_back(out, step)
+    if any(dropped.values()):
+        say(f"cut the run back to step {step}: dropped " + ", ".join(f"{n} {what}" for what, n in dropped.items() if n))
+    return found
+
+
+def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     import torch
     from stable_baselines3.common.logger import configure
 
@@ -413,31 +477,28 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
     vec_env = make_vec_env(config)
     start = time.perf_counter()
     cpu_start = time.process_time()
+    model = None
     try:
-        if checkpoint is not None:
-            model = _load_model(config, checkpoint, vec_env)
-            model.set_logger(logger)
-            replay = checkpoint.with_name(f"replay_{checkpoint.stem.split('_')[1]}.pkl")
-            if config["algorithm"] == "dqn" and replay.exists():
-                model.load_replay_buffer(replay)
-            say(f"resuming {out} from {checkpoint.name} ({model.num_timesteps} steps)")
-        else:
-            model = build_model(config, vec_env, logger)
-            if config["pretrain"]["steps"]:
-                from kakurega.agents.training.pretrain import behaviour_cloning, demonstrations
+        model = build_model(config, vec_env, logger)
+        if found is not None:
+            path, contents = found
+            checkpoints.restore(model, contents, path)
+            say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
+        elif config["pretrain"]["steps"]:
+            from kakurega.agents.training.pretrain import behaviour_cloning, demonstrations
 
-                pretrain = config["pretrain"]
-                data, reused = demonstrations(config, progress=config["logging"]["progress_bar"] and not quiet)
-                if reused:
-                    say(f"reusing the demonstrations in {pretrain['data']}")
-                stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"],
-                                          pretrain["learning_rate"], config["seed"], pretrain["value_coef"])
-                for key, value in (("samples", stats["samples"]), ("accuracy", stats["accuracy"]), ("loss", stats["loss"]),
-                                   ("demonstrator_win_rate", data["win_rate"])):
-                    logger.record(f"pretrain/{key}", value)
-                logger.dump(0)
-                say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
-                    f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
+            pretrain = config["pretrain"]
+            data, reused = demonstrations(config, progress=config["logging"]["progress_bar"] and not quiet)
+            if reused:
+                say(f"reusing the demonstrations in {pretrain['data']}")
+            stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"],
+                                      pretrain["learning_rate"], config["seed"], pretrain["value_coef"])
+            for key, value in (("samples", stats["samples"]), ("accuracy", stats["accuracy"]), ("loss", stats["loss"]),
+                               ("demonstrator_win_rate", data["win_rate"])):
+                logger.record(f"pretrain/{key}", value)
+            logger.dump(0)
+            say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
+                f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
             meta, layers = policy_metadata(model, config["env"], config["env_kwargs"])
@@ -449,7 +510,7 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
                 total_timesteps=remaining,
                 callback=_callbacks(config, out, start),
                 progress_bar=config["logging"]["progress_bar"] and not quiet,
-                reset_num_timesteps=checkpoint is None,
+                reset_num_timesteps=found is None,
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
         save_checkpoint(model, config, out)
@@ -460,12 +521,29 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
             extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1)},
         )
         timesteps = int(model.num_timesteps)
+    except KeyboardInterrupt:
+        if model is None or model.num_timesteps == 0:
+            raise TrainingInterrupted(f"interrupted before the first training step; nothing to save in {out}") from None
+        saved = save_checkpoint(model, config, out)
+        raise TrainingInterrupted(
+            f"interrupted at step {model.num_timesteps}: checkpoint {saved} saved; continue with --resume"
+        ) from None
     finally:
         vec_env.close()
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     say(f"trained {timesteps} steps in {wall:.0f}s (CPU time of this process: {cpu:.0f}s); policy: {policy_path}")
-    result = TrainResult(out, policy_path, config, timesteps, wall)
+    try:
+        return _report(config, out, TrainResult(out, policy_path, config, timesteps, wall), cpu, start, say)
+    except KeyboardInterrupt:
+        raise TrainingInterrupted(
+            f"interrupted after training finished: the policy {policy_path} is saved; the final report was not written"
+        ) from None
+
+
+def _report(config: dict, out: Path, result: TrainResult, cpu: float, start: float, say) -> TrainResult:
+    """The final evaluation, the plots and summary.json of a finished run."""
+    policy_path, timesteps, wall = result.policy_path, result.timesteps, result.wall_seconds
     if config["evaluation"]["final_games"]:
         result.evaluation, result.evaluation_table = final_evaluation(config, policy_path, out)
         say(result.evaluation_table)
@@ -474,9 +552,8 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
     plot = plot_learning_curves(out)
     if plot:
         say(f"learning curves: {plot}")
-    (out / "summary.json").write_text(
-        json.dumps({"timesteps": timesteps, "wall_seconds_training": round(wall, 1), "cpu_seconds_training": round(cpu, 1),
-                    "wall_seconds_total": round(time.perf_counter() - start, 1), "policy": str(policy_path),
-                    "evaluation": result.evaluation}, indent=2)
-    )
+    run_dir.atomic_write_bytes(out / "summary.json", json.dumps(
+        {"timesteps": timesteps, "wall_seconds_training": round(wall, 1), "cpu_seconds_training": round(cpu, 1),
+         "wall_seconds_total": round(time.perf_counter() - start, 1), "policy": str(policy_path),
+         "evaluation": result.evaluation}, indent=2).encode())
     return result

@@ -4,6 +4,11 @@ Both are plain data files (``envs/data/animal_chain_deck.yaml`` and
 ``envs/data/animal_chain_shape.yaml`` by default) so that a user can play
 with other decks and boards. Anything the rules cannot play with is refused
 with a :class:`AnimalChainDataError` naming the file, the field and the value.
+Files are read with :mod:`kakurega.envs.core.safe_load` (no duplicate keys,
+alias bombs or deep nesting; 1 MB at most) and every number has an upper
+bound: ``copies`` <= :data:`MAX_COPIES`, at most :data:`MAX_ANIMALS` animals
+and :data:`MAX_CARD_LINES` card lines, at most :data:`MAX_BOARD_CARDS` cards
+on a board.
 
 >>> deck, shape = load_deck(), load_shape()
 >>> len(deck.animals), deck.num_cards, len(deck.card_types)
@@ -14,13 +19,13 @@ with a :class:`AnimalChainDataError` naming the file, the field and the value.
 
 from __future__ import annotations
 
-import json
+import numbers
 import os
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Mapping
 
-import yaml
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
 #: the rules page: a board has at most 45 cards
 MAX_BOARD_CARDS = 45
@@ -28,6 +33,15 @@ MAX_BOARD_CARDS = 45
 HAND_SIZE = 4
 #: animal labels are drawn inside two-character cells by the renderer
 LABEL_LENGTH = 2
+#: copies of one card in a deck (a real deck holds a few of each)
+MAX_COPIES = 1000
+#: animals in a deck, and card lines in its list
+MAX_ANIMALS = 64
+MAX_CARD_LINES = 4096
+#: rows of a board shape (a 45-card board has at most 45 rows)
+MAX_ROWS = MAX_BOARD_CARDS
+#: half-card column of a shape cell (45 cards side by side span 90 half-units)
+MAX_COLUMN = 2 * MAX_BOARD_CARDS
 
 DEFAULT_DECK = "animal_chain_deck.yaml"
 DEFAULT_SHAPE = "animal_chain_shape.yaml"
@@ -100,30 +114,25 @@ def read_data(source: str | os.PathLike | Mapping | None, default: str) -> tuple
     """The mapping held by ``source`` (a path, a mapping, or None for the packaged default)."""
     if source is None:
         text = resources.files("kakurega.envs").joinpath("data", default).read_text(encoding="utf-8")
-        return _parse(text, default, default), default
+        return _top_mapping(load_text(text, default, error=AnimalChainDataError), default), default
     if isinstance(source, Mapping):
         return source, "<dict>"
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"expected a file path or a mapping, got {source!r} of type {type(source).__name__}")
+        raise TypeError(f"expected a file path or a mapping, got {short_repr(source)} of type {type(source).__name__}")
     path = os.fspath(source)
     if not os.path.isfile(path):
         raise AnimalChainDataError(f"{path}: no such file")
-    with open(path, encoding="utf-8") as handle:
-        return _parse(handle.read(), path, path), path
+    return _top_mapping(load_file(path, error=AnimalChainDataError), path), path
 
 
-def _parse(text: str, name: str, source: str) -> Mapping:
-    try:
-        data = json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as error:
-        raise AnimalChainDataError(f"{source}: not valid YAML/JSON: {error}") from None
+def _top_mapping(data, source: str) -> Mapping:
     if not isinstance(data, Mapping):
         raise AnimalChainDataError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
     return data
 
 
 def _fail(source: str, field: str, value: Any, expected: str):
-    raise AnimalChainDataError(f"{source}: {field} = {value!r}: {expected}")
+    raise AnimalChainDataError(f"{source}: {field} = {short_repr(value)}: {expected}")
 
 
 def _check_keys(source: str, where: str, data: Mapping, allowed: set[str], required: set[str]) -> None:
@@ -136,7 +145,8 @@ def _check_keys(source: str, where: str, data: Mapping, allowed: set[str], requi
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    # numbers.Integral covers numpy integers too: a deck built in code may hold np.int64 copies
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 # ------------------------------------------------------------------------ deck
@@ -151,8 +161,8 @@ def load_deck(source=None) -> Deck:
     data, source = read_data(source, DEFAULT_DECK)
     _check_keys(source, "", data, {"name", "description", "animals", "cards"}, {"animals", "cards"})
     animals_data = data["animals"]
-    if not isinstance(animals_data, list) or len(animals_data) < 2:
-        _fail(source, "animals", animals_data, "expected a list of at least 2 animals")
+    if not isinstance(animals_data, list) or not 2 <= len(animals_data) <= MAX_ANIMALS:
+        _fail(source, "animals", animals_data, f"expected a list of 2 to {MAX_ANIMALS} animals")
     names: list[str] = []
     labels: list[str] = []
     for i, entry in enumerate(animals_data):
@@ -172,8 +182,8 @@ def load_deck(source=None) -> Deck:
         labels.append(label)
 
     cards_data = data["cards"]
-    if not isinstance(cards_data, list) or not cards_data:
-        _fail(source, "cards", cards_data, "expected a non-empty list of {left, right, copies}")
+    if not isinstance(cards_data, list) or not 1 <= len(cards_data) <= MAX_CARD_LINES:
+        _fail(source, "cards", cards_data, f"expected a list of 1 to {MAX_CARD_LINES} entries {{left, right, copies}}")
     counts: dict[tuple[int, int], int] = {}
     for i, entry in enumerate(cards_data):
         if not isinstance(entry, Mapping):
@@ -186,12 +196,12 @@ def load_deck(source=None) -> Deck:
                 _fail(source, f"cards[{i}].{side}", animal, f"expected one of the animals {names}")
             pair.append(names.index(animal))
         copies = entry.get("copies", 1)
-        if not _is_int(copies) or copies < 1:
-            _fail(source, f"cards[{i}].copies", copies, "expected a positive integer")
+        if not _is_int(copies) or not 1 <= copies <= MAX_COPIES:
+            _fail(source, f"cards[{i}].copies", copies, f"expected an integer from 1 to {MAX_COPIES}")
         key = (pair[0], pair[1])
         if key in counts:
             _fail(source, f"cards[{i}]", f"{entry['left']}|{entry['right']}", "this card is listed twice; use copies")
-        counts[key] = copies
+        counts[key] = int(copies)
 
     types = sorted(set(counts) | {(r, l) for l, r in counts})
     return Deck(
@@ -218,25 +228,29 @@ def load_shape(source=None) -> Shape:
         raise AnimalChainDataError(f"{source}: give exactly one of the fields rows (cards per centred row) or columns")
     if "rows" in data:
         rows = data["rows"]
-        if not isinstance(rows, list) or len(rows) < 2:
-            _fail(source, "rows", rows, "expected a list of at least 2 card counts (row 0 is player 0's base)")
+        if not isinstance(rows, list) or not 2 <= len(rows) <= MAX_ROWS:
+            _fail(source, "rows", rows, f"expected a list of 2 to {MAX_ROWS} card counts (row 0 is player 0's base)")
         for i, n in enumerate(rows):
-            if not _is_int(n) or n < 1:
-                _fail(source, f"rows[{i}]", n, "expected a positive integer number of cards")
+            if not _is_int(n) or not 1 <= n <= MAX_BOARD_CARDS:
+                _fail(source, f"rows[{i}]", n, f"expected a number of cards from 1 to {MAX_BOARD_CARDS}")
+        rows = [int(n) for n in rows]
         widest = max(rows)
         columns = [[widest - n + 2 * k for k in range(n)] for n in rows]
         field = "rows"
     else:
         columns = data["columns"]
-        if not isinstance(columns, list) or len(columns) < 2:
-            _fail(source, "columns", columns, "expected a list of at least 2 rows of half-card columns")
+        if not isinstance(columns, list) or not 2 <= len(columns) <= MAX_ROWS:
+            _fail(source, "columns", columns, f"expected a list of 2 to {MAX_ROWS} rows of half-card columns")
         for i, row in enumerate(columns):
-            if not isinstance(row, list) or not row or not all(_is_int(x) and x >= 0 for x in row):
-                _fail(source, f"columns[{i}]", row, "expected a non-empty list of non-negative integers")
+            if not isinstance(row, list) or not 1 <= len(row) <= MAX_BOARD_CARDS or not all(
+                _is_int(x) and 0 <= x <= MAX_COLUMN for x in row
+            ):
+                _fail(source, f"columns[{i}]", row, f"expected a list of 1 to {MAX_BOARD_CARDS} integers from 0 to {MAX_COLUMN}")
             if any(b - a < 2 for a, b in zip(row, row[1:])):
                 _fail(source, f"columns[{i}]", row, "expected ascending columns at least 2 apart (cards are 2 half-units wide)")
             if len({x % 2 for x in row}) > 1:
                 _fail(source, f"columns[{i}]", row, "all cards of a row must lie on the same half-card grid")
+        columns = [[int(x) for x in row] for row in columns]
         shift = min(min(row) for row in columns)
         columns = [[x - shift for x in row] for row in columns]
         field = "columns"

@@ -316,6 +316,7 @@ class AnimalChainGame(Game):
         #: ``swap_slice[seat][t]``: the flags of ``seat`` swapping absolute type ``t`` with base card 0, 1, ...
         self.swap_slice = tuple([slice(ids[0], ids[-1] + 1) for ids in self.swap_ids[seat]] for seat in (0, 1))
         self.all_bases = b"\x01" * B
+        self.options = {"deck": self.deck, "shape": self.shape, "max_turns": self.max_turns, "attack_rule": attack_rule}
 
     # ------------------------------------------------------------- frames
     def to_frame(self, seat: int, p: int) -> int:

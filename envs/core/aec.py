@@ -23,14 +23,22 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from kakurega.envs.core.game import TERMINAL, Game, flags_of
+from kakurega.envs.core.game import TERMINAL, DeterminizationSampler, Game, flags_of
 from kakurega.envs.core.layout import ObservationLayout
+from kakurega.envs.core.safe_load import short_repr
 
 #: reward given by ``env()`` to an agent that plays an illegal action
 ILLEGAL_ACTION_PENALTY = -1.0
 # A dtype object passed positionally: np.frombuffer(data, dtype=np.int8) spends
 # most of its time resolving the keyword and the type.
 _INT8 = np.dtype(np.int8)
+
+
+class EnvUsageError(RuntimeError, ValueError):
+    """A raw env used out of order: before ``reset``, after the game ended, or a move for a done agent.
+
+    A ``RuntimeError`` by nature; also a ``ValueError``, as PettingZoo's own check of a done agent's action is.
+    """
 
 
 class TurnBasedAECEnv(AECEnv):
@@ -62,7 +70,8 @@ class TurnBasedAECEnv(AECEnv):
         self.layout = layout
         #: ``encode(state, seat)``: the observation vector of ``seat`` in ``state``
         self.encode = encode
-        self._render_text = render_text
+        #: ``render_state(state, seat)``: the text of ``state`` as ``seat`` sees it (None: a spectator)
+        self.render_state = render_text
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         if render_view is not None and render_view not in self.possible_agents:
@@ -90,6 +99,8 @@ class TurnBasedAECEnv(AECEnv):
         self.rng = np.random.default_rng()
         self.game_state = None
         self.num_steps = 0
+        #: per seat, the rules object its determinization samplers use (built on first use)
+        self._seat_rules: dict[int, Game] = {}
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -120,8 +131,17 @@ class TurnBasedAECEnv(AECEnv):
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
         """Apply ``action`` for ``agent_selection``; raises ``ValueError`` if it is illegal."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            done = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._usage_error("step") from None
+        if done:
+            if action is not None:
+                raise EnvUsageError(
+                    f"step({short_repr(action)}) for {agent}, whose game is over: a done agent may only step "
+                    "None (which removes it); call reset() to start a new game"
+                )
             self._was_dead_step(action)
             return
         action = self.validate_action(action)
@@ -254,6 +274,7 @@ class TurnBasedAECEnv(AECEnv):
         state = self.__dict__.copy()
         state["_mask_cache"] = {}
         state["_obs_cache"] = {}
+        state["_seat_rules"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -273,9 +294,14 @@ class TurnBasedAECEnv(AECEnv):
     # ---------------------------------------------------------------- observe
     def observe(self, agent: str) -> dict:
         """``{"observation", "action_mask"}`` for ``agent``: only what that player may know."""
-        cached = self._obs_cache.get(agent)
+        try:
+            cached = self._obs_cache.get(agent)
+        except AttributeError:
+            raise self._usage_error("observe") from None
         if cached is None:
-            seat = self._seat[agent]
+            seat = self._seat.get(agent)
+            if seat is None:
+                raise EnvUsageError(f"observe({short_repr(agent)}): not an agent of this env; expected one of {self.possible_agents}")
             obs = self.encode(self.game_state, seat)
             mask = self._mask if agent == self.agent_selection else self._no_actions  # (no_actions when over)
             if obs.flags.writeable:  # (reading the flag costs a seventh of setting it)
@@ -283,6 +309,20 @@ class TurnBasedAECEnv(AECEnv):
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``, refused in words before ``reset`` and once every agent has stepped out."""
+        if self.game_state is None or not self.agents:
+            raise self._usage_error("last")
+        return super().last(observe)
+
+    def _usage_error(self, call: str) -> EnvUsageError:
+        """The error for ``call`` made when no game is under way, in words."""
+        if self.game_state is None:
+            return EnvUsageError(f"{call}() before reset(): call reset(seed=...) first to deal a game")
+        return EnvUsageError(
+            f"{call}() after the game ended (every agent has stepped out): call reset() to start a new game"
+        )
 
     # ------------------------------------------------------------- utilities
     def legal_actions(self) -> list[int]:
@@ -299,23 +339,30 @@ class TurnBasedAECEnv(AECEnv):
         """A full state consistent with all ``agent`` knows, hidden parts re-dealt from ``rng``."""
         return self.game.resample_hidden(self.game_state, self._seat[agent], rng)
 
-    def determinization_sampler(self, agent: str) -> Callable[[np.random.Generator], object]:
-        """A function ``rng -> state`` drawing determinizations for ``agent`` at the current state.
+    def determinization_sampler(self, agent: str) -> DeterminizationSampler:
+        """A :class:`DeterminizationSampler` (``rng -> state``) for ``agent`` at the current state.
 
-        The sampler captures a private copy of the state, so it stays valid
-        (and never sees later moves) after the env moves on.
+        Built from ``agent``'s information state alone (see the class), with a
+        rules object that this env keeps for that seat: never the live state,
+        never the env's own rules object. It stays valid (and never sees later
+        moves) after the env moves on.
         """
-        snapshot = self.game.clone(self.game_state)
         seat = self._seat[agent]
-        game = self.game
-        return lambda rng: game.resample_hidden(snapshot, seat, rng)
+        rules = self._seat_rules.get(seat)
+        if rules is None:
+            rules = self._seat_rules[seat] = self.game.new_rules()
+        # The env's own rules canonicalise the true state: the seat's rules object
+        # only ever sees information states and their samples, so its caches hold
+        # nothing that seat may not know.
+        information_state = self.game.resample_hidden(self.game_state, seat, np.random.default_rng(0))
+        return DeterminizationSampler(rules, information_state, seat)
 
     def render_text(self, viewer: str | None = None) -> str:
         """The table as ``viewer`` (an agent name) sees it, or as a spectator when None."""
         if viewer is not None and viewer not in self._seat:
             raise ValueError(f"viewer={viewer!r} is not an agent; expected None or one of {self.possible_agents}")
         seat = None if viewer is None else self._seat[viewer]
-        return self._render_text(self.game_state, seat)
+        return self.render_state(self.game_state, seat)
 
     def render(self):
         """``ansi``: return the text picture; ``human``: print it."""

@@ -9,6 +9,12 @@ Seats are integers ``0..num_players-1``; the environment maps agent names to
 seats. Rewards are derived by the environment from :meth:`Game.returns`, the
 cumulative return of every seat so far, so a game that pays only at the end
 returns zeros until then and a game with per-step rewards simply accumulates.
+
+Every ``Game`` records the keyword arguments that configure it in
+``options``, so a rules object can be rebuilt from data: ``new_rules()``
+makes a fresh one of the same configuration, and :class:`RulesConfig` is that
+recipe as a value (what agents are handed instead of the env's own rules
+object, whose caches were filled from the true state).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import copy
 import pickle
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,14 +42,55 @@ def flags_of(actions, num_actions: int) -> bytes:
     return bytes(flags)
 
 
+@dataclass(frozen=True)
+class RulesConfig:
+    """A rules configuration as plain data: the ``Game`` class and its options.
+
+    It holds no cache and no state, so it can be handed to anyone and pickled
+    (equal configurations pickle alike); :meth:`build` makes a fresh rules
+    object from it.
+    """
+
+    game_type: type
+    options: dict
+
+    def build(self) -> "Game":
+        """A new rules object of this configuration."""
+        return self.game_type(**self.options)
+
+
 class Game(ABC):
-    """Rules of one game under one configuration."""
+    """Rules of one game under one configuration.
+
+    ``__init__`` must end by recording its configuration in ``options``: the
+    keyword arguments that rebuild an equal rules object (data such as a loaded
+    deck or map may be stored as loaded). A rules object may cache what it
+    computes; the caches fill from the states it is given, so a rules object
+    is never shared between the env and a player, nor between two players:
+    each builds its own with :meth:`new_rules`.
+    """
 
     #: short id, e.g. "kakurenbo"
     name: str = ""
     num_players: int = 0
     #: size of the fixed discrete action space
     num_actions: int = 0
+    #: the constructor's keyword arguments for this configuration (set by ``__init__``)
+    options: dict
+
+    def rules_config(self) -> RulesConfig:
+        """This configuration as data (the class and a copy of ``options``)."""
+        options = getattr(self, "options", None)
+        if not isinstance(options, dict):
+            raise TypeError(
+                f"{type(self).__name__} does not record its configuration: its __init__ must set "
+                f"self.options to a dict of its keyword arguments, got {options!r}"
+            )
+        return RulesConfig(type(self), dict(options))
+
+    def new_rules(self) -> "Game":
+        """A fresh rules object of the same configuration, sharing no cache with this one."""
+        return self.rules_config().build()
 
     @abstractmethod
     def initial_state(self, rng: np.random.Generator) -> Any:
@@ -106,14 +154,66 @@ class Game(ABC):
     def resample_hidden(self, state, player: int, rng: np.random.Generator) -> Any:
         """A new full state identical in all ``player`` knows, the rest re-dealt with ``rng``.
 
-        The output depends only on what ``player`` knows and on ``rng``: the
-        hidden part of ``state`` itself never influences it.
+        The output depends only on what ``player`` knows and on ``rng``, in
+        every field (scratch included): the hidden part of ``state`` itself
+        never influences it, and no hidden fact (a counter of hidden moves, an
+        encoder's copy of another seat's view) is copied through. With a fixed
+        ``rng`` it is therefore the same for every state of the player's
+        information set: :class:`DeterminizationSampler` relies on that.
         """
 
+    def first_player(self, state) -> int | None:
+        """Seat that took the first turn of play in ``state``'s game, when setup does not show it.
+
+        Optional hook for balance reports (``kakurega balance``). ``None``, the
+        default, means the first seat to act after :meth:`initial_state` is the
+        first player. A game whose first turn of play is decided later (say by
+        chance after a setup phase) returns that seat from any state after the
+        decision.
+        """
+        return None
+
     def fingerprint(self, state) -> bytes:
-        """Bytes equal for equal states (tests compare states with it)."""
+        """Bytes equal for equal states (tests compare states with it).
+
+        It must cover every field of the state class but the scratch ones (an
+        encoder's cache, a field derived from others), which the state class
+        lists in a class attribute ``SCRATCH_FIELDS``.
+        """
         return pickle.dumps(state)
 
     def clone(self, state) -> Any:
-        """An independent copy of ``state``."""
+        """An independent copy of ``state``: every field but the scratch ones copied, nothing shared."""
         return copy.deepcopy(state)
+
+
+class DeterminizationSampler:
+    """Draws determinizations for one seat: ``sampler(rng)`` is a full state consistent with all that seat knows.
+
+    It holds the seat's *information state* (``resample_hidden(state, seat,
+    default_rng(0))``: the one member of the seat's information set that
+    depends only on what the seat knows), the seat, and a rules object of its
+    own. So nothing it references depends on what the seat may not know: two
+    true states the seat cannot tell apart give samplers that pickle to the
+    same bytes and draw the same states from equal generators. The rules
+    object pickles as its :class:`RulesConfig`, so no cache enters a pickle.
+    """
+
+    __slots__ = ("rules", "information_state", "seat")
+
+    def __init__(self, rules: Game, information_state: Any, seat: int):
+        self.rules = rules
+        self.information_state = information_state
+        self.seat = seat
+
+    def __call__(self, rng: np.random.Generator) -> Any:
+        """A new full state drawn with ``rng`` (the information state itself is never changed)."""
+        return self.rules.resample_hidden(self.information_state, self.seat, rng)
+
+    def __reduce__(self):
+        return _rebuild_sampler, (self.rules.rules_config(), self.information_state, self.seat)
+
+
+def _rebuild_sampler(config: RulesConfig, information_state: Any, seat: int) -> DeterminizationSampler:
+    """Unpickle a :class:`DeterminizationSampler`: fresh rules from the configuration."""
+    return DeterminizationSampler(config.build(), information_state, seat)

@@ -13,7 +13,10 @@ A booklet is a YAML (or JSON, which YAML reads too) mapping with a
   (same row or column, within range).
 
 Any mistake raises :class:`BookletError` (a ``ValueError``) naming the
-monster, the field and the offending value.
+monster, the field and the offending value (quoted short). Files are read
+with :mod:`kakurega.envs.core.safe_load` (no duplicate keys, alias bombs or
+deep nesting; 1 MB at most); a booklet holds at most :data:`MAX_MONSTERS`
+monsters of at most :data:`MAX_PATH_LENGTH` cells.
 """
 
 from __future__ import annotations
@@ -22,13 +25,14 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-import yaml
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
 GRID = 5  #: rows and columns of the room
 START_CELL = (GRID - 1, GRID - 1)
 MAX_STEPS = 4
 MAX_SIGHT_RANGE = 2 * (GRID - 1)
 MAX_PATH_LENGTH = 200
+MAX_MONSTERS = 1000
 SIGHT_SHAPES = ("radius", "line")
 TRAITS = ("name", "description", "path", "steps", "sight_range", "sight_shape")
 DEFAULT_BOOKLET = "hidden_rooms_monsters.yaml"
@@ -67,7 +71,7 @@ def _is_int(value) -> bool:
 
 def _monster_label(index: int, raw) -> str:
     if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"]:
-        return f"monster {index} ({raw['name']!r})"
+        return f"monster {index} ({short_repr(raw['name'])})"
     return f"monster {index}"
 
 
@@ -76,10 +80,10 @@ def validate_monster(index: int, raw, source: str = "booklet") -> Monster:
     label = _monster_label(index, raw)
 
     def fail(field: str, value, expected: str):
-        raise BookletError(f"{source}: {label}, field {field!r}: got {value!r}; expected {expected}")
+        raise BookletError(f"{source}: {label}, field {short_repr(field)}: got {short_repr(value)}; expected {expected}")
 
     if not isinstance(raw, dict):
-        raise BookletError(f"{source}: {label}: got {raw!r}; expected a mapping of traits {list(TRAITS)}")
+        raise BookletError(f"{source}: {label}: got {short_repr(raw)}; expected a mapping of traits {list(TRAITS)}")
     for key in raw:
         if key not in TRAITS:
             fail(key, raw[key], f"no such trait; known traits are {list(TRAITS)}")
@@ -143,14 +147,16 @@ def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
     if extra:
         raise BookletError(f"{source}: unknown top-level keys {extra}; expected 'monsters' (and optional 'title', 'version')")
     monsters_raw = data["monsters"]
-    if not isinstance(monsters_raw, list) or not monsters_raw:
-        raise BookletError(f"{source}: field 'monsters': got {monsters_raw!r}; expected a non-empty list")
+    if not isinstance(monsters_raw, list) or not 1 <= len(monsters_raw) <= MAX_MONSTERS:
+        raise BookletError(
+            f"{source}: field 'monsters': got {short_repr(monsters_raw)}; expected a list of 1 to {MAX_MONSTERS} monsters"
+        )
     monsters = tuple(validate_monster(i, raw, source) for i, raw in enumerate(monsters_raw))
     seen: dict[str, int] = {}
     for i, monster in enumerate(monsters):
         if monster.name in seen:
             raise BookletError(
-                f"{source}: monster {i} ({monster.name!r}), field 'name': got {monster.name!r}; "
+                f"{source}: monster {i} ({short_repr(monster.name)}), field 'name': got {short_repr(monster.name)}; "
                 f"expected a name not already used by monster {seen[monster.name]}"
             )
         seen[monster.name] = i
@@ -161,17 +167,10 @@ def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
     """The monsters of the booklet at ``path`` (YAML or JSON), or of the default booklet."""
     if path is None:
         text = resources.files("kakurega.envs").joinpath("data", DEFAULT_BOOKLET).read_text(encoding="utf-8")
-        source = DEFAULT_BOOKLET
-    else:
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"booklet must be a file path (str or PathLike) or None, got {type(path).__name__}")
-        source = os.fspath(path)
-        if not os.path.isfile(source):
-            raise FileNotFoundError(f"booklet file {source!r} does not exist")
-        with open(source, encoding="utf-8") as handle:
-            text = handle.read()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise BookletError(f"{source}: not valid YAML/JSON: {error}") from error
-    return validate_booklet(data, source)
+        return validate_booklet(load_text(text, DEFAULT_BOOKLET, error=BookletError), DEFAULT_BOOKLET)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"booklet must be a file path (str or PathLike) or None, got {type(path).__name__}")
+    source = os.fspath(path)
+    if not os.path.isfile(source):
+        raise FileNotFoundError(f"booklet file {short_repr(source)} does not exist")
+    return validate_booklet(load_file(source, error=BookletError), source)

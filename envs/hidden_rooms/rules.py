@@ -32,6 +32,7 @@ NUMBERS = (1, 2, 3, 4, 5, 6)
 NUM_TILES = len(COLOURS) * len(NUMBERS)  #: 24 room tiles
 START_TILE = NUM_TILES  #: id 24: the start tile
 MEMORY_CAPACITY = 5
+MAX_TURNS = 10_000  #: bound of the max_turns option (the observer keeps a table of max_turns + 1 entries)
 
 DIRECTIONS = ("north", "east", "south", "west")
 _DELTAS = ((-1, 0), (0, 1), (1, 0), (0, -1))
@@ -186,8 +187,8 @@ class HiddenRoomsGame(Game):
             raise ValueError(f"reward={reward!r} is not supported; expected one of {list(REWARDS)}")
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
             raise TypeError(f"max_turns must be an integer >= 1, got {max_turns!r} of type {type(max_turns).__name__}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be an integer >= 1, got {max_turns}")
+        if not 1 <= max_turns <= MAX_TURNS:
+            raise ValueError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {max_turns}")
         self.monsters = tuple(load_booklet() if monsters is None else monsters)
         if not self.monsters or not all(isinstance(m, Monster) for m in self.monsters):
             raise TypeError("monsters must be a non-empty tuple of Monster (use booklet.load_booklet)")
@@ -204,6 +205,7 @@ class HiddenRoomsGame(Game):
             )
             for m in self.monsters
         )
+        self.options = {"monsters": self.monsters, "episode": episode, "reward": reward, "max_turns": self.max_turns}
 
     # -------------------------------------------------------------- monster
     def sees(self, monster: int, monster_cell: int, child: int) -> bool:

@@ -1,8 +1,11 @@
 """Text pictures of a KAKURENBO table, as one player sees it or as a spectator.
 
 A player's view shows the faces that player knows (its row of the state's
-``knowledge``); every other card shows only its back colour. A spectator
-(``viewer=None``) sees public information only.
+``knowledge``, counting included); every other card shows only its back
+colour. A spectator (``viewer=None``) sees public information only: the backs,
+and the faces of open hands. Every hand is drawn known faces first, then the
+backs grouped by colour (:func:`hand_pictures`), so the order on screen says
+nothing about the faces behind the backs.
 """
 
 from __future__ import annotations
@@ -57,6 +60,31 @@ def describe_event(game: KakurenboGame, event: tuple) -> str:
     return " ".join(str(x) for x in event)
 
 
+def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
+    """The cards of ``seat``'s hand in an order that tells nothing the viewer does not know.
+
+    ``known`` is the viewer's row of card places (``None``: a spectator, who
+    knows the faces of open hands only). Faces the viewer knows come first,
+    by card id; then the unknown backs grouped by colour (red, then blue),
+    then the Curse. The hand itself is kept in card-id order, so drawing it
+    as it is would tell the order of the faces behind the backs.
+    """
+    hand = state.hands[seat]
+    if known is None:
+        public = bool(state.open_hand[seat])
+        faces = [c for c in hand if c != CURSE and public]
+    else:
+        faces = [c for c in hand if c != CURSE and known[c] == seat]
+    shown = [f"[{card_name(c)}]" for c in sorted(faces)]
+    counts = state.colour_counts
+    for colour in (0, 1):
+        hidden = counts[2 * seat + colour] - sum(1 for c in faces if c & 1 == colour)
+        shown += [_BACK[colour]] * hidden
+    if CURSE in hand:
+        shown.append("[Kaku's Curse]")
+    return shown
+
+
 def render_text(game: KakurenboGame, state, viewer: int | None) -> str:
     """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only)."""
     n = game.num_players
@@ -81,15 +109,7 @@ def render_text(game: KakurenboGame, state, viewer: int | None) -> str:
         lines.append(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
     known = game.known_row(state, viewer) if viewer is not None else None
     for seat in range(n):
-        hand = state.hands[seat]
-        shown = []
-        for c in hand:
-            if c == CURSE:
-                shown.append("[Kaku's Curse]")
-            elif known is not None and known[c] == seat:
-                shown.append(f"[{card_name(c)}]")
-            else:
-                shown.append(_BACK[c & 1])
+        shown = hand_pictures(state, seat, known)
         flags = []
         if state.open_hand[seat]:
             flags.append("open hand")

@@ -27,6 +27,7 @@ VARIANTS = ("kakurenbo", "kurayami")
 REWARD_MODES = ("win", "points")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 DEFAULT_MAX_STEPS = 200
+MAX_STEPS = 1_000_000  #: bound of the max_steps option
 
 PARTS = ("head", "chest", "waist", "right arm", "left arm", "right leg", "left leg")
 POINTS = (4, 3, 3, 2, 2, 1, 1)
@@ -178,8 +179,8 @@ class KakurenboGame(Game):
             raise ValueError(f"num_players={num_players} is out of range; expected {MIN_PLAYERS} to {MAX_PLAYERS}")
         if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
             raise TypeError(f"max_steps must be a positive integer (agent actions per game), got {max_steps!r}")
-        if max_steps < 1:
-            raise ValueError(f"max_steps={max_steps} must be at least 1 (agent actions per game)")
+        if not 1 <= max_steps <= MAX_STEPS:
+            raise ValueError(f"max_steps={max_steps} must be from 1 to {MAX_STEPS} (agent actions per game)")
         if not isinstance(reward, str) or reward not in REWARD_MODES:
             raise ValueError(f"reward={reward!r} is not supported; expected one of {list(REWARD_MODES)}")
         self.variant = variant
@@ -221,6 +222,7 @@ class KakurenboGame(Game):
         self._target_ids = [tuple(((me + k) % n, self.target_action(k)) for k in range(1, n)) for me in range(n)]
         self._zeros = np.zeros(n, dtype=np.float64)
         self._zeros.flags.writeable = False
+        self.options = {"variant": variant, "num_players": n, "max_steps": self.max_steps, "reward": reward}
 
     # ------------------------------------------------------------ action ids
     def draw_action(self) -> int:

@@ -14,7 +14,10 @@ A map is a YAML mapping with these fields:
   carrying it, a terrain symbol a terrain cell.
 
 Any mistake raises :class:`MapError` (a ``ValueError``) naming the row and
-column (0-based) or the field, and what was expected.
+column (0-based) or the field, and what was expected. Files are read with
+:mod:`kakurega.envs.core.safe_load` (no duplicate keys, alias bombs or deep
+nesting; 1 MB at most); a grid has at most :data:`MAX_SIDE` rows and columns,
+an icon is worth at most :data:`MAX_VP` VP.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-import yaml
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
 PATH_SYMBOL = "."
 KIND_PATH, KIND_BLACK, KIND_WHITE = 0, 1, 2
@@ -31,6 +34,7 @@ KIND_NAMES = ("path", "black-framed", "white-framed")
 DEFAULT_MAP = "summer_map.yaml"
 FIELDS = ("name", "terrain", "icons", "grid")
 MAX_SIDE = 32  #: rows/columns limit: keeps action and observation sizes sane
+MAX_VP = 1000  #: VP of one icon type: keeps score tables and observation scales small
 
 
 class MapError(ValueError):
@@ -110,21 +114,11 @@ def load_map(path: str | os.PathLike | None = None) -> SummerMap:
     """The map in YAML file ``path``, or the default map shipped in ``kakurega.envs.data``."""
     if path is None:
         text = resources.files("kakurega.envs.data").joinpath(DEFAULT_MAP).read_text(encoding="utf-8")
-        source = DEFAULT_MAP
-    else:
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"map must be a file path (str or os.PathLike) or None, got {type(path).__name__}")
-        source = os.fspath(path)
-        try:
-            with open(source, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            raise MapError(f"{source}: cannot read the map file ({error.strerror})") from error
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise MapError(f"{source}: not valid YAML: {error}") from error
-    return parse_map(raw, source)
+        return parse_map(load_text(text, DEFAULT_MAP, error=MapError), DEFAULT_MAP)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"map must be a file path (str or os.PathLike) or None, got {type(path).__name__}")
+    source = os.fspath(path)
+    return parse_map(load_file(source, error=MapError), source)
 
 
 def _is_int(value) -> bool:
@@ -141,47 +135,47 @@ def parse_map(raw, source: str = "map") -> SummerMap:
         fail(f"expected a mapping with fields {', '.join(FIELDS)}, got {type(raw).__name__}")
     for key in raw:
         if key not in FIELDS:
-            fail(f"unknown field {key!r}; expected only {', '.join(FIELDS)}")
+            fail(f"unknown field {short_repr(key)}; expected only {', '.join(FIELDS)}")
     for key in ("terrain", "icons", "grid"):
         if key not in raw:
-            fail(f"missing field {key!r}")
+            fail(f"missing field {short_repr(key)}")
     name = raw.get("name", "map")
     if not isinstance(name, str):
-        fail(f"field 'name': expected a string, got {name!r}")
+        fail(f"field 'name': expected a string, got {short_repr(name)}")
 
     terrain = raw["terrain"]
     if not isinstance(terrain, dict) or not terrain:
-        fail(f"field 'terrain': expected a non-empty mapping symbol -> name, got {terrain!r}")
+        fail(f"field 'terrain': expected a non-empty mapping symbol -> name, got {short_repr(terrain)}")
     terrain_names = {}
     for symbol, tname in terrain.items():
         if not isinstance(symbol, str) or len(symbol) != 1 or symbol.isalnum() or symbol == PATH_SYMBOL or symbol.isspace():
-            fail(f"field 'terrain': symbol {symbol!r} must be one character, not a letter, digit, space or '.'")
+            fail(f"field 'terrain': symbol {short_repr(symbol)} must be one character, not a letter, digit, space or '.'")
         if not isinstance(tname, str) or not tname:
-            fail(f"field 'terrain.{symbol}': expected a name (string), got {tname!r}")
+            fail(f"field 'terrain.{symbol}': expected a name (string), got {short_repr(tname)}")
         terrain_names[symbol] = tname
 
     icons_raw = raw["icons"]
     if not isinstance(icons_raw, dict) or not icons_raw:
-        fail(f"field 'icons': expected a non-empty mapping LETTER -> {{name, vp}}, got {icons_raw!r}")
+        fail(f"field 'icons': expected a non-empty mapping LETTER -> {{name, vp}}, got {short_repr(icons_raw)}")
     icons: list[IconType] = []
     icon_index: dict[str, int] = {}
     for letter, entry in icons_raw.items():
         where = f"field 'icons.{letter}'"
         if not isinstance(letter, str) or len(letter) != 1 or not ("A" <= letter <= "Z"):
-            fail(f"field 'icons': key {letter!r} must be one uppercase letter A-Z")
+            fail(f"field 'icons': key {short_repr(letter)} must be one uppercase letter A-Z")
         if not isinstance(entry, dict):
-            fail(f"{where}: expected a mapping with 'name' and 'vp', got {entry!r}")
+            fail(f"{where}: expected a mapping with 'name' and 'vp', got {short_repr(entry)}")
         for key in entry:
             if key not in ("name", "vp"):
-                fail(f"{where}: unknown key {key!r}; expected 'name' and 'vp'")
+                fail(f"{where}: unknown key {short_repr(key)}; expected 'name' and 'vp'")
         if "vp" not in entry:
             fail(f"field 'icons.{letter}.vp': missing: every icon needs its VP")
         vp = entry["vp"]
-        if not _is_int(vp) or vp < 1:
-            fail(f"field 'icons.{letter}.vp': expected a positive integer, got {vp!r}")
+        if not _is_int(vp) or not 1 <= vp <= MAX_VP:
+            fail(f"field 'icons.{letter}.vp': expected an integer from 1 to {MAX_VP}, got {short_repr(vp)}")
         iname = entry.get("name", letter)
         if not isinstance(iname, str) or not iname:
-            fail(f"field 'icons.{letter}.name': expected a string, got {iname!r}")
+            fail(f"field 'icons.{letter}.name': expected a string, got {short_repr(iname)}")
         icon_index[letter] = len(icons)
         icons.append(IconType(letter, iname, vp))
 
@@ -213,15 +207,15 @@ def parse_map(raw, source: str = "map") -> SummerMap:
                 letter = symbol.upper()
                 if letter not in icon_index:
                     fail(
-                        f"row {r}, column {c}: icon {symbol!r} has no VP: field 'icons' has no entry "
-                        f"{letter!r} (known icons: {', '.join(icon_index)})"
+                        f"row {r}, column {c}: icon {short_repr(symbol)} has no VP: field 'icons' has no entry "
+                        f"{short_repr(letter)} (known icons: {', '.join(icon_index)})"
                     )
                 squares.append((r, c))
                 kinds.append(KIND_BLACK if symbol.isupper() else KIND_WHITE)
                 icon_of.append(icon_index[letter])
             else:
                 fail(
-                    f"row {r}, column {c}: unknown cell symbol {symbol!r}; expected '.' (path square), "
+                    f"row {r}, column {c}: unknown cell symbol {short_repr(symbol)}; expected '.' (path square), "
                     f"an icon letter (UPPER black-framed, lower white-framed) or a terrain symbol "
                     f"({' '.join(terrain_names)})"
                 )

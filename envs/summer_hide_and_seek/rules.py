@@ -144,6 +144,7 @@ class SummerHideAndSeekGame(Game):
         # returns() in "win" mode before the end: one shared read-only array
         self._no_returns = np.zeros(num_players, dtype=np.float64)
         self._no_returns.flags.writeable = False
+        self.options = {"num_players": num_players, "summer_map": self.map, "strict_moves": self.strict_moves, "reward": reward, "max_steps": max_steps}
 
     def __getstate__(self):
         # the analysis and action caches are pure speed-ups: do not copy or pickle them

@@ -40,7 +40,7 @@ def with_changes(base, **changes):
 DECK_ERRORS = [
     # description,               deck mapping,                                                       expected message
     ("animals missing",          {"cards": SMALL_DECK["cards"]},                                     "field animals is missing"),
-    ("one animal only",          with_changes(SMALL_DECK, animals=ANIMALS[:1]),                      "animals = .*at least 2 animals"),
+    ("one animal only",          with_changes(SMALL_DECK, animals=ANIMALS[:1]),                      "animals = .*expected a list of 2 to 64 animals"),
     ("label too long",           with_changes(SMALL_DECK, animals=[{"name": "dog", "label": "Dog"}] + ANIMALS[1:]),
                                                                                                      r"animals\[0\].label = 'Dog'"),
     ("duplicate label",          with_changes(SMALL_DECK, animals=ANIMALS + [{"name": "dingo", "label": "Dg"}]),
@@ -75,7 +75,7 @@ def test_a_deck_too_small_for_the_board_is_refused():
 SHAPE_ERRORS = [
     ("both forms",              {"rows": [1, 2, 1], "columns": [[0], [1]]},        "exactly one of the fields rows"),
     ("neither form",            {"name": "empty"},                                 "exactly one of the fields rows"),
-    ("one row",                 {"rows": [3]},                                     "rows = \\[3\\]: expected a list of at least 2"),
+    ("one row",                 {"rows": [3]},                                     "rows = \\[3\\]: expected a list of 2 to 45 card counts"),
     ("zero cards in a row",     {"rows": [2, 0, 2]},                               r"rows\[1\] = 0"),
     ("too many cards",          {"rows": [6, 7, 8, 9, 8, 7, 6]},                   "51 cards; the rules allow at most 45"),
     ("not a brick pattern",     {"rows": [4, 6, 4]},                               r"rows\[0..1\] = \[4, 6\]: neighbouring rows must be shifted half a card"),

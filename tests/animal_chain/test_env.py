@@ -18,9 +18,9 @@ def test_spaces_and_agents():
 
 
 BAD_OPTIONS = [
-    ({"max_turns": 0}, ValueError, "max_turns must be a positive integer, got 0"),
-    ({"max_turns": 2.5}, TypeError, "max_turns must be a positive integer"),
-    ({"max_turns": True}, TypeError, "max_turns must be a positive integer"),
+    ({"max_turns": 0}, ValueError, "max_turns must be an integer from 1 to 100000, got 0"),
+    ({"max_turns": 2.5}, TypeError, "max_turns must be an integer from 1 to 100000"),
+    ({"max_turns": True}, TypeError, "max_turns must be an integer from 1 to 100000"),
     ({"deck": 42}, TypeError, "deck must be a path to a YAML/JSON file"),
     ({"shape": ["rows"]}, TypeError, "shape must be a path"),
     ({"deck": "no/such/deck.yaml"}, AnimalChainDataError, "no/such/deck.yaml: no such file"),

@@ -69,7 +69,7 @@ def test_bad_monster_is_refused_with_monster_field_and_value(change, words):
     [
         ([], ["'monsters' list"]),
         ({"monster": []}, ["'monsters'"]),
-        ({"monsters": []}, ["'monsters'", "non-empty"]),
+        ({"monsters": []}, ["'monsters'", "a list of 1 to 1000 monsters"]),
         ({"monsters": [GOOD], "extra": 1}, ["unknown top-level keys", "extra"]),
         ({"monsters": ["Kappa"]}, ["monster 0", "'Kappa'", "mapping"]),
     ],

@@ -25,7 +25,7 @@ N, E, S, W = 0, 1, 2, 3
 
 def agent_for(game):
     observer = HiddenRoomsObserver(game)
-    context = AgentContext(env_name="hidden_rooms_v0", layout=observer.layout, num_actions=17, num_players=1, game=game)
+    context = AgentContext(env_name="hidden_rooms_v0", layout=observer.layout, num_actions=17, num_players=1, rules=game.rules_config())
     agent = HiddenRoomsHeuristic(context, seed=0)
 
     def decide(state):

@@ -56,6 +56,26 @@ def test_path_following(steps, progress, expected_cell, expected_progress, expec
     assert phase_of(game, state, (4, 4)) == (expected_cell, expected_progress, False, expected_outcome)
 
 
+# A looping path: its last cell (1, 2) is also its second cell.
+LOOP = [(1, 1), (1, 2), (1, 3), (2, 3), (2, 2), (1, 2)]
+
+
+@pytest.mark.parametrize(
+    "steps, progress, start, expected_cell, expected_progress, expected_outcome",
+    [
+        (1, 0, (1, 1), (1, 2), 1, 0),  # on the last cell's square, but one step into the path: no fail
+        (2, 0, (1, 1), (1, 3), 2, 0),  # passes that square on the way
+        (1, 4, (2, 2), (1, 2), 5, MONSTER_EXITED),  # there again having taken every step: fail
+        (2, 3, (2, 3), (1, 2), 5, MONSTER_EXITED),
+    ],
+)
+def test_a_looping_path_ends_only_after_its_every_step(steps, progress, start, expected_cell, expected_progress,
+                                                        expected_outcome):
+    game = game_with(monster(LOOP, steps=steps))
+    state = table(game, monster_cell=start, progress=progress)
+    assert phase_of(game, state, (4, 4)) == (expected_cell, expected_progress, False, expected_outcome)
+
+
 # --------------------------------------------------------- chasing by sight
 @pytest.mark.parametrize(
     "shape, sight, child, expected_cell, chased",

@@ -189,3 +189,86 @@ def test_determinization_sampler_from_the_env():
     sampler = env.determinization_sampler("player_0")
     sample = sampler(np.random.default_rng(0))
     assert np.array_equal(env.encode(sample, 0), env.observe("player_0")["observation"])
+
+
+# ------------------------------------------------------------------ renders
+def render_pairs(game, states, rng_seed=0):
+    """``(state, twin, viewer)`` triples: ``twin`` looks the same as ``state`` to ``viewer``.
+
+    For a seat, ``twin`` re-deals what the seat cannot see; for the spectator
+    (``None``) it re-deals for a random seat, which keeps every public fact.
+    """
+    rng = np.random.default_rng(rng_seed)
+    for index, state in enumerate(states):
+        for viewer in [*range(game.num_players), None]:
+            seat = int(rng.integers(game.num_players)) if viewer is None else viewer
+            twin = game.resample_hidden(state, seat, np.random.default_rng(10_000 + index))
+            yield state, twin, viewer
+
+
+def render_differences(render, game, states) -> tuple[int, int]:
+    """How many of the indistinguishable pairs ``render`` draws differently, out of how many."""
+    differ = total = 0
+    for state, twin, viewer in render_pairs(game, states):
+        total += 1
+        differ += render(game, state, viewer) != render(game, twin, viewer)
+    return differ, total
+
+
+def id_order_hand(state, seat, known):
+    """The old renderer's hand: every card in card-id order (the leak this test guards against)."""
+    shown = []
+    for c in state.hands[seat]:
+        if c == CURSE:
+            shown.append("[Kaku's Curse]")
+        elif known is not None and known[c] == seat:
+            shown.append("[face]")
+        else:
+            shown.append(("[red ?]", "[blue ?]")[c & 1])
+    return shown
+
+
+@pytest.mark.parametrize("variant,n", CONFIGS)
+def test_renders_are_identical_for_states_a_viewer_cannot_tell_apart(variant, n, monkeypatch):
+    from kakurega.envs.kakurenbo import render
+
+    game = KakurenboGame(variant, n)
+    states = random_states(game, seed=7 + n, num_games=15, every=2)
+    differ, total = render_differences(render.render_text, game, states)
+    assert total > 300 and differ == 0, f"{differ} of {total} indistinguishable pairs rendered differently"
+    # Control: drawing hands in card-id order (the old renderer) is caught.
+    monkeypatch.setattr(render, "hand_pictures", id_order_hand)
+    differ, total = render_differences(render.render_text, game, states)
+    assert differ > total // 20, f"the control leaked in only {differ} of {total} pairs: the test would be vacuous"
+
+
+def test_kurayami_own_unseen_hand_renders_as_grouped_backs():
+    from kakurega.envs.kakurenbo.render import render_text
+
+    state = build(Y4, {0: "Hb Cr Wb RAr", 1: "Hr", 2: "Cb", 3: "Wr"}, pile="RAb LAr LAb RLr RLb LLr LLb")
+    line = next(x for x in render_text(Y4, state, 0).splitlines() if x.startswith("  player_0"))
+    assert line.endswith("hand [red ?] [red ?] [blue ?] [blue ?]")
+
+
+def test_spectator_sees_open_hands_and_viewers_see_known_faces_first():
+    from kakurega.envs.kakurenbo.render import render_text
+
+    state = build(K4, {0: "K Cr Wb", 1: "LLb RAr", 2: "Cb LLr", 3: "RAb Wr"}, discarded={"H": 1, "LA": 2, "RL": 3},
+                  open_hands=(1,))
+    lines = {v: render_text(K4, state, v).splitlines() for v in (None, 0)}
+    seat_line = lambda v, s: next(x for x in lines[v] if x.startswith(f"  player_{s}"))
+    assert seat_line(None, 1).endswith("hand [right arm (red)] [left leg (blue)]")  # open to all
+    assert seat_line(None, 0).endswith("hand [red ?] [blue ?] [Kaku's Curse]")
+    assert seat_line(0, 0).endswith("hand [chest (red)] [waist (blue)] [Kaku's Curse]")
+
+
+@pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
+def test_infos_hold_only_the_action_mask_of_the_agent_to_act(variant):
+    env = raw_env(variant=variant, num_players=4)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        for agent, info in env.infos.items():
+            assert set(info) == {"action_mask"}
+            assert info["action_mask"].any() == (agent == env.agent_selection)
+        env.step(int(rng.choice(env.legal_actions())))

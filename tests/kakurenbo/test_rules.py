@@ -268,6 +268,15 @@ def test_the_final_curse_holder_never_wins_even_when_everyone_has_zero():
     K3.apply_action(state, K3.curse_give_action(card("Hr"), 1), ScriptedRng())
     assert state.over and K3.final_scores(state) == [0, 0, 0]
     assert K3.winners(state) == [0, 2]
+    assert K3.returns(state).tolist() == [1.0, -1.0, 1.0]
+
+
+def test_at_the_step_limit_the_curse_holder_never_wins_even_when_everyone_has_zero():
+    game = KakurenboGame("kakurenbo", 3, max_steps=1)
+    state = build(game, {0: "K Hr Cr", 1: "Hb", 2: "Cb"}, discarded={q: 2 for q in SHORT_PARTS[2:]})
+    game.apply_action(state, game.curse_give_action(card("Cr"), 1), ScriptedRng())  # no pair: seat 1 holds Cr Hb K
+    assert game.is_truncated(state) and game.final_scores(state) == [0, 0, 0]
+    assert game.winners(state) == [0, 2] and game.returns(state).tolist() == [1.0, -1.0, 1.0]
 
 
 def test_a_game_that_starts_phase_2_with_the_curse_alone_ends_at_once():
@@ -390,6 +399,26 @@ def test_the_off_turn_take_is_a_decision_even_with_one_option():
     state = build(Y3, {0: "Hr K", 1: "Hb Cr", 2: "Cb"}, discarded={q: 2 for q in SHORT_PARTS[2:]})
     Y3.apply_action(state, Y3.target_action(1), ScriptedRng([dice(1, 6)]))
     assert Y3.current_player(state) == 1 and Y3.legal_actions(state) == [Y3.take_action(0, 2)]
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_every_kurayami_decision_is_an_agent_step_even_with_one_legal_option(n):
+    from kakurega.envs.kakurenbo_v0 import raw_env
+
+    env = raw_env(variant="kurayami", num_players=n)
+    rng = np.random.default_rng(n)
+    single = 0
+    for seed in range(10):
+        env.reset(seed=seed)
+        actions = 0
+        while not (any(env.terminations.values()) or any(env.truncations.values())):
+            mask = env.observe(env.agent_selection)["action_mask"]
+            assert env.possible_agents.index(env.agent_selection) == env.game_state.actor
+            single += int(mask.sum()) == 1
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+            actions += 1
+        assert actions == env.game_state.steps  # no decision was taken for an agent
+    assert single > 10 * n  # the draws of phase 1 at least
 
 
 KURAYAMI_END_CASES = [

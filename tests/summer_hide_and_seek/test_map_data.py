@@ -86,7 +86,7 @@ MALFORMED = [
     (
         "vp not a positive integer",
         variant(icons={"S": {"name": "sunflower", "vp": 0}, "F": {"name": "fireworks", "vp": 4}}),
-        ["icons.S.vp", "positive integer"],
+        ["icons.S.vp", "an integer from 1 to 1000"],
     ),
     ("no path square to start on", variant(grid="S  s  #\nF  ~  f"), ["no path square", "start"]),
     (

@@ -48,6 +48,7 @@ class SecretNimGame(Game):
         self.num_players = num_players
         self.start_pile = start_pile
         self.max_turns = max_turns
+        self.options = {"num_players": num_players, "start_pile": start_pile, "max_turns": max_turns}
 
     def initial_state(self, rng):
         pile = self.start_pile if self.start_pile is not None else int(rng.integers(6, MAX_PILE + 1))

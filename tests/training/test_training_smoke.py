@@ -36,7 +36,8 @@ def test_tiny_training_run(env_name, algorithm, tmp_path):
     assert (out / "config.yaml").is_file() and (out / "policy.safetensors").is_file()
     written = yaml.safe_load((out / "config.yaml").read_text())
     assert written["ppo"]["n_steps"] == 32 and written["evaluation"]["opponent"] == "heuristic"  # resolved defaults
-    assert list((out / "checkpoints").glob("model_*.zip"))
+    assert [p.name for p in (out / "checkpoints").iterdir()] == [f"step_{result.timesteps}"]  # keep: 1
+    assert not list(out.rglob("*.zip")) and not list(out.rglob("*.pkl"))  # nothing that holds pickles
     assert len(list((out / "league").glob("snapshot_*.safetensors"))) == 1  # max_snapshots bounds the pool
     agent = kakurega.agents.load(result.policy_path)
     assert agent.metadata["algorithm"] == algorithm and agent.metadata["training_steps"] == result.timesteps
@@ -60,7 +61,7 @@ def test_training_with_heuristic_opponents_and_evaluation(nim, tmp_path):
     ]
     assert (out / "evaluation" / "vs_heuristic_heatmap.png").is_file()
     assert (out / "plots" / "learning_curve.png").is_file()
-    assert len(list((out / "checkpoints").glob("model_*.zip"))) == 2
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_256", "step_512"]
 
 
 def test_resume_continues_from_the_last_checkpoint(nim, tmp_path):
@@ -71,7 +72,8 @@ def test_resume_continues_from_the_last_checkpoint(nim, tmp_path):
     second = train(longer, resume=True, quiet=True)
     assert second.timesteps == 512
     assert sorted(p.name for p in (tmp_path / "run" / "logs").iterdir()) == ["part0", "part1"]
-    assert (tmp_path / "run" / "checkpoints" / "replay_512.pkl").is_file()
+    replay = tmp_path / "run" / "checkpoints" / "step_512" / "replay.safetensors"
+    assert replay.is_file() and not list((tmp_path / "run").rglob("*.pkl"))
 
 
 def test_resume_refuses_a_changed_config_and_rerun_needs_overwrite(nim, tmp_path):
@@ -82,10 +84,10 @@ def test_resume_refuses_a_changed_config_and_rerun_needs_overwrite(nim, tmp_path
     changed = dict(config, seed=5)
     with pytest.raises(ConfigError, match=r"seed: 0 -> 5"):
         train(changed, resume=True, quiet=True)
-    with pytest.raises(ConfigError, match="already holds a run"):
+    with pytest.raises(ConfigError, match="already holds files"):
         train(config, quiet=True)
     train(config, overwrite=True, quiet=True)
-    with pytest.raises(ConfigError, match="no checkpoint"):
+    with pytest.raises(ConfigError, match="no usable checkpoint"):
         train(tiny_config(nim.NAME, "ppo", tmp_path / "empty"), resume=True, quiet=True)
 
 

@@ -1,0 +1,287 @@
+"""Training checkpoints that cannot run code: safetensors and JSON, written atomically, verified on load.
+
+A checkpoint is a directory ``checkpoints/step_<N>/`` holding:
+
+=========================  ===================================================
+``weights.safetensors``    every tensor of the SB3 policy (``state_dict``; for
+                           DQN the online and the target Q-network)
+``optimizer.safetensors``  the optimizer's tensors (Adam moments, step counts)
+``rng.safetensors``        torch's and numpy's global RNG states (arrays)
+``replay.safetensors``     DQN with ``checkpoint.save_replay_buffer``: the
+                           replay buffer as plain arrays
+``state.json``             counters (steps, updates, episodes, DQN calls and
+                           epsilon), episode statistics, the optimizer's
+                           hyper-parameters, Python's RNG state
+``manifest.json``          size and SHA-256 of every file above, written last
+=========================  ===================================================
+
+Safetensors is a JSON header plus raw numbers and JSON is data, so nothing in a
+checkpoint is ever unpickled or executed: a run directory from a stranger is
+safe to resume. A checkpoint is written into a hidden temporary directory
+(every file fsynced) and renamed into place, so a crash leaves the previous
+checkpoints intact; :func:`latest_good` verifies sizes and checksums and falls
+back to the previous checkpoint when the newest is cut short or corrupt.
+
+SB3 ``.zip`` checkpoints (``checkpoint.sb3_zip: true``) are written beside them
+for users who want them; they hold pickles, so kakurega never loads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from kakurega.agents.training.run_dir import atomic_write_bytes, fsync_directory
+
+FORMAT = "kakurega-checkpoint"
+FORMAT_VERSION = 1
+PREFIX = "step_"
+_REPLAY_ARRAYS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts", "next_action_masks")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that is incomplete, corrupt or made for another model."""
+
+
+# ------------------------------------------------------ nested state <-> data
+def _split(value, arrays: dict, prefix: str):
+    """``value`` as JSON-able data, its tensors and arrays moved into ``arrays`` (by name)."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        arrays[prefix] = value.detach().cpu().contiguous().numpy().copy()
+        return {"__tensor__": prefix}
+    if isinstance(value, np.ndarray):
+        arrays[prefix] = np.ascontiguousarray(value)
+        return {"__array__": prefix}
+    if isinstance(value, dict):
+        return {"__items__": [[_split(k, arrays, f"{prefix}.k{i}"), _split(v, arrays, f"{prefix}.{i}")]
+                              for i, (k, v) in enumerate(value.items())]}
+    if isinstance(value, (list, tuple)):
+        items = [_split(v, arrays, f"{prefix}.{i}") for i, v in enumerate(value)]
+        return {"__tuple__": items} if isinstance(value, tuple) else items
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"checkpoint: cannot store a {type(value).__name__} at {prefix}")
+
+
+def _join(data, arrays: dict, torch_tensors: bool = True):
+    """The inverse of :func:`_split`."""
+    if isinstance(data, list):
+        return [_join(v, arrays, torch_tensors) for v in data]
+    if isinstance(data, dict):
+        if "__tensor__" in data:
+            import torch
+
+            array = _array(arrays, data["__tensor__"])
+            return torch.from_numpy(array.copy()) if torch_tensors else array
+        if "__array__" in data:
+            return _array(arrays, data["__array__"])
+        if "__tuple__" in data:
+            return tuple(_join(v, arrays, torch_tensors) for v in data["__tuple__"])
+        if "__items__" in data:
+            return {_join(k, arrays, torch_tensors): _join(v, arrays, torch_tensors) for k, v in data["__items__"]}
+        raise CheckpointError(f"checkpoint: unexpected mapping {sorted(data)[:4]} in state.json")
+    return data
+
+
+def _array(arrays: dict, name) -> np.ndarray:
+    if not isinstance(name, str) or name not in arrays:
+        raise CheckpointError(f"checkpoint: state.json refers to a tensor {str(name)[:60]} that no file holds")
+    return arrays[name]
+
+
+# ----------------------------------------------------------------- writing
+def _model_state(model, replay: bool) -> tuple[dict, dict]:
+    """``(json_state, {file: arrays})`` of everything needed to continue training ``model``."""
+    import torch
+
+    files: dict[str, dict] = {"weights": {}, "optimizer": {}, "rng": {}}
+    files["weights"] = {k: v.detach().cpu().contiguous().numpy().copy() for k, v in model.policy.state_dict().items()}
+    state = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "algorithm": type(model).__name__,
+        "num_timesteps": int(model.num_timesteps),
+        "n_updates": int(getattr(model, "_n_updates", 0)),
+        "episode_num": int(getattr(model, "_episode_num", 0)),
+        "n_calls": int(getattr(model, "_n_calls", 0)),
+        "exploration_rate": float(getattr(model, "exploration_rate", 0.0)),
+        "ep_info_buffer": _split(list(model.ep_info_buffer or []), {}, "ep"),
+        "optimizer": _split(model.policy.optimizer.state_dict(), files["optimizer"], "opt"),
+        "rng": {
+            "torch": _split(torch.get_rng_state(), files["rng"], "torch"),
+            "numpy": _split(np.random.get_state(), files["rng"], "numpy"),
+            "python": _split(random.getstate(), files["rng"], "python"),
+        },
+    }
+    if replay and getattr(model, "replay_buffer", None) is not None:
+        buffer = model.replay_buffer
+        files["replay"] = {name: getattr(buffer, name) for name in _REPLAY_ARRAYS if hasattr(buffer, name)}
+        state["replay"] = {"pos": int(buffer.pos), "full": bool(buffer.full)}
+    return state, files
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool = False) -> Path:
+    """Write a checkpoint of ``model`` into ``directory`` atomically, keep the newest ``keep``; returns its path."""
+    from safetensors.numpy import save as to_bytes
+
+    directory.mkdir(parents=True, exist_ok=True)
+    step = int(model.num_timesteps)
+    final = directory / f"{PREFIX}{step}"
+    tmp = directory / f".{PREFIX}{step}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    state, files = _model_state(model, replay)
+    listing = {}
+    for name, arrays in files.items():
+        data = to_bytes(arrays) if arrays else to_bytes({"empty": np.zeros(0, np.float32)})
+        _write(tmp / f"{name}.safetensors", data)
+        listing[f"{name}.safetensors"] = {"bytes": len(data), "sha256": _sha256(data)}
+    data = json.dumps(state).encode()
+    _write(tmp / "state.json", data)
+    listing["state.json"] = {"bytes": len(data), "sha256": _sha256(data)}
+    _write(tmp / "manifest.json", json.dumps({"format": FORMAT, "step": step, "files": listing}, indent=2).encode())
+    fsync_directory(tmp)
+    if final.exists():  # the same step saved twice (e.g. the end of a run resumed at its end)
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    fsync_directory(directory)
+    if sb3_zip:
+        model.save(directory / f"model_{step}.zip")
+        if replay and getattr(model, "replay_buffer", None) is not None:
+            model.save_replay_buffer(directory / f"replay_{step}.pkl")
+    for stale in checkpoints(directory)[:-keep]:
+        remove(stale)
+    return final
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def remove(path: Path) -> None:
+    """Delete checkpoint ``path`` and any SB3 files of the same step."""
+    shutil.rmtree(path, ignore_errors=True)
+    step = path.name[len(PREFIX):]
+    for extra in (f"model_{step}.zip", f"replay_{step}.pkl"):
+        (path.parent / extra).unlink(missing_ok=True)
+
+
+def checkpoints(directory: Path) -> list[Path]:
+    """Checkpoint directories in ``directory``, oldest first (temporary ones excluded)."""
+    found = [p for p in Path(directory).glob(f"{PREFIX}*") if p.is_dir() and p.name[len(PREFIX):].isdigit()]
+    return sorted(found, key=lambda p: int(p.name[len(PREFIX):]))
+
+
+# ----------------------------------------------------------------- reading
+def verify(path: Path) -> dict:
+    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums."""
+    from kakurega.envs.core.safe_load import load_text
+
+    manifest_path = path / "manifest.json"
+    if not manifest_path.is_file():
+        raise CheckpointError(f"{path}: no manifest.json (the checkpoint was cut short)")
+    manifest = load_text(manifest_path.read_bytes(), str(manifest_path), json_only=True, error=CheckpointError)
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"), dict):
+        raise CheckpointError(f"{manifest_path}: not a kakurega checkpoint manifest")
+    contents = {}
+    for name, entry in manifest["files"].items():
+        file = path / str(name)
+        if "/" in str(name) or not file.is_file() or not isinstance(entry, dict):
+            raise CheckpointError(f"{path}: {str(name)[:60]} is missing")
+        data = file.read_bytes()
+        if len(data) != entry.get("bytes") or _sha256(data) != entry.get("sha256"):
+            raise CheckpointError(f"{file}: size or checksum differs from the manifest (corrupt or cut short)")
+        contents[name] = data
+    if "state.json" not in contents or "weights.safetensors" not in contents:
+        raise CheckpointError(f"{path}: the manifest lacks state.json or weights.safetensors")
+    return contents
+
+
+def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
+    """The newest checkpoint that verifies, with its contents; a bad newer one is reported and skipped."""
+    for path in reversed(checkpoints(directory)):
+        try:
+            return path, verify(path)
+        except CheckpointError as error:
+            say(f"warning: skipping checkpoint {path.name}: {error}")
+    return None
+
+
+def restore(model, contents: dict, source: Path) -> None:
+    """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config."""
+    import torch
+    from safetensors.numpy import load as from_bytes
+
+    from kakurega.envs.core.safe_load import load_text
+
+    def arrays(name: str) -> dict:
+        data = contents.get(f"{name}.safetensors")
+        if data is None:
+            return {}
+        try:
+            return from_bytes(data)
+        except Exception as error:  # safetensors raises its own error types
+            raise CheckpointError(f"{source}/{name}.safetensors is corrupt: {error}") from None
+
+    state = load_text(contents["state.json"], f"{source}/state.json", json_only=True, max_bytes=50_000_000,
+                      max_nodes=2_000_000, error=CheckpointError)
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
+    if state.get("algorithm") != type(model).__name__:
+        raise CheckpointError(f"{source} holds a {str(state.get('algorithm'))[:40]} model, the config builds a {type(model).__name__}")
+    weights = {k: torch.from_numpy(v.copy()) for k, v in arrays("weights").items()}
+    try:
+        model.policy.load_state_dict(weights)
+        model.policy.optimizer.load_state_dict(_join(state["optimizer"], arrays("optimizer")))
+    except (RuntimeError, KeyError, ValueError, TypeError) as error:
+        raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
+    model.num_timesteps = int(state["num_timesteps"])
+    model._n_updates = int(state["n_updates"])
+    model._episode_num = int(state["episode_num"])
+    if hasattr(model, "_n_calls"):
+        model._n_calls = int(state["n_calls"])
+    if hasattr(model, "exploration_rate"):
+        model.exploration_rate = float(state["exploration_rate"])
+    # SB3 keeps these statistics when a run continues (learn(reset_num_timesteps=False))
+    from collections import deque
+
+    model.ep_info_buffer = deque(_join(state["ep_info_buffer"], {}), maxlen=model._stats_window_size)
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+    rng = arrays("rng")
+    torch.set_rng_state(_join(state["rng"]["torch"], rng))
+    numpy_state = _join(state["rng"]["numpy"], rng, torch_tensors=False)
+    np.random.set_state(numpy_state)
+    python_state = _join(state["rng"]["python"], rng)
+    random.setstate((python_state[0], tuple(python_state[1]), python_state[2]))
+    if "replay" in state and getattr(model, "replay_buffer", None) is not None:
+        buffer = model.replay_buffer
+        for name, array in arrays("replay").items():
+            target = getattr(buffer, name, None)
+            if name not in _REPLAY_ARRAYS or target is None or target.shape != array.shape:
+                warnings.warn(f"{source}: replay buffer array {name} does not fit; the buffer starts empty")
+                buffer.pos, buffer.full = 0, False
+                return
+            target[...] = array
+        buffer.pos = int(state["replay"]["pos"])
+        buffer.full = bool(state["replay"]["full"])

@@ -1,0 +1,310 @@
+"""``kakurega balance ENV``: how balanced an env is and how much skill decides it.
+
+For any registered env (its default options, or ``--config key=value``) the
+report plays seeded tournaments through :func:`kakurega.agents.tournament.run_tournament`
+(seat-rotated, paired deals: deal ``d`` is the same env seed in every group)
+and prints:
+
+- **tables**: games where every seat is the same kind of player (the heuristic,
+  uniformly random play; ``--ismcts-table`` adds IS-MCTS): the win rate of the
+  first player and of every seat, game length in plies (median and 90th
+  percentile), and the share of games cut off by the step limit. In a
+  solitaire game the win rate is the success rate (a positive return).
+- **gaps**: the heuristic among random players against a random player in the
+  same seat on the same deals, and IS-MCTS among heuristics against a
+  heuristic in the same seat on the same deals: the difference of win rates
+  (solitaire: of success rates on the same deals).
+
+**First player.** The seat of the first agent to act after the deal
+(``env.reset``), unless the game's :meth:`~kakurega.envs.core.game.Game.first_player`
+names the seat that took the first turn of play (for games whose first turn
+is decided after a setup phase).
+
+**Wins.** A seat wins when its return is the highest at the table and not all
+returns are equal (ties share the win), as in every tournament
+(:mod:`kakurega.agents.outcome`).
+
+**Intervals.** 95% percentile bootstrap over deals (the games of one deal,
+played once per seat, are not independent), 2000 resamples from a fixed seed.
+
+Example::
+
+    kakurega balance kakurenbo_v0 --config num_players=4 --games 400 --ismcts-budget 25
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kakurega.agents.outcome import WIN, classify_outcome
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def bootstrap_interval(per_deal, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean of ``per_deal`` (one value per deal).
+
+    Deals are resampled with replacement; ``(nan, nan)`` when there is no deal.
+    """
+    values = np.asarray(per_deal, dtype=np.float64)
+    if values.size == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(values.size, size=(resamples, values.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+@dataclass
+class Estimate:
+    """A mean over deals with its 95% bootstrap interval."""
+
+    value: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, per_deal) -> "Estimate":
+        values = np.asarray(per_deal, dtype=np.float64)
+        mean = float(values.mean()) if values.size else float("nan")
+        return cls(mean, *bootstrap_interval(values))
+
+    def text(self, signed: bool = False) -> str:
+        f = "+.3f" if signed else ".3f"
+        return f"{self.value:{f}} [{self.low:{f}}, {self.high:{f}}]"
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "ci95": [self.low, self.high]}
+
+
+@dataclass
+class Games:
+    """Per-game facts of one group of games, collected from tournament records."""
+
+    num_players: int
+    #: deal -> list of (lineup, per-seat win flags, plies, truncated, first seat)
+    by_deal: dict = field(default_factory=dict)
+
+    def add(self, deal: int, lineup: tuple, wins: list, plies: int, truncated: bool, first: int) -> None:
+        self.by_deal.setdefault(deal, []).append((lineup, wins, plies, truncated, first))
+
+    def games(self) -> list:
+        return [g for deal in sorted(self.by_deal) for g in self.by_deal[deal]]
+
+    def per_deal(self, value) -> list[float]:
+        """Mean of ``value(game)`` over the games of each deal, deal by deal."""
+        return [float(np.mean([value(g) for g in self.by_deal[d]])) for d in sorted(self.by_deal)]
+
+    def seat_win(self, seat: int) -> list[float]:
+        return self.per_deal(lambda g: g[1][seat])
+
+    def summary(self) -> dict:
+        lengths = np.array([g[2] for g in self.games()], dtype=np.float64)
+        return {
+            "games": len(lengths),
+            "deals": len(self.by_deal),
+            "first_player_win": Estimate.of(self.per_deal(lambda g: g[1][g[4]])),
+            "seat_win": [Estimate.of(self.seat_win(s)) for s in range(self.num_players)],
+            "plies_median": float(np.median(lengths)),
+            "plies_p90": float(np.percentile(lengths, 90)),
+            "truncated": Estimate.of(self.per_deal(lambda g: float(g[3]))),
+        }
+
+
+def paired_gap(hero: Games, baseline: Games, hero_spec: str) -> Estimate:
+    """Hero's win rate minus the baseline's in the same seats on the same deals (bootstrap over deals).
+
+    ``hero`` holds games with one ``hero_spec`` seat among baseline players;
+    ``baseline`` holds games with the baseline player on every seat. A deal
+    counts when both groups played it.
+    """
+    differences = []
+    for deal in sorted(set(hero.by_deal) & set(baseline.by_deal)):
+        per_seat = {}
+        for lineup, wins, *_ in hero.by_deal[deal]:
+            for seat, spec in enumerate(lineup):
+                if spec == hero_spec:
+                    per_seat.setdefault(seat, []).append(wins[seat])
+        base = baseline.by_deal[deal]
+        diffs = [np.mean(w) - np.mean([g[1][seat] for g in base]) for seat, w in per_seat.items()]
+        if diffs:
+            differences.append(float(np.mean(diffs)))
+    return Estimate.of(differences)
+
+
+def play(env_name: str, options: dict, specs: list[str], games: int, seed: int, focal: str | None = None) -> Games:
+    """Play a tournament of ``specs`` (one spec: a table of it) and collect every game."""
+    from kakurega.agents.tournament import run_tournament
+    from kakurega.envs.registry import make
+
+    probe = make(env_name, wrapped=False, **options)
+    n = probe.game.num_players
+    first_at_reset: dict[int, int] = {}
+    collected = Games(n)
+
+    def on_game(record) -> None:
+        first = probe.game.first_player(record.final_state)
+        if first is None:
+            if record.deal_seed not in first_at_reset:
+                probe.reset(seed=record.deal_seed)
+                first_at_reset[record.deal_seed] = probe.possible_agents.index(probe.agent_selection)
+            first = first_at_reset[record.deal_seed]
+        wins = [classify_outcome(record.returns, s) == WIN for s in range(n)]
+        collected.add(record.deal, record.lineup, wins, record.plies, record.truncated, first)
+
+    run_tournament(env_name, specs, options, games, seed, focal=focal, on_game=on_game)
+    return collected
+
+
+def balance_report(
+    env_name: str,
+    options: dict | None = None,
+    games: int = 200,
+    seed: int = 0,
+    ismcts_budget: int = 25,
+    ismcts_options: str = "",
+    ismcts_games: int | None = None,
+    ismcts_table: bool = False,
+    progress=None,
+) -> dict:
+    """Play every group of the report (see the module docstring) and return the figures."""
+    options = dict(options or {})
+    say = progress or (lambda text: None)
+    ismcts_games = games if ismcts_games is None else ismcts_games
+    ismcts = f"ismcts:simulations={ismcts_budget}" + (f",{ismcts_options}" if ismcts_options else "")
+    tables: dict[str, Games] = {}
+    start = time.perf_counter()
+    for spec in ("heuristic", "random"):
+        say(f"{spec} table")
+        tables[spec] = play(env_name, options, [spec], games, seed)
+    n = tables["heuristic"].num_players
+    solitaire = n == 1
+    say("heuristic among random players" if not solitaire else "(solitaire: gaps from the tables)")
+    groups = {"heuristic vs random": (tables["heuristic"] if solitaire else
+                                      play(env_name, options, ["heuristic", "random"], games, seed, focal="heuristic"),
+                                      "heuristic", "random")}
+    if ismcts_budget > 0:
+        if solitaire or ismcts_table:
+            say(f"{ismcts} table")
+            tables[ismcts] = play(env_name, options, [ismcts], ismcts_games, seed)
+        say(f"{ismcts} among heuristics")
+        hero = tables[ismcts] if solitaire else play(env_name, options, [ismcts, "heuristic"], ismcts_games, seed,
+                                                      focal=ismcts)
+        groups["IS-MCTS vs heuristic"] = (hero, ismcts, "heuristic")
+    report = {
+        "env": env_name,
+        "options": options,
+        "num_players": n,
+        "games": games,
+        "ismcts_games": ismcts_games if ismcts_budget > 0 else 0,
+        "seed": seed,
+        "tables": {spec: g.summary() for spec, g in tables.items()},
+        "gaps": {},
+    }
+    for label, (hero, hero_spec, base_spec) in groups.items():
+        gap = paired_gap(hero, tables[base_spec], hero_spec)
+        entry = {"hero": hero_spec, "baseline": base_spec, "gap": gap}
+        if not solitaire:
+            entry["hero_games"] = hero.summary()
+        report["gaps"][label] = entry
+    report["wall_seconds"] = time.perf_counter() - start
+    return report
+
+
+def format_report(report: dict) -> str:
+    """The report as plain text."""
+    n = report["num_players"]
+    solitaire = n == 1
+    rate = "success" if solitaire else "win"
+    lines = [
+        f"balance of {report['env']}{' ' + str(report['options']) if report['options'] else ''}: {n} seat(s), "
+        f"{report['games']} games per group"
+        + (f" ({report['ismcts_games']} with IS-MCTS)" if report["ismcts_games"] else "") + f", seed {report['seed']}",
+        "95% bootstrap intervals over deals; plies = agent actions per game",
+        "",
+        "tables (every seat the same player):",
+    ]
+    for spec, t in report["tables"].items():
+        lines.append(f"  {spec}: {t['games']} games over {t['deals']} deals")
+        if solitaire:
+            lines.append(f"    success rate        {t['seat_win'][0].text()}")
+        else:
+            lines.append(f"    first player wins   {t['first_player_win'].text()}")
+            for seat, est in enumerate(t["seat_win"]):
+                lines.append(f"    seat {seat} wins         {est.text()}")
+        lines.append(f"    plies               median {t['plies_median']:g}, 90th percentile {t['plies_p90']:g}")
+        lines.append(f"    truncated           {t['truncated'].text()}")
+    lines += ["", f"skill gaps ({rate} rate of the player minus the baseline's, same deals and seats):"]
+    for label, g in report["gaps"].items():
+        lines.append(f"  {label}: {g['gap'].text(signed=True)}   ({g['hero']} vs {g['baseline']})")
+        if "hero_games" in g:
+            h = g["hero_games"]
+            lines.append(
+                f"    those {h['games']} games: plies median {h['plies_median']:g}, 90th percentile "
+                f"{h['plies_p90']:g}; truncated {h['truncated'].text()}"
+            )
+    lines.append(f"\n{report['wall_seconds']:.0f} s")
+    return "\n".join(lines)
+
+
+def _jsonable(value):
+    if isinstance(value, Estimate):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega balance")
+    parser.description = (
+        "Balance report of one env: first-player and seat win rates, game length, truncation rate, and the "
+        "heuristic-vs-random and IS-MCTS-vs-heuristic skill gaps, with 95%% intervals (seat-rotated, paired deals)."
+    )
+    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v0 or kakurenbo")
+    parser.add_argument("--games", type=int, default=200, help="games per group (rounded up to a multiple of the seat count; default 200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
+    parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
+    parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")
+    parser.add_argument("--ismcts-games", type=int, default=None, help="games of each IS-MCTS group (default: --games)")
+    parser.add_argument("--ismcts-table", action="store_true", help="also play a table of IS-MCTS players")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    return parser
+
+
+def run(args) -> int:
+    from kakurega.scripts.evaluate import parse_options, resolve_env_name
+
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    if args.ismcts_budget < 0:
+        raise ValueError(f"--ismcts-budget must be 0 (skip) or a positive number of simulations, got {args.ismcts_budget}")
+    env_name = resolve_env_name(args.env)
+    progress = None if args.quiet else (lambda text: print(f"... {text}", file=sys.stderr, flush=True))
+    report = balance_report(
+        env_name, parse_options(args.config), args.games, args.seed, args.ismcts_budget, args.ismcts_options,
+        args.ismcts_games, args.ismcts_table, progress,
+    )
+    print(format_report(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(_jsonable(report), handle, indent=2)
+    return 0
+
+
+def main(argv=None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The balance report (``kakurega balance``): its statistics on known cases, and a smoke run on every env."""
+
+import numpy as np
+import pytest
+
+from kakurega.envs.registry import ENV_SPECS
+from kakurega.scripts.balance import Estimate, Games, balance_report, bootstrap_interval, format_report, paired_gap
+
+
+# ------------------------------------------------------------ statistics
+def test_bootstrap_interval_of_a_constant_is_that_constant():
+    assert bootstrap_interval([0.25] * 30) == (0.25, 0.25)
+
+
+def test_bootstrap_interval_of_a_proportion_matches_the_normal_interval():
+    # 120 successes in 400 independent deals: p = 0.3, normal 95% half-width 1.96 * sqrt(0.3 * 0.7 / 400) = 0.0449
+    values = [1.0] * 120 + [0.0] * 280
+    low, high = bootstrap_interval(values)
+    assert low == pytest.approx(0.3 - 0.0449, abs=0.008) and high == pytest.approx(0.3 + 0.0449, abs=0.008)
+    assert bootstrap_interval(values) == (low, high)  # a fixed seed: reproducible
+
+
+def toy_games(rows, n=2):
+    """``Games`` from ``(deal, lineup, winning seats)`` rows; 10 plies, first player seat 0."""
+    games = Games(n)
+    for deal, lineup, winners in rows:
+        games.add(deal, lineup, [s in winners for s in range(n)], 10, False, 0)
+    return games
+
+
+def test_paired_gap_compares_the_same_seats_on_the_same_deals():
+    # The hero A wins every game it plays; the baseline table of B's is won by seat 0 in deal 0, by seat 1 in deal 1.
+    hero = toy_games([(0, ("A", "B"), {0}), (0, ("B", "A"), {1}), (1, ("A", "B"), {0}), (1, ("B", "A"), {1})])
+    baseline = toy_games([(0, ("B", "B"), {0}), (0, ("B", "B"), {0}), (1, ("B", "B"), {1}), (1, ("B", "B"), {1})])
+    gap = paired_gap(hero, baseline, "A")
+    # per deal: A wins both seats (1.0) against B's 1.0 and 0.0 in those seats: mean 0.5, the same in both deals
+    assert (gap.value, gap.low, gap.high) == (0.5, 0.5, 0.5)
+    # a deal only one group played does not count
+    hero.add(2, ("A", "B"), [False, True], 10, False, 0)
+    assert paired_gap(hero, baseline, "A").value == 0.5
+
+
+def test_table_summary_counts_seats_first_players_lengths_and_truncation():
+    games = Games(3)
+    games.add(0, ("H",) * 3, [True, False, False], 10, False, 0)
+    games.add(0, ("H",) * 3, [False, True, False], 20, True, 0)
+    games.add(1, ("H",) * 3, [False, False, True], 30, False, 2)
+    games.add(1, ("H",) * 3, [False, False, True], 40, True, 2)
+    summary = games.summary()
+    assert (summary["games"], summary["deals"]) == (4, 2)
+    assert summary["first_player_win"].value == pytest.approx(0.75)  # deal 0: one of two; deal 1 (seat 2 first): both
+    assert [e.value for e in summary["seat_win"]] == pytest.approx([0.25, 0.25, 0.5])
+    assert (summary["plies_median"], summary["plies_p90"]) == (25.0, 37.0)
+    assert summary["truncated"].value == 0.5
+    assert Estimate(0.5, 0.25, 0.75).text(signed=True) == "+0.500 [+0.250, +0.750]"
+
+
+# ------------------------------------------------------------- smoke runs
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_balance_report_runs_on_every_registered_env(env_name):
+    report = balance_report(env_name, games=2, seed=1, ismcts_budget=2, ismcts_games=1)
+    n = report["num_players"]
+    for table in report["tables"].values():
+        assert table["games"] >= 1 and len(table["seat_win"]) == n
+        assert 0 <= table["first_player_win"].value <= 1 and 0 <= table["truncated"].value <= 1
+        assert table["plies_median"] >= 1 and table["plies_p90"] >= table["plies_median"]
+    assert set(report["gaps"]) == {"heuristic vs random", "IS-MCTS vs heuristic"}
+    for entry in report["gaps"].values():
+        assert -1 <= entry["gap"].value <= 1
+    text = format_report(report)
+    assert env_name in text and "truncated" in text and "heuristic vs random" in text
+
+
+def test_balance_command_line(capsys, tmp_path):
+    from kakurega.scripts.cli import main
+
+    out = tmp_path / "balance.json"
+    assert main(["balance", "kakurenbo", "--games", "3", "--ismcts-budget", "0", "--config", "num_players=3",
+                 "--json", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "first player wins" in text and "IS-MCTS" not in text
+    import json
+
+    assert json.loads(out.read_text())["options"] == {"num_players": 3}
+    assert main(["balance", "kakurenbo", "--games", "0"]) == 2
+    assert "--games must be at least 1" in capsys.readouterr().err
+

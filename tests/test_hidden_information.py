@@ -1,0 +1,435 @@
+"""Hidden information reaches a player through no channel, in every registered env and configuration.
+
+Observations, masks and infos: ``test_conformance`` (``check_leaks``,
+``check_observations``). Here: renders, turn order and the end of the game,
+determinization samplers, the objects agents are handed, and the state
+fingerprints and clones the other checks compare states with. Every check
+runs beside a control, a deliberately leaky variant (of the toy game, or of a
+real env) that the same check catches, so a passing check means something.
+The long sweeps are marked slow (``make fuzz``).
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext, RandomAgent, choose_action
+from kakurega.agents.ismcts import ISMCTSAgent
+from kakurega.agents.policy import PolicyAgent
+from kakurega.agents.specs import make_agent
+from kakurega.envs import ENV_SPECS, make
+from kakurega.envs.core.aec import TurnBasedAECEnv
+from kakurega.envs.core.game import TERMINAL, DeterminizationSampler
+
+import toy_game
+from conformance import random_states
+from leak_checks import (
+    check_render_leaks,
+    check_sampler_independence,
+    check_samplers_over_games,
+    check_state_fields,
+    check_turn_order,
+    env_targets,
+    find_path,
+    rules_objects,
+)
+
+CASES = [
+    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
+    for spec in ENV_SPECS.values()
+    for config in spec.configurations
+]
+
+
+def turn_order_case(spec, config, marks=()):
+    """A turn-order case; a v0 env whose registry entry names a turn-order leak is expected to fail."""
+    if spec.turn_order_leak:
+        marks = (*marks, pytest.mark.xfail(reason=f"known leak of {spec.name}: {spec.turn_order_leak}", strict=True))
+    return pytest.param(
+        spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()), marks=marks
+    )
+
+
+TURN_ORDER_CASES = [turn_order_case(spec, config) for spec in ENV_SPECS.values() for config in spec.configurations]
+
+
+def states_of(raw, seed: int, num_games: int, every: int, count: int | None = None):
+    """States of random games (every ``every`` steps); ``count``: that many, evenly spread over them."""
+    states = random_states(raw.game, seed=seed, num_games=num_games, every=every)
+    if count is not None and len(states) > count:
+        states = [states[i * len(states) // count] for i in range(count)]
+    return states
+
+
+# ------------------------------------------------------------ leaky controls
+class LeakyRenderToy(toy_game.ToyGame):
+    """Its render (below) shows how many secrets are odd: the render check must catch it."""
+
+
+def leaky_render(state, viewer):
+    return toy_game.render_text(state, viewer) + f" (odd secrets: {sum(s % 2 for s in state.secrets)})"
+
+
+class ThinkingToy(toy_game.ToyGame):
+    """A seat whose secret is 5 or more "thinks" once (a step that shows nothing) before adding."""
+
+    def initial_state(self, rng):
+        state = super().initial_state(rng)
+        state.thought = False
+        return state
+
+    def legal_actions(self, state):
+        if state.loser is None and not state.thought and state.secrets[state.turn % 3] >= 5:
+            return [0]
+        return super().legal_actions(state)
+
+    def apply_action(self, state, action, rng):
+        if not state.thought and state.secrets[state.turn % 3] >= 5:
+            state.thought = True  # the spectator's view ("total N") does not change
+            return
+        state.thought = False
+        super().apply_action(state, action, rng)
+
+
+class SecretLimitToy(toy_game.ToyGame):
+    """Cut off after 2 + (seat 0's secret mod 3) turns: when the game ends tells seat 0's secret."""
+
+    def current_player(self, state):
+        return toy_game.TERMINAL if self.is_truncated(state) else super().current_player(state)
+
+    def is_truncated(self, state):
+        return state.loser is None and state.turn >= 2 + state.secrets[0] % 3
+
+
+class NotingToy(toy_game.ToyGame):
+    """Its re-deals keep a note of the true secrets, as a copied counter of hidden moves would."""
+
+    def initial_state(self, rng):
+        state = super().initial_state(rng)
+        state.note = sum(state.secrets)
+        return state
+
+    def resample_hidden(self, state, player, rng):
+        sample = super().resample_hidden(state, player, rng)
+        sample.note = state.note  # the true state's hidden facts, copied into every sample
+        return sample
+
+
+class ScratchState(toy_game.ToyState):
+    """A toy state with an encoder's scratch copy of every secret, left out of pickles."""
+
+    SCRATCH_FIELDS = ("seen",)
+
+    def __getstate__(self):
+        return {**vars(self), "seen": None}
+
+
+class ScratchToy(toy_game.ToyGame):
+    """Its clones (hence its re-deals) carry the scratch copy of the true secrets along."""
+
+    def initial_state(self, rng):
+        state = ScratchState(int(x) for x in rng.integers(0, 10, size=3))
+        state.seen = list(state.secrets)
+        return state
+
+    def clone(self, state):
+        new = ScratchState([])
+        new.__dict__.update(copy.deepcopy(vars(state)))  # scratch included
+        return new
+
+
+class PeekingRedealToy(toy_game.ToyGame):
+    """Its re-deals shift the other secrets instead of drawing them afresh: they depend on the true ones."""
+
+    def resample_hidden(self, state, player, rng):
+        clone = self.clone(state)
+        shift = int(rng.integers(1, 10))
+        for seat in range(3):
+            if seat != player:
+                clone.secrets[seat] = (clone.secrets[seat] + shift) % 10
+        return clone
+
+
+class ForgetfulFingerprintToy(toy_game.ToyGame):
+    """Its fingerprint forgets who lost."""
+
+    def fingerprint(self, state):
+        return pickle.dumps((state.total, state.turn, state.secrets))
+
+
+class ShallowCloneToy(toy_game.ToyGame):
+    """Its clone shares the secrets list with the original."""
+
+    def clone(self, state):
+        new = toy_game.ToyState([])
+        new.__dict__.update(vars(state))
+        return new
+
+
+def toy_env(game=None, render=toy_game.render_text):
+    return TurnBasedAECEnv(game or toy_game.ToyGame(), toy_game.LAYOUT, toy_game.encode, render)
+
+
+# -------------------------------------------------------------------- renders
+@pytest.mark.parametrize("name,config", CASES)
+def test_renders_show_each_viewer_only_what_it_knows(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_render_leaks(raw, states_of(raw, seed=21, num_games=3, every=3, count=15))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", CASES)
+def test_renders_show_each_viewer_only_what_it_knows_long(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_render_leaks(raw, states_of(raw, seed=22, num_games=20, every=2, count=120), samples=4)
+
+
+def test_render_check_catches_a_leaky_render():
+    raw = toy_env(LeakyRenderToy(), leaky_render)
+    check_render_leaks(toy_env(), states_of(raw, seed=0, num_games=3, every=1))  # the honest render passes
+    with pytest.raises(AssertionError, match="render changed"):
+        check_render_leaks(raw, states_of(raw, seed=0, num_games=3, every=1))
+
+
+# ----------------------------------------------------------------- turn order
+@pytest.mark.parametrize("name,config", TURN_ORDER_CASES)
+def test_turn_order_depends_on_public_facts_only(name, config):
+    check_turn_order(make(name, wrapped=False, **config), env_seeds=range(4), agent_seeds=range(6))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", TURN_ORDER_CASES)
+def test_turn_order_depends_on_public_facts_only_long(name, config):
+    check_turn_order(make(name, wrapped=False, **config), env_seeds=range(12), agent_seeds=range(25))
+
+
+@pytest.mark.parametrize("game", [ThinkingToy(), SecretLimitToy()], ids=["who-acts", "when-it-ends"])
+def test_turn_order_check_catches_a_secret_in_the_turns(game):
+    check_turn_order(toy_env(), env_seeds=range(4), agent_seeds=range(3))  # the honest toy passes
+    with pytest.raises(AssertionError, match="turn order leaks"):
+        check_turn_order(toy_env(game), env_seeds=range(4), agent_seeds=range(3))
+
+
+def test_known_turn_order_leaks_are_v0_envs():
+    """Only a v0 env may keep a known turn-order leak (its card names it); every later version hides it."""
+    for spec in ENV_SPECS.values():
+        if spec.turn_order_leak:
+            assert spec.name.endswith("_v0"), f"{spec.name} has a turn-order leak: {spec.turn_order_leak}"
+
+
+# ------------------------------------------------------------------- samplers
+@pytest.mark.parametrize("name,config", CASES)
+def test_samplers_depend_on_the_information_state_only(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_sampler_independence(raw, states_of(raw, seed=31, num_games=2, every=3, count=8))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", CASES)
+def test_samplers_depend_on_the_information_state_only_long(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_sampler_independence(raw, states_of(raw, seed=32, num_games=12, every=2, count=50), draws=range(4))
+
+
+def samplers_over_games(name, config, **options):
+    # min_pairs=0: an env where mostly chance is hidden, and hidden choices rarely look alike to a seat,
+    # meets few or no such pairs; the re-deal check above covers it, and the toy controls prove this one
+    check_samplers_over_games(make(name, wrapped=False, **config), min_pairs=0, **options)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_samplers_of_moments_a_seat_cannot_tell_apart_agree(name, config):
+    samplers_over_games(name, config, env_seeds=range(1), every=8, branches=3, depth=6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", CASES)
+def test_samplers_of_moments_a_seat_cannot_tell_apart_agree_long(name, config):
+    samplers_over_games(name, config, env_seeds=range(3), every=4, branches=6, depth=10, draws=(0, 1), max_pairs=1000)
+
+
+def test_sampler_check_catches_a_re_deal_that_reads_the_true_state():
+    honest, peeking = toy_env(), toy_env(PeekingRedealToy())
+    check_sampler_independence(honest, states_of(honest, seed=0, num_games=2, every=1))
+    with pytest.raises(AssertionError, match="pickle differently"):
+        check_sampler_independence(peeking, states_of(peeking, seed=0, num_games=2, every=1))
+
+
+def test_sampler_check_catches_a_sampler_built_from_the_true_state(monkeypatch):
+    def from_the_true_state(self, agent):
+        seat = self.possible_agents.index(agent)
+        return DeterminizationSampler(self.game.new_rules(), self.game.clone(self.game_state), seat)
+
+    raw = toy_env()
+    monkeypatch.setattr(TurnBasedAECEnv, "determinization_sampler", from_the_true_state)
+    with pytest.raises(AssertionError, match="pickle differently"):
+        check_sampler_independence(raw, states_of(raw, seed=0, num_games=2, every=1))
+
+
+@pytest.mark.parametrize("game,message", [(NotingToy(), "pickle differently"), (ScratchToy(), r"differ in \[.seen.\]")],
+                         ids=["copied-hidden-fact", "copied-scratch"])
+def test_sampler_check_over_games_catches_a_copied_hidden_fact(game, message):
+    check_samplers_over_games(toy_env(), env_seeds=range(8), every=1, branches=2, depth=3)  # the honest toy passes
+    with pytest.raises(AssertionError, match=message):
+        check_samplers_over_games(toy_env(game), env_seeds=range(8), every=1, branches=2, depth=3)
+
+
+def test_sampler_copies_stay_samplers_and_hold_no_cache():
+    raw = make("kakurenbo_v0", wrapped=False)
+    raw.reset(seed=3)
+    sampler = raw.determinization_sampler(raw.agent_selection)
+    assert sampler.rules is not raw.game and sampler.rules is raw.determinization_sampler(raw.agent_selection).rules
+    other_seat = raw.possible_agents[(raw.possible_agents.index(raw.agent_selection) + 1) % raw.num_agents]
+    assert raw.determinization_sampler(other_seat).rules is not sampler.rules, "seats share a rules object"
+    copied = pickle.loads(pickle.dumps(sampler))
+    assert isinstance(copied, DeterminizationSampler) and copied.rules is not sampler.rules
+    assert pickle.dumps(copied.rules) == pickle.dumps(raw.game.new_rules())
+    state = sampler(np.random.default_rng(4))
+    assert raw.game.fingerprint(copied(np.random.default_rng(4))) == raw.game.fingerprint(state)
+
+
+# ------------------------------------------------------------- agent objects
+def agents_of(env, name, config):
+    """One agent of every kind (random, heuristic, IS-MCTS, policy) for ``env``, each with its context."""
+    context = AgentContext.from_env(env, name, config)
+    rng = np.random.default_rng(0)
+    width = 8
+    layers = [
+        (rng.normal(size=(width, context.layout.size)), np.zeros(width)),
+        (rng.normal(size=(context.num_actions, width)), np.zeros(context.num_actions)),
+    ]
+    return context, {
+        "random": RandomAgent(context, 0),
+        "heuristic": make_agent("heuristic", context, seed=0),
+        "ismcts": ISMCTSAgent(context, 0, simulations=4, rollout="heuristic", max_rollout_depth=3),
+        "policy": PolicyAgent(context, 0, layers=layers, metadata={"network": {"activation": "tanh"}}),
+    }
+
+
+def play_some(env, agents: dict, steps: int) -> list:
+    """Let ``agents`` take ``steps`` decisions in turn (whoever's seat it is); the samplers they were handed."""
+    handed = []
+    raw = env.unwrapped
+    order = list(agents.values())
+    for step in range(steps):
+        name = raw.agent_selection
+        if raw.terminations[name] or raw.truncations[name]:
+            break
+        agent = order[step % len(order)]
+        if agent.wants_sampler:
+            handed.append(raw.determinization_sampler(name))
+            action = agent.act(env.observe(name), handed[-1])
+        else:
+            action = choose_action(agent, env, name)
+        env.step(action)
+    return handed
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_nothing_an_agent_is_handed_reaches_the_env(name, config):
+    env = make(name, **config)
+    env.reset(seed=2)
+    context, agents = agents_of(env, name, config)
+    samplers = play_some(env, agents, steps=12)
+    samplers.append(env.unwrapped.determinization_sampler(env.unwrapped.agent_selection))
+    roots = {f"the {kind} agent": agent for kind, agent in agents.items()}
+    roots.update({"the context": context, **{f"sampler {k}": s for k, s in enumerate(samplers)}})
+    assert find_path(roots, env_targets(env)) is None, find_path(roots, env_targets(env))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_agents_of_one_context_share_no_rules_object(name, config):
+    env = make(name, **config)
+    env.reset(seed=2)
+    context, first = agents_of(env, name, config)
+    second = {f"another {kind}": make_agent(kind, context, seed=1) for kind in ("heuristic", "ismcts:simulations=4")}
+    play_some(env, {**first, **second}, steps=12)
+    owned = {kind: rules_objects(agent) for kind, agent in {**first, **second}.items()}
+    kinds = list(owned)
+    for i, a in enumerate(kinds):
+        for b in kinds[i + 1 :]:
+            assert not owned[a] & owned[b], f"the {a} and the {b} agent share a rules object"
+
+
+class PeekingAgent(RandomAgent):
+    """Keeps what it should not: the env's rules object (its caches fill from true states)."""
+
+    def __init__(self, context, seed, env):
+        super().__init__(context, seed)
+        self.rules = env.unwrapped.game
+
+
+def test_agent_check_catches_an_agent_holding_the_env_rules():
+    env = make("kakurenbo_v0")
+    env.reset(seed=0)
+    context = AgentContext.from_env(env, "kakurenbo_v0")
+    path = find_path({"agent": PeekingAgent(context, 0, env)}, env_targets(env))
+    assert path is not None and path.endswith("the env's rules object"), path
+
+
+def test_agent_check_catches_a_sampler_closing_over_the_true_state():
+    env = make("kakurenbo_v0")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    game, state = raw.game, raw.game_state
+    leaky = lambda rng: game.resample_hidden(state, 0, rng)  # noqa: E731  (the closure design the sampler replaced)
+    path = find_path({"sampler": leaky}, env_targets(env))
+    assert path is not None and ("the env's state" in path or "the env's rules object" in path), path
+
+
+def test_rules_sharing_check_catches_shared_rules():
+    env = make("kakurenbo_v0")
+    context = AgentContext.from_env(env, "kakurenbo_v0")
+    a, b = RandomAgent(context, 0), RandomAgent(context, 1)
+    a.rules = b.rules = context.new_rules()
+    assert rules_objects(a) & rules_objects(b)
+
+
+# --------------------------------------------------------------- state fields
+@pytest.mark.parametrize("name,config", CASES)
+def test_fingerprints_and_clones_cover_every_state_field(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_state_fields(raw.game, states_of(raw, seed=41, num_games=2, every=3, count=6))
+
+
+def test_state_field_check_catches_a_forgotten_field_and_a_shallow_clone():
+    states = states_of(toy_env(), seed=0, num_games=1, every=4)
+    check_state_fields(toy_game.ToyGame(), states)  # the honest toy passes
+    with pytest.raises(AssertionError, match="loser.*fingerprint unchanged"):
+        check_state_fields(ForgetfulFingerprintToy(), states)
+    with pytest.raises(AssertionError, match="secrets.*changed the clone"):
+        check_state_fields(ShallowCloneToy(), states)
+
+
+# ------------------------------------------------------- rules configurations
+@pytest.mark.parametrize("name,config", CASES)
+def test_new_rules_rebuilds_the_same_configuration(name, config):
+    """``options`` records the whole configuration: a fresh rules object plays exactly like the env's."""
+    raw = make(name, wrapped=False, **config)
+    fresh = raw.game.new_rules()
+    assert type(fresh) is type(raw.game) and fresh is not raw.game
+    assert pickle.dumps(fresh) == pickle.dumps(make(name, wrapped=False, **config).game)
+
+    def trace(game):
+        rng = np.random.default_rng(5)
+        state, seen = game.initial_state(rng), []
+        while game.current_player(state) != TERMINAL and len(seen) < 300:
+            legal = game.legal_actions(state)
+            seen.append((game.fingerprint(state), legal))
+            game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
+        return seen
+
+    assert trace(fresh) == trace(raw.game)
+
+
+def test_a_game_that_does_not_record_its_options_says_so():
+    class Forgetful(toy_game.ToyGame):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match="self.options"):
+        Forgetful().new_rules()
