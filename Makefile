@@ -10,7 +10,7 @@ AGILE_PY    := $(AGILE_VENV)/bin/python
 AGILE_STAMP := $(AGILE_VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup compile demo test fuzz bench envs clean
+.PHONY: setup compile demo bots test fuzz bench envs clean
 
 setup: $(STAMP)
 
@@ -37,6 +37,10 @@ compile: $(STAMP)
 
 demo: compile
 	$(VENV)/bin/kakurega quickstart --overwrite
+
+# retrain every shipped bot (configs/bots/) from scratch and install it in agents/pretrained/
+bots: compile
+	$(VENV)/bin/kakurega train-bots
 
 test: compile $(AGILE_STAMP)
 	$(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider

@@ -41,7 +41,19 @@ action id). With one legal action the agent answers without searching.
 Everything random in a search comes from two generators seeded from the
 agent's seed, so a fixed seed gives the same moves.
 
+**With a policy network** (``prior=policy:PATH`` or ``prior=pretrained``) the
+tree follows PUCT (AlphaZero's selection, over the legal actions of the
+determinization): each step picks the action maximising
+``q + c * P(a) * sqrt(N) / (1 + n(a))``, where ``P`` is the network's move
+probability for the acting seat's observation of the determinization, ``q``
+the normalised mean return of the edge (0 before its first visit), ``N`` the
+node's visits and ``n(a)`` the edge's. A new leaf is scored by the network's
+value head for every seat (``leaf=value``, the default when the file has one:
+returns so far plus each seat's predicted return to come), or by a rollout
+(``leaf=rollout``).
+
 Spec: ``ismcts:simulations=400,c=0.7,rollout=greedy,depth=0,bias=1,prior=greedy,widen=1,seed=3``
+or ``ismcts:simulations=100,prior=policy:PATH,leaf=value``
 (see :func:`make_ismcts_agent`; docs/search.md has speed and strength figures).
 """
 
@@ -59,6 +71,9 @@ from kakurega.envs.core.game import TERMINAL
 
 ROLLOUTS = ("random", "greedy", "heuristic")
 PRIORS = ("heuristic", "greedy")
+#: agent spec kinds that name a policy network, usable as ``prior=``
+NETWORK_PRIORS = ("policy", "pretrained")
+LEAVES = ("value", "rollout")
 
 
 class _Node:
@@ -101,7 +116,11 @@ class ISMCTSAgent(Agent):
     its UCB score); ``prior``: ``"heuristic"`` (the registry heuristic, slow)
     or ``"greedy"`` (the cheap rollout policy); ``widen``: progressive
     widening, at most ``widen * sqrt(visits + 1)`` children per node (0: off,
-    every legal move is tried before any is revisited). ``encode`` and
+    every legal move is tried before any is revisited). A ``prior`` that is a
+    policy spec (``policy:PATH``, ``pretrained``) switches selection to PUCT
+    with that network's probabilities (``bias`` and ``widen`` then do not
+    apply); ``leaf``: ``"value"`` scores new leaves with its value head,
+    ``"rollout"`` plays them out (default: value when the file has one). ``encode`` and
     ``heuristic_factory`` replace the env's encoder and the registry heuristic
     (for envs outside the registry, e.g. test games).
     """
@@ -119,6 +138,7 @@ class ISMCTSAgent(Agent):
         bias: float = 0.0,
         prior: str = "heuristic",
         widen: float = 0.0,
+        leaf: str | None = None,
         encode: Callable | None = None,
         heuristic_factory: Callable | None = None,
     ):
@@ -130,16 +150,41 @@ class ISMCTSAgent(Agent):
         self.rollout = rollout
         self.max_rollout_depth = _check_int(max_rollout_depth, "max_rollout_depth", 0)
         self.bias = _check_number(bias, "bias")
+        self.network = None
         if prior not in PRIORS:
-            raise ValueError(f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)}, got {prior!r}")
+            from kakurega.agents.specs import make_agent, parse_spec
+
+            if parse_spec(prior).kind not in NETWORK_PRIORS:
+                raise ValueError(
+                    f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)} or a policy network "
+                    f"(policy:PATH, pretrained), got {prior!r}"
+                )
+            #: the policy network guiding the search (PUCT); it never acts in the game itself
+            self.network = make_agent(prior, context, seed)
+            if tuple(getattr(self.network, "inputs", ("observation",))) != ("observation",):
+                # the search scores positions for seats that are not to move, whose masks it does not know
+                raise ValueError(
+                    f"ISMCTSAgent: prior {prior!r} reads {list(self.network.inputs)}; a search prior must read "
+                    "the observation vector alone (export it from an MlpPolicy)"
+                )
         self.prior = prior
         self.widen = _check_number(widen, "widen")
+        if leaf is None:
+            leaf = "value" if self.network is not None and self.network.value_layers is not None else "rollout"
+        if leaf not in LEAVES:
+            raise ValueError(f"ISMCTSAgent: leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
+        if leaf == "value" and (self.network is None or self.network.value_layers is None):
+            raise ValueError(
+                "ISMCTSAgent: leaf=value needs prior=policy:PATH with a file that has a value head "
+                "(a PPO policy exported by kakurega); use leaf=rollout"
+            )
+        self.leaf = leaf
         self.game = context.new_rules()  # its own: its caches fill from its determinizations
         self._encode = encode
         self._heuristics = None
         self._greedy = None
         uses_heuristic = rollout == "heuristic" or self.bias > 0 and prior == "heuristic"
-        if self.game is None or uses_heuristic and encode is None:
+        if self.game is None or (uses_heuristic or self.network is not None) and encode is None:
             raw = self._raw_env()
             self.game = self.game if self.game is not None else raw.game
             self._encode = self._encode or raw.encode
@@ -195,7 +240,10 @@ class ISMCTSAgent(Agent):
             if simulation == 0:
                 self._check_root(state, legal)
                 root_player = self.game.current_player(state)
-            self._simulate(root, state, chance_rng, choice_rng, scale)
+            if self.network is not None:
+                self._simulate_puct(root, state, chance_rng, choice_rng, scale)
+            else:
+                self._simulate(root, state, chance_rng, choice_rng, scale)
         seconds = time.perf_counter() - start
         children = root.children.get(root_player, {})
         # Ties in visits go to the higher mean, then (with the bias on) the
@@ -316,6 +364,77 @@ class ISMCTSAgent(Agent):
             edge.visits += 1
             edge.total += returns[player]
 
+    def _simulate_puct(self, root: _Node, state, chance_rng, choice_rng: random.Random, scale: list) -> None:
+        """One PUCT simulation guided by the policy network (see the module docstring)."""
+        game = self.game
+        network = self.network
+        encode = self._encode
+        base = game.returns(state)
+        c = self.c
+        lo, hi = scale
+        spread = hi - lo
+        path: list[tuple[_Node, int]] = []
+        node = root
+        root.visits += 1
+        expanded = False
+        while True:
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            legal = game.legal_actions(state)
+            if not legal:
+                break
+            kids = node.children.get(player)
+            if kids is None:
+                kids = node.children[player] = {}
+            if len(legal) == 1:
+                action = legal[0]
+            else:
+                priors = network.probabilities(encode(state, player), legal)
+                explore = c * math.sqrt(node.visits)
+                best_score = -math.inf
+                action = legal[0]
+                for a, p in zip(legal, priors):
+                    k = kids.get(a)
+                    if k is None or k.visits == 0:
+                        q, n = 0.0, 0
+                    else:
+                        q = k.total / k.visits
+                        q = (q - lo) / spread if spread > 0 else 0.5
+                        n = k.visits
+                    score = q + explore * p / (1 + n)
+                    if score > best_score:
+                        best_score, action = score, a
+            child = kids.get(action)
+            if child is None:
+                child = kids[action] = _Node()
+                expanded = True
+            for a in legal:
+                if a in kids:
+                    kids[a].availability += 1
+            path.append((child, player))
+            game.apply_action(state, action, chance_rng)
+            node = child
+            if expanded:
+                break
+        returns = game.returns(state) - base
+        if expanded and game.current_player(state) != TERMINAL:
+            if self.leaf == "value":
+                for seat in range(game.num_players):
+                    returns[seat] += network.value(encode(state, seat))
+            else:
+                self._rollout(state, chance_rng, choice_rng)
+                returns = game.returns(state) - base
+        returns = returns.tolist()
+        low, high = min(returns), max(returns)
+        if low < scale[0]:
+            scale[0] = low
+        if high > scale[1]:
+            scale[1] = high
+        for edge, player in path:
+            edge.visits += 1
+            edge.total += returns[player]
+
     def _rollout(self, state, chance_rng, choice_rng: random.Random) -> None:
         """Play ``state`` on to the end (or ``max_rollout_depth`` steps) with the rollout policy."""
         game = self.game
@@ -374,6 +493,7 @@ _OPTIONS = {
     "bias": ("bias", float),
     "prior": ("prior", str),
     "widen": ("widen", float),
+    "leaf": ("leaf", str),
     "seed": (None, int),
 }
 
@@ -390,8 +510,9 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
         raise ValueError(
             f"agent spec 'ismcts': unknown option(s) {', '.join(unknown)}; expected "
             "simulations=INT, c=FLOAT, rollout=random|greedy|heuristic, depth=INT (0: to the end), "
-            "bias=FLOAT (progressive bias weight, 0: none), prior=heuristic|greedy (the policy the bias favours), "
-            "widen=FLOAT (progressive widening, 0: off), seed=INT"
+            "bias=FLOAT (progressive bias weight, 0: none), prior=heuristic|greedy|policy:PATH|pretrained "
+            "(the policy the bias favours; a network switches to PUCT), "
+            "widen=FLOAT (progressive widening, 0: off), leaf=value|rollout (with a network prior), seed=INT"
         )
     kwargs = {}
     for key, text in options.items():
@@ -417,7 +538,8 @@ def register() -> None:
         "ismcts",
         make_ismcts_agent,
         "Information-Set MCTS over determinizations: "
-        "ismcts:simulations=400,c=0.7,rollout=random|greedy|heuristic,depth=0,bias=0,prior=heuristic|greedy,widen=0",
+        "ismcts:simulations=400,c=0.7,rollout=random|greedy|heuristic,depth=0,bias=0,"
+        "prior=heuristic|greedy|policy:PATH|pretrained,widen=0,leaf=value|rollout",
     )
 
 

@@ -14,12 +14,18 @@ JSON document describing everything needed to use the weights safely:
 ``num_actions``        size of the action space; ``num_players``
 ``algorithm``          ``"ppo"`` (outputs are logits) or ``"dqn"`` (Q-values)
 ``training_steps``     environment steps the learner had taken when saved
-``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``
+``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``;
+                       ``value_sizes`` ``[in, h1, ..., 1]`` when the file has a value head
 ``inputs``             optional: the observation pieces the network reads,
                        concatenated in order (default ``["observation"]``;
                        ``["action_mask", "observation"]`` for a network that
                        also reads the mask, e.g. SB3's ``MultiInputPolicy``)
 =====================  =======================================================
+
+A PPO file may also hold the critic, ``value_<i>.weight`` / ``value_<i>.bias``
+(same activation): the expected discounted return of the player whose
+observation it reads. Search uses it to score positions
+(``ismcts:prior=policy:PATH``); playing never needs it.
 
 Safetensors is a JSON header plus raw little-endian numbers, so reading it
 never unpickles anything; pickles, torch ``.pt`` files and SB3 ``.zip``
@@ -115,14 +121,22 @@ def env_version(env_name: str) -> int:
 
 
 # ------------------------------------------------------------------- writing
-def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict) -> Path:
+def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict,
+                value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, precision: str = "float32") -> Path:
     """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
 
     ``metadata`` must hold the keys listed in the module docstring; ``format``
-    and ``network.sizes`` are filled in here. A directory path gets
-    ``policy.safetensors`` inside it. Returns the file written.
+    and ``network.sizes`` (``network.value_sizes`` with ``value_layers``, the
+    critic ending in one output) are filled in here. A directory path gets
+    ``policy.safetensors`` inside it. ``precision="float16"`` stores the
+    weights in half precision (half the size, for files shipped in the
+    package); they are read back as float32. Returns the file written.
     """
     from safetensors.numpy import save_file
+
+    if precision not in ("float32", "float16"):
+        raise ValueError(f"save_policy: precision must be float32 or float16, got {precision!r}")
+    dtype = np.float16 if precision == "float16" else np.float32
 
     path = Path(path)
     if path.is_dir() or (not path.suffix and not path.exists()):
@@ -132,13 +146,23 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     tensors = {}
     sizes = [int(layers[0][0].shape[1])]
     for i, (weight, bias) in enumerate(layers):
-        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=np.float32)
-        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
+        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
         sizes.append(int(weight.shape[0]))
     meta = dict(metadata)
     meta["format"] = FORMAT
     meta["format_version"] = FORMAT_VERSION
     meta["network"] = dict(meta.get("network", {}), type="mlp", sizes=sizes)
+    meta["network"].pop("value_sizes", None)
+    if value_layers:
+        value_sizes = [int(value_layers[0][0].shape[1])]
+        for i, (weight, bias) in enumerate(value_layers):
+            tensors[f"value_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
+            tensors[f"value_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
+            value_sizes.append(int(weight.shape[0]))
+        if value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
+            raise ValueError(f"save_policy: the value head maps {value_sizes[0]} -> {value_sizes[-1]}; expected {sizes[0]} -> 1")
+        meta["network"]["value_sizes"] = value_sizes
     missing = [k for k in _REQUIRED if k not in meta]
     if missing:
         raise ValueError(f"save_policy: metadata lacks {', '.join(missing)}")
@@ -192,8 +216,12 @@ def _check_safetensors_bytes(path: Path) -> None:
     raise PolicyFileError(f"{path} is corrupt or not a safetensors policy file (bad header)")
 
 
-def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
-    """``(metadata, layers)`` of a policy file, validated for internal consistency."""
+def read_policy(path: str | os.PathLike, with_value: bool = False):
+    """``(metadata, layers)`` of a policy file, validated for internal consistency.
+
+    ``with_value=True``: ``(metadata, layers, value_layers)``, the last ``None``
+    when the file has no value head.
+    """
     from safetensors import SafetensorError, safe_open
 
     file = _resolve_file(path)
@@ -211,22 +239,12 @@ def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, n
     _check_metadata(meta, file)
     network = meta["network"]
     sizes = network["sizes"]
-    layers = []
-    for i in range(len(sizes) - 1):
-        weight = tensors.get(f"layer_{i}.weight")
-        bias = tensors.get(f"layer_{i}.bias")
-        expected_w, expected_b = (sizes[i + 1], sizes[i]), (sizes[i + 1],)
-        if weight is None or bias is None:
-            raise PolicyFileError(f"{file}: layer {i} weights are missing")
-        if weight.shape != expected_w or bias.shape != expected_b:
-            raise PolicyFileError(
-                f"{file}: layer {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
-            )
-        if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
-            raise PolicyFileError(f"{file}: layer {i} contains NaN or infinite weights")
-        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
-    if len(tensors) != 2 * len(layers):
-        raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {2 * len(layers)}")
+    layers = _read_layers(file, tensors, "layer", sizes)
+    value_sizes = network.get("value_sizes")
+    value_layers = _read_layers(file, tensors, "value", value_sizes) if value_sizes is not None else None
+    described = 2 * len(layers) + 2 * len(value_layers or ())
+    if len(tensors) != described:
+        raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {described}")
     inputs = meta.get("inputs", list(DEFAULT_INPUTS))
     if not isinstance(inputs, list) or not inputs or any(piece not in INPUT_PIECES for piece in inputs) or len(set(inputs)) != len(inputs):
         raise PolicyFileError(f"{file}: inputs {inputs!r} must list distinct pieces among {list(INPUT_PIECES)}")
@@ -235,7 +253,26 @@ def read_policy(path: str | os.PathLike) -> tuple[dict, list[tuple[np.ndarray, n
             f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says inputs {inputs} of "
             f"observation size {meta['observation_size']} and {meta['num_actions']} actions"
         )
-    return meta, layers
+    return (meta, layers, value_layers) if with_value else (meta, layers)
+
+
+def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``<prefix>_<i>`` weight/bias pairs of an MLP with ``sizes``, checked for shape and finiteness."""
+    layers = []
+    for i in range(len(sizes) - 1):
+        weight = tensors.get(f"{prefix}_{i}.weight")
+        bias = tensors.get(f"{prefix}_{i}.bias")
+        expected_w, expected_b = (sizes[i + 1], sizes[i]), (sizes[i + 1],)
+        if weight is None or bias is None:
+            raise PolicyFileError(f"{file}: {prefix} {i} weights are missing")
+        if weight.shape != expected_w or bias.shape != expected_b:
+            raise PolicyFileError(
+                f"{file}: {prefix} {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
+            )
+        if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+            raise PolicyFileError(f"{file}: {prefix} {i} contains NaN or infinite weights")
+        layers.append((weight.astype(np.float32), bias.astype(np.float32)))
+    return layers
 
 
 def _check_metadata(meta, file) -> None:
@@ -274,6 +311,13 @@ def _check_metadata(meta, file) -> None:
     activation = network.get("activation")
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         fail("network.activation", activation, f"one of {sorted(ACTIVATIONS)}")
+    value_sizes = network.get("value_sizes")
+    if value_sizes is not None and (
+        not isinstance(value_sizes, list) or not 2 <= len(value_sizes) <= MAX_LAYERS + 1
+        or not all(_is_int(n) and 1 <= n <= MAX_LAYER_SIZE for n in value_sizes)
+        or value_sizes[0] != sizes[0] or value_sizes[-1] != 1
+    ):
+        fail("network.value_sizes", value_sizes, f"a list of 2 to {MAX_LAYERS + 1} integers from {sizes[0]} inputs to 1 output")
 
 
 def _is_int(value) -> bool:
@@ -334,9 +378,12 @@ class PolicyAgent(Agent):
         metadata: dict | None = None,
         sample: bool = False,
         name: str = "policy",
+        value_layers=None,
     ):
         super().__init__(context, seed)
         self.layers = layers
+        #: the critic, when the file has one (see :meth:`value`)
+        self.value_layers = value_layers
         self.metadata = metadata or {}
         self.activation = self.metadata.get("network", {}).get("activation", "tanh")
         self.sample = sample
@@ -352,6 +399,18 @@ class PolicyAgent(Agent):
         if self.inputs == DEFAULT_INPUTS:
             return observation["observation"]
         return np.concatenate([np.asarray(observation[piece], dtype=np.float32) for piece in self.inputs])
+
+    def probabilities(self, observation_vector: np.ndarray, legal) -> np.ndarray:
+        """The policy's move probabilities over the ``legal`` action ids (softmax of the logits there)."""
+        logits = self.outputs(observation_vector)[legal].astype(np.float64)
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
+
+    def value(self, observation_vector: np.ndarray) -> float:
+        """The critic's expected return for the player observing ``observation_vector``."""
+        if self.value_layers is None:
+            raise ValueError(f"{self.name} has no value head (exported without the critic, or a DQN file)")
+        return float(mlp_forward(self.value_layers, self.activation, observation_vector)[0])
 
     def act(self, observation: dict, sampler=None) -> int:
         mask = np.asarray(observation["action_mask"], dtype=bool)
@@ -389,7 +448,7 @@ def load(
     the same env options; otherwise :class:`PolicyFileError` says what differs.
     Without ``context``, the env recorded in the file is used.
     """
-    meta, layers = read_policy(path)
+    meta, layers, value_layers = read_policy(path, with_value=True)
     if context is None:
         try:
             context = context_for(meta["env"], dict(meta["env_options"]))
@@ -398,4 +457,5 @@ def load(
             raise PolicyFileError(f"policy {path}: the env it records, {short_repr(meta['env'])} with options "
                                   f"{short_repr(meta['env_options'])}, cannot be made: {message}") from None
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
-    return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}")
+    return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
+                       value_layers=value_layers)

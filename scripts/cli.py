@@ -7,6 +7,7 @@
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
+    kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
     kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
@@ -21,8 +22,9 @@ import sys
 from pathlib import Path
 
 AGENT_SPEC_HELP = (
-    "agent specs: random, heuristic (the game's rule-based player), policy:PATH[,sample=true] "
-    "(a trained policy file), human, or any kind added with register_agent_kind"
+    "agent specs: random, heuristic (the game's rule-based player), pretrained (the shipped bot), "
+    "policy:PATH[,sample=true] (a trained policy file), ismcts:... (search), human, or any kind added with "
+    "register_agent_kind"
 )
 
 
@@ -255,8 +257,18 @@ def cmd_quickstart(args) -> int:
     if result is None:
         return status
     cfg, out = result.config, result.output_dir
-    print(f"\n[2/3] tournament: the trained policy vs heuristic vs random ({args.games} games per pairing)")
+    verdict = beats_heuristic(result.evaluation)
+    if verdict:
+        print(verdict)
     specs = [f"policy:{result.policy_path}", "heuristic", "random"]
+    try:
+        from kakurega.agents.pretrained import find
+
+        find(cfg["env"], cfg["env_kwargs"])
+        specs.append("pretrained")
+    except ValueError:
+        pass  # no shipped bot for this configuration
+    print(f"\n[2/3] tournament: the trained policy vs {', '.join(specs[1:])} ({args.games} games per pairing)")
     tournament = run_tournament(cfg["env"], specs, cfg["env_kwargs"], args.games, seed=cfg["evaluation"]["seed"])
     print(tournament.table())
     paths = tournament.save(out / "tournament")
@@ -266,6 +278,25 @@ def cmd_quickstart(args) -> int:
         print(f"  {path}")
     print(f"\nplay against it:  kakurega play {cfg['env']} --opponents policy:{result.policy_path}")
     return 0
+
+
+# ------------------------------------------------------------------ train-bots
+def cmd_train_bots(args) -> int:
+    from kakurega.scripts.train_bots import main as train_bots
+
+    return train_bots(args.train_bots_args)
+
+
+def beats_heuristic(rows: list) -> str:
+    """A line saying whether the final evaluation's policy beat the heuristic in its seat ("" without one)."""
+    policy = next((r for r in rows if r["opponent"] == "heuristic" and r["agent"] == "policy"), None)
+    itself = next((r for r in rows if r["opponent"] == "heuristic" and r["agent"] == "heuristic (itself)"), None)
+    if policy is None or itself is None:
+        return ""
+    low, high = policy["win_rate_ci95"]
+    verdict = "beats" if low > itself["win_rate"] else "does not beat"
+    return (f"the bot {verdict} the heuristic: win rate {policy['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
+            f"{itself['win_rate']:.3f} for the heuristic in the same seats on the same deals ({policy['games']} games)")
 
 
 # ----------------------------------------------------------------------- bench
@@ -359,7 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("quickstart", help="train PPO on KAKURENBO, evaluate against random and heuristic, plot",
                        description="The main job in one command: train PPO on KAKURENBO with the default config "
                        "(configs/kakurenbo_ppo.yaml; a few minutes on 2 cores), evaluate it against random and "
-                       "heuristic players, print the tables and save plots under --output.")
+                       "heuristic players (and the shipped bot), say whether it beat the heuristic, print the "
+                       "tables and save plots under --output.")
     p.add_argument("--config", default=None, help="config to train (default configs/kakurenbo_ppo.yaml)")
     p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart)")
     p.add_argument("--overwrite", action="store_true",
@@ -368,6 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
     p.add_argument("--games", type=int, default=100, help="games per pairing in the closing tournament (default 100)")
     p.set_defaults(func=cmd_quickstart)
+
+    p = sub.add_parser("train-bots", help="retrain the shipped bots from configs/bots/ and install them",
+                       description="Retrain every shipped bot from scratch (kakurega.scripts.train_bots; "
+                       "try `kakurega train-bots --help`).", add_help=False)
+    p.add_argument("train_bots_args", nargs=argparse.REMAINDER, help="arguments of kakurega.scripts.train_bots")
+    p.set_defaults(func=cmd_train_bots)
 
     p = sub.add_parser("bench", help="speed benchmark (arguments go to kakurega.scripts.bench)",
                        description="Run the speed benchmark; every argument after `bench` is passed to "
@@ -383,6 +421,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     if argv and argv[0] == "bench":  # everything after `bench`, --help included, belongs to the benchmark
         return cmd_bench(argparse.Namespace(bench_args=argv[1:]))
+    if argv and argv[0] == "train-bots":
+        return cmd_train_bots(argparse.Namespace(train_bots_args=argv[1:]))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

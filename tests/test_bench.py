@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from kakurega.scripts import bench
 
 
@@ -95,3 +97,29 @@ def test_bench_says_when_no_kakurega_env_matched(tmp_path, capsys):
     assert [row["env"] for row in json.loads(out.read_text())["rows"]][0] == bench.REFERENCE
     printed = capsys.readouterr().out
     assert "no kakurega env matched --only 'no_such_env'" in printed and "pure Python" not in printed
+
+
+@pytest.mark.slow
+def test_training_throughput_table(tmp_path, capsys):
+    """--training: MaskablePPO learner steps/s on connect_four_v3 (the reference, ratio 1) and the chosen envs."""
+    out = tmp_path / "train.json"
+    assert bench.main(["--training", "--training-steps", "256", "--only", "animal_chain", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    labels = [row["env"] for row in report["rows"]]
+    assert labels[0].startswith("pettingzoo/connect_four_v3") and any("animal_chain" in label for label in labels)
+    for row in report["rows"]:
+        assert row["dummy_steps_per_s"] > 0 and row["subproc_steps_per_s"] > 0
+    assert report["rows"][0]["dummy_ratio"] == 1.0
+    assert "x connect_four" in capsys.readouterr().out
+
+
+def test_the_tutorial_wrapper_rewards_the_player_who_moved():
+    """connect_four through the tutorial-style wrapper: a win pays the mover +1 (the tutorial paid the next player)."""
+    from pettingzoo.classic import connect_four_v3
+
+    wrapper = bench.TutorialWrapper(connect_four_v3.env)
+    wrapper.reset(seed=0)
+    reward = done = None
+    for column in [0, 1, 0, 1, 0, 1, 0]:  # the first player fills column 0 and wins on its fourth piece
+        _, reward, done, _, _ = wrapper.step(column)
+    assert done and reward == 1.0

@@ -46,6 +46,13 @@ LEAK_CASES = [
         ("kakurenbo_v0", {}, 3), ("animal_chain_v0", {}, 3), ("summer_hide_and_seek_v0", {}, 3),
         ("summer_hide_and_seek_v1", {}, 3), ("hidden_rooms_v0", {"episode": "round"}, 5),
     ]
+] + [
+    # a policy network's prior and value read the acting seat's observation of each determinization
+    pytest.param(name, config, {"simulations": 30, "prior": "NETWORK"}, stride, id=f"{name}-network")
+    for name, config, stride in [
+        ("kakurenbo_v0", {}, 3), ("animal_chain_v0", {}, 3), ("summer_hide_and_seek_v0", {}, 3),
+        ("hidden_rooms_v0", {"episode": "round"}, 5),
+    ]
 ]
 #: one short configuration per env (a Hidden Rooms match is long: its round does)
 SHORT_CASES = [
@@ -260,7 +267,7 @@ def test_deterministic_under_a_fixed_seed(name, config):
 
 
 @pytest.mark.parametrize("name,config,options,stride", LEAK_CASES)
-def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options, stride):
+def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options, stride, tmp_path):
     """Re-dealing what the acting player cannot see changes nothing it does.
 
     At several points of a random game the acting seat's true state is replaced
@@ -269,6 +276,10 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
     the true state (perfect information) does change its choice somewhere, so
     the test could catch an agent that reads hidden information.
     """
+    if options.get("prior") == "NETWORK":
+        from test_search_prior import network_file
+
+        options = dict(options, prior=f"policy:{network_file(tmp_path / 'net.safetensors', name, config)}")
     env = make(name, **config)
     raw = env.unwrapped
     game = raw.game

@@ -143,6 +143,11 @@ SCHEMA: dict[str, Any] = {
         "epochs": Key("int", 5, "passes over the demonstrations", minimum=1, maximum=1000),
         "batch_size": Key("int", 256, "minibatch size of the imitation", minimum=1, maximum=1_000_000),
         "learning_rate": Key("float", 1e-3, "Adam step size of the imitation", minimum=0, maximum=1),
+        "target": Key("str", "action", "what the actor learns: action (the agent's moves) or visits (a searching "
+                      "agent's root visit shares: expert iteration; needs an ismcts agent)", choices=("action", "visits")),
+        "value_coef": Key("float", 0.5, "weight of the critic's loss (discounted returns of the demonstrations)", minimum=0, maximum=1000),
+        "data": Key("str_or_none", None, "file (.npz) keeping the demonstrations: reused when made under the same env, "
+                    "options, opponents, agent, target, steps and seed, else (re)made (null: not kept)"),
     },
     "evaluation": {
         "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0, maximum=MAX_STEPS),
@@ -363,6 +368,14 @@ def validate_config(data: dict, overrides=()) -> dict:
     if config["pretrain"]["steps"] and config["algorithm"] != "ppo":
         raise ConfigError("config key 'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only; set it to 0")
     _check_unattended_spec("pretrain.agent", config["pretrain"]["agent"], "the behaviour-cloning warm start")
+    from kakurega.agents.specs import parse_spec
+
+    if config["pretrain"]["target"] == "visits" and parse_spec(config["pretrain"]["agent"]).kind != "ismcts":
+        raise ConfigError(
+            f"config key 'pretrain.target': 'visits' learns a search's root visit shares and needs an ismcts agent "
+            f"in pretrain.agent (e.g. 'ismcts:simulations=200,rollout=greedy'), got {config['pretrain']['agent']!r}; "
+            "use target 'action' to imitate its moves"
+        )
     if config["name"] is None:
         config["name"] = f"{config['env'].removesuffix('_v0')}_{config['algorithm']}"
     check_run_name(config["name"])

@@ -13,7 +13,9 @@ Accepted sources:
   Q-values (``algorithm="dqn"``). Other libraries' networks (RLlib, Tianshou,
   CleanRL) export this way.
 
-Only the acting part is exported. The value network, optimizer state and
+The acting part is exported; a PPO model with an ``MlpPolicy`` also gets its critic
+(``mlp_extractor.value_net`` then ``value_net``) as the file's value head, which
+search can use to score positions. Optimizer state and the
 replay buffer stay in the run's checkpoints
 (:mod:`~kakurega.agents.training.checkpoint`) or the library's own, which exist for
 resuming training only. A network that also reads
@@ -117,6 +119,26 @@ def policy_from_model(model) -> tuple[list[tuple[np.ndarray, np.ndarray]], str, 
     return layers, activation, algorithm, inputs
 
 
+def value_from_model(model) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """The critic of a MaskablePPO model as MLP layers (``None`` for DQN)."""
+    import torch.nn as nn
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    policy = getattr(model, "policy", None)  # (a plain torch network has no critic)
+    if policy is None or not (hasattr(policy, "mlp_extractor") and hasattr(policy, "value_net")):
+        return None
+    extractor = policy.vf_features_extractor if hasattr(policy, "vf_features_extractor") else policy.features_extractor
+    if not isinstance(extractor, FlattenExtractor):
+        return None
+    layers = []
+    for module in list(policy.mlp_extractor.value_net) + [policy.value_net]:
+        if isinstance(module, nn.Linear):
+            layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
+        elif not isinstance(module, policy.activation_fn):
+            return None
+    return layers
+
+
 def policy_metadata(
     model,
     env_name: str,
@@ -176,7 +198,7 @@ def export_policy(
 ):
     """Write ``model``'s acting network (SB3 model or torch MLP) as a policy file at ``path``; returns the file."""
     metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra, algorithm)
-    return save_policy(path, layers, metadata)
+    return save_policy(path, layers, metadata, value_layers=value_from_model(model))
 
 
 def _package_version() -> str:

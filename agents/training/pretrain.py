@@ -1,17 +1,34 @@
-"""Behaviour-cloning warm start: imitate an agent (the heuristic by default) before PPO.
+"""Warm start before PPO: imitate an agent, or learn from a search (expert iteration).
 
 Sparse-reward games (a solitaire escape that random play never achieves) give
-PPO nothing to learn from at first. ``pretrain.steps > 0`` first records that
-many learner decisions of ``pretrain.agent`` playing the learner's seat in the
-single-agent view (same env, seats and opponent pool as training; the league
-entries ``self``/``snapshots`` are replaced by random players since no policy
-exists yet), then fits the PPO actor to those actions (masked cross-entropy)
-and the critic to the demonstrations' discounted returns, for
-``pretrain.epochs`` passes. PPO then fine-tunes from there. Nothing here is
-game-specific.
+PPO nothing to learn from at first, and a search player (IS-MCTS) plays better
+than any network PPO reaches on two cores. ``pretrain.steps > 0`` first records
+that many learner decisions of ``pretrain.agent`` playing the learner's seat in
+the single-agent view (same env, seats and opponent pool as training; the
+league entries ``self``/``snapshots`` are replaced by random players since no
+policy exists yet), then fits the PPO actor and critic to them for
+``pretrain.epochs`` passes. PPO then fine-tunes from there.
+
+What the actor learns (``pretrain.target``):
+
+- ``action``: the agent's chosen move (behaviour cloning, masked cross-entropy);
+- ``visits``: the root visit distribution of a searching agent
+  (``ismcts:...``; the distribution a search ends with carries more than its
+  argmax: which moves were close). This is the policy half of expert
+  iteration (Anthony, Tian & Barber 2017; AlphaZero's policy target).
+
+The critic always learns the demonstrations' discounted returns (the value
+half), weighted by ``pretrain.value_coef``. Search data are slow to make, so
+``pretrain.data`` names a file that keeps them: a run reuses it when it was
+made by the same env, options, opponents, agent, target, step count and seed,
+and (re)makes it otherwise. Nothing here is game-specific.
 """
 
 from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -19,16 +36,47 @@ from kakurega.agents.base import choose_action
 from kakurega.agents.specs import make_agent
 from kakurega.agents.training.view import SingleAgentView
 
+TARGETS = ("action", "visits")
 
-def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int) -> dict:
-    """``steps``+ decisions of ``agent_spec`` in the learner's seat: observations, masks, actions, returns."""
+
+def demonstration_key(config: dict) -> dict:
+    """What determines a set of demonstrations (a data file is reused only when this matches)."""
+    pretrain = config["pretrain"]
+    return {
+        "env": config["env"], "env_kwargs": config["env_kwargs"], "opponents": config["opponents"],
+        "learner_seat": config["learner_seat"], "gamma": config["ppo"]["gamma"], "seed": config["seed"],
+        "agent": pretrain["agent"], "steps": pretrain["steps"], "target": pretrain["target"],
+    }
+
+
+def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int, target: str = "action",
+                           progress: bool = False) -> dict:
+    """``steps``+ decisions of ``agent_spec`` in the learner's seat.
+
+    Returns observations, masks, actions, discounted returns and, with
+    ``target="visits"``, ``targets``: the search's root visit shares per action
+    (a forced move, answered without search, is one-hot).
+    """
+    if target not in TARGETS:
+        raise ValueError(f"pretrain target must be one of {', '.join(TARGETS)}, got {target!r}")
     opponents = [o if o["agent"] not in ("self", "snapshots") else {"agent": "random", "weight": o["weight"]}
                  for o in config["opponents"]]
     view = SingleAgentView(config["env"], config["env_kwargs"], opponents, learner_seat=config["learner_seat"],
                            illegal_action="raise")
     demo = make_agent(agent_spec, view.context, seed)
+    if target == "visits" and not hasattr(demo, "last_search"):
+        raise ValueError(
+            f"pretrain target 'visits' needs a searching agent that reports its root visits (e.g. ismcts:...); "
+            f"{agent_spec!r} is a {type(demo).__name__}. Use target 'action' to imitate its moves."
+        )
     gamma = config["ppo"]["gamma"]
-    observations, masks, actions, returns = [], [], [], []
+    num_actions = view.context.num_actions
+    observations, masks, actions, returns, targets = [], [], [], [], []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=steps, desc=f"demonstrations ({agent_spec})", unit="move")
     obs, _ = view.reset(seed=seed)
     demo.reset()
     rewards: list[float] = []
@@ -39,6 +87,10 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int)
         observations.append(obs)
         masks.append(mask)
         actions.append(action)
+        if target == "visits":
+            targets.append(visit_distribution(demo.last_search["visits"], action, num_actions))
+        if bar is not None:
+            bar.update(1)
         obs, reward, terminated, truncated, info = view.step(action)
         rewards.append(reward)
         if terminated or truncated:
@@ -53,7 +105,9 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int)
                 break
             obs, _ = view.reset()
             demo.reset()
-    return {
+    if bar is not None:
+        bar.close()
+    data = {
         "observations": np.asarray(observations, dtype=np.float32),
         "masks": np.asarray(masks, dtype=bool),
         "actions": np.asarray(actions, dtype=np.int64),
@@ -61,20 +115,84 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int)
         "episodes": len(outcomes),
         "win_rate": sum(o == "win" for o in outcomes) / max(1, len(outcomes)),
     }
+    if target == "visits":
+        data["targets"] = np.asarray(targets, dtype=np.float32)
+    return data
 
 
-def behaviour_cloning(model, data: dict, epochs: int, batch_size: int, learning_rate: float = 1e-3, seed: int = 0) -> dict:
-    """Fit a MaskablePPO policy to demonstrations; returns the final loss and action accuracy."""
+def visit_distribution(visits: dict, action: int, num_actions: int) -> np.ndarray:
+    """Root visits as shares per action; one-hot on ``action`` when nothing was searched."""
+    distribution = np.zeros(num_actions, dtype=np.float32)
+    total = sum(visits.values())
+    if total > 0:
+        for a, n in visits.items():
+            distribution[a] = n / total
+    else:
+        distribution[action] = 1.0
+    return distribution
+
+
+def save_demonstrations(path: str | os.PathLike, data: dict, key: dict) -> Path:
+    """Write ``data`` and the ``key`` it was made under as one ``.npz`` file (plain arrays, no pickles)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {k: v for k, v in data.items() if isinstance(v, np.ndarray)}
+    facts = {k: v for k, v in data.items() if not isinstance(v, np.ndarray)}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays, meta=np.array(json.dumps({"key": key, "facts": facts}, sort_keys=True)))
+    os.replace(tmp, path)
+    return path
+
+
+def load_demonstrations(path: str | os.PathLike, key: dict) -> dict | None:
+    """The demonstrations in ``path`` if it exists and was made under ``key``, else ``None``."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    with np.load(path, allow_pickle=False) as archive:
+        meta = json.loads(str(archive["meta"]))
+        if meta["key"] != json.loads(json.dumps(key, sort_keys=True)):
+            return None
+        data = {name: archive[name] for name in archive.files if name != "meta"}
+    data.update(meta["facts"])
+    return data
+
+
+def demonstrations(config: dict, progress: bool = False) -> tuple[dict, bool]:
+    """The config's demonstrations: ``(data, reused)``, reusing or writing ``pretrain.data`` when set."""
+    pretrain = config["pretrain"]
+    key = demonstration_key(config)
+    if pretrain["data"]:
+        data = load_demonstrations(pretrain["data"], key)
+        if data is not None:
+            return data, True
+    data = collect_demonstrations(config, pretrain["agent"], pretrain["steps"], config["seed"], pretrain["target"],
+                                  progress=progress)
+    if pretrain["data"]:
+        save_demonstrations(pretrain["data"], data, key)
+    return data, False
+
+
+def behaviour_cloning(model, data: dict, epochs: int, batch_size: int, learning_rate: float = 1e-3, seed: int = 0,
+                      value_coef: float | None = None) -> dict:
+    """Fit a MaskablePPO policy to demonstrations; returns the final loss and action accuracy.
+
+    The actor learns ``data["targets"]`` (soft, e.g. search visit shares) when
+    present, else the demonstrated actions; the critic learns ``data["returns"]``
+    with weight ``value_coef`` (default: the model's ``vf_coef``).
+    """
     import torch as th
     import torch.nn.functional as F
 
     policy = model.policy
     policy.set_training_mode(True)
     device = policy.device
+    value_coef = model.vf_coef if value_coef is None else value_coef
     obs = th.as_tensor(data["observations"], device=device)
     masks = data["masks"]
     actions = th.as_tensor(data["actions"], device=device)
     returns = th.as_tensor(data["returns"], device=device)
+    soft = th.as_tensor(data["targets"], device=device) if "targets" in data else None
     rng = np.random.default_rng(seed)
     n = len(actions)
     saved_rates = [group["lr"] for group in policy.optimizer.param_groups]
@@ -85,8 +203,16 @@ def behaviour_cloning(model, data: dict, epochs: int, batch_size: int, learning_
         order = rng.permutation(n)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
-            loss = -log_prob.mean() + model.vf_coef * F.mse_loss(values.flatten(), returns[idx])
+            if soft is None:
+                values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+                policy_loss = -log_prob.mean()
+            else:
+                distribution = policy.get_distribution(obs[idx], action_masks=masks[idx])
+                log_probs = th.log_softmax(distribution.distribution.logits, dim=1)
+                # illegal actions carry target 0 (masked logits are finite, so 0 * log p stays 0)
+                policy_loss = -(soft[idx] * log_probs).sum(dim=1).mean()
+                values = policy.predict_values(obs[idx])
+            loss = policy_loss + value_coef * F.mse_loss(values.flatten(), returns[idx])
             policy.optimizer.zero_grad()
             loss.backward()
             th.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)

@@ -485,17 +485,19 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             checkpoints.restore(model, contents, path)
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
         elif config["pretrain"]["steps"]:
-            from kakurega.agents.training.pretrain import behaviour_cloning, collect_demonstrations
+            from kakurega.agents.training.pretrain import behaviour_cloning, demonstrations
 
             pretrain = config["pretrain"]
-            data = collect_demonstrations(config, pretrain["agent"], pretrain["steps"], config["seed"])
+            data, reused = demonstrations(config, progress=config["logging"]["progress_bar"] and not quiet)
+            if reused:
+                say(f"reusing the demonstrations in {pretrain['data']}")
             stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"],
-                                      pretrain["learning_rate"], config["seed"])
+                                      pretrain["learning_rate"], config["seed"], pretrain["value_coef"])
             for key, value in (("samples", stats["samples"]), ("accuracy", stats["accuracy"]), ("loss", stats["loss"]),
                                ("demonstrator_win_rate", data["win_rate"])):
                 logger.record(f"pretrain/{key}", value)
             logger.dump(0)
-            say(f"imitated {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
+            say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
                 f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs

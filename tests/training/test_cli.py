@@ -17,16 +17,17 @@ TINY = [
     "--set", "network.hidden=[16]", "--set", "evaluation.every=0", "--set", "evaluation.final_games=4",
     "--set", "evaluation.final_opponents=[random]", "--set", "logging.tensorboard=false",
     "--set", "logging.progress_bar=false", "--set", "checkpoint.every=0", "--set", "league.snapshot_every=0",
-    "--set", "opponents=[random, self]",
+    "--set", "opponents=[random, self]", "--set", "pretrain.steps=0",
 ]
 
 
 def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "balance", "bench"}
+    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "balance", "train-bots",
+                             "bench"}
     for name, sub in commands.items():
-        if name == "bench":
+        if name in ("bench", "train-bots"):  # their arguments belong to the scripts they run
             continue
         text = sub.format_help()
         assert sub.description, name
@@ -145,6 +146,7 @@ def test_quickstart_on_a_tiny_budget(tmp_path, capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert "[3/3]" in text and "head to head" in text
+    assert "configs/kakurenbo_ppo.yaml" in text
     assert (out / "tournament" / "tournament_heatmap.png").is_file()
     assert (out / "plots" / "learning_curve.png").is_file()
 

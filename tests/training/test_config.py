@@ -79,6 +79,12 @@ def test_shipped_configs_are_valid(path):
     assert config["algorithm"] in path.name
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "configs" / "bots").glob("*.yaml")), ids=lambda p: p.name)
+def test_bot_configs_are_valid_and_train_in_their_own_run_directory(path):
+    config = load_config(path)
+    assert config["name"] == f"bot_{path.stem}" and isinstance(config["seed"], int)
+
+
 def test_a_ppo_and_a_dqn_config_per_game():
     names = {p.name for p in (ROOT / "configs").glob("*.yaml")}
     for game in ("kakurenbo", "hidden_rooms", "animal_chain", "summer_hide_and_seek"):

@@ -27,7 +27,7 @@ def test_builtin_kinds_and_errors(nim):
     assert isinstance(make_agent("random", context, 0), RandomAgent)
     assert type(make_agent("heuristic", context, 0)).__name__ == "SecretNimHeuristic"
     assert isinstance(make_agent("human", context, 0), HumanAgent)
-    with pytest.raises(ValueError, match=r"unknown agent kind .wizard.*expected one of: heuristic, human, (ismcts, )?policy, random"):
+    with pytest.raises(ValueError, match=r"unknown agent kind .wizard.*expected one of: heuristic, human, (ismcts, )?policy, (pretrained, )?random"):
         make_agent("wizard", context)
     with pytest.raises(ValueError, match="unknown option"):
         make_agent("random:speed=3", context)

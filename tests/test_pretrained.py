@@ -1,0 +1,79 @@
+"""Shipped bots: every file in agents/pretrained loads through the spec ``pretrained`` in the
+configuration it was trained for, is small, plays legal moves without torch, and a configuration
+without a bot gets a message listing those that have one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext, choose_action
+from kakurega.agents.pretrained import file_name, find, shipped
+from kakurega.agents.specs import make_agent
+from kakurega.envs import make
+
+SHIPPED = [pytest.param(path, meta, id=path.name) for path, meta in shipped()]
+
+
+def _non_default_options(meta):
+    from kakurega.agents.policy import resolved_env_options
+
+    defaults = resolved_env_options(meta["env"], {})
+    return {k: v for k, v in meta["env_options"].items() if defaults.get(k) != v}
+
+
+@pytest.mark.parametrize("path,meta", SHIPPED)
+def test_a_shipped_bot_loads_as_pretrained_and_plays_legal_games(path, meta):
+    options = _non_default_options(meta)
+    assert path.stat().st_size < 1024 * 1024, f"{path.name} is {path.stat().st_size // 1024} KiB"
+    assert find(meta["env"], options) == path
+    assert path.name.startswith(meta["env"] + "-") or path.name == file_name(meta["env"])
+    env = make(meta["env"], **options)
+    context = AgentContext.from_env(env, meta["env"], options)
+    agents = {name: make_agent("pretrained", context, seat) for seat, name in enumerate(env.possible_agents)}
+    env.reset(seed=0)
+    moves = 0
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = choose_action(agents[name], env, name, observation)
+        assert observation["action_mask"][action]
+        env.step(action)
+        moves += 1
+    assert moves > 0
+
+
+def test_a_configuration_without_a_bot_lists_the_shipped_ones():
+    env = make("kakurenbo_v0", num_players=3, variant="kurayami")
+    context = AgentContext.from_env(env, "kakurenbo_v0", {"num_players": 3, "variant": "kurayami", "max_steps": 17})
+    with pytest.raises(ValueError, match="no pretrained bot for kakurenbo_v0 .*; shipped bots: "):
+        make_agent("pretrained", context)
+
+
+def test_bad_pretrained_specs_are_refused():
+    context = AgentContext.from_env(make("animal_chain_v0"), "animal_chain_v0", {})
+    with pytest.raises(ValueError, match="takes no path"):
+        make_agent("pretrained:some/file.safetensors", context)
+    with pytest.raises(ValueError, match="unknown option"):
+        make_agent("pretrained:greedy=1", context)
+
+
+def test_playing_a_shipped_bot_needs_no_torch():
+    if not shipped():
+        pytest.skip("no bot shipped")
+    path, meta = shipped()[0]
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from kakurega.agents.policy import load\n"
+        f"bot = load({str(path)!r})\n"
+        "import numpy as np\n"
+        f"print(bot.act({{'observation': np.zeros({meta['observation_size']}, np.float32), "
+        f"'action_mask': np.ones({meta['num_actions']}, np.int8)}}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert 0 <= int(out.stdout.strip()) < meta["num_actions"]
