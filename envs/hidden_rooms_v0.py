@@ -198,7 +198,18 @@ numbers low (see its module docstring).
 Only the order of the face-down pile is hidden. `resample_hidden` reshuffles
 the pile uniformly (from its sorted composition, so the result does not depend
 on the old order). The monster of each later round is drawn when that round
-starts, so no monster order is stored ahead of time.
+starts, so no monster order is stored ahead of time. Every channel, and how it
+is kept to what the child may know (checks in `tests/test_hidden_information.py`
+and `tests/conformance.py`, each with a leaky control that fails them):
+
+| channel | how it is closed |
+|---|---|
+| observation | the encoder reads the placed tiles, memory, monster, path progress, score and the drawn tile while it is being placed; the pile enters only as its composition (tiles not placed and not in memory); reshuffled piles give byte-identical observations |
+| action mask, `infos` | legal moves depend on the room, memory and the drawn tile only; `infos` hold the mask |
+| render (`render_text`) | draws the same public facts as the observation; identical across reshuffled piles |
+| turn order and end | one agent; the round ends on public events (escape, caught, path walked, turn limit) |
+| determinization sampler | built from the information state (`resample_hidden` with a fixed generator), with a rules object kept for the child's seat alone; pickles of samplers from two piles the child cannot tell apart are identical |
+| objects handed to agents | each agent builds its own rules object from the context (`context.new_rules()`), never the env's |
 
 ## Decisions where the rules page was silent
 
