@@ -86,21 +86,37 @@ def check_turn_order(raw, env_seeds, agent_seeds, min_shared: int = 1) -> None:
 
     Random games (every env seed with every agent seed) are compared view by
     view: whenever two games showed the same sequence of distinct spectator
-    views up to some view, the agents selected while that view showed (and
-    whether and how the game ended there) must be the same. Otherwise who acts,
-    how often, or when the game ends reveals something the spectator, and so
-    every player, may not know. ``min_shared``: views that must be shared by
-    two games with different actions before, so the check is not vacuous.
+    views up to some view, whether and how the game ended while that view
+    showed must be the same, and if they also showed the same view after it,
+    so must the agents selected while that view showed. Otherwise who acts, how often, or when the game ends reveals
+    something the spectator, and so every player, may not know. The view
+    after counts because it may announce what the turn took (a Summer child's
+    turn takes cost + 1 decisions, and its cost is announced when it ends).
+    ``min_shared``: views that must be shared by two games with different
+    actions before, so the check is not vacuous.
     """
     seen: dict[bytes, tuple] = {}
+    ends: dict[bytes, tuple] = {}
     shared = 0
     for env_seed in env_seeds:
         for agent_seed in agent_seeds:
             key = b""
-            for position, (view, actors) in enumerate(public_turn_record(raw, env_seed, agent_seed)):
+            record = public_turn_record(raw, env_seed, agent_seed)
+            for position, (view, actors) in enumerate(record):
                 key = hashlib.blake2b(key + view.encode(), digest_size=16).digest()
+                # whether (and how) the game ended while this view showed: judged on the views so far
+                ended = tuple(a for a in actors if a.startswith("end:"))
+                first_end = ends.setdefault(key, (ended, env_seed, agent_seed))
+                if first_end[0] != ended:
+                    raise AssertionError(
+                        f"turn order leaks: games (env seed {first_end[1]}, agent seed {first_end[2]}) and (env seed "
+                        f"{env_seed}, agent seed {agent_seed}) showed the spectator the same {position + 1} views, "
+                        f"but one ended there ({list(first_end[0])}) and the other {list(ended)}.\nThe view:\n{view}"
+                    )
+                # who acted, and how often: judged on the views so far and the view after
+                after = record[position + 1][0] if position + 1 < len(record) else ""
                 entry = (tuple(actors), env_seed, agent_seed)
-                first = seen.setdefault(key, entry)
+                first = seen.setdefault(key + hashlib.blake2b(after.encode(), digest_size=16).digest(), entry)
                 if first is entry:
                     continue
                 shared += (first[1], first[2]) != (env_seed, agent_seed)
@@ -108,7 +124,7 @@ def check_turn_order(raw, env_seeds, agent_seeds, min_shared: int = 1) -> None:
                     raise AssertionError(
                         f"turn order leaks: games (env seed {first[1]}, agent seed {first[2]}) and (env seed "
                         f"{env_seed}, agent seed {agent_seed}) showed the spectator the same {position + 1} "
-                        f"views, but while the last one showed the turns were {list(first[0])} in one and "
+                        f"views and the same view after, but while the last one showed the turns were {list(first[0])} in one and "
                         f"{list(entry[0])} in the other.\nThe view:\n{view}"
                     )
     assert shared >= min_shared, f"only {shared} views were shared by two games: the turn-order check would be vacuous"
