@@ -199,7 +199,7 @@ def test_raw_env_misuse_is_explained_in_words(name):
 
     env = make(name, wrapped=False)
     agent = env.possible_agents[0]
-    for call in (lambda: env.step(0), lambda: env.observe(agent), lambda: env.last()):
+    for call in (lambda: env.step(0), lambda: env.observe(agent), lambda: env.last(), lambda: env.render_text(agent)):
         with pytest.raises(EnvUsageError, match=r"before reset\(\): call reset"):
             call()
     env.reset(seed=1)
@@ -292,6 +292,46 @@ def test_play_alone_says_to_give_no_opponents(capsys):
     assert "is played alone: give no --opponents" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["play", "animal_chain"], ["evaluate", "animal_chain", "--agents", "random", "heuristic"], ["balance", "animal_chain"]],
+    ids=["play", "evaluate", "balance"],
+)
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("max_turns=.nan", "max_turns must be an integer"),
+        ("max_turns=[1]", "max_turns must be an integer"),
+        ("deck=" + "[" * 50_000 + "]" * 50_000, "--option 'deck': nested deeper than 64"),
+        ("deck={a: 1, a: 2}", "key 'a' appears twice"),
+        ("max_turns=" + "9" * 5000, "cannot be read"),
+    ],
+    ids=["nan", "list", "deep", "duplicate", "huge"],
+)
+def test_cli_env_options_are_read_safely_and_refused_in_words(command, option, message, tmp_path, capsys):
+    """``--option``/``--config KEY=VALUE`` go through the safe loader; a wrong type is a message, not a traceback."""
+    from kakurega.scripts.cli import main
+
+    flag = "--config" if command[0] == "balance" else "--option"
+    extra = ["--out", str(tmp_path)] if command[0] == "evaluate" else []
+    try:
+        status = main(command + extra + [flag, option])
+    except SystemExit as stop:
+        status, said = 2, str(stop.code)
+    else:
+        said = capsys.readouterr().err
+    assert status == 2 and len(said) < MAX_MESSAGE
+    assert message in said
+
+
+def test_an_option_alias_bomb_is_refused_fast():
+    from kakurega.scripts.evaluate import parse_options
+
+    bomb = "{" + alias_bomb("deck").replace("\n", ", ").rstrip(", ") + "}"
+    with pytest.raises(SystemExit, match="max_nodes"):
+        parse_options([f"deck={bomb}"])
+
+
 # --------------------------------------------------------------------- configs
 def _tiny(env, algorithm, out, **overrides):
     from training_helpers import tiny_config
@@ -317,6 +357,8 @@ def _tiny(env, algorithm, out, **overrides):
         ({"name": "a/b"}, "'name': expected a plain name"),
         ({"seed": -1}, "'seed'"),
         ({"network": {"hidden": [10**9]}}, "'network.hidden'"),
+        ({"output_dir": "a\0b"}, "'output_dir': expected a directory path"),
+        ({"output_dir": " "}, "'output_dir': expected a directory path"),
     ],
 )
 def test_config_errors_are_found_when_the_config_loads(tmp_path, change, message):
@@ -326,7 +368,7 @@ def test_config_errors_are_found_when_the_config_loads(tmp_path, change, message
     config = _tiny("kakurenbo_v0", "ppo", tmp_path / "run")
     for key, value in change.items():
         config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) else value
-    config["output_dir"] = str(tmp_path / "run")
+    config["output_dir"] = change.get("output_dir", str(tmp_path / "run"))
     with pytest.raises(ConfigError, match=message):
         train(config, quiet=True)
     assert not (tmp_path / "run").exists()  # nothing written: a corrected rerun is not refused
