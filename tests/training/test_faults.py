@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -519,6 +520,50 @@ def test_checkpoints_hold_no_pickles_and_a_cut_short_one_falls_back(nim, tmp_pat
     progress, evaluations, _ = _rows(out)
     assert evaluations == [64, 128, 192, 256, 320]  # the rows after step 128 were cut, then written once again
     assert progress == sorted(set(progress)) and progress[-1] <= 320  # no duplicate or backward row
+
+
+def _pickle_payload(marker: Path) -> bytes:
+    """A pickle that creates ``marker`` when unpickled (the test asserts that it never is)."""
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return (exec, (f"open({str(marker)!r}, 'w').close()",))
+
+    return pickle.dumps(Payload())
+
+
+def test_a_forged_checkpoint_with_a_matching_manifest_is_skipped_and_no_pickle_runs(nim, tmp_path, capsys):
+    """Checksums that match prove nothing about content: state.json and the tensors must read too."""
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "run"
+    config = _tiny(nim.NAME, "dqn", out, total_timesteps=128, checkpoint={"every": 64, "keep": 3},
+                   evaluation={"every": 64, "games": 2, "final_games": 0})
+    train(config, quiet=True)
+    marker = tmp_path / "pwned"
+    payload = _pickle_payload(marker)
+    directory = out / "checkpoints"
+    (directory / "model_128.zip").write_bytes(payload)
+    (directory / "replay_128.pkl").write_bytes(payload)
+    for step, broken in ((192, "state.json"), (256, "weights.safetensors"), (320, None)):
+        forged = directory / f"step_{step}"
+        shutil.copytree(directory / "step_128", forged)
+        if broken:
+            (forged / broken).write_bytes(payload)
+        else:  # a state.json that parses but lacks what a resume needs
+            (forged / "state.json").write_text(json.dumps({"format": "kakurega-checkpoint", "algorithm": "MaskableDQN"}))
+        manifest = json.loads((forged / "manifest.json").read_text())
+        for name in manifest["files"]:
+            data = (forged / name).read_bytes()
+            manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        (forged / "manifest.json").write_text(json.dumps(manifest))
+    result = train(dict(config, total_timesteps=192), resume=True, quiet=False)
+    text = capsys.readouterr().out
+    for step in (192, 256, 320):
+        assert f"skipping checkpoint step_{step}" in text
+    assert "from step_128" in text and result.timesteps == 192
+    assert not marker.exists()
 
 
 def test_resume_refuses_sb3_zip_only_runs(nim, tmp_path):
