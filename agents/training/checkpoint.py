@@ -19,8 +19,9 @@ Safetensors is a JSON header plus raw numbers and JSON is data, so nothing in a
 checkpoint is ever unpickled or executed: a run directory from a stranger is
 safe to resume. A checkpoint is written into a hidden temporary directory
 (every file fsynced) and renamed into place, so a crash leaves the previous
-checkpoints intact; :func:`latest_good` verifies sizes and checksums and falls
-back to the previous checkpoint when the newest is cut short or corrupt.
+checkpoints intact; :func:`latest_good` verifies sizes, checksums and that
+``state.json`` and every tensor file read, and falls back to the previous
+checkpoint when the newest is cut short or corrupt.
 
 SB3 ``.zip`` checkpoints (``checkpoint.sb3_zip: true``) are written beside them
 for users who want them; they hold pickles, so kakurega never loads them.
@@ -195,7 +196,7 @@ def checkpoints(directory: Path) -> list[Path]:
 
 # ----------------------------------------------------------------- reading
 def verify(path: Path) -> dict:
-    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums."""
+    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums and the content."""
     from kakurega.envs.core.safe_load import load_text
 
     manifest_path = path / "manifest.json"
