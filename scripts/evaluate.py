@@ -60,10 +60,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def run(args) -> int:
+    from kakurega.agents.specs import parse_spec, require_unattended
     from kakurega.agents.tournament import run_tournament
 
     env_name = resolve_env_name(args.env)
     options = parse_options(args.option)
+    for spec in args.agents:  # a tournament plays hundreds of games unattended: no seat for a person
+        require_unattended(parse_spec(spec), "an agent of a tournament")
     progress = None
     if not args.quiet and sys.stderr.isatty():
         def progress(done, total):

@@ -325,6 +325,14 @@ def test_cli_env_options_are_read_safely_and_refused_in_words(command, option, m
     assert message in said
 
 
+def test_evaluate_refuses_an_agent_that_needs_a_person(tmp_path, capsys):
+    from kakurega.scripts.cli import main
+
+    status = main(["evaluate", "kakurenbo", "--agents", "human", "random", "--games", "2", "--out", str(tmp_path)])
+    assert status == 2 and "needs a person at the terminal" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_an_option_alias_bomb_is_refused_fast():
     from kakurega.scripts.evaluate import parse_options
 
