@@ -474,6 +474,34 @@ def test_a_second_writer_is_refused_and_a_dead_ones_lock_is_taken_over(nim, tmp_
         assert (out / LOCK).read_text().startswith(f"{os.getpid()}@")
 
 
+def test_only_one_of_many_processes_takes_over_a_dead_lock(tmp_path):
+    """Several runs started at once on a crashed run's directory: exactly one gets the lock."""
+    from kakurega.agents.training.run_dir import LOCK
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / LOCK).write_text(f"{dead.stdout.strip()}@{__import__('socket').gethostname()}\n")
+    start = time.time() + 3
+    code = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from kakurega.agents.training.config import ConfigError
+        from kakurega.agents.training.run_dir import RunLock
+        lock = RunLock(Path({str(tmp_path)!r}))
+        time.sleep(max(0.0, {start} - time.time()))
+        try:
+            lock.acquire()
+        except ConfigError:
+            print("refused")
+        else:
+            print("locked")
+            time.sleep(2)
+            lock.release()
+    """)
+    workers = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(6)]
+    said = sorted(worker.communicate(timeout=60)[0].strip() for worker in workers)
+    assert said == ["locked"] + ["refused"] * 5
+
+
 def test_a_missing_policy_opponent_is_found_when_the_config_loads(nim, tmp_path):
     from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.trainer import train
