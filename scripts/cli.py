@@ -426,7 +426,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except ValueError as error:  # bad input (config, spec, option, policy file): a message, not a traceback
+    except (ValueError, TypeError) as error:  # bad input (config, spec, option of the wrong type, policy file): a message
         if os.environ.get("KAKUREGA_DEBUG"):
             raise
         print(f"error: {error}", file=sys.stderr)

@@ -28,14 +28,17 @@ def resolve_env_name(name: str) -> str:
 
 def parse_options(pairs: list[str] | None) -> dict:
     """``["num_players=4", "variant=kurayami"]`` -> ``{"num_players": 4, "variant": "kurayami"}`` (YAML scalars)."""
-    import yaml
+    from kakurega.envs.core.safe_load import SafeLoadError, load_text, short_repr
 
     options = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
-            raise SystemExit(f"--option {pair!r}: expected KEY=VALUE, e.g. num_players=4")
-        options[key.strip()] = yaml.safe_load(value)
+            raise SystemExit(f"--option {short_repr(pair)}: expected KEY=VALUE, e.g. num_players=4")
+        try:  # the safe loader: no alias bomb, deep nesting or duplicate key on the command line either
+            options[key.strip()] = load_text(value, f"--option {short_repr(key.strip(), 40)}", max_bytes=100_000)
+        except SafeLoadError as error:
+            raise SystemExit(str(error)) from None
     return options
 
 
@@ -78,11 +81,14 @@ def import_agent_modules(modules: list[str] | None) -> None:
 
 
 def run(args) -> int:
+    from kakurega.agents.specs import parse_spec, require_unattended
     from kakurega.agents.tournament import run_tournament
 
     import_agent_modules(getattr(args, "imports", None))
     env_name = resolve_env_name(args.env)
     options = parse_options(args.option)
+    for spec in args.agents:  # a tournament plays hundreds of games unattended: no seat for a person
+        require_unattended(parse_spec(spec), "an agent of a tournament")
     progress = None
     if not args.quiet and sys.stderr.isatty():
         def progress(done, total):

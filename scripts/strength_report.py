@@ -41,13 +41,13 @@ def _fmt_reward(row: dict) -> str:
 
 def game_section(env_name: str, run_dir: Path) -> str:
     """The Markdown section of one game, from its run directory."""
-    import yaml
+    from kakurega.envs.core.safe_load import load_file
 
     summary_path = run_dir / "summary.json"
     if not summary_path.is_file():
         return f"### {env_name}\n\nNo finished run in `{run_dir}`.\n"
-    summary = json.loads(summary_path.read_text())
-    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    summary = load_file(summary_path)
+    config = load_file(run_dir / "config.yaml")
     wall = summary.get("wall_seconds_training", summary.get("wall_seconds_total"))
     cpu = summary.get("cpu_seconds_training")
     lines = [
@@ -119,15 +119,14 @@ def main(argv=None) -> int:
             print(f"training {name} with {config}", flush=True)
             train(config, [f"output_dir={runs_dir / config.stem}", "logging.progress_bar=false"], overwrite=True)
     if args.reevaluate:
-        import yaml
-
         from kakurega.agents.training.trainer import final_evaluation
+        from kakurega.envs.core.safe_load import load_file
 
         for name in names:
             run_dir = runs_dir / config_for(name).stem
-            config = yaml.safe_load((run_dir / "config.yaml").read_text())
+            config = load_file(run_dir / "config.yaml")
             rows, table = final_evaluation(config, run_dir / "policy.safetensors", run_dir)
-            summary = json.loads((run_dir / "summary.json").read_text())
+            summary = load_file(run_dir / "summary.json")
             summary["evaluation"] = rows
             (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
             print(table)

@@ -19,8 +19,9 @@ Safetensors is a JSON header plus raw numbers and JSON is data, so nothing in a
 checkpoint is ever unpickled or executed: a run directory from a stranger is
 safe to resume. A checkpoint is written into a hidden temporary directory
 (every file fsynced) and renamed into place, so a crash leaves the previous
-checkpoints intact; :func:`latest_good` verifies sizes and checksums and falls
-back to the previous checkpoint when the newest is cut short or corrupt.
+checkpoints intact; :func:`latest_good` verifies sizes, checksums and that
+``state.json`` and every tensor file read, and falls back to the previous
+checkpoint when the newest is cut short or corrupt.
 
 SB3 ``.zip`` checkpoints (``checkpoint.sb3_zip: true``) are written beside them
 for users who want them; they hold pickles, so kakurega never loads them.
@@ -195,7 +196,7 @@ def checkpoints(directory: Path) -> list[Path]:
 
 # ----------------------------------------------------------------- reading
 def verify(path: Path) -> dict:
-    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums."""
+    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums and the content."""
     from kakurega.envs.core.safe_load import load_text
 
     manifest_path = path / "manifest.json"
@@ -215,7 +216,39 @@ def verify(path: Path) -> dict:
         contents[name] = data
     if "state.json" not in contents or "weights.safetensors" not in contents:
         raise CheckpointError(f"{path}: the manifest lacks state.json or weights.safetensors")
+    # a checksum only proves the files are the ones the manifest lists: check that they read, too
+    _read_state(contents["state.json"], path)
+    for name in contents:
+        if name.endswith(".safetensors"):
+            _read_arrays(contents[name], f"{path}/{name}")
     return contents
+
+
+_STATE_KEYS = ("algorithm", "num_timesteps", "n_updates", "episode_num", "n_calls", "exploration_rate",
+               "ep_info_buffer", "optimizer", "rng")
+
+
+def _read_state(data: bytes, source: Path) -> dict:
+    """The checkpoint's ``state.json``, refused unless it holds every counter and state a resume needs."""
+    from kakurega.envs.core.safe_load import load_text
+
+    state = load_text(data, f"{source}/state.json", json_only=True, max_bytes=50_000_000, max_nodes=2_000_000,
+                      error=CheckpointError)
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
+    missing = [key for key in _STATE_KEYS if key not in state]
+    if missing or not isinstance(state["rng"], dict) or not {"torch", "numpy", "python"} <= set(state["rng"]):
+        raise CheckpointError(f"{source}/state.json lacks {', '.join(missing) or 'rng states'}")
+    return state
+
+
+def _read_arrays(data: bytes, source: str) -> dict:
+    from safetensors.numpy import load as from_bytes
+
+    try:
+        return from_bytes(data)
+    except Exception as error:  # safetensors raises its own error types
+        raise CheckpointError(f"{source} is corrupt: {str(error)[:200]}") from None
 
 
 def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
@@ -230,32 +263,29 @@ def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
 
 def restore(model, contents: dict, source: Path) -> None:
     """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config."""
-    import torch
-    from safetensors.numpy import load as from_bytes
-
-    from kakurega.envs.core.safe_load import load_text
 
     def arrays(name: str) -> dict:
         data = contents.get(f"{name}.safetensors")
-        if data is None:
-            return {}
-        try:
-            return from_bytes(data)
-        except Exception as error:  # safetensors raises its own error types
-            raise CheckpointError(f"{source}/{name}.safetensors is corrupt: {error}") from None
+        return {} if data is None else _read_arrays(data, f"{source}/{name}.safetensors")
 
-    state = load_text(contents["state.json"], f"{source}/state.json", json_only=True, max_bytes=50_000_000,
-                      max_nodes=2_000_000, error=CheckpointError)
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
-        raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
+    state = _read_state(contents["state.json"], source)
     if state.get("algorithm") != type(model).__name__:
         raise CheckpointError(f"{source} holds a {str(state.get('algorithm'))[:40]} model, the config builds a {type(model).__name__}")
-    weights = {k: torch.from_numpy(v.copy()) for k, v in arrays("weights").items()}
     try:
-        model.policy.load_state_dict(weights)
-        model.policy.optimizer.load_state_dict(_join(state["optimizer"], arrays("optimizer")))
-    except (RuntimeError, KeyError, ValueError, TypeError) as error:
+        _restore(model, state, arrays, source)
+    except CheckpointError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
+
+
+def _restore(model, state: dict, arrays, source: Path) -> None:
+    """The body of :func:`restore`: any error here means the checkpoint does not fit the model."""
+    import torch
+
+    weights = {k: torch.from_numpy(v.copy()) for k, v in arrays("weights").items()}
+    model.policy.load_state_dict(weights)
+    model.policy.optimizer.load_state_dict(_join(state["optimizer"], arrays("optimizer")))
     model.num_timesteps = int(state["num_timesteps"])
     model._n_updates = int(state["n_updates"])
     model._episode_num = int(state["episode_num"])

@@ -381,6 +381,8 @@ def validate_config(data: dict, overrides=()) -> dict:
     check_run_name(config["name"])
     if config["output_dir"] is None:
         config["output_dir"] = os.path.join("runs", config["name"])
+    elif not config["output_dir"].strip() or "\0" in config["output_dir"]:
+        raise ConfigError(f"config key 'output_dir': expected a directory path, got {short_repr(config['output_dir'])}")
     _check_env(config)
     return config
 

@@ -17,6 +17,7 @@ Three guarantees, each in one place:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -95,6 +96,22 @@ def _alive(pid: int) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _directory_mutex(directory: Path):
+    """Hold an exclusive ``flock`` on ``directory`` for a moment (a no-op where flock does not exist)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
 class RunLock:
     """An exclusive lock on a run directory (``with RunLock(out): ...``)."""
 
@@ -112,23 +129,32 @@ class RunLock:
     def acquire(self) -> None:
         """Take the lock or raise :class:`ConfigError` naming the process that holds it."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                pid, host = self._holder()
-                if pid is not None and (host != socket.gethostname() or _alive(pid)):
-                    raise ConfigError(
-                        f"{self.path.parent} is in use by another kakurega run (process {pid} on {host or 'this host'}); "
-                        f"wait for it to finish, or remove {self.path} if that process is gone"
-                    ) from None
-                self.path.unlink(missing_ok=True)  # a dead process's lock (or an unreadable one): take it over
-                continue
-            with os.fdopen(fd, "w") as handle:
-                handle.write(f"{os.getpid()}@{socket.gethostname()}\n")
-            self.held = True
+        if self._create():
             return
+        with _directory_mutex(self.path.parent):  # two processes never both take over one dead lock
+            pid, host = self._holder()
+            if pid is not None and (host != socket.gethostname() or _alive(pid)):
+                raise ConfigError(
+                    f"{self.path.parent} is in use by another kakurega run (process {pid} on {host or 'this host'}); "
+                    f"wait for it to finish, or remove {self.path} if that process is gone"
+                ) from None
+            self.path.unlink(missing_ok=True)  # a dead process's lock (or an unreadable one): take it over
+            if self._create():
+                return
         raise ConfigError(f"could not lock {self.path.parent}: another process keeps taking the lock")
+
+    def _create(self) -> bool:
+        """Create the lock, complete with this process's PID, unless it exists (``os.link`` is atomic)."""
+        tmp = self.path.with_name(f"{LOCK}.{os.getpid()}.tmp")
+        tmp.write_text(f"{os.getpid()}@{socket.gethostname()}\n")
+        try:
+            os.link(tmp, self.path)
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink(missing_ok=True)
+        self.held = True
+        return True
 
     def release(self) -> None:
         """Give the lock back (only if this process holds it)."""

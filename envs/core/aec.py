@@ -370,8 +370,10 @@ class TurnBasedAECEnv(AECEnv):
 
     def render_text(self, viewer: str | None = None) -> str:
         """The table as ``viewer`` (an agent name) sees it, or as a spectator when None."""
+        if self.game_state is None:
+            raise self._usage_error("render_text")
         if viewer is not None and viewer not in self._seat:
-            raise ValueError(f"viewer={viewer!r} is not an agent; expected None or one of {self.possible_agents}")
+            raise ValueError(f"viewer={short_repr(viewer)} is not an agent; expected None or one of {self.possible_agents}")
         seat = None if viewer is None else self._seat[viewer]
         return self.render_state(self.game_state, seat)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -199,7 +200,7 @@ def test_raw_env_misuse_is_explained_in_words(name):
 
     env = make(name, wrapped=False)
     agent = env.possible_agents[0]
-    for call in (lambda: env.step(0), lambda: env.observe(agent), lambda: env.last()):
+    for call in (lambda: env.step(0), lambda: env.observe(agent), lambda: env.last(), lambda: env.render_text(agent)):
         with pytest.raises(EnvUsageError, match=r"before reset\(\): call reset"):
             call()
     env.reset(seed=1)
@@ -292,6 +293,54 @@ def test_play_alone_says_to_give_no_opponents(capsys):
     assert "is played alone: give no --opponents" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["play", "animal_chain"], ["evaluate", "animal_chain", "--agents", "random", "heuristic"], ["balance", "animal_chain"]],
+    ids=["play", "evaluate", "balance"],
+)
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("max_turns=.nan", "max_turns must be an integer"),
+        ("max_turns=[1]", "max_turns must be an integer"),
+        ("deck=" + "[" * 50_000 + "]" * 50_000, "--option 'deck': nested deeper than 64"),
+        ("deck={a: 1, a: 2}", "key 'a' appears twice"),
+        ("max_turns=" + "9" * 5000, "cannot be read"),
+    ],
+    ids=["nan", "list", "deep", "duplicate", "huge"],
+)
+def test_cli_env_options_are_read_safely_and_refused_in_words(command, option, message, tmp_path, capsys):
+    """``--option``/``--config KEY=VALUE`` go through the safe loader; a wrong type is a message, not a traceback."""
+    from kakurega.scripts.cli import main
+
+    flag = "--config" if command[0] == "balance" else "--option"
+    extra = ["--out", str(tmp_path)] if command[0] == "evaluate" else []
+    try:
+        status = main(command + extra + [flag, option])
+    except SystemExit as stop:
+        status, said = 2, str(stop.code)
+    else:
+        said = capsys.readouterr().err
+    assert status == 2 and len(said) < MAX_MESSAGE
+    assert message in said
+
+
+def test_evaluate_refuses_an_agent_that_needs_a_person(tmp_path, capsys):
+    from kakurega.scripts.cli import main
+
+    status = main(["evaluate", "kakurenbo", "--agents", "human", "random", "--games", "2", "--out", str(tmp_path)])
+    assert status == 2 and "needs a person at the terminal" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_option_alias_bomb_is_refused_fast():
+    from kakurega.scripts.evaluate import parse_options
+
+    bomb = "{" + alias_bomb("deck").replace("\n", ", ").rstrip(", ") + "}"
+    with pytest.raises(SystemExit, match="max_nodes"):
+        parse_options([f"deck={bomb}"])
+
+
 # --------------------------------------------------------------------- configs
 def _tiny(env, algorithm, out, **overrides):
     from training_helpers import tiny_config
@@ -317,6 +366,8 @@ def _tiny(env, algorithm, out, **overrides):
         ({"name": "a/b"}, "'name': expected a plain name"),
         ({"seed": -1}, "'seed'"),
         ({"network": {"hidden": [10**9]}}, "'network.hidden'"),
+        ({"output_dir": "a\0b"}, "'output_dir': expected a directory path"),
+        ({"output_dir": " "}, "'output_dir': expected a directory path"),
     ],
 )
 def test_config_errors_are_found_when_the_config_loads(tmp_path, change, message):
@@ -326,7 +377,7 @@ def test_config_errors_are_found_when_the_config_loads(tmp_path, change, message
     config = _tiny("kakurenbo_v0", "ppo", tmp_path / "run")
     for key, value in change.items():
         config[key] = {**config[key], **value} if isinstance(value, dict) and isinstance(config.get(key), dict) else value
-    config["output_dir"] = str(tmp_path / "run")
+    config["output_dir"] = change.get("output_dir", str(tmp_path / "run"))
     with pytest.raises(ConfigError, match=message):
         train(config, quiet=True)
     assert not (tmp_path / "run").exists()  # nothing written: a corrected rerun is not refused
@@ -423,6 +474,34 @@ def test_a_second_writer_is_refused_and_a_dead_ones_lock_is_taken_over(nim, tmp_
         assert (out / LOCK).read_text().startswith(f"{os.getpid()}@")
 
 
+def test_only_one_of_many_processes_takes_over_a_dead_lock(tmp_path):
+    """Several runs started at once on a crashed run's directory: exactly one gets the lock."""
+    from kakurega.agents.training.run_dir import LOCK
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / LOCK).write_text(f"{dead.stdout.strip()}@{__import__('socket').gethostname()}\n")
+    start = time.time() + 3
+    code = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from kakurega.agents.training.config import ConfigError
+        from kakurega.agents.training.run_dir import RunLock
+        lock = RunLock(Path({str(tmp_path)!r}))
+        time.sleep(max(0.0, {start} - time.time()))
+        try:
+            lock.acquire()
+        except ConfigError:
+            print("refused")
+        else:
+            print("locked")
+            time.sleep(2)
+            lock.release()
+    """)
+    workers = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(6)]
+    said = sorted(worker.communicate(timeout=60)[0].strip() for worker in workers)
+    assert said == ["locked"] + ["refused"] * 5
+
+
 def test_a_missing_policy_opponent_is_found_when_the_config_loads(nim, tmp_path):
     from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.trainer import train
@@ -477,6 +556,50 @@ def test_checkpoints_hold_no_pickles_and_a_cut_short_one_falls_back(nim, tmp_pat
     progress, evaluations, _ = _rows(out)
     assert evaluations == [64, 128, 192, 256, 320]  # the rows after step 128 were cut, then written once again
     assert progress == sorted(set(progress)) and progress[-1] <= 320  # no duplicate or backward row
+
+
+def _pickle_payload(marker: Path) -> bytes:
+    """A pickle that creates ``marker`` when unpickled (the test asserts that it never is)."""
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return (exec, (f"open({str(marker)!r}, 'w').close()",))
+
+    return pickle.dumps(Payload())
+
+
+def test_a_forged_checkpoint_with_a_matching_manifest_is_skipped_and_no_pickle_runs(nim, tmp_path, capsys):
+    """Checksums that match prove nothing about content: state.json and the tensors must read too."""
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "run"
+    config = _tiny(nim.NAME, "dqn", out, total_timesteps=128, checkpoint={"every": 64, "keep": 3},
+                   evaluation={"every": 64, "games": 2, "final_games": 0})
+    train(config, quiet=True)
+    marker = tmp_path / "pwned"
+    payload = _pickle_payload(marker)
+    directory = out / "checkpoints"
+    (directory / "model_128.zip").write_bytes(payload)
+    (directory / "replay_128.pkl").write_bytes(payload)
+    for step, broken in ((192, "state.json"), (256, "weights.safetensors"), (320, None)):
+        forged = directory / f"step_{step}"
+        shutil.copytree(directory / "step_128", forged)
+        if broken:
+            (forged / broken).write_bytes(payload)
+        else:  # a state.json that parses but lacks what a resume needs
+            (forged / "state.json").write_text(json.dumps({"format": "kakurega-checkpoint", "algorithm": "MaskableDQN"}))
+        manifest = json.loads((forged / "manifest.json").read_text())
+        for name in manifest["files"]:
+            data = (forged / name).read_bytes()
+            manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        (forged / "manifest.json").write_text(json.dumps(manifest))
+    result = train(dict(config, total_timesteps=192), resume=True, quiet=False)
+    text = capsys.readouterr().out
+    for step in (192, 256, 320):
+        assert f"skipping checkpoint step_{step}" in text
+    assert "from step_128" in text and result.timesteps == 192
+    assert not marker.exists()
 
 
 def test_resume_refuses_sb3_zip_only_runs(nim, tmp_path):
