@@ -626,8 +626,9 @@ class SummerHideAndSeekGame(Game):
         Every field of a seeker's sample depends only on public facts and
         ``rng``: the stroke and what follows from it (``drawn``, ``visited``,
         ``closed_lines``) are drawn, the turn in progress is reset
-        (``turn_cost``, ``turn_icons``, ``continue_due``) and ``steps`` is
-        recounted (:meth:`sample_steps`); every other field is public.
+        (``turn_cost``, ``turn_icons``, ``continue_due``, and its decisions
+        taken off ``steps``) and ``steps`` is recounted without ``paced_turns``
+        (:meth:`sample_steps`); every other field is public.
         """
         sample = self.clone(state)
         if player == state.child or state.phase in (START, OVER) or not state.stroke:
@@ -640,6 +641,10 @@ class SummerHideAndSeekGame(Game):
             drawn |= 1 << self._line_of[(p, q)][0]
         sample.drawn = drawn
         sample.closed_lines = self.closed_lines_of(stroke)
+        if state.phase == CHILD and self.paced_turns and state.steps < self.max_steps:
+            # the turn under way is dropped, and with it its decisions: one per unit of cost spent,
+            # but for a continue still due after a shortcut
+            sample.steps -= state.turn_cost - int(state.continue_due)
         sample.turn_cost = 0
         sample.turn_icons = []
         sample.continue_due = False
@@ -669,8 +674,9 @@ class SummerHideAndSeekGame(Game):
     def sample_steps(self, sample: SummerState) -> int:
         """``steps`` of a seeker's sample: public facts only (the true count is hidden without ``paced_turns``).
 
-        With ``paced_turns`` the step count is a function of the announcements,
-        hence public, and is kept. Without it the count is recounted from the
+        With ``paced_turns`` the step count at the start of a child turn is a
+        function of the announcements, hence public, and is kept (the
+        decisions of a turn under way were taken off with its lines). Without it the count is recounted from the
         sampled stroke (:meth:`count_steps`), kept below the step limit unless
         the game was cut off (a public fact), so that the sample is live
         exactly when the game is.
