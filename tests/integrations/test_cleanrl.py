@@ -28,5 +28,5 @@ def test_cleanrl_ppo_trains_and_exports(vector, tmp_path, capsys):
         "--num-steps", "64", "--update-epochs", "1", "--hidden", "16", "--export", str(path), *vector,
     ])
     assert stats["steps"] == 256 and stats["episodes"] > 0 and stats["illegal"] == 0
-    assert main(["evaluate", "animal_chain", "--agents", f"policy:{path}", "random", "--games", "4", "--quiet"]) == 0
+    assert main(["evaluate", "animal_chain_v0", "--agents", f"policy:{path}", "random", "--games", "4", "--quiet"]) == 0
     assert "policy" in capsys.readouterr().out

@@ -88,7 +88,7 @@ def test_two_env_runners_train_export_and_the_file_plays_in_evaluate(local_ray, 
     meta, _ = read_policy(policy)
     assert meta["trained_with"] == "rllib" and meta["algorithm"] == "ppo"
     capsys.readouterr()
-    assert main(["evaluate", "animal_chain", "--agents", f"policy:{policy}", "heuristic", "--games", "4", "--quiet"]) == 0
+    assert main(["evaluate", "animal_chain_v0", "--agents", f"policy:{policy}", "heuristic", "--games", "4", "--quiet"]) == 0
     assert "policy" in capsys.readouterr().out
 
 

@@ -65,7 +65,7 @@ def test_single_seat_form_trains_masked_and_exports(tmp_path, capsys):
     batch = buffer[:]
     legal = batch.obs.mask[np.arange(len(batch)), batch.act.astype(int)]
     assert legal.all()  # every stored action was legal: the mask reached the policy
-    assert main(["evaluate", "animal_chain", "--agents", f"policy:{path}", "random", "--games", "4", "--quiet"]) == 0
+    assert main(["evaluate", "animal_chain_v0", "--agents", f"policy:{path}", "random", "--games", "4", "--quiet"]) == 0
 
 
 def test_single_seat_env_has_one_info_shape_and_int8_masks():

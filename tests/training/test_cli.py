@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kakurega.envs.registry import ENV_SPECS
+from kakurega.envs.registry import ENV_SPECS, latest_envs
 from kakurega.scripts.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,17 +40,19 @@ def test_help_of_every_command_is_complete(capsys):
 def test_envs_lists_every_env_with_options(capsys):
     assert main(["envs"]) == 0
     out = capsys.readouterr().out
-    for name in ("kakurenbo_v0", "hidden_rooms_v0", "animal_chain_v0", "summer_hide_and_seek_v0", "summer_hide_and_seek_v1"):
+    for name in ENV_SPECS:
         assert name in out
     assert "num_players=4" in out and "heuristic:" in out
     assert main(["envs", "kakurenbo"]) == 0
     assert "Version history" in capsys.readouterr().out
 
 
-def test_demo_plays_every_env(capsys):
+def test_demo_plays_the_newest_version_of_every_game(capsys):
     assert main(["demo", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert out.count("final returns") == len(ENV_SPECS)
+    assert out.count("final returns") == len(latest_envs()) == 4
+    for name in latest_envs():
+        assert f"{name}: one game" in out
 
 
 def test_a_game_name_without_version_means_its_newest_version():
