@@ -23,6 +23,7 @@ import io
 import json
 import os
 import shutil
+import struct
 import socket
 from pathlib import Path
 
@@ -227,11 +228,47 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
     return dropped
 
 
+def cut_events(path: Path, step: int) -> int:
+    """Drop the TensorBoard events of ``path`` logged after ``step``, and a record cut short; returns events dropped.
+
+    An event file is a sequence of TFRecords (length, its checksum, the data,
+    its checksum); the records kept are copied byte for byte, so their
+    checksums stay valid. Events without a step (the file version) are kept.
+    """
+    from tensorboard.compat.proto.event_pb2 import Event
+
+    data = path.read_bytes()
+    kept, dropped, at = [], 0, 0
+    while at < len(data):
+        if at + 12 > len(data):
+            dropped += 1  # a header cut short by a crash
+            break
+        (length,) = struct.unpack_from("<Q", data, at)
+        end = at + 12 + length + 4
+        if end > len(data):
+            dropped += 1  # a record cut short by a crash
+            break
+        try:
+            event_step = Event.FromString(data[at + 12 : at + 12 + length]).step
+        except Exception:  # noqa: BLE001 - a garbled record is dropped, whatever protobuf says
+            event_step = step + 1
+        if event_step <= step:
+            kept.append(data[at:end])
+        else:
+            dropped += 1
+        at = end
+    if dropped:
+        atomic_write_bytes(path, b"".join(kept))
+    return dropped
+
+
 def cut_back(out: Path, step: int) -> dict:
-    """Remove everything the run wrote after ``step``: CSV rows, league snapshots, newer checkpoints."""
-    dropped = {"progress rows": 0, "eval rows": 0, "snapshots": 0}
+    """Remove everything the run wrote after ``step``: CSV rows, TensorBoard events, league snapshots, newer checkpoints."""
+    dropped = {"progress rows": 0, "events": 0, "eval rows": 0, "snapshots": 0}
     for progress in sorted((out / "logs").glob("part*/progress.csv")):
         dropped["progress rows"] += cut_csv(progress, "time/total_timesteps", step)
+    for events in sorted((out / "logs").glob("part*/events.out.tfevents.*")):
+        dropped["events"] += cut_events(events, step)
     dropped["eval rows"] = cut_csv(out / "eval.csv", "timesteps", step)
     for snapshot in (out / "league").glob("snapshot_*.safetensors"):
         if _step_of(snapshot.stem) > step:

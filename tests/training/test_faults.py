@@ -730,3 +730,29 @@ def test_ctrl_c_saves_a_checkpoint_and_says_one_line(tmp_path):
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "checkpoint" in lines[0] and "--resume" in lines[0], err[-3000:]
     assert list((tmp_path / "run" / "checkpoints").glob("step_*/manifest.json"))
+
+
+def _event_steps(path):
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    return [event.step for event in EventFileLoader(str(path)).Load() if event.HasField("summary")]
+
+
+def test_resume_cuts_tensorboard_events_back_to_the_checkpoint(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    from kakurega.agents.training import run_dir
+
+    part = tmp_path / "logs" / "part0"
+    writer = SummaryWriter(str(part))
+    for step in range(0, 1000, 100):
+        writer.add_scalar("rollout/ep_rew_mean", step / 1000, step)
+    writer.close()
+    (events,) = part.glob("events.out.tfevents.*")
+    assert _event_steps(events) == list(range(0, 1000, 100))  # the control: every step is there before the cut
+    with open(events, "ab") as handle:
+        handle.write(b"\x40\x00\x00\x00\x00\x00\x00\x00\x00")  # a record a kill cut short
+    dropped = run_dir.cut_back(tmp_path, 450)
+    assert dropped["events"] == 6  # steps 500..900 and the cut-short record
+    assert _event_steps(events) == [0, 100, 200, 300, 400]
+    assert run_dir.cut_back(tmp_path, 450)["events"] == 0  # a second cut finds nothing more
