@@ -16,6 +16,22 @@ import numpy as np
 from kakurega.envs.core.game import TERMINAL, Game
 
 
+def registry_cases(marks=lambda spec: ()) -> list:
+    """``pytest.param(name, config)`` for every registered env and configuration (ids like
+    ``animal_chain_v1-attack_rule=reach``); ``marks(spec)``: marks of that env's cases."""
+    import pytest
+
+    from kakurega.envs.registry import ENV_SPECS
+
+    return [
+        pytest.param(
+            spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()), marks=marks(spec)
+        )
+        for spec in ENV_SPECS.values()
+        for config in spec.configurations
+    ]
+
+
 def play_random(env, seed: int, agent_seed: int = 0, max_steps: int = 100_000, on_step=None):
     """Play one game of uniformly random legal moves through the AEC loop.
 

@@ -16,13 +16,10 @@ from conformance import (
     check_observations,
     play_random,
     random_states,
+    registry_cases,
 )
 
-CASES = [
-    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
-    for spec in ENV_SPECS.values()
-    for config in spec.configurations
-]
+CASES = registry_cases()
 
 
 def factory(name, config, wrapped=True):

@@ -26,7 +26,7 @@ from kakurega.envs.core.aec import TurnBasedAECEnv
 from kakurega.envs.core.game import TERMINAL, DeterminizationSampler
 
 import toy_game
-from conformance import random_states
+from conformance import random_states, registry_cases
 from leak_checks import (
     check_render_leaks,
     check_sampler_independence,
@@ -38,23 +38,17 @@ from leak_checks import (
     rules_objects,
 )
 
-CASES = [
-    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
-    for spec in ENV_SPECS.values()
-    for config in spec.configurations
-]
+CASES = registry_cases()
 
 
-def turn_order_case(spec, config, marks=()):
-    """A turn-order case; a v0 env whose registry entry names a turn-order leak is expected to fail."""
-    if spec.turn_order_leak:
-        marks = (*marks, pytest.mark.xfail(reason=f"known leak of {spec.name}: {spec.turn_order_leak}", strict=False))
-    return pytest.param(
-        spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()), marks=marks
-    )
+def known_turn_order_leak(spec) -> tuple:
+    """An expected failure for a v0 env whose registry entry names a turn-order leak (its card names it too)."""
+    if not spec.turn_order_leak:
+        return ()
+    return (pytest.mark.xfail(reason=f"known leak of {spec.name}: {spec.turn_order_leak}", strict=False),)
 
 
-TURN_ORDER_CASES = [turn_order_case(spec, config) for spec in ENV_SPECS.values() for config in spec.configurations]
+TURN_ORDER_CASES = registry_cases(marks=known_turn_order_leak)
 
 
 def states_of(raw, seed: int, num_games: int, every: int, count: int | None = None):
