@@ -107,7 +107,7 @@ class ISMCTSAgent(Agent):
 
     ``simulations``: simulations per decision; ``c``: UCB exploration constant
     on returns normalised to [0, 1]; ``rollout``: ``"random"``, ``"greedy"``
-    (the game's cheap policy in :mod:`kakurega.agents.rollouts`) or
+    (the cheap policy the registry names for the env, ``EnvSpec.rollout``) or
     ``"heuristic"`` (the registry's heuristic for every seat);
     ``max_rollout_depth``: steps after which a rollout stops and is scored by
     the returns so far (0: play to the end); ``bias``: weight of the
@@ -198,7 +198,7 @@ class ISMCTSAgent(Agent):
         if rollout == "greedy" or self.bias > 0 and prior == "greedy":
             from kakurega.agents.rollouts import policy_for
 
-            self._greedy = policy_for(self.game)
+            self._greedy = policy_for(context.env_name)
         self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
         #: facts about the last search (simulations, seconds, root visits per action)
         self.last_search: dict = {}

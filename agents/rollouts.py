@@ -36,11 +36,14 @@ state, no copies, no encoding) and keeps the main rules of the game's heuristic:
   no other seeker has covered this turn (uniformly: the heuristic's weights
   cost too much for a rollout).
 
-:data:`POLICIES` maps ``Game.name`` to its policy; :func:`policy_for` looks one up.
+Each game names its policy in its registry entry (``EnvSpec.rollout``,
+``"module:function"``; a new game may keep its policy anywhere, e.g. beside
+its heuristic); :func:`policy_for` loads the one of an env.
 """
 
 from __future__ import annotations
 
+import importlib
 import weakref
 from typing import Callable
 
@@ -345,21 +348,23 @@ def summer_hide_and_seek(game, state, seat: int, legal: list, draw) -> int:
     return stop if stop in legal else _pick(legal, draw)
 
 
-#: ``Game.name`` -> rollout policy
-POLICIES: dict[str, Policy] = {
-    "animal_chain": animal_chain,
-    "hidden_rooms": hidden_rooms,
-    "kakurenbo": kakurenbo,
-    "summer_hide_and_seek": summer_hide_and_seek,
-}
+def policy_for(env_name: str) -> Policy:
+    """The greedy rollout policy the registry names for ``env_name`` (``EnvSpec.rollout``).
 
+    A ``ValueError`` says so when the env has none (or its entry cannot be
+    imported) and names the envs that have one.
+    """
+    from kakurega.envs.registry import ENV_SPECS, get_spec
 
-def policy_for(game: Game) -> Policy:
-    """The greedy rollout policy of ``game`` (by ``game.name``); ValueError naming the games that have one."""
-    name = getattr(game, "name", None)
-    if name not in POLICIES:
+    spec = get_spec(env_name)
+    if not spec.rollout:
+        having = ", ".join(name for name, other in ENV_SPECS.items() if other.rollout)
         raise ValueError(
-            f"rollout=greedy: no greedy rollout policy for game {name!r}; "
-            f"games with one: {', '.join(sorted(POLICIES))} (use rollout=random or rollout=heuristic)"
+            f"rollout=greedy: no greedy rollout policy for {spec.name} (its registry entry has no rollout=); "
+            f"envs with one: {having} (use rollout=random or rollout=heuristic)"
         )
-    return POLICIES[name]
+    module_name, _, function_name = spec.rollout.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"the rollout policy of {spec.name} ({spec.rollout}) cannot be loaded: {error}") from error
