@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -196,9 +196,9 @@ class ISMCTSAgent(Agent):
             # One private heuristic per seat: they play every seat inside the search.
             self._heuristics = [heuristic_factory(context, seed) for _ in range(self.game.num_players)]
         if rollout == "greedy" or self.bias > 0 and prior == "greedy":
-            from kakurega.agents.rollouts import policy_for
+            from kakurega.agents.specs import load_rollout_policy
 
-            self._greedy = policy_for(context.env_name)
+            self._greedy = load_rollout_policy(context.env_name)
         self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
         #: facts about the last search (simulations, seconds, root visits per action)
         self.last_search: dict = {}

@@ -38,14 +38,14 @@ state, no copies, no encoding) and keeps the main rules of the game's heuristic:
 
 Each game names its policy in its registry entry (``EnvSpec.rollout``,
 ``"module:function"``; a new game may keep its policy anywhere, e.g. beside
-its heuristic); :func:`policy_for` loads the one of an env.
+its heuristic); :func:`kakurega.agents.specs.load_rollout_policy` loads the
+one of an env.
 """
 
 from __future__ import annotations
 
-import importlib
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from kakurega.envs.animal_chain.rules import LEFT
 from kakurega.envs.core.game import Game
@@ -346,25 +346,3 @@ def summer_hide_and_seek(game, state, seat: int, legal: list, draw) -> int:
                 open_walks.append(a)
         return _pick(open_walks or walks, draw)
     return stop if stop in legal else _pick(legal, draw)
-
-
-def policy_for(env_name: str) -> Policy:
-    """The greedy rollout policy the registry names for ``env_name`` (``EnvSpec.rollout``).
-
-    A ``ValueError`` says so when the env has none (or its entry cannot be
-    imported) and names the envs that have one.
-    """
-    from kakurega.envs.registry import ENV_SPECS, get_spec
-
-    spec = get_spec(env_name)
-    if not spec.rollout:
-        having = ", ".join(name for name, other in ENV_SPECS.items() if other.rollout)
-        raise ValueError(
-            f"rollout=greedy: no greedy rollout policy for {spec.name} (its registry entry has no rollout=); "
-            f"envs with one: {having} (use rollout=random or rollout=heuristic)"
-        )
-    module_name, _, function_name = spec.rollout.partition(":")
-    try:
-        return getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"the rollout policy of {spec.name} ({spec.rollout}) cannot be loaded: {error}") from error

@@ -98,11 +98,11 @@ def greedy_states(game, policy, seed: int, num_games: int, every: int = 2, max_s
 def rollout_cases(name: str, config: dict, greedy_play: bool, seed: int = 0, games: int = 6) -> list:
     """``(game, state, seat, legal, action)``: the registry's rollout policy of env ``name`` choosing ``action``
     at states of random games (``greedy_play`` False) or of games the policy plays against itself."""
-    from kakurega.agents.rollouts import policy_for
+    from kakurega.agents.specs import load_rollout_policy
     from kakurega.envs.registry import make
 
     game = make(name, wrapped=False, **config).game
-    policy = policy_for(name)
+    policy = load_rollout_policy(name)
     if greedy_play:
         states = greedy_states(game, policy, seed, games)
     else:
@@ -147,7 +147,6 @@ def check_copy_continues_identically(make_env, seed=5, cut_at=7):
     env = make_env()
     env.reset(seed=seed)
     for _ in range(cut_at):
-        agent = env.agent_selection
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             break

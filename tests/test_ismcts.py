@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
-from kakurega.agents import rollouts
-from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.specs import make_agent
-from kakurega.envs import ENV_SPECS, make
-from kakurega.envs.registry import latest_envs
-from kakurega.envs.core.aec import wrap
-from kakurega.envs.core.game import TERMINAL, Game
-
 import toy_game
 from conformance import registry_cases, rollout_cases
+
+from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
+from kakurega.agents.ismcts import ISMCTSAgent
+from kakurega.agents.specs import load_rollout_policy, make_agent
+from kakurega.envs import ENV_SPECS, make
+from kakurega.envs.core.aec import wrap
+from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.registry import latest_envs
 
 CASES = registry_cases()
 #: the configurations of every env whose registry entry names a greedy rollout policy
@@ -289,7 +287,7 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
             sampler = raw.determinization_sampler(agent_name)
             probe = game.fingerprint(sampler(np.random.default_rng(0)))
             choice = ISMCTSAgent(context, 17, **options).act(observation, sampler)
-            control = ISMCTSAgent(context, 17, **options).act(observation, lambda r: game.clone(true_state))
+            control = ISMCTSAgent(context, 17, **options).act(observation, lambda r, state=true_state: game.clone(state))
             assert game.fingerprint(raw.game_state) == before, "the search changed the env's state"
             assert game.fingerprint(sampler(np.random.default_rng(0))) == probe, "the search changed the sampler"
             for k in range(3):
@@ -300,7 +298,7 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
                 assert choose_action(ISMCTSAgent(context, 17, **options), env, agent_name, seen) == choice
                 redealt_state = raw.game_state
                 control_changed += (
-                    ISMCTSAgent(context, 17, **options).act(seen, lambda r: game.clone(redealt_state)) != control
+                    ISMCTSAgent(context, 17, **options).act(seen, lambda r, state=redealt_state: game.clone(state)) != control
                 )
             raw.game_state = true_state
             checked += 1
@@ -376,7 +374,7 @@ def test_greedy_policy_returns_legal_actions(name, config):
     """Over random-play and greedy-play states of every configuration, every choice is legal."""
     checked = 0
     for greedy_play in (False, True):
-        for game, state, seat, legal, action in rollout_cases(name, config, greedy_play):
+        for _game, _state, _seat, legal, action in rollout_cases(name, config, greedy_play):
             assert action in legal, f"{name} {config}: greedy chose {action}, legal {legal}"
             assert isinstance(action, int)
             checked += 1
@@ -392,13 +390,13 @@ def test_greedy_policy_of_an_env_without_one_names_the_envs_that_have_one(monkey
     having = ", ".join(other for other, spec in ENV_SPECS.items() if spec.rollout and other != name)
     monkeypatch.setitem(registry.ENV_SPECS, name, dataclasses.replace(ENV_SPECS[name], rollout=""))
     with pytest.raises(ValueError, match=f"no greedy rollout policy for {name} .*; envs with one: {having} "):
-        rollouts.policy_for(name)
+        load_rollout_policy(name)
 
 
 def test_every_registered_rollout_policy_loads():
     for name, spec in ENV_SPECS.items():
         if spec.rollout:
-            assert callable(rollouts.policy_for(name)), name
+            assert callable(load_rollout_policy(name)), name
 
 
 @pytest.mark.parametrize("name,config", SHORT_CASES)

@@ -32,7 +32,7 @@ sys.path += site_packages
 import numpy as np
 import kakurega.envs
 from kakurega.agents.specs import load_heuristic_class
-from kakurega.agents.rollouts import policy_for
+from kakurega.agents.specs import load_rollout_policy
 from kakurega.envs.registry import ENV_SPECS, make
 import kakurega.scripts.cli
 played = {}
@@ -41,7 +41,7 @@ for name, spec in ENV_SPECS.items():
     assert module.__file__.startswith(unpacked), f"{name} imported from {module.__file__}, not the wheel"
     load_heuristic_class(name)
     if spec.rollout:
-        policy_for(name)
+        load_rollout_policy(name)
     for config in spec.configurations:
         env = make(name, **config)
         env.reset(seed=0)
