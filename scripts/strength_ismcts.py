@@ -57,8 +57,8 @@ import numpy as np
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
 from kakurega.agents.outcome import WIN, classify_outcome
-from kakurega.agents.tournament import play_game
 from kakurega.agents.specs import make_agent
+from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import ENV_SPECS, make
 
 
@@ -179,7 +179,7 @@ def positions(env, count: int, seed: int = 0) -> list:
     while len(found) < count:
         env.reset(seed=seed + game)
         game += 1
-        for step, name in enumerate(env.agent_iter()):
+        for step, _ in enumerate(env.agent_iter()):
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from kakurega.envs.animal_chain.observation import AnimalChainObserver
 from kakurega.envs.animal_chain.render import AnimalChainRenderer

@@ -19,7 +19,6 @@ from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
 from kakurega.envs.summer_hide_and_seek.render import render_text
 from kakurega.envs.summer_hide_and_seek.rules import REWARD_MODES, SummerHideAndSeekGame
 
-
 MAX_STEPS = 1_000_000  #: bound of the max_steps option
 
 

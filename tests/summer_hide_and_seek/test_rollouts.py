@@ -15,7 +15,7 @@ def test_summer_greedy_seekers_search_the_belief_and_the_child_takes_icons(name)
     from kakurega.envs.summer_hide_and_seek import rules as sr
 
     seeks = icons = 0
-    for game, state, seat, legal, action in rollout_cases(name, {"num_players": 3}, greedy_play=True):
+    for game, state, _seat, legal, action in rollout_cases(name, {"num_players": 3}, greedy_play=True):
         if state.phase == sr.SEEK:
             square = action - game.place_base
             assert state.belief >> square & 1, "a seeker placed its piece outside the public belief"
