@@ -237,7 +237,7 @@ def to_image(scene: Scene):
                 draw.text((px(shape.x), px(shape.y)), shape.text, fill=fill, font=font, anchor=anchor,
                           stroke_width=stroke, stroke_fill=outline)
     if k != 1:
-        image = image.resize((int(scene.width), int(scene.height)), Image.LANCZOS)
+        image = image.reduce(k)  # box filter: each pixel the mean of its k x k block
     return image
 
 
