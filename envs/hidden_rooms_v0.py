@@ -339,7 +339,7 @@ class HiddenRoomsGymEnv(gymnasium.Env):
     stable-baselines3's ``make_vec_env`` answers by retrying without one.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, **options):
         self.aec = raw_env(render_mode=render_mode, **options)
@@ -386,6 +386,6 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         return self.aec.observe(AGENT)["action_mask"].astype(bool)
 
     def render(self):
-        """``ansi``: the text picture; ``human``: print it."""
+        """``ansi``: the text picture; ``rgb_array``: an H x W x 3 image; ``human``: the image in a window."""
         return self.aec.render()
 
