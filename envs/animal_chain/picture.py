@@ -10,7 +10,8 @@ and the opponent's as backs; the deck as a count.
 Clickable, in the view of the player to move only: its hand cards (play
 that card; while building, swap it into the base), the board positions
 (play onto it; pass taking its face-down card; while building, the own base
-card to swap or keep) and buttons for pass and done/keep.
+card to swap or keep) and buttons for pass and done/keep (with an empty deck,
+"pass" stands for every take, and the card clicked next says which).
 """
 
 from __future__ import annotations
@@ -249,12 +250,13 @@ class AnimalChainPicture:
                     add(Text(x, y, f"swaps left: {game.max_swaps - state.swaps_used}", size=12, anchor="start"))
                 add(*button(x, y + 18, 180, 34, text, (game.done_action,)))
             else:
-                words = "pass and draw" if state.deck else "pass"
                 add(Text(x, y, "play: hand card, then a square", size=12, anchor="start"))
-                add(*button(x, y + 18, 180, 34, words, (game.pass_action,)))
-                if not state.deck and 1 in state.face_down:
-                    add(Text(x, y + 68, "(or click a face-down card", size=12, anchor="start"))
-                    add(Text(x, y + 84, "to take it)", size=12, anchor="start"))
+                if not state.deck and 1 in state.face_down:  # passing takes a face-down card: which one, next
+                    takes = tuple(game.take_base + q for q in range(game.num_positions))
+                    add(*button(x, y + 18, 220, 34, "pass: take a face-down card", takes, size=14))
+                    add(Text(x, y + 68, "(then click the card to take)", size=12, anchor="start"))
+                else:
+                    add(*button(x, y + 18, 180, 34, "pass and draw" if state.deck else "pass", (game.pass_action,)))
 
     def _status(self, state) -> str:
         """One line: phase, turn and whose move, or the result."""

@@ -2,7 +2,7 @@
 
 The child and a spectator see the same table; the only hidden thing, the
 order of the face-down pile, is never drawn (the pile shows its size only).
-Clickable: the cells next to the child (step there, place the drawn tile
+Clickable, in the child's view while it decides: the cells next to the child (step there, place the drawn tile
 there), the pile and the memory tiles (search them), and buttons for stop
 moving, don't search and decline.
 """
@@ -115,7 +115,8 @@ class HiddenRoomsPicture:
                  size=15, anchor="start", fill=(60, 60, 60)))
         # the room: dark cells, revealed tiles, the exit
         add(Rect(MARGIN - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
-        targets = self._cell_actions(state)
+        acting = view == 0 and state.phase in (MOVE, SEARCH, PLACING)
+        targets = self._cell_actions(state) if acting else {}
         for cell in range(GRID * GRID):
             x, y = self.cell_box(cell)
             tile = state.board[cell]
@@ -150,7 +151,7 @@ class HiddenRoomsPicture:
         add(*child_shapes(cx + CELL / 2, cy + CELL / 2, CELL))
         add(*monster_shapes(mx + CELL / 2, my + CELL / 2, CELL * (0.8 if state.monster_cell == state.child else 1),
                             monster.name))
-        self._panel(scene, state, monster)
+        self._panel(scene, state, monster, acting)
         return scene
 
     def _cell_actions(self, state) -> dict[int, tuple]:
@@ -161,7 +162,7 @@ class HiddenRoomsPicture:
                 targets[nb] = (STEP + d, PLACE + d)
         return targets
 
-    def _panel(self, scene: Scene, state, monster) -> None:
+    def _panel(self, scene: Scene, state, monster, acting: bool) -> None:
         """The side panel: the monster card, the pile, the memory area, the tile in hand, the buttons."""
         add = scene.add
         x = PANEL_X
@@ -175,7 +176,7 @@ class HiddenRoomsPicture:
                  size=13, anchor="start", fill=(90, 30, 110)))
         # the pile (a face-down stack; clicking it searches it)
         y = TOP + 116
-        pile_actions = (SEARCH_PILE,) if state.pile else ()
+        pile_actions = (SEARCH_PILE,) if state.pile and acting else ()
         for k in range(min(3, len(state.pile))):
             add(Rect(x + 8 - 3 * k, y + 3 * k, 54, 54, fill=(92, 72, 58), outline=(30, 20, 10), width=1.5, radius=6,
                      actions=pile_actions, label=f"search the pile ({len(state.pile)} face-down tiles)"))
@@ -187,7 +188,7 @@ class HiddenRoomsPicture:
             sx = x + slot * 54
             if slot < len(state.memory):
                 tile = state.memory[slot]
-                add(*tile_shapes(sx, y + 14, 48, tile, actions=(SEARCH_MEMORY + slot,),
+                add(*tile_shapes(sx, y + 14, 48, tile, actions=(SEARCH_MEMORY + slot,) if acting else (),
                                  label=f"search memory slot {slot} ({tile_name(tile)})"))
             else:
                 add(Rect(sx, y + 14, 48, 48, outline=(160, 160, 160), width=1, radius=6))
@@ -199,12 +200,11 @@ class HiddenRoomsPicture:
             add(*tile_shapes(x + 200, y - 14, 48, state.drawn))
             add(Text(x, y + 22, "click a dark cell next to the child", size=12, anchor="start", fill=(80, 80, 80)))
         y += 50
-        if state.phase == MOVE:
-            add(*button(x, y, 180, 34, "stop moving", (STOP_MOVING,)))
-        elif state.phase == SEARCH:
-            add(*button(x, y, 180, 34, "don't search", (NO_SEARCH,)))
-        elif state.phase == PLACING:
-            add(*button(x, y, 180, 34, "decline to place", (DECLINE,)))
+        buttons = {MOVE: ("stop moving", STOP_MOVING), SEARCH: ("don't search", NO_SEARCH),
+                   PLACING: ("decline to place", DECLINE)}
+        if acting:
+            text, action = buttons[state.phase]
+            add(*button(x, y, 180, 34, text, (action,)))
         if state.results:
             y = HEIGHT - 30
             text = "rounds: " + ", ".join(OUTCOME_NAMES[o] for o in state.results)
