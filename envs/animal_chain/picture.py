@@ -81,7 +81,7 @@ class AnimalChainPicture:
         self.board_w = (max(game.column_of) + 2) * HALF
         self.board_h = shape.num_rows * ROW_H
         self.width = int(max(self.board_w + 2 * MARGIN + 220, 900))
-        self.height = int(TOP + self.board_h + 24 + 2 * (HAND_CARD_H + 40))
+        self.height = int(TOP + 2 * HAND_CARD_H + self.board_h + 76)  # opponent's hand, board, own hand
 
     # ------------------------------------------------------------ cards
     def card_shapes(self, x: float, y: float, frame: int, card_type: int, actions: tuple = (), label: str = "",
@@ -232,7 +232,8 @@ class AnimalChainPicture:
         add(Text(x + 76, y + 22, f"deck: {len(state.deck)}", size=14, anchor="start"))
         y += 64
         for seat in (frame, 1 - frame):
-            add(Text(x, y, f"player_{seat}: {sum(state.hands[seat])} cards", size=13, anchor="start"))
+            count = sum(state.hands[seat])
+            add(Text(x, y, f"player_{seat}: {count} card{'' if count == 1 else 's'} in hand", size=13, anchor="start"))
             y += 20
         y += 10
         for colour, words in ((MINE, f"player_{frame}'s double"), (THEIRS, f"player_{1 - frame}'s double")):

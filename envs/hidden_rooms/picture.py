@@ -59,11 +59,14 @@ def tile_shapes(x: float, y: float, size: float, tile: int, actions: tuple = (),
     else:
         fill, text = TILE_COLOURS[tile_colour(tile)], str(tile_number(tile))
         ink = BLACK if tile_colour(tile) == 3 else WHITE
-    return [
+    shapes = [
         Rect(x, y, size, size, fill=fill, outline=(20, 20, 20), width=1.5, radius=size / 8, actions=actions,
              label=label or tile_name(tile)),
         Text(x + size / 2, y + size / 2, text, fill=ink, size=size * 0.42),
     ]
+    if size >= 60:  # a board tile: its number again in a corner, seen when a figure stands on it
+        shapes.append(Text(x + size - 8, y + size - 10, text, fill=ink, size=size * 0.16, anchor="end"))
+    return shapes
 
 
 def child_shapes(cx: float, cy: float, s: float) -> list:
@@ -111,7 +114,7 @@ class HiddenRoomsPicture:
         score = "single round" if game.episode == "round" else f"escapes {state.escapes}, fails {state.fails}"
         add(Text(MARGIN, 20, f"Hidden Rooms  -  round {state.rounds}, turn {state.turn}/{game.max_turns}  -  {score}",
                  size=18, anchor="start"))
-        add(Text(MARGIN, 42, f"child: {phase}" + (f" ({state.steps_taken}/2 steps)" if state.phase == MOVE else ""),
+        add(Text(MARGIN, 42, f"phase: {phase}" + (f" ({state.steps_taken}/2 steps)" if state.phase == MOVE else ""),
                  size=15, anchor="start", fill=(60, 60, 60)))
         # the room: dark cells, revealed tiles, the exit
         add(Rect(MARGIN - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
@@ -126,9 +129,6 @@ class HiddenRoomsPicture:
                          width=1, radius=6, actions=actions, label=f"dark cell ({cell // GRID}, {cell % GRID})"))
             else:
                 add(*tile_shapes(x + 3, y + 3, CELL - 6, tile, actions=actions))
-            if cell == EXIT_CELL:
-                add(Rect(x + 6, y + 6, 36, 16, fill=(250, 250, 250), outline=BLACK, width=1, radius=3))
-                add(Text(x + 24, y + 14, "EXIT", size=11))
         # the monster's path ahead: a line through the cells still to walk, numbers on the steps
         path = game.paths[state.monster]
         ahead = [state.monster_cell] + list(path[state.progress + 1:])
@@ -151,6 +151,9 @@ class HiddenRoomsPicture:
         add(*child_shapes(cx + CELL / 2, cy + CELL / 2, CELL))
         add(*monster_shapes(mx + CELL / 2, my + CELL / 2, CELL * (0.8 if state.monster_cell == state.child else 1),
                             monster.name))
+        ex, ey = self.cell_box(EXIT_CELL)
+        add(Rect(ex + 4, ey + CELL - 22, 36, 16, fill=(250, 250, 250), outline=BLACK, width=1, radius=3))
+        add(Text(ex + 22, ey + CELL - 14, "EXIT", size=11))
         self._panel(scene, state, monster, acting)
         return scene
 
@@ -169,7 +172,7 @@ class HiddenRoomsPicture:
         add(Rect(x, TOP - 6, 280, 104, fill=WHITE, outline=MONSTER_COLOUR, width=2, radius=8))
         add(*monster_shapes(x + 36, TOP + 34, 64, monster.name))
         add(Text(x + 74, TOP + 14, monster.name, size=17, anchor="start"))
-        add(Text(x + 74, TOP + 36, f"{monster.steps} steps a turn", size=13, anchor="start"))
+        add(Text(x + 74, TOP + 36, f"{monster.steps} step{'s' if monster.steps != 1 else ''} a turn", size=13, anchor="start"))
         add(Text(x + 74, TOP + 54, f"sight: {monster.describe_sight()}", size=13, anchor="start"))
         chase = "CHASING the child" if state.chasing else "following its path"
         add(Text(x + 12, TOP + 82, f"path {state.progress}/{len(self.game.paths[state.monster]) - 1}, {chase}",
