@@ -197,3 +197,20 @@ def test_human_mode_without_pygame_says_what_to_install(monkeypatch):
     env.reset(seed=0)
     with pytest.raises(ImportError, match=r"pygame, which is not installed: pip install 'kakurega\[bench\]'"):
         env.render()
+
+
+# -------------------------------------------------------------- screenshots
+def test_screenshot_script_writes_one_small_png_per_game(tmp_path, capsys):
+    from PIL import Image
+
+    from kakurega.envs.registry import latest_envs
+    from kakurega.scripts.screenshots import main
+
+    assert main(["--out", str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(f"{name}.png" for name in latest_envs())
+    for path in tmp_path.iterdir():
+        assert path.stat().st_size < 150_000, f"{path.name} is {path.stat().st_size} bytes"
+        with Image.open(path) as image:
+            assert image.size[0] >= 600 and image.size[1] >= 400
+    assert str(tmp_path) in capsys.readouterr().out
