@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from kakurega.envs import make
+from kakurega.envs.registry import latest_envs
 from kakurega.envs.core.aec import RenderModeError
 from kakurega.envs.core.picture import (
     Circle,
@@ -183,6 +184,22 @@ def test_human_mode_shows_the_picture_in_a_window(monkeypatch):
     assert pygame.display.get_surface() is None
 
 
+@pytest.mark.parametrize("name", latest_envs())
+def test_pettingzoos_render_test_passes(name, monkeypatch):
+    """PettingZoo's own check of every render mode the metadata lists (ansi, human, rgb_array)."""
+    pytest.importorskip("pygame")
+    from pettingzoo.test import render_test
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+
+    def env_fn(render_mode):
+        env = make(name, render_mode=render_mode, render_view="player_0")
+        env.unwrapped.metadata = {**env.unwrapped.metadata, "render_fps": 0}  # no pause between frames here
+        return env
+
+    render_test(env_fn)
+
+
 def test_human_mode_without_pygame_says_what_to_install(monkeypatch):
     real_import = builtins.__import__
 
@@ -203,7 +220,6 @@ def test_human_mode_without_pygame_says_what_to_install(monkeypatch):
 def test_screenshot_script_writes_one_small_png_per_game(tmp_path, capsys):
     from PIL import Image
 
-    from kakurega.envs.registry import latest_envs
     from kakurega.scripts.screenshots import main
 
     assert main(["--out", str(tmp_path)]) == 0
