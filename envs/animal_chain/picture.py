@@ -2,7 +2,8 @@
 
 The viewer's own base row is at the bottom and every card is drawn as the
 viewer sees it from that side of the table (the text renderer's frame); a
-spectator sees player 0's side. Drawn from what the view may know: face-down
+spectator sees player 0's side; under the chain rule (v1) a small chain marks
+the cards linked to each player's base. Drawn from what the view may know: face-down
 cards show their backs, except the viewer's own base cards while building
 (marked "hidden": the opponent cannot see them); the viewer's hand face up
 and the opponent's as backs; the deck as a count.
@@ -70,6 +71,14 @@ def animal_shapes(cx: float, cy: float, r: float, name: str, label: str) -> list
         shapes.append(Circle(cx, cy + r * 0.25, r * 0.11, fill=BLACK))
     shapes.append(Text(cx, cy + r + 7, name if len(name) <= 7 else label, fill=INK, size=10))
     return shapes
+
+
+def link_shapes(cx: float, cy: float, colour, label: str) -> list:
+    """A small chain link: two linked rings."""
+    return [
+        Circle(cx - 3, cy, 4.5, outline=colour, width=2.5, label=label),
+        Circle(cx + 3, cy, 4.5, outline=colour, width=2.5),
+    ]
 
 
 class AnimalChainPicture:
@@ -177,6 +186,11 @@ class AnimalChainPicture:
             add(Rect(x + 1, y + 1, CARD_W - 2, CARD_H - 2, outline=colour, width=4, radius=6))
             add(Rect(x + CARD_W / 2 - 22, y - 7, 44, 14, fill=colour, radius=4))
             add(Text(x + CARD_W / 2, y, "double", fill=WHITE, size=10))
+        if game.chain_rule:  # the chain rule: a card linked to a base is a mark in that player's colour
+            for seat, mark_y in ((frame, y + CARD_H - 8), (1 - frame, y + 8)):  # between the animals
+                if state.linked[seat] >> p & 1:
+                    add(*link_shapes(x + CARD_W / 2, mark_y, MINE if seat == frame else THEIRS,
+                                     f"linked to player_{seat}'s base"))
         if height > 1:
             add(Circle(x + CARD_W - 6, y + 6, 10, fill=INK))
             add(Text(x + CARD_W - 6, y + 6, str(height), fill=WHITE, size=12))
@@ -240,6 +254,11 @@ class AnimalChainPicture:
             add(Rect(x, y - 7, 22, 14, outline=colour, width=3, radius=3))
             add(Text(x + 30, y, words, size=12, anchor="start"))
             y += 20
+        if game.chain_rule:
+            for k, (colour, seat) in enumerate(((MINE, frame), (THEIRS, 1 - frame))):
+                add(*link_shapes(x + 11, y, colour, ""))
+                add(Text(x + 30, y, f"linked to player_{seat}'s base", size=12, anchor="start"))
+                y += 20
         y += 16
         if acting:
             if state.phase == BUILD:
