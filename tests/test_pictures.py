@@ -85,7 +85,7 @@ def test_svg_marks_every_clickable_shape_with_its_actions():
 
 def test_click_resolution_narrows_the_candidates_click_by_click():
     card = Rect(0, 0, 10, 10, actions=(10, 11, 12))  # a card: give it to any of three players
-    seats = [Rect(20 + 10 * k, 0, 10, 10, actions=(10 + k, 20 + k)) for k in range(3)]  # a player: every action naming it
+    seats = [Rect(20 + 10 * k, 0, 10, 10, actions=(10 + k, 20 + k)) for k in range(3)]  # every action naming a player
     scene = Scene(60, 10, shapes=[card, *seats])
     legal = [10, 11, 12]
     assert resolve_click(card, legal) == {10, 11, 12}

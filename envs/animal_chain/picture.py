@@ -149,7 +149,7 @@ class AnimalChainPicture:
         return MARGIN + game.column_of[q] * HALF, board_y + (game.shape.num_rows - 1 - row) * ROW_H
 
     def _position(self, scene: Scene, state, q: int, frame: int, view, acting: bool, board_y: float) -> None:
-        """One board position: hole, face-down card, own hidden base card, or the face-up top with its stack and double."""
+        """One board position: a hole, a face-down card, an own hidden base card, or the face-up top (stack, double)."""
         game = self.game
         add = scene.add
         p = game.to_frame(frame, q)

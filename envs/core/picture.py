@@ -364,6 +364,7 @@ BUTTON_OUTLINE = (90, 100, 120)
 def button(x: float, y: float, w: float, h: float, text: str, actions: tuple, size: float = 15) -> list[Shape]:
     """A labelled button standing for ``actions`` (its text repeated as the label)."""
     return [
-        Rect(x, y, w, h, fill=BUTTON_FILL, outline=BUTTON_OUTLINE, width=1.5, radius=6, actions=tuple(actions), label=text),
+        Rect(x, y, w, h, fill=BUTTON_FILL, outline=BUTTON_OUTLINE, width=1.5, radius=6, actions=tuple(actions),
+             label=text),
         Text(x + w / 2, y + h / 2, text, fill=BLACK, size=size),
     ]

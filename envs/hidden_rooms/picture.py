@@ -172,7 +172,8 @@ class HiddenRoomsPicture:
         add(Rect(x, TOP - 6, 280, 104, fill=WHITE, outline=MONSTER_COLOUR, width=2, radius=8))
         add(*monster_shapes(x + 36, TOP + 34, 64, monster.name))
         add(Text(x + 74, TOP + 14, monster.name, size=17, anchor="start"))
-        add(Text(x + 74, TOP + 36, f"{monster.steps} step{'s' if monster.steps != 1 else ''} a turn", size=13, anchor="start"))
+        steps = f"{monster.steps} step{'s' if monster.steps != 1 else ''} a turn"
+        add(Text(x + 74, TOP + 36, steps, size=13, anchor="start"))
         add(Text(x + 74, TOP + 54, f"sight: {monster.describe_sight()}", size=13, anchor="start"))
         chase = "CHASING the child" if state.chasing else "following its path"
         add(Text(x + 12, TOP + 82, f"path {state.progress}/{len(self.game.paths[state.monster]) - 1}, {chase}",

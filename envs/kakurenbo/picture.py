@@ -56,7 +56,7 @@ CENTRE = {3: (250, 240, 500, 210), 4: (335, 240, 330, 210), 5: (335, 240, 330, 2
 
 
 def figure_shapes(x: float, y: float, w: float, h: float, part: int, colour) -> list:
-    """A small body seen from the front with ``part`` in ``colour`` (the figure's right arm and leg on the viewer's left)."""
+    """A small body seen from the front, ``part`` in ``colour`` (its right arm and leg on the viewer's left)."""
     cx = x + w / 2
     s = min(w, h / 1.6)
     grey = PALE
@@ -173,7 +173,7 @@ class KakurenboPicture:
                      if offset == k and kind != A_DISCARD and kind != A_DRAW)
 
     def _own_card_actions(self, state, card: int) -> tuple:
-        """The actions the player to act may take with its known ``card``: discard its pair, give it (with the Curse)."""
+        """The actions of the player to act with its known ``card``: discard its pair, give it (with the Curse)."""
         game = self.game
         actions = [game.discard_action(card >> 1)]
         for k in range(1, game.num_players):
@@ -240,7 +240,8 @@ class KakurenboPicture:
                     actions = (game.take_action(value, self._offset(state, seat)),)
                 add(*back_shapes(cx, cy, cw, ch, value, actions=actions))
             else:
-                add(*curse_shapes(cx, cy, cw, ch, actions=self._curse_actions() if acting and seat == state.actor else ()))
+                actions = self._curse_actions() if acting and seat == state.actor else ()
+                add(*curse_shapes(cx, cy, cw, ch, actions=actions))
 
     def _centre(self, scene: Scene, state, box, acting: bool, finished: bool) -> None:
         """The middle of the table: status, pile, dice and the events of the last action."""

@@ -55,7 +55,8 @@ def icon_shapes(cx: float, cy: float, r: float, name: str, letter: str) -> list:
         arc = [(cx + r * math.cos(a), cy - r * 0.2 + r * math.sin(a)) for a in (k * math.pi / 12 for k in range(13))]
         inner = [(cx + r * 0.8 * math.cos(a), cy - r * 0.2 + r * 0.8 * math.sin(a))
                  for a in (k * math.pi / 12 for k in range(13))]
-        return [Polygon(tuple(arc), fill=(40, 140, 50), outline=INK, width=1), Polygon(tuple(inner), fill=(230, 60, 70))] + [
+        rind = Polygon(tuple(arc), fill=(40, 140, 50), outline=INK, width=1)
+        return [rind, Polygon(tuple(inner), fill=(230, 60, 70))] + [
             Circle(cx + r * dx, cy + r * dy, r * 0.07, fill=BLACK) for dx, dy in ((-0.35, 0.1), (0, 0.3), (0.35, 0.1))
         ]
     if name == "goldfish":
