@@ -274,6 +274,7 @@ import numpy as np
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, TurnBasedAECEnv, wrap
 from kakurega.envs.hidden_rooms.booklet import load_booklet
 from kakurega.envs.hidden_rooms.observation import HiddenRoomsObserver
+from kakurega.envs.hidden_rooms.picture import HiddenRoomsPicture
 from kakurega.envs.hidden_rooms.render import HiddenRoomsRenderer
 from kakurega.envs.hidden_rooms.rules import HiddenRoomsGame
 from kakurega.envs.hidden_rooms.shaping import ShapedHiddenRoomsGame, check_shaping
@@ -314,6 +315,7 @@ class raw_env(TurnBasedAECEnv):
             render_mode=render_mode,
             render_view=render_view,
         )
+        self.picture = HiddenRoomsPicture(game)
         self.options = {
             "booklet": booklet, "episode": episode, "reward": reward, "max_turns": max_turns, "shaping": shaping,
         }

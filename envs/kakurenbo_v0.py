@@ -271,6 +271,7 @@ import functools
 
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 from kakurega.envs.kakurenbo.observation import KakurenboObserver
+from kakurega.envs.kakurenbo.picture import KakurenboPicture
 from kakurega.envs.kakurenbo.render import render_text
 from kakurega.envs.kakurenbo.rules import DEFAULT_MAX_STEPS, KakurenboGame
 
@@ -301,6 +302,7 @@ class KakurenboEnv(TurnBasedAECEnv):
             render_mode=render_mode,
             render_view=render_view,
         )
+        self.picture = KakurenboPicture(game)
 
 
 def raw_env(**kwargs) -> KakurenboEnv:

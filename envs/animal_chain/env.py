@@ -11,6 +11,7 @@ import os
 from typing import Mapping
 
 from kakurega.envs.animal_chain.observation import AnimalChainObserver
+from kakurega.envs.animal_chain.picture import AnimalChainPicture
 from kakurega.envs.animal_chain.render import AnimalChainRenderer
 from kakurega.envs.animal_chain.rules import AnimalChainGame
 from kakurega.envs.core.aec import TurnBasedAECEnv
@@ -53,4 +54,5 @@ def assemble(game: AnimalChainGame, name: str, render_mode: str | None, render_v
         render_view=render_view,
     )
     env.metadata = {**env.metadata, "name": name}
+    env.picture = AnimalChainPicture(game)
     return env

@@ -64,7 +64,9 @@ class TurnBasedAECEnv(AECEnv):
     spectator (public information only) or an agent name.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False, "render_fps": 1}
+    #: the game's picture maker, ``picture.scene(state, seat_or_None) -> Scene`` (set by each env module)
+    picture = None
 
     def __init__(
         self,
@@ -286,6 +288,7 @@ class TurnBasedAECEnv(AECEnv):
         state["_mask_cache"] = {}
         state["_obs_cache"] = {}
         state["_seat_rules"] = {}
+        state.pop("_window", None)  # a human-mode window belongs to this process
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -377,21 +380,46 @@ class TurnBasedAECEnv(AECEnv):
         seat = None if viewer is None else self._seat[viewer]
         return self.render_state(self.game_state, seat)
 
+    def scene(self, view: str | None = None):
+        """The :class:`~kakurega.envs.core.picture.Scene` of the table as ``view`` (an agent name) sees it, or a spectator (None)."""
+        if self.game_state is None:
+            raise self._usage_error("scene")
+        if view is not None and view not in self._seat:
+            raise ValueError(f"view={short_repr(view)} is not an agent; expected None or one of {self.possible_agents}")
+        if self.picture is None:
+            raise NotImplementedError(f"{self.metadata.get('name', self.game.name)} has no picture maker")
+        return self.picture.scene(self.game_state, None if view is None else self._seat[view])
+
     def render(self):
-        """``ansi``: return the text picture; ``human``: print it."""
+        """``ansi``: the text picture; ``rgb_array``: an H x W x 3 uint8 image; ``human``: the image in a window.
+
+        All draw the table as ``render_view`` sees it.
+        """
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'rgb_array' or 'human'"
+            )
             return None
-        text = self.render_text(self.render_view)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        if self.render_mode == "ansi":
+            return self.render_text(self.render_view)
+        from kakurega.envs.core.picture import Window, to_rgb
+
+        frame = to_rgb(self.scene(self.render_view))
+        if self.render_mode == "rgb_array":
+            return frame
+        if getattr(self, "_window", None) is None:
+            self._window = Window(f"kakurega: {self.metadata.get('name', self.game.name)}")
+        self._window.show(frame, self.metadata.get("render_fps", 1))
+        return None
 
     def close(self) -> None:
-        """Nothing to release: the env holds no window, file or process."""
+        """Close the ``human`` window if one is open (the env holds no other window, file or process)."""
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+            self._window = None
 
 
 class StandardWrapper(wrappers.OrderEnforcingWrapper):

@@ -60,13 +60,14 @@ def describe_event(game: KakurenboGame, event: tuple) -> str:
     return " ".join(str(x) for x in event)
 
 
-def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
-    """The cards of ``seat``'s hand in an order that tells nothing the viewer does not know.
+def visible_hand(state, seat: int, known: list[int] | None) -> tuple[list[int], list[int], bool]:
+    """What a viewer sees of ``seat``'s hand: ``(faces, backs, curse)``.
 
     ``known`` is the viewer's row of card places (``None``: a spectator, who
-    knows the faces of open hands only). Faces the viewer knows come first,
-    by card id; then the unknown backs grouped by colour (red, then blue),
-    then the Curse. The hand itself is kept in card-id order, so drawing it
+    knows the faces of open hands only). ``faces`` are the body-part cards
+    the viewer knows there, sorted by card id; ``backs`` the colour (0 red,
+    1 blue) of every other card, red first; ``curse`` whether Kaku's Curse is
+    there (public). The hand itself is kept in card-id order, so drawing it
     as it is would tell the order of the faces behind the backs.
     """
     hand = state.hands[seat]
@@ -75,12 +76,22 @@ def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
         faces = [c for c in hand if c != CURSE and public]
     else:
         faces = [c for c in hand if c != CURSE and known[c] == seat]
-    shown = [f"[{card_name(c)}]" for c in sorted(faces)]
     counts = state.colour_counts
+    backs = []
     for colour in (0, 1):
-        hidden = counts[2 * seat + colour] - sum(1 for c in faces if c & 1 == colour)
-        shown += [_BACK[colour]] * hidden
-    if CURSE in hand:
+        backs += [colour] * (counts[2 * seat + colour] - sum(1 for c in faces if c & 1 == colour))
+    return sorted(faces), backs, CURSE in hand
+
+
+def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
+    """The cards of ``seat``'s hand in text, in an order that tells nothing the viewer does not know.
+
+    Faces the viewer knows come first, by card id; then the unknown backs
+    grouped by colour (red, then blue), then the Curse (:func:`visible_hand`).
+    """
+    faces, backs, curse = visible_hand(state, seat, known)
+    shown = [f"[{card_name(c)}]" for c in faces] + [_BACK[colour] for colour in backs]
+    if curse:
         shown.append("[Kaku's Curse]")
     return shown
 

@@ -16,6 +16,7 @@ from kakurega.envs.core.aec import TurnBasedAECEnv
 from kakurega.envs.core.safe_load import short_repr
 from kakurega.envs.summer_hide_and_seek.map_data import SummerMap, load_map
 from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
+from kakurega.envs.summer_hide_and_seek.picture import SummerHideAndSeekPicture
 from kakurega.envs.summer_hide_and_seek.render import render_text
 from kakurega.envs.summer_hide_and_seek.rules import REWARD_MODES, SummerHideAndSeekGame
 
@@ -68,3 +69,4 @@ class SummerHideAndSeekEnv(TurnBasedAECEnv):
         super().__init__(
             game, observer.layout, observer.encode, functools.partial(render_text, game), render_mode, render_view
         )
+        self.picture = SummerHideAndSeekPicture(game)
