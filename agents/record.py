@@ -354,8 +354,8 @@ def iter_positions(replayer: Replayer) -> Iterator[tuple[str, int] | None]:
 
 
 # --------------------------------------------------------------------- views
-def describe_move(raw, agent: str, action: int, view: str | None) -> str:
-    """``agent``'s move ``action`` as ``view`` may know it; call it *before* the move is played.
+def describe_move(raw, agent: str, action: int, view: str | None, state=None) -> str:
+    """``agent``'s move ``action`` in ``state`` (default: ``raw``'s current one, *before* the move) as ``view`` may know it.
 
     The actor's own view gets the move in words (the actor chose it knowing
     its own hand); every other view, the spectator included, learns only who
@@ -364,7 +364,7 @@ def describe_move(raw, agent: str, action: int, view: str | None) -> str:
     render.
     """
     if view == agent:
-        return f"{agent}: {raw.action_to_string(action)}"
+        return f"{agent}: {raw.game.action_to_string(raw.game_state if state is None else state, int(action))}"
     return f"{agent} moved"
 
 

@@ -152,6 +152,8 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
         agents = [agents]
     if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
         raise RequestError("new: 'agents' must be a list of agent spec strings, e.g. [\"heuristic\"]")
+    if seat is not None and num_players == 1:
+        agents = []  # a solitaire game: the agents field of the page has no seat to fill
     lineup = seat_lineup(name, num_players, seat, agents)
     view = message.get("view")
     if view == "spectator":

@@ -35,35 +35,35 @@ class RequestError(ValueError):
     """A request the app refuses (unknown env, illegal action, malformed message...): sent back in words."""
 
 
-def _svg(raw, view: str | None) -> str:
-    """The table of ``raw``'s current state as ``view`` sees it, as SVG."""
+def view_message(raw, view: str | None, state=None) -> dict:
+    """The table of ``state`` (default: raw env ``raw``'s current one) as ``view`` sees it (None: the spectator).
+
+    Reads the state only through what ``view`` may know: that view's picture
+    and text render, whose turn it is, on that player's own turn its legal
+    actions by name, and the returns once the game is over.
+    """
+    from kakurega.envs.core.game import TERMINAL
     from kakurega.envs.core.picture import to_svg
 
-    return to_svg(raw.scene(view))
-
-
-def view_message(raw, view: str | None) -> dict:
-    """The table of raw env ``raw`` as ``view`` (an agent name, or None: the spectator) sees it now.
-
-    Reads the env only through what ``view`` may know: its picture and text
-    render, whose turn it is, and, on that player's own turn, its legal
-    actions by name.
-    """
-    agent = raw.agent_selection
-    over = raw.terminations[agent] or raw.truncations[agent]
+    game = raw.game
+    state = raw.game_state if state is None else state
+    seat = None if view is None else raw.possible_agents.index(view)
+    current = game.current_player(state)
+    over = current == TERMINAL
+    to_move = None if over else raw.possible_agents[current]
     message = {
         "view": view,
-        "svg": _svg(raw, view),
-        "text": raw.render_text(view),
-        "to_move": None if over else agent,
+        "svg": to_svg(raw.picture.scene(state, seat)),
+        "text": raw.render_state(state, seat),
+        "to_move": to_move,
         "legal": {},
         "over": over,
     }
-    if not over and agent == view:
-        message["legal"] = {str(a): raw.action_to_string(a) for a in raw.legal_actions()}
+    if not over and to_move == view:
+        message["legal"] = {str(a): game.action_to_string(state, a) for a in game.legal_actions(state)}
     if over:
-        returns = raw.game.returns(raw.game_state).tolist()
-        message["result"] = result_of(raw.possible_agents, returns, "terminated" if raw.terminations[agent] else "truncated")
+        end = "terminated" if game.is_terminal(state) else "truncated"
+        message["result"] = result_of(raw.possible_agents, game.returns(state).tolist(), end)
     return message
 
 
@@ -146,9 +146,8 @@ class GameSession:
         self.record.add(agent, action)
         if self.over:
             self.record.finish(self.raw)
-            result = view_message(self.raw, self.view)["result"]
-            summary = ", ".join(f"{a} {r:+g} ({result['outcomes'][a]})" for a, r in result["returns"].items())
-            self.events.append(f"game over ({result['end']}): {summary}")
+            summary = ", ".join(f"{a} {r:+g}" for a, r in self.record.returns.items())
+            self.events.append(f"game over ({self.record.end}): {summary}")
             if self.record_dir is not None:
                 self.record_path = self.record.save(self.record_dir / f"{self.env_name}-{self.id}.json")
 

@@ -121,8 +121,9 @@ function play(action) {
 }
 
 // A click stands for the legal actions of the clicked shape; one left: play it. Several: highlight the
-// shapes that tell them apart and intersect again on the next click; when no shape tells them apart,
-// list those few by name.
+// shapes that tell them apart and intersect again on the next click; when they are few, or no shape
+// tells them apart, also list them by name.
+const CHOOSER_SIZE = 12;
 function clickTable(event) {
   if (!current || current.type !== "state" || current.waiting_for !== "you") return;
   const shape = event.target.closest("[data-actions]");
@@ -143,7 +144,7 @@ function clickTable(event) {
     if (meet.length > 0 && other !== shape) other.classList.add("candidate");
     if (meet.length > 0 && meet.length < selection.size) narrows = true;
   }
-  if (!narrows) showChooser([...selection]);
+  if (!narrows || selection.size <= CHOOSER_SIZE) showChooser([...selection]);
 }
 
 function clearMarks() {
