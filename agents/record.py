@@ -50,6 +50,7 @@ VERSION = 1
 MAX_RECORD_BYTES = 2_000_000
 #: the most moves a record may hold
 MAX_MOVES = 100_000
+_MAX_NODES = 4 * MAX_MOVES  # JSON values in a record of MAX_MOVES moves, with room to spare
 #: seeds are drawn below 2**53 so that a record read by JavaScript keeps them exact
 SEED_LIMIT = 2**53
 #: env options that choose how a game is shown, not how it is played: never recorded
@@ -153,13 +154,10 @@ def _package_version() -> str:
 # ------------------------------------------------------------------- reading
 def load_record(path: str | os.PathLike) -> Record:
     """The record in the JSON file at ``path``, checked field by field (no move replayed yet)."""
-    source = os.fspath(path)
-    try:
-        with open(source, "rb") as handle:
-            raw = handle.read(MAX_RECORD_BYTES + 1)
-    except OSError as error:
-        raise RecordError(f"{source}: cannot read the record ({error.strerror or error})") from None
-    return parse_record(raw, source)
+    from kakurega.envs.core.safe_load import load_file
+
+    data = load_file(path, max_bytes=MAX_RECORD_BYTES, max_nodes=_MAX_NODES, json_only=True, error=RecordError)
+    return _check_fields(data, os.fspath(path))
 
 
 def parse_record(text: str | bytes | dict, source: str = "<record>") -> Record:
@@ -171,7 +169,7 @@ def parse_record(text: str | bytes | dict, source: str = "<record>") -> Record:
             raise RecordError(
                 f"{source}: larger than {MAX_RECORD_BYTES} bytes; a game record is at most {MAX_RECORD_BYTES} bytes"
             )
-        data = load_text(text, source, json_only=True, max_bytes=MAX_RECORD_BYTES, max_nodes=4 * MAX_MOVES,
+        data = load_text(text, source, json_only=True, max_bytes=MAX_RECORD_BYTES, max_nodes=_MAX_NODES,
                          error=RecordError)
     else:
         data = text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -10,7 +11,9 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():  # Starlette announces a move from httpx to httpx2; httpx still drives it
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
 
 from kakurega.agents.record import load_record, replay  # noqa: E402
 from kakurega.scripts.web.app import create_app  # noqa: E402
@@ -172,7 +175,7 @@ def test_pages_from_other_sites_and_other_host_names_are_refused(client):
 
 
 def test_stepping_through_a_record(client, tmp_path):
-    from tests.web.test_records import recorded_game
+    from .test_records import recorded_game
 
     record = recorded_game("kakurenbo_v0", {"num_players": 3}, 6)
     text = json.dumps(record.to_dict())

@@ -163,7 +163,7 @@ def test_huge_and_deep_records_are_refused_before_parsing(tmp_path):
         load_record(path)
     with pytest.raises(RecordError, match="nested deeper than"):
         parse_record("[" * 10_000 + "]" * 10_000)
-    with pytest.raises(RecordError, match="cannot read the record"):
+    with pytest.raises(RecordError, match="missing.json: cannot read the file"):
         load_record(tmp_path / "missing.json")
 
 
@@ -253,7 +253,7 @@ def test_evaluate_writes_a_record_per_game(tmp_path, capsys):
 def test_gif_of_a_view(tmp_path, capsys):
     from PIL import Image
 
-    record = recorded_game("animal_chain_v1", {}, 9)
+    record = recorded_game("kakurenbo_v0", {"num_players": 3}, 9)
     path = record.save(tmp_path / "game.json")
     gif = tmp_path / "game.gif"
     assert main(["replay", str(path), "--gif", str(gif), "--view", "player_1", "--fps", "5"]) == 0
@@ -261,7 +261,7 @@ def test_gif_of_a_view(tmp_path, capsys):
     with Image.open(gif) as image:
         assert image.n_frames == len(record.moves) + 1
         assert image.info["duration"] == 200
-        raw = make("animal_chain_v1", wrapped=False)
+        raw = make("kakurenbo_v0", wrapped=False, num_players=3)
         raw.reset(seed=record.seed)
         width, height = raw.picture.scene(raw.game_state, 1).width, raw.picture.scene(raw.game_state, 1).height
         assert image.size == (width, height + 22)
