@@ -187,7 +187,8 @@ def handle(message, sessions: Sessions, connection) -> dict:
         if session is None:
             raise RequestError("no such game here (the server may have restarted); start a new one")
         sessions.attach(session, connection)
-        return session.message()
+        with session.lock:  # a bot of the tab that had it open may still be moving
+            return session.message()
     session = sessions.current(connection)
     if session is None:
         raise RequestError(f"{kind}: no game is open in this tab; start one first")
@@ -264,9 +265,11 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
         connection = object()
         try:
             while True:
-                text = await ws.receive_text()
+                frame = await ws.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
                 try:
-                    message = parse_request(text)
+                    message = parse_request(frame.get("text"))
                     reply = await anyio.to_thread.run_sync(handle, message, sessions, connection)
                 except (RequestError, ValueError, TypeError) as error:
                     reply = error_message(error)
@@ -275,7 +278,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
                     reply = error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
                                                        "the game was left as it was"))
                 await ws.send_text(json.dumps(reply))
-        except WebSocketDisconnect:
+        except WebSocketDisconnect:  # the page went away while a reply was being sent
             pass
         finally:
             sessions.release(connection)

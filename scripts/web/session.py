@@ -197,6 +197,10 @@ class ReplaySession:
             raise RequestError(str(error)) from None
         self.lock = threading.Lock()
         self.last_move = ""
+        # every move and the ending checked now, so a bad record is refused when opened
+        self.replayer.seek(len(self.record.moves))
+        self.replayer.check_end()
+        self.replayer.seek(0)
 
     def seek(self, position) -> None:
         """Go to the position after ``position`` moves (the deal is 0); the move that led there is described."""

@@ -97,7 +97,7 @@ def start_game(page, env: str, preset: int = 0, seat="0", agents: str = "random"
     page.fill("#seed", "" if seed is None else str(seed))
     page.evaluate(f"document.getElementById('speed').value = {speed}")
     page.click("#start")
-    page.wait_for_selector("#table[data-waiting-for]:not([data-waiting-for=''])", timeout=30_000)
+    page.wait_for_selector("#table[data-waiting-for]", timeout=30_000)
 
 
 def _shapes(page) -> list[tuple[int, list[int]]]:

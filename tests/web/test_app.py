@@ -192,6 +192,22 @@ def test_stepping_through_a_record(client, tmp_path):
         bad = dict(record.to_dict())
         bad["moves"] = [list(m) for m in bad["moves"]]
         bad["moves"][1][1] = 10**6
-        opened = ask(ws, {"type": "open_record", "record": json.dumps(bad)})
-        reply = ask(ws, {"type": "seek", "position": 3})
-        assert opened["type"] == "replay" and reply["type"] == "error" and "move 2 of" in reply["message"]
+        refused = ask(ws, {"type": "open_record", "record": json.dumps(bad)})
+        assert refused["type"] == "error" and f"move 2 of {len(record.moves)}" in refused["message"]
+        assert "out of range" in refused["message"]
+        # the replay open before is still there
+        assert ask(ws, {"type": "seek", "position": 2})["position"] == 2
+
+
+def test_binary_frames_are_refused(client):
+    with connect(client) as ws:
+        ws.send_bytes(b"\x80\x04pickle")
+        assert json.loads(ws.receive_text()) == {"type": "error", "message": "messages are JSON text frames"}
+        assert new_game(ws)["type"] == "state"
+
+
+def test_serve_refuses_a_bad_port(capsys):
+    from kakurega.scripts.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be in 0..65535, got 70000" in capsys.readouterr().err

@@ -102,6 +102,18 @@ def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, sh
     assert page.errors == []
 
 
+def test_watch_bots_play_each_other(server, browser, shots):
+    page = open_app(browser, server.url)
+    start_game(page, "animal_chain_v1", preset=0, seat="watch", agents="heuristic random", seed=5, speed=0)
+    page.wait_for_selector("#result:not([hidden])", timeout=60_000)
+    record = load_record(_record_of(server, page))
+    assert record.agents == {"player_0": "heuristic", "player_1": "random"}
+    assert page_result(page) == record.returns
+    assert page.evaluate("document.getElementById('events').children.length") == len(record.moves) + 1
+    page.screenshot(path=os.path.join(shots, "animal_chain-watched.png"))
+    assert page.errors == []
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("env_name,options", registry_cases())
 def test_a_full_game_of_every_env_by_clicking(server, browser, shots, env_name, options):
