@@ -37,7 +37,7 @@ observation: :mod:`~kakurega.envs.animal_chain.observation`; text rendering:
 | ``shape`` | packaged 37-card board | path to a YAML/JSON board-shape file, or a mapping |
 | ``max_turns`` | 200 | play-phase turns (plays and passes; base building does not count) before the game is truncated as a draw (1..100,000) |
 | ``attack_rule`` | ``"rules_page"`` | when a play onto the opponent's base row is legal: ``"rules_page"`` = like any play (it connects to some face-up neighbour, the opponent's other base cards included; the binding rules page); ``"reach"`` = it must connect to at least one face-up neighbour *outside* the opponent's base row (the chain has to reach the base). All other plays are the same. See "Balance" |
-| ``render_mode`` | None | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it) |
+| ``render_mode`` | None | ``"ansi"`` (``render()`` returns the text), ``"rgb_array"`` (returns an H x W x 3 uint8 picture) or ``"human"`` (shows the picture in a window, pygame) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator, public information) or an agent name |
 
 Bad options raise ``TypeError``/``ValueError`` naming the option (e.g.

@@ -33,7 +33,7 @@ and **one base-building decision per base position**. Rules engine:
 | ``max_turns`` | 200 | play-phase turns (plays and passes; base building does not count) before the game is truncated as a draw |
 | ``connection_rule`` | ``"chain"`` | which face-up neighbours a played card may connect to: ``"chain"`` = one *linked to the mover's own base* (the rules page's chain rule); ``"any"`` = any face-up neighbour (version 0's reading, kept for comparison). See "Balance" |
 | ``attack_rule`` | ``"rules_page"`` | when a play onto the opponent's base row is legal: ``"rules_page"`` = like any play; ``"reach"`` = it must connect to a counted neighbour *outside* the opponent's base row |
-| ``render_mode`` | None | ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it) |
+| ``render_mode`` | None | ``"ansi"`` (``render()`` returns the text), ``"rgb_array"`` (returns an H x W x 3 uint8 picture) or ``"human"`` (shows the picture in a window, pygame) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator, public information) or an agent name |
 
 Bad options raise ``TypeError``/``ValueError`` naming the option and the
@@ -179,10 +179,10 @@ of face-down cards. Every channel, and how it is closed:
 * **Action mask and infos**: the mask is the acting player's own legal
   actions (from its hand and public facts), all 0 for the other player; the
   infos hold nothing else.
-* **Render**: a player's view shows its own hand and, while building, its
-  own base; the opponent's base is drawn face down and its swaps change
-  nothing; the spectator sees public facts only (hand sizes, not hands).
-  Tested on pairs of states in one information set.
+* **Render** (text and pictures): a player's view shows its own hand and,
+  while building, its own base; the opponent's base is drawn face down and
+  its swaps change nothing; the spectator sees public facts only (hand
+  sizes, not hands). Tested on pairs of states in one information set.
 * **Turn order**: base building has exactly 4 decisions per player in every
   deal, so ``agent_selection`` and the step at which play starts do not
   depend on the swaps (v0's variable number of swaps showed in it). During

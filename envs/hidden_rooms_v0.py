@@ -166,7 +166,7 @@ and an imitation warm start (44.5% escapes, docs/strength.md). With
 | `reward` | `"match"` (default), `"per_round"` | see Rewards |
 | `max_turns` | int 1..10,000 (default 60) | turns per round; when turn `max_turns` ends without an escape the round is a fail |
 | `shaping` | number in [0, 1] (default 0.0 = off) | weight `k` of the progress shaping (see Rewards); for training, not for scoring |
-| `render_mode` | `None`, `"ansi"`, `"human"` | `render()` returns / prints the room, the monster's path ahead and the memory |
+| `render_mode` | `None`, `"ansi"`, `"rgb_array"`, `"human"` | `render()` returns the room, the monster's path ahead and the memory as text or as an H x W x 3 uint8 image, or shows the image in a window (pygame) |
 | `render_view` | `None` or `"player_0"` | whose view `render()` draws (both are the same table) |
 
 ## Gymnasium form
@@ -179,8 +179,9 @@ is the same game as a single-agent `gymnasium.Env`: the same observation dict
 (`int8`, also at reset) and `action_masks()` for sb3-contrib's `MaskablePPO`
 (`MultiInputPolicy`; `export_policy` exports it). Like `env()`, an illegal
 action ends the episode with reward -1 and `info["illegal_action"] = True`.
-`render_mode="rgb_array"` raises a `TypeError`, so stable-baselines3's
-`make_vec_env("kakurega/HiddenRooms-v0")` retries without it. Gymnasium's
+`render_mode="rgb_array"` returns the picture of the room (an H x W x 3
+uint8 image), so stable-baselines3's `make_vec_env("kakurega/HiddenRooms-v0")`
+renders it (`get_images()`); an unsupported mode raises a `TypeError`. Gymnasium's
 `check_env` passes. For a flat `Box` observation use
 `gymnasium.make("kakurega.envs:kakurega/hidden_rooms-v0")` (the single-seat view
 every registered env has, see docs/integrations.md).
@@ -206,7 +207,7 @@ and `tests/conformance.py`, each with a leaky control that fails them):
 |---|---|
 | observation | the encoder reads the placed tiles, memory, monster, path progress, score and the drawn tile while it is being placed; the pile enters only as its composition (tiles not placed and not in memory); reshuffled piles give byte-identical observations |
 | action mask, `infos` | legal moves depend on the room, memory and the drawn tile only; `infos` hold the mask |
-| render (`render_text`) | draws the same public facts as the observation; identical across reshuffled piles |
+| render (`render_text`, pictures) | draws the same public facts as the observation; identical across reshuffled piles |
 | turn order and end | one agent; the round ends on public events (escape, caught, path walked, turn limit) |
 | determinization sampler | built from the information state (`resample_hidden` with a fixed generator), with a rules object kept for the child's seat alone; pickles of samplers from two piles the child cannot tell apart are identical |
 | objects handed to agents | each agent builds its own rules object from the context (`context.new_rules()`), never the env's |
@@ -335,11 +336,11 @@ class HiddenRoomsGymEnv(gymnasium.Env):
     ``env()``, an illegal action ends the episode with reward -1
     (``info["illegal_action"]`` is True); mask your actions. Takes the same
     options as :class:`raw_env`; an unsupported ``render_mode`` (such as
-    ``"rgb_array"``) raises a ``TypeError`` (a ``RenderModeError``), which
+    ``"rgb"``) raises a ``TypeError`` (a ``RenderModeError``), which
     stable-baselines3's ``make_vec_env`` answers by retrying without one.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, **options):
         self.aec = raw_env(render_mode=render_mode, **options)
@@ -386,6 +387,6 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         return self.aec.observe(AGENT)["action_mask"].astype(bool)
 
     def render(self):
-        """``ansi``: the text picture; ``human``: print it."""
+        """``ansi``: the text picture; ``rgb_array``: an H x W x 3 image; ``human``: the image in a window."""
         return self.aec.render()
 

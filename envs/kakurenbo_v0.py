@@ -41,7 +41,7 @@ Options
 | ``num_players`` | int 3..5 | 4 | players at the table |
 | ``max_steps`` | int 1..1,000,000 | 200 | agent actions after which the game is truncated and scored as ended |
 | ``reward`` | ``"win"``, ``"points"`` | ``"win"`` | +1 each winner / −1 everyone else at the end, or points |
-| ``render_mode`` | ``None``, ``"ansi"``, ``"human"`` | ``None`` | text picture returned or printed |
+| ``render_mode`` | ``None``, ``"ansi"``, ``"rgb_array"``, ``"human"`` | ``None`` | text picture returned, H x W x 3 uint8 image returned, or the image shown in a window (pygame) |
 | ``render_view`` | ``None`` or an agent name | ``None`` | whose view ``render()`` draws (``None``: spectator, public only) |
 
 A wrong type (``num_players=4.0``, ``max_steps="200"``) raises ``TypeError``, a
@@ -170,7 +170,7 @@ how each is kept to what that player may know (tests in
 |---|---|---|
 | observation | the public pieces below and ``cards``, the observer's own card knowledge | the encoder reads only public fields and ``game.known_row(state, seat)``; states re-dealt by ``resample_hidden`` give byte-identical observations |
 | action mask, ``infos`` | the legal actions of the agent to act (all zeros for the others); ``infos`` hold that mask and nothing else | legal actions depend on the actor's own hand (faces it sees, or in Kurayami only colours) and public colour counts; identical over re-dealt states |
-| render (``render_text``) | the table as one seat or a spectator sees it | each hand is drawn known faces first (by card id), then the backs grouped by colour, then the Curse, never in the hand's card-id order; the spectator sees backs and open hands only; identical for every pair of states a viewer cannot tell apart (a control renderer drawing in card-id order fails the test) |
+| render (``render_text``, pictures) | the table as one seat or a spectator sees it | each hand is drawn known faces first (by card id), then the backs grouped by colour, then the Curse, never in the hand's card-id order; the spectator sees backs and open hands only; identical for every pair of states a viewer cannot tell apart (a control renderer drawing in card-id order fails the test) |
 | turn order and end | ``agent_selection`` and when the game ends or is cut off | who acts follows public facts only (clockwise turns, the Curse's receiver, the dice, which hands are empty); every decision is an agent step even with one legal option (a Kurayami draw, a take from a one-colour hand), so the number of steps never depends on a face; the end (a hand of the Curse alone) and the step limit are public |
 | determinization sampler | full states for search agents | ``resample_hidden`` reads only the player's knowledge row, the awareness bits it can tell and public facts; re-dealing first does not change its output |
 | objects handed to agents | ``AgentContext`` (its ``rules`` recipe), the sampler | each agent builds its own rules object (``context.new_rules()``), never the env's; the sampler holds the player's information state and a rules object kept for that seat alone (``tests/test_hidden_information.py`` walks every reference); the state has no scratch field (the fingerprint covers every field, the derived ``colour_counts`` included) |
@@ -251,6 +251,15 @@ table as ``render_view`` sees it: known faces as ``[right arm (red)]`` first
 then ``[Kaku's Curse]``; scores, discards, the pile and the events of the last
 action. A spectator sees the faces of open hands and backs elsewhere. ``env.unwrapped.render_text(agent_or_None)`` draws
 any view.
+
+``render_mode="rgb_array"`` returns (``"human"`` shows in a window) a
+picture of the same view (:mod:`kakurega.envs.kakurenbo.picture`): the viewer
+at the bottom and the others clockwise, faces with their colour and body part
+on a little figure, backs in their colour, Kaku's Curse, scores, discarded
+pairs, the pile with its top colour, the dice and the last events.
+``env.unwrapped.scene(agent_or_None)`` gives the picture as shapes (SVG:
+``kakurega.envs.core.picture.to_svg``); in the view of the player to act its
+cards, the other players and the pile carry the actions they stand for.
 
 Version history
 ---------------

@@ -32,7 +32,7 @@ Creation
 | ``strict_moves`` | False | also apply the white-end rule to moves (the seed's most literal reading) |
 | ``reward`` | "win" | "win": +1 each winner, -1 each other player at the end; "vp": VP as they are scored |
 | ``max_steps`` | 1000 | actions after which the game is truncated (int 1..1,000,000) |
-| ``render_mode`` | None | None, "ansi" (``render()`` returns text) or "human" (prints it) |
+| ``render_mode`` | None | None, "ansi" (``render()`` returns text), "rgb_array" (returns an H x W x 3 uint8 picture of the map) or "human" (shows the picture in a window, pygame) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator) or an agent name |
 
 Bad values raise ``ValueError``/``TypeError`` naming the option; a malformed
@@ -170,7 +170,7 @@ of finished rounds, and the belief. Every channel a seeker could learn from:
 | action mask and ``infos`` | closed: all zero for every agent but the one to act |
 | turn order (``agent_selection``) | **open** (fixed in v1): one child decision per line, plus stop, so the number of lines is visible |
 | step limit and truncation | **open** (fixed in v1): ``steps`` counts the hidden lines, so the cut-off step depends on them |
-| render | closed: a seeker's or spectator's text shows public facts only (and every one of them), never the step counter during play |
+| render | closed: a seeker's or spectator's text and picture show public facts only (and every one of them), never the step counter during play |
 | determinization sampler | closed: ``resample_hidden`` redraws the stroke from public facts and ``rng`` only, resets the turn in progress, and recounts ``steps`` from public counts and the sampled stroke (``count_steps``), so two true states of one information set give identical samples |
 | the rules object | closed: its caches (``_actions_of_open`` holds the child's legal lines) live per rules object, every agent gets its own (``Game.new_rules``) |
 

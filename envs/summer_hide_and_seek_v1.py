@@ -21,7 +21,7 @@ Creation
 | ``strict_moves`` | False | also apply the white-end rule to moves (the seed's most literal reading) |
 | ``reward`` | "win" | "win": +1 each winner, -1 each other player at the end; "vp": VP as they are scored |
 | ``max_steps`` | 1000 | actions after which the game is truncated (int >= 1) |
-| ``render_mode`` | None | None, "ansi" (``render()`` returns text) or "human" (prints it) |
+| ``render_mode`` | None | None, "ansi" (``render()`` returns text), "rgb_array" (returns an H x W x 3 uint8 picture of the map) or "human" (shows the picture in a window, pygame) |
 | ``render_view`` | None | whose view ``render()`` draws: None (spectator) or an agent name |
 
 Bad values raise ``ValueError``/``TypeError`` naming the option; a malformed
@@ -182,7 +182,7 @@ it is closed:
 | turn order (``agent_selection``) | one child decision per unit of cost (above): the number of decisions is a function of the announced cost and of being stuck, both public (tested over random games) |
 | step limit and truncation | ``steps`` counts decisions, a function of the announcements: the cut-off step is public |
 | rewards | VP are scored when a turn ends, with the announcement; nothing mid-turn |
-| render | a seeker's and a spectator's text shows the public facts only (pieces by seat, past guesses, announcements, VP, whose turn, the belief), never the step counter during play; only the child's text shows its stroke |
+| render | a seeker's and a spectator's text and picture show the public facts only (pieces by seat, past guesses, announcements, VP, whose turn, the belief), never the step counter during play; only the child's shows its stroke |
 | determinization sampler | ``resample_hidden`` redraws the stroke from public facts and ``rng`` only; every other field of the sample is public or reset (``turn_cost``, ``turn_icons``, ``continue_due``), ``steps`` is public (tested: two true states of one information set give identical samples, field by field) |
 | the rules object | its caches (``_actions_of_open``, filled from the child's legal lines; the belief model's results, filled by a heuristic child's hypothetical announcements; ``_analysis_cache``) live per rules object and are never pickled; every agent gets its own rules object (``Game.new_rules``), never the env's |
 | the observer | its caches (the child's stroke plane) belong to the env's observer, which no agent is handed; ``SummerState.child_view`` is observation scratch of public pieces only, declared in ``SummerState.SCRATCH_FIELDS``, dropped by clones, pickles and samples |

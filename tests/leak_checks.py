@@ -56,6 +56,51 @@ def _same_text(got: str, expected: str, what: str) -> None:
         raise AssertionError(f"{what} changed when hidden information was re-dealt:\n" + "\n".join(lines[:4]))
 
 
+# ---------------------------------------------------------------- pictures
+def check_picture_leaks(raw, states, samples: int = 2, pixels: int = 3) -> None:
+    """Every viewer's picture is the same for states that viewer cannot tell apart.
+
+    As :func:`check_render_leaks`, for ``raw.picture``: the scene of a state
+    re-dealt for a seat (``resample_hidden``) must equal the scene of the
+    state, shape for shape, click actions included, for that seat and for
+    the spectator; so must its SVG, and for the first ``pixels`` states its
+    ``rgb_array`` image, byte for byte (the image is a pure function of the
+    scene; the pixel comparison proves it on the real drawings).
+    """
+    from kakurega.envs.core.picture import to_rgb, to_svg
+
+    game, picture = raw.game, raw.picture
+    changed = total = 0
+    for index, state in enumerate(states):
+        fingerprint = game.fingerprint(state)
+        spectator = picture.scene(state, None)
+        for seat in range(game.num_players):
+            own = picture.scene(state, seat)
+            for k in range(samples):
+                sample = game.resample_hidden(state, seat, np.random.default_rng([index, seat, k]))
+                total += 1
+                changed += game.fingerprint(sample) != fingerprint
+                for viewer, expected in ((seat, own), (None, spectator)):
+                    what = (f"state {index}: seat {seat}'s picture" if viewer == seat else
+                            f"state {index} re-dealt for seat {seat}: the spectator picture")
+                    got = picture.scene(sample, viewer)
+                    _same_scene(got, expected, what)
+                    assert to_svg(got) == to_svg(expected), f"{what}: the SVG changed when hidden information was re-dealt"
+                    if index < pixels and k == 0:
+                        assert np.array_equal(to_rgb(got), to_rgb(expected)), (
+                            f"{what}: the rgb image changed when hidden information was re-dealt"
+                        )
+    assert total and changed, "resample_hidden never changed a state: the picture check would be vacuous"
+
+
+def _same_scene(got, expected, what: str) -> None:
+    if got != expected:
+        differ = [f"  was: {a}\n  now: {b}" for a, b in zip(expected.shapes, got.shapes) if a != b]
+        if len(got.shapes) != len(expected.shapes):
+            differ.append(f"  was {len(expected.shapes)} shapes, now {len(got.shapes)}")
+        raise AssertionError(f"{what} changed when hidden information was re-dealt:\n" + "\n".join(differ[:4]))
+
+
 # -------------------------------------------------------------- turn order
 def public_turn_record(raw, env_seed: int, agent_seed: int, max_steps: int = 100_000) -> list:
     """One random game as the spectator sees it: ``[(view, actors), ...]``.

@@ -23,11 +23,13 @@ from kakurega.agents.policy import PolicyAgent
 from kakurega.agents.specs import make_agent
 from kakurega.envs import ENV_SPECS, make
 from kakurega.envs.core.aec import TurnBasedAECEnv
+from kakurega.envs.core.picture import Text
 from kakurega.envs.core.game import TERMINAL, DeterminizationSampler
 
 import toy_game
 from conformance import random_states, registry_cases
 from leak_checks import (
+    check_picture_leaks,
     check_render_leaks,
     check_sampler_independence,
     check_samplers_over_games,
@@ -187,6 +189,47 @@ def test_render_check_catches_a_leaky_render():
     check_render_leaks(toy_env(), states_of(raw, seed=0, num_games=3, every=1))  # the honest render passes
     with pytest.raises(AssertionError, match="render changed"):
         check_render_leaks(raw, states_of(raw, seed=0, num_games=3, every=1))
+
+
+# ------------------------------------------------------------------- pictures
+@pytest.mark.parametrize("name,config", CASES)
+def test_pictures_show_each_viewer_only_what_it_knows(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_picture_leaks(raw, states_of(raw, seed=23, num_games=2, every=3, count=8), pixels=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", CASES)
+def test_pictures_show_each_viewer_only_what_it_knows_long(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_picture_leaks(raw, states_of(raw, seed=24, num_games=12, every=2, count=80), samples=3, pixels=6)
+
+
+class LeakyPicture:
+    """A real env's picture plus one hidden fact, written small in a corner: the picture check must catch it."""
+
+    def __init__(self, picture, hidden_fact):
+        self.picture, self.hidden_fact = picture, hidden_fact
+
+    def scene(self, state, view):
+        scene = self.picture.scene(state, view)
+        scene.add(Text(2, 2, str(self.hidden_fact(state, view)), size=6, anchor="start"))
+        return scene
+
+
+@pytest.mark.parametrize("name,config,hidden_fact", [
+    # the tile on top of the face-down pile
+    ("hidden_rooms_v0", {}, lambda state, view: state.pile[-1] if state.pile else -1),
+    # the lowest card in the hand of the viewer's left neighbour (backs hide it)
+    ("kakurenbo_v0", {"num_players": 4}, lambda state, view: state.hands[((view or 0) + 1) % 4][:1]),
+], ids=["pile-top", "neighbours-card"])
+def test_picture_check_catches_a_picture_that_draws_a_hidden_fact(name, config, hidden_fact):
+    raw = make(name, wrapped=False, **config)
+    states = states_of(raw, seed=0, num_games=2, every=3, count=8)
+    check_picture_leaks(raw, states, pixels=0)  # the honest picture passes
+    raw.picture = LeakyPicture(raw.picture, hidden_fact)
+    with pytest.raises(AssertionError, match="picture changed when hidden information was re-dealt"):
+        check_picture_leaks(raw, states, pixels=0)
 
 
 # ----------------------------------------------------------------- turn order

@@ -135,7 +135,7 @@ def test_determinization_sampler_is_a_snapshot():
 
 def test_bad_render_arguments():
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="rgb_array")
+        raw_env(render_mode="rgb")
 
 
 class FlagsToyGame(ToyGame):

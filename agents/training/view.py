@@ -52,7 +52,7 @@ MAX_REDEALS = 1000
 class SingleAgentView(gymnasium.Env):
     """One learning seat of a kakurega env; opponents act inside :meth:`step`."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "rgb_array"]}
 
     def __init__(
         self,
@@ -156,9 +156,13 @@ class SingleAgentView(gymnasium.Env):
         return self.raw.observe(self._learner)["action_mask"].astype(bool)
 
     def render(self):
-        """The table as the learner sees it (``render_mode="ansi"``)."""
+        """The table as the learner sees it: text (``render_mode="ansi"``) or an H x W x 3 image (``"rgb_array"``)."""
         if self._learner is None:
             return None
+        if self.render_mode == "rgb_array":
+            from kakurega.envs.core.picture import to_rgb
+
+            return to_rgb(self.raw.scene(self._learner))
         return self.raw.render_text(self._learner)
 
     # ------------------------------------------------------ league updates

@@ -2,7 +2,8 @@
 
 The viewer's own base row is at the bottom and every card is drawn as the
 viewer sees it from that side of the table (the text renderer's frame); a
-spectator sees player 0's side. Drawn from what the view may know: face-down
+spectator sees player 0's side; under the chain rule (v1) a small chain marks
+the cards linked to each player's base. Drawn from what the view may know: face-down
 cards show their backs, except the viewer's own base cards while building
 (marked "hidden": the opponent cannot see them); the viewer's hand face up
 and the opponent's as backs; the deck as a count.
@@ -10,7 +11,8 @@ and the opponent's as backs; the deck as a count.
 Clickable, in the view of the player to move only: its hand cards (play
 that card; while building, swap it into the base), the board positions
 (play onto it; pass taking its face-down card; while building, the own base
-card to swap or keep) and buttons for pass and done/keep.
+card to swap or keep) and buttons for pass and done/keep (with an empty deck,
+"pass" stands for every take, and the card clicked next says which).
 """
 
 from __future__ import annotations
@@ -71,6 +73,14 @@ def animal_shapes(cx: float, cy: float, r: float, name: str, label: str) -> list
     return shapes
 
 
+def link_shapes(cx: float, cy: float, colour, label: str) -> list:
+    """A small chain link: two linked rings."""
+    return [
+        Circle(cx - 3, cy, 4.5, outline=colour, width=2.5, label=label),
+        Circle(cx + 3, cy, 4.5, outline=colour, width=2.5),
+    ]
+
+
 class AnimalChainPicture:
     """``scene(state, view)``: the table as seat ``view`` (None: a spectator, from player 0's side) sees it."""
 
@@ -80,7 +90,7 @@ class AnimalChainPicture:
         self.board_w = (max(game.column_of) + 2) * HALF
         self.board_h = shape.num_rows * ROW_H
         self.width = int(max(self.board_w + 2 * MARGIN + 220, 900))
-        self.height = int(TOP + self.board_h + 24 + 2 * (HAND_CARD_H + 40))
+        self.height = int(TOP + 2 * HAND_CARD_H + self.board_h + 76)  # opponent's hand, board, own hand
 
     # ------------------------------------------------------------ cards
     def card_shapes(self, x: float, y: float, frame: int, card_type: int, actions: tuple = (), label: str = "",
@@ -176,6 +186,11 @@ class AnimalChainPicture:
             add(Rect(x + 1, y + 1, CARD_W - 2, CARD_H - 2, outline=colour, width=4, radius=6))
             add(Rect(x + CARD_W / 2 - 22, y - 7, 44, 14, fill=colour, radius=4))
             add(Text(x + CARD_W / 2, y, "double", fill=WHITE, size=10))
+        if game.chain_rule:  # the chain rule: a card linked to a base is a mark in that player's colour
+            for seat, mark_y in ((frame, y + CARD_H - 8), (1 - frame, y + 8)):  # between the animals
+                if state.linked[seat] >> p & 1:
+                    add(*link_shapes(x + CARD_W / 2, mark_y, MINE if seat == frame else THEIRS,
+                                     f"linked to player_{seat}'s base"))
         if height > 1:
             add(Circle(x + CARD_W - 6, y + 6, 10, fill=INK))
             add(Text(x + CARD_W - 6, y + 6, str(height), fill=WHITE, size=12))
@@ -231,13 +246,19 @@ class AnimalChainPicture:
         add(Text(x + 76, y + 22, f"deck: {len(state.deck)}", size=14, anchor="start"))
         y += 64
         for seat in (frame, 1 - frame):
-            add(Text(x, y, f"player_{seat}: {sum(state.hands[seat])} cards", size=13, anchor="start"))
+            count = sum(state.hands[seat])
+            add(Text(x, y, f"player_{seat}: {count} card{'' if count == 1 else 's'} in hand", size=13, anchor="start"))
             y += 20
         y += 10
         for colour, words in ((MINE, f"player_{frame}'s double"), (THEIRS, f"player_{1 - frame}'s double")):
             add(Rect(x, y - 7, 22, 14, outline=colour, width=3, radius=3))
             add(Text(x + 30, y, words, size=12, anchor="start"))
             y += 20
+        if game.chain_rule:
+            for k, (colour, seat) in enumerate(((MINE, frame), (THEIRS, 1 - frame))):
+                add(*link_shapes(x + 11, y, colour, ""))
+                add(Text(x + 30, y, f"linked to player_{seat}'s base", size=12, anchor="start"))
+                y += 20
         y += 16
         if acting:
             if state.phase == BUILD:
@@ -249,12 +270,13 @@ class AnimalChainPicture:
                     add(Text(x, y, f"swaps left: {game.max_swaps - state.swaps_used}", size=12, anchor="start"))
                 add(*button(x, y + 18, 180, 34, text, (game.done_action,)))
             else:
-                words = "pass and draw" if state.deck else "pass"
                 add(Text(x, y, "play: hand card, then a square", size=12, anchor="start"))
-                add(*button(x, y + 18, 180, 34, words, (game.pass_action,)))
-                if not state.deck and 1 in state.face_down:
-                    add(Text(x, y + 68, "(or click a face-down card", size=12, anchor="start"))
-                    add(Text(x, y + 84, "to take it)", size=12, anchor="start"))
+                if not state.deck and 1 in state.face_down:  # passing takes a face-down card: which one, next
+                    takes = tuple(game.take_base + q for q in range(game.num_positions))
+                    add(*button(x, y + 18, 220, 34, "pass: take a face-down card", takes, size=14))
+                    add(Text(x, y + 68, "(then click the card to take)", size=12, anchor="start"))
+                else:
+                    add(*button(x, y + 18, 180, 34, "pass and draw" if state.deck else "pass", (game.pass_action,)))
 
     def _status(self, state) -> str:
         """One line: phase, turn and whose move, or the result."""

@@ -2,7 +2,7 @@
 
 The child and a spectator see the same table; the only hidden thing, the
 order of the face-down pile, is never drawn (the pile shows its size only).
-Clickable: the cells next to the child (step there, place the drawn tile
+Clickable, in the child's view while it decides: the cells next to the child (step there, place the drawn tile
 there), the pile and the memory tiles (search them), and buttons for stop
 moving, don't search and decline.
 """
@@ -59,11 +59,14 @@ def tile_shapes(x: float, y: float, size: float, tile: int, actions: tuple = (),
     else:
         fill, text = TILE_COLOURS[tile_colour(tile)], str(tile_number(tile))
         ink = BLACK if tile_colour(tile) == 3 else WHITE
-    return [
+    shapes = [
         Rect(x, y, size, size, fill=fill, outline=(20, 20, 20), width=1.5, radius=size / 8, actions=actions,
              label=label or tile_name(tile)),
         Text(x + size / 2, y + size / 2, text, fill=ink, size=size * 0.42),
     ]
+    if size >= 60:  # a board tile: its number again in a corner, seen when a figure stands on it
+        shapes.append(Text(x + size - 8, y + size - 10, text, fill=ink, size=size * 0.16, anchor="end"))
+    return shapes
 
 
 def child_shapes(cx: float, cy: float, s: float) -> list:
@@ -111,11 +114,12 @@ class HiddenRoomsPicture:
         score = "single round" if game.episode == "round" else f"escapes {state.escapes}, fails {state.fails}"
         add(Text(MARGIN, 20, f"Hidden Rooms  -  round {state.rounds}, turn {state.turn}/{game.max_turns}  -  {score}",
                  size=18, anchor="start"))
-        add(Text(MARGIN, 42, f"child: {phase}" + (f" ({state.steps_taken}/2 steps)" if state.phase == MOVE else ""),
+        add(Text(MARGIN, 42, f"phase: {phase}" + (f" ({state.steps_taken}/2 steps)" if state.phase == MOVE else ""),
                  size=15, anchor="start", fill=(60, 60, 60)))
         # the room: dark cells, revealed tiles, the exit
         add(Rect(MARGIN - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
-        targets = self._cell_actions(state)
+        acting = view == 0 and state.phase in (MOVE, SEARCH, PLACING)
+        targets = self._cell_actions(state) if acting else {}
         for cell in range(GRID * GRID):
             x, y = self.cell_box(cell)
             tile = state.board[cell]
@@ -125,9 +129,6 @@ class HiddenRoomsPicture:
                          width=1, radius=6, actions=actions, label=f"dark cell ({cell // GRID}, {cell % GRID})"))
             else:
                 add(*tile_shapes(x + 3, y + 3, CELL - 6, tile, actions=actions))
-            if cell == EXIT_CELL:
-                add(Rect(x + 6, y + 6, 36, 16, fill=(250, 250, 250), outline=BLACK, width=1, radius=3))
-                add(Text(x + 24, y + 14, "EXIT", size=11))
         # the monster's path ahead: a line through the cells still to walk, numbers on the steps
         path = game.paths[state.monster]
         ahead = [state.monster_cell] + list(path[state.progress + 1:])
@@ -150,7 +151,10 @@ class HiddenRoomsPicture:
         add(*child_shapes(cx + CELL / 2, cy + CELL / 2, CELL))
         add(*monster_shapes(mx + CELL / 2, my + CELL / 2, CELL * (0.8 if state.monster_cell == state.child else 1),
                             monster.name))
-        self._panel(scene, state, monster)
+        ex, ey = self.cell_box(EXIT_CELL)
+        add(Rect(ex + 4, ey + CELL - 22, 36, 16, fill=(250, 250, 250), outline=BLACK, width=1, radius=3))
+        add(Text(ex + 22, ey + CELL - 14, "EXIT", size=11))
+        self._panel(scene, state, monster, acting)
         return scene
 
     def _cell_actions(self, state) -> dict[int, tuple]:
@@ -161,21 +165,21 @@ class HiddenRoomsPicture:
                 targets[nb] = (STEP + d, PLACE + d)
         return targets
 
-    def _panel(self, scene: Scene, state, monster) -> None:
+    def _panel(self, scene: Scene, state, monster, acting: bool) -> None:
         """The side panel: the monster card, the pile, the memory area, the tile in hand, the buttons."""
         add = scene.add
         x = PANEL_X
         add(Rect(x, TOP - 6, 280, 104, fill=WHITE, outline=MONSTER_COLOUR, width=2, radius=8))
         add(*monster_shapes(x + 36, TOP + 34, 64, monster.name))
         add(Text(x + 74, TOP + 14, monster.name, size=17, anchor="start"))
-        add(Text(x + 74, TOP + 36, f"{monster.steps} steps a turn", size=13, anchor="start"))
+        add(Text(x + 74, TOP + 36, f"{monster.steps} step{'s' if monster.steps != 1 else ''} a turn", size=13, anchor="start"))
         add(Text(x + 74, TOP + 54, f"sight: {monster.describe_sight()}", size=13, anchor="start"))
         chase = "CHASING the child" if state.chasing else "following its path"
         add(Text(x + 12, TOP + 82, f"path {state.progress}/{len(self.game.paths[state.monster]) - 1}, {chase}",
                  size=13, anchor="start", fill=(90, 30, 110)))
         # the pile (a face-down stack; clicking it searches it)
         y = TOP + 116
-        pile_actions = (SEARCH_PILE,) if state.pile else ()
+        pile_actions = (SEARCH_PILE,) if state.pile and acting else ()
         for k in range(min(3, len(state.pile))):
             add(Rect(x + 8 - 3 * k, y + 3 * k, 54, 54, fill=(92, 72, 58), outline=(30, 20, 10), width=1.5, radius=6,
                      actions=pile_actions, label=f"search the pile ({len(state.pile)} face-down tiles)"))
@@ -187,7 +191,7 @@ class HiddenRoomsPicture:
             sx = x + slot * 54
             if slot < len(state.memory):
                 tile = state.memory[slot]
-                add(*tile_shapes(sx, y + 14, 48, tile, actions=(SEARCH_MEMORY + slot,),
+                add(*tile_shapes(sx, y + 14, 48, tile, actions=(SEARCH_MEMORY + slot,) if acting else (),
                                  label=f"search memory slot {slot} ({tile_name(tile)})"))
             else:
                 add(Rect(sx, y + 14, 48, 48, outline=(160, 160, 160), width=1, radius=6))
@@ -199,12 +203,11 @@ class HiddenRoomsPicture:
             add(*tile_shapes(x + 200, y - 14, 48, state.drawn))
             add(Text(x, y + 22, "click a dark cell next to the child", size=12, anchor="start", fill=(80, 80, 80)))
         y += 50
-        if state.phase == MOVE:
-            add(*button(x, y, 180, 34, "stop moving", (STOP_MOVING,)))
-        elif state.phase == SEARCH:
-            add(*button(x, y, 180, 34, "don't search", (NO_SEARCH,)))
-        elif state.phase == PLACING:
-            add(*button(x, y, 180, 34, "decline to place", (DECLINE,)))
+        buttons = {MOVE: ("stop moving", STOP_MOVING), SEARCH: ("don't search", NO_SEARCH),
+                   PLACING: ("decline to place", DECLINE)}
+        if acting:
+            text, action = buttons[state.phase]
+            add(*button(x, y, 180, 34, text, (action,)))
         if state.results:
             y = HEIGHT - 30
             text = "rounds: " + ", ".join(OUTCOME_NAMES[o] for o in state.results)

@@ -261,10 +261,13 @@ class SummerHideAndSeekPicture:
             y += 18
         if acting and state.phase == CHILD:
             y = max(y + 8, self.height - 120)
-            if state.continue_due:
+            legal = game.legal_actions(state)
+            if game.continue_action in legal:
                 add(*button(x, y, 200, 34, "continue (shortcut)", (game.continue_action,)))
-            else:
+            elif game.stop_action in legal:
                 add(*button(x, y, 200, 34, "stop (end the turn)", (game.stop_action,)))
+            else:
+                add(Text(x, y + 17, "the first line of a turn is a must", size=12, anchor="start"))
         legend_y = self.height - 40
         if not is_child and not over:
             add(Circle(x + 10, legend_y, 8, outline=BELIEF, width=3))

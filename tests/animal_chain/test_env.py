@@ -25,7 +25,7 @@ BAD_OPTIONS = [
     ({"shape": ["rows"]}, TypeError, "shape must be a path"),
     ({"deck": "no/such/deck.yaml"}, AnimalChainDataError, "no/such/deck.yaml: no such file"),
     ({"shape": {"rows": [2, 3, 4]}}, AnimalChainDataError, "look the same from both sides"),
-    ({"render_mode": "rgb_array"}, ValueError, "render_mode='rgb_array' is not supported"),
+    ({"render_mode": "rgb"}, ValueError, "render_mode='rgb' is not supported"),
     ({"render_view": "player_2"}, ValueError, "render_view='player_2' is not an agent"),
     ({"variant": "x"}, TypeError, "variant"),
 ]

@@ -20,7 +20,7 @@ from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
         ({"max_turns": True}, TypeError, ["max_turns"]),
         ({"booklet": 3}, TypeError, ["booklet", "file path"]),
         ({"booklet": "/nonexistent/booklet.yaml"}, FileNotFoundError, ["/nonexistent/booklet.yaml"]),
-        ({"render_mode": "rgb_array"}, ValueError, ["render_mode", "ansi"]),
+        ({"render_mode": "rgb"}, ValueError, ["render_mode", "ansi", "rgb_array"]),
         ({"render_view": "player_1"}, ValueError, ["render_view", "player_0"]),
     ],
 )

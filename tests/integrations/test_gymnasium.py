@@ -1,4 +1,5 @@
-"""Gymnasium-side fixes: int8 masks in every info, TypeError for unsupported render modes (SB3's retry),
+"""Gymnasium-side fixes: int8 masks in every info, rgb_array renders (SB3's make_vec_env asks for them) and a
+TypeError for unsupported render modes,
 ids that work from a fresh process, and no hard failure without PettingZoo's registry."""
 
 import os
@@ -61,26 +62,42 @@ def test_an_illegal_action_info_has_an_all_zero_int8_mask():
     assert terminated and info["illegal_action"] and info["action_mask"].dtype == np.int8 and not info["action_mask"].any()
 
 
-@pytest.mark.parametrize("make_env", [
+GYM_FORMS = [
     lambda mode: HiddenRoomsGymEnv(render_mode=mode),
     lambda mode: SingleAgentView("animal_chain_v0", {}, ["random"], render_mode=mode),
     lambda mode: gymnasium.make("kakurega/HiddenRooms-v0", render_mode=mode),
-], ids=["HiddenRoomsGymEnv", "SingleAgentView", "gymnasium.make"])
-def test_rgb_array_raises_a_type_error_naming_the_modes(make_env):
-    with pytest.raises(TypeError, match="render_mode='rgb_array' is not supported"):
-        make_env("rgb_array")
+]
+GYM_FORM_IDS = ["HiddenRoomsGymEnv", "SingleAgentView", "gymnasium.make"]
+
+
+@pytest.mark.parametrize("make_env", GYM_FORMS, ids=GYM_FORM_IDS)
+def test_an_unsupported_render_mode_raises_a_type_error_naming_the_modes(make_env):
+    with pytest.raises(TypeError, match="render_mode='rgb' is not supported.*'rgb_array'"):
+        make_env("rgb")
     with pytest.raises(RenderModeError):  # also a ValueError, as before
-        make_env("rgb_array")
+        make_env("rgb")
     make_env("ansi")  # a supported mode still works
 
 
-def test_sb3_make_vec_env_retries_without_rgb_array():
+@pytest.mark.parametrize("make_env", GYM_FORMS, ids=GYM_FORM_IDS)
+def test_rgb_array_renders_an_image_of_the_learners_view(make_env):
+    env = make_env("rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3 and frame.shape[0] > 100
+
+
+def test_sb3_make_vec_env_renders_rgb_array():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_util import make_vec_env
 
+    # make_vec_env asks for render_mode="rgb_array"
     vec = make_vec_env("kakurega/HiddenRooms-v0", n_envs=2, env_kwargs={"episode": "round"})
     obs = vec.reset()
     assert obs["observation"].shape == (2, HiddenRoomsGymEnv().observation_space["observation"].shape[0])
+    assert vec.render_mode == "rgb_array"
+    images = vec.get_images()
+    assert len(images) == 2 and all(image.dtype == np.uint8 and image.shape[2] == 3 for image in images)
     vec.close()
 
 

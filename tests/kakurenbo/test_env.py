@@ -21,7 +21,7 @@ BAD_ARGUMENTS = [
     ({"max_steps": 0},                 ValueError, "max_steps=0"),
     ({"max_steps": "200"},             TypeError,  "max_steps must be a positive integer"),
     ({"reward": "score"},              ValueError, "reward='score'"),
-    ({"render_mode": "rgb_array"},     ValueError, "render_mode='rgb_array'"),
+    ({"render_mode": "rgb"},           ValueError, "render_mode='rgb'"),
     ({"render_view": "player_9"},      ValueError, "render_view='player_9'"),
 ]
 

@@ -21,7 +21,7 @@ BAD_OPTIONS = [
     ({"max_steps": 0}, ValueError, "max_steps=0: expected an integer in 1..1000000"),
     ({"max_steps": "100"}, TypeError, "max_steps must be an integer"),
     ({"map": 42}, TypeError, "map must be None"),
-    ({"render_mode": "rgb_array"}, ValueError, "render_mode='rgb_array'"),
+    ({"render_mode": "rgb"}, ValueError, "render_mode='rgb'"),
     ({"render_view": "player_7"}, ValueError, "render_view='player_7'"),
     ({"colour": "red"}, TypeError, "colour"),
 ]
