@@ -104,12 +104,13 @@ def _wait() -> bool:
 
 def _caption(frame, text: str):
     """``frame`` (an H x W x 3 array) with a caption band of ``text`` below it, as a Pillow image."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     image = Image.fromarray(frame)
     out = Image.new("RGB", (image.width, image.height + CAPTION_HEIGHT), (255, 255, 255))
     out.paste(image, (0, 0))
-    ImageDraw.Draw(out).text((6, image.height + 5), text, fill=(20, 20, 20))
+    font = ImageFont.load_default(size=CAPTION_HEIGHT - 8)
+    ImageDraw.Draw(out).text((6, image.height + 3), text, fill=(20, 20, 20), font=font)
     return out
 
 
