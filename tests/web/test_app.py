@@ -211,3 +211,22 @@ def test_serve_refuses_a_bad_port(capsys):
 
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be in 0..65535, got 70000" in capsys.readouterr().err
+
+
+def test_a_failing_bot_is_reported_and_the_game_kept(client):
+    from kakurega.agents.base import Agent
+    from kakurega.agents.specs import register_agent_kind
+
+    class Broken(Agent):
+        def act(self, observation, sampler=None):
+            raise RuntimeError("the bot fell over")
+
+    register_agent_kind("broken_for_test", lambda context, seed, options, argument: Broken(context, seed))
+    with connect(client) as ws:
+        state = new_game(ws, "animal_chain_v1", seat="watch", agents=["broken_for_test"], seed=2)
+        reply = ask(ws, {"type": "next"})
+        assert reply["type"] == "error"
+        assert reply["message"].startswith("internal error (RuntimeError: the bot fell over); the game was left as it was")
+        again = ask(ws, {"type": "join", "game": state["game"]})
+        assert again["svg"] == state["svg"] and again["event_count"] == 0
+        assert new_game(ws)["type"] == "state"  # the server and the connection still work
