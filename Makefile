@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[train,test,bench,compile,integrations,rllib]"
+	$(PY) -m pip install -q -e ".[train,test,bench,compile,integrations,rllib,web,browser]"
 	touch $(STAMP)
 
 $(AGILE_STAMP): pyproject.toml setup.py

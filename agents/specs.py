@@ -227,3 +227,29 @@ def make_agent(spec: str | AgentSpec, context: AgentContext, seed: int | None = 
     if parsed.kind in ("random", "heuristic", "human") and parsed.argument:
         raise ValueError(f"agent spec {parsed.text!r}: '{parsed.kind}' takes no argument")
     return factory(context, seed, dict(parsed.options), parsed.argument)
+
+
+def seat_lineup(env_name: str, num_players: int, seat: int | None, opponents: list[str]) -> list[str | None]:
+    """The spec of every seat, None on the person's ``seat`` (no person: ``seat`` None).
+
+    ``opponents`` gives one spec per other seat, or one spec for all of them.
+
+    >>> seat_lineup("kakurenbo_v0", 3, 1, ["random"])
+    ['random', None, 'random']
+    """
+    others = num_players - (seat is not None)
+    if seat is not None and not 0 <= seat < num_players:
+        raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
+    opponents = list(opponents)
+    if len(opponents) == 1 and others > 1:
+        opponents = opponents * others
+    if len(opponents) != others:
+        if others == 0:
+            raise ValueError(f"{env_name} with these options is played alone: give no --opponents (no opponent "
+                             f"spec), got {len(opponents)}")
+        what = "opponent specs" if seat is not None else "agent specs (one per seat)"
+        raise ValueError(f"{env_name} with these options has {num_players} seats: give 1 or {others} {what}, "
+                         f"got {len(opponents)}")
+    specs = iter(opponents)
+    return [None if s == seat else next(specs) for s in range(num_players)]
+

@@ -49,8 +49,13 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     return max(0.0, center - half), min(1.0, center + half)
 
 
-def play_game(env, seat_agents: list[Agent], seed: int, max_steps: int = 1_000_000) -> tuple[list[float], int]:
-    """Play one game of raw env ``env`` with ``seat_agents[i]`` on seat i; ``(returns per seat, steps)``."""
+def play_game(
+    env, seat_agents: list[Agent], seed: int, max_steps: int = 1_000_000, moves: list | None = None
+) -> tuple[list[float], int]:
+    """Play one game of raw env ``env`` with ``seat_agents[i]`` on seat i; ``(returns per seat, steps)``.
+
+    ``moves``, if given, receives every ``[agent, action]`` played (a game record's moves).
+    """
     env.reset(seed=seed)
     for agent in seat_agents:
         agent.reset()
@@ -73,6 +78,8 @@ def play_game(env, seat_agents: list[Agent], seed: int, max_steps: int = 1_000_0
                 f"agent {getattr(agent, 'name', type(agent).__name__)} on {name} chose illegal action {action}"
             )
         env.step(action)
+        if moves is not None:
+            moves.append([name, action])
         steps += 1
         for other in names:
             totals[other] += env.rewards.get(other, 0.0)
@@ -91,6 +98,7 @@ class GameRecord:
     plies: int  #: agent actions in the game
     truncated: bool  #: cut off by the env's step limit
     final_state: object  #: the game state at the end (owned by the env: read it, do not keep it)
+    moves: list = field(default_factory=list)  #: every ``[agent, action]`` played, in order
 
 
 @dataclass
@@ -254,9 +262,9 @@ class TournamentResult:
         return paths
 
 
-def _record(env, deal, deal_seed, focal_seat, lineup, returns, steps) -> GameRecord:
+def _record(env, deal, deal_seed, focal_seat, lineup, returns, steps, moves) -> GameRecord:
     truncated = any(env.truncations.values())
-    return GameRecord(deal, deal_seed, focal_seat, lineup, list(returns), steps, truncated, env.game_state)
+    return GameRecord(deal, deal_seed, focal_seat, lineup, list(returns), steps, truncated, env.game_state, moves)
 
 
 def _seed(*parts: int) -> int:
@@ -281,7 +289,7 @@ def run_tournament(
     :func:`~kakurega.agents.specs.make_agent`. ``progress(done, total)`` is
     called after each game if given. ``focal`` (one of ``specs``) restricts the
     pairings to those of that agent (its own evaluation, at half the cost).
-    ``on_game(record)``, if given, receives a :class:`GameRecord` after each game.
+    ``on_game(record)``, if given, receives a :class:`GameRecord` after each game, with its moves.
     """
     from kakurega.agents.policy import context_for
     from kakurega.agents.specs import make_agent
@@ -344,10 +352,11 @@ def run_tournament(
             for i in range(k):
                 agent = agent_at(i, 0)
                 agent.rng = np.random.default_rng(_seed(seed, 2, i, d))
-                returns, steps = play_game(env, [agent], deal_seed)
+                moves = [] if on_game else None
+                returns, steps = play_game(env, [agent], deal_seed, moves=moves)
                 total_steps += steps
                 if on_game:
-                    on_game(_record(env, d, deal_seed, 0, (specs[i],), returns, steps))
+                    on_game(_record(env, d, deal_seed, 0, (specs[i],), returns, steps, moves))
                 stats[i].add(classify_outcome(returns, 0), returns[0])
                 returns_by_agent.append(returns[0])
                 done += 1
@@ -372,10 +381,12 @@ def run_tournament(
                     agent = agent_at(index, seat)
                     agent.rng = np.random.default_rng(_seed(seed, 3, i, j, d, focal_seat, seat))
                     seat_agents.append(agent)
-                returns, steps = play_game(env, seat_agents, deal_seed)
+                moves = [] if on_game else None
+                returns, steps = play_game(env, seat_agents, deal_seed, moves=moves)
                 total_steps += steps
                 if on_game:
-                    on_game(_record(env, d, deal_seed, focal_seat, tuple(specs[x] for x in lineup), returns, steps))
+                    on_game(_record(env, d, deal_seed, focal_seat, tuple(specs[x] for x in lineup), returns, steps,
+                                    moves))
                 done += 1
                 if progress:
                     progress(done, total_games)

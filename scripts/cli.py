@@ -5,6 +5,8 @@
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
     kakurega play GAME --opponents ...   play in the terminal against any agents
+    kakurega replay FILE [--gif OUT]     replay a game record in the terminal, or export a GIF
+    kakurega serve [--port N]            the local web app: play by clicking, watch bots, open records
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
@@ -175,7 +177,7 @@ def cmd_play(args) -> int:
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.outcome import classify_outcome
-    from kakurega.agents.specs import make_agent
+    from kakurega.agents.specs import make_agent, seat_lineup
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
@@ -192,25 +194,27 @@ def cmd_play(args) -> int:
     opponents = list(args.opponents or [])
     if n > 1 and not opponents:
         opponents = ["heuristic"]
-    if len(opponents) == 1 and n > 2:
-        opponents = opponents * (n - 1)
-    if len(opponents) != n - 1:
-        if n == 1:
-            print(f"error: {name} with these options is played alone: give no --opponents, got {len(opponents)}", file=sys.stderr)
-        else:
-            print(f"error: {name} with these options has {n} seats: give 1 or {n - 1} opponent specs, got {len(opponents)}", file=sys.stderr)
+    try:
+        lineup_specs = seat_lineup(name, n, seat, opponents)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     human = HumanAgent(context, seed=args.seed)
     seats = []
-    others = iter(opponents)
-    for s in range(n):
+    for s, spec in enumerate(lineup_specs):
         agent_seed = None if args.seed is None else args.seed + 1 + s
-        seats.append(human if s == seat else make_agent(next(others), context, seed=agent_seed))
+        seats.append(human if spec is None else make_agent(spec, context, seed=agent_seed))
     me = env.possible_agents[seat]
-    lineup = ", ".join(f"{env.possible_agents[s]}: {'you' if s == seat else spec}" for s, spec in
-                       zip(range(n), [None if s == seat else opponents[s - (s > seat)] for s in range(n)]))
+    lineup = ", ".join(f"{agent}: {spec or 'you'}" for agent, spec in zip(env.possible_agents, lineup_specs))
     print(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
-    env.reset(seed=args.seed)
+    record = None
+    if args.record:
+        from kakurega.agents.record import Record, new_seed
+
+        deal_seed = args.seed if args.seed is not None else new_seed()  # a record replays only a seeded deal
+        specs = [spec or "human" for spec in lineup_specs]
+        record = Record.start(name, options, deal_seed, dict(zip(env.possible_agents, specs)))
+    env.reset(seed=record.seed if record else args.seed)
     for agent in seats:
         agent.reset()
     totals = {a: 0.0 for a in env.possible_agents}
@@ -225,12 +229,14 @@ def cmd_play(args) -> int:
             show_view(agent, env, current)
             action = choose_action(agent, env, current)
             env.step(action)
+            if record:
+                record.add(current, action)
             if agent is not human:
                 print(f"{current} has moved.")
             for a in env.possible_agents:
                 totals[a] += env.rewards.get(a, 0.0)
     except KeyboardInterrupt as stop:
-        print(f"\ngame abandoned ({stop}).")
+        print(f"\ngame abandoned ({stop}){'; no record written (only finished games are recorded)' if record else ''}.")
         return 130
     print("\n" + "=" * 60 + "\nGame over. The table as you see it now:")
     print(env.render_text(me))
@@ -238,7 +244,23 @@ def cmd_play(args) -> int:
     for s, a in enumerate(env.possible_agents):
         who = "you" if s == seat else a
         print(f"  {who:>8}: {returns[s]:+g} ({classify_outcome(returns, s)})")
+    if record:
+        record.finish(env)
+        print(f"game record written to {record.save(args.record)}; watch it with: kakurega replay {args.record}")
     return 0
+
+
+# ---------------------------------------------------------------- replay, serve
+def cmd_replay(args) -> int:
+    from kakurega.scripts.replay import run
+
+    return run(args)
+
+
+def cmd_serve(args) -> int:
+    from kakurega.scripts.serve import run
+
+    return run(args)
 
 
 # ------------------------------------------------------------------ quickstart
@@ -387,7 +409,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     p.add_argument("--seat", default="random", help="your seat number (0 = first) or random (default)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new deal each time)")
+    p.add_argument("--record", default=None, metavar="FILE",
+                   help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="replay a game record in the terminal, or export it as a GIF")
+    from kakurega.scripts.replay import build_parser as replay_parser
+
+    replay_parser(p)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("serve", help="the local web app: play by clicking the table, watch bots, open records")
+    from kakurega.scripts.serve import build_parser as serve_parser
+
+    serve_parser(p)
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("plot", help="learning-curve PNGs of training runs",
                        description="Draw <run>/plots/learning_curve.png from a run's SB3 logs and eval.csv.")

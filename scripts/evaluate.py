@@ -60,6 +60,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
     parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
+    parser.add_argument("--record-dir", default=None, metavar="DIR",
+                        help="write a game record (JSON, see docs/web.md) of every game into DIR: game-000001.json, ...; "
+                             "watch one with `kakurega replay FILE`")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.add_argument(
         "--import", dest="imports", action="append", metavar="MODULE",
@@ -93,7 +96,8 @@ def run(args) -> int:
     if not args.quiet and sys.stderr.isatty():
         def progress(done, total):
             print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
-    result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress)
+    on_game = None if not getattr(args, "record_dir", None) else record_writer(env_name, options, args.record_dir)
+    result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress, on_game=on_game)
     print(result.table())
     print(f"{result.total_steps} steps in {result.wall_seconds:.1f}s")
     if args.out:
@@ -109,6 +113,29 @@ def run(args) -> int:
             written.append(out / "tournament_heatmap.png")
         print("wrote " + ", ".join(str(p) for p in written))
     return 0
+
+
+def record_writer(env_name: str, options: dict, directory):
+    """An ``on_game`` callback of :func:`run_tournament` that saves each game's record as ``game-NNNNNN.json``."""
+    from pathlib import Path
+
+    from kakurega.agents.record import Record
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    count = 0
+
+    def write(game) -> None:
+        nonlocal count
+        count += 1
+        agents = [f"player_{seat}" for seat in range(len(game.lineup))]
+        record = Record.start(env_name, options, game.deal_seed, dict(zip(agents, game.lineup)))
+        record.moves = game.moves
+        record.end = "truncated" if game.truncated else "terminated"
+        record.returns = {agent: float(value) for agent, value in zip(agents, game.returns)}
+        record.save(directory / f"game-{count:06d}.json")
+
+    return write
 
 
 def main(argv=None) -> int:

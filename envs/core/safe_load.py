@@ -252,8 +252,9 @@ def load_text(
         raise error(f"{source}: cannot be read: {_first_lines(failure)}") from None
 
 
-def load_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError, **limits):
-    """The data in the YAML or JSON file at ``path`` (JSON if it ends in ``.json``), within the limits."""
+def load_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
+              json_only: bool | None = None, **limits):
+    """The data in the YAML or JSON file at ``path`` (JSON if it ends in ``.json``, or if ``json_only``), within the limits."""
     source = os.fspath(path)
     try:
         with open(source, "rb") as handle:
@@ -262,7 +263,8 @@ def load_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: typ
         raise error(f"{source}: cannot read the file ({failure.strerror or failure})") from None
     if len(raw) > max_bytes:
         raise error(f"{source}: larger than {max_bytes} bytes; the limit is max_bytes={max_bytes}")
-    return load_text(raw, source, json_only=source.endswith(".json"), max_bytes=max_bytes, error=error, **limits)
+    json_only = source.endswith(".json") if json_only is None else json_only
+    return load_text(raw, source, json_only=json_only, max_bytes=max_bytes, error=error, **limits)
 
 
 def _first_lines(failure: Exception, lines: int = 6, limit: int = 400) -> str:

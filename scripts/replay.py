@@ -1,0 +1,150 @@
+"""``kakurega replay FILE``: watch a recorded game in the terminal, or export it as an animated GIF.
+
+    kakurega replay game.json                      every position, spectator view
+    kakurega replay game.json --view player_1      as player_1 saw it (only what player_1 knew then)
+    kakurega replay game.json --step               one move per Enter (q quits)
+    kakurega replay game.json --gif game.gif --fps 4 --view spectator
+
+Every move is checked while it is replayed (its agent's turn, legal), and so
+is the ending: the replayed returns must be the recorded ones. A player's
+view shows that player's render and its own moves in words; the other moves
+show only who moved (see :func:`kakurega.agents.record.describe_move`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+#: the most frames a GIF export takes (one per position), so a runaway record cannot fill the disk
+MAX_GIF_FRAMES = 5_000
+CAPTION_HEIGHT = 22
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega replay")
+    parser.description = (
+        "Replay a game record (written by `kakurega play --record`, `kakurega evaluate --record-dir` or "
+        "`kakurega serve --record-dir`; format in docs/web.md): print every position in the terminal, step "
+        "through it, or export an animated GIF. Every move is checked, and so are the final returns."
+    )
+    parser.add_argument("record", metavar="FILE", help="a game record (JSON)")
+    parser.add_argument("--view", default="spectator",
+                        help="whose view: spectator (public information only; default), an agent name such as "
+                             "player_1, or a seat number")
+    parser.add_argument("--step", action="store_true", help="wait for Enter after each move (q quits)")
+    parser.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF of the chosen view")
+    parser.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
+    return parser
+
+
+def run(args) -> int:
+    from kakurega.agents.record import RecordError, load_record
+
+    try:
+        record = load_record(args.record)
+        if args.gif:
+            return _export_gif(record, args)
+        return _show_in_terminal(record, args)
+    except RecordError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _header(record, source: str) -> str:
+    seats = ", ".join(f"{agent}: {spec}" for agent, spec in record.agents.items())
+    options = ", ".join(f"{k}={v!r}" for k, v in record.options.items()) or "default options"
+    return f"{source}: {record.env} ({options}), seed {record.seed}, {len(record.moves)} moves. Seats: {seats}"
+
+
+def _result(replayer) -> str:
+    from kakurega.agents.outcome import classify_outcome
+
+    raw, record = replayer.raw, replayer.record
+    returns = [record.returns[agent] for agent in raw.possible_agents]
+    lines = [f"Game over ({record.end}) after {len(record.moves)} moves; the replayed returns match the record:"]
+    for seat, agent in enumerate(raw.possible_agents):
+        lines.append(f"  {agent} ({record.agents[agent]}): {returns[seat]:+g} ({classify_outcome(returns, seat)})")
+    return "\n".join(lines)
+
+
+def _show_in_terminal(record, args) -> int:
+    from kakurega.agents.record import Replayer, describe_move, parse_view
+
+    replayer = Replayer(record)
+    raw = replayer.raw
+    view = parse_view(raw, args.view)
+    print(_header(record, args.record))
+    print(f"view: {view or 'spectator (public information only)'}")
+    total = len(record.moves)
+    print(f"\n--- the deal ({raw.agent_selection} to move)")
+    print(raw.render_text(view))
+    while replayer.next_move() is not None:
+        if args.step and not _wait():
+            print("stopped.")
+            return 0
+        agent, action = replayer.next_move()
+        words = describe_move(raw, agent, action, view)
+        replayer.step()
+        print(f"\n--- move {replayer.position}/{total}: {words}")
+        print(raw.render_text(view))
+    replayer.check_end()
+    print("\n" + _result(replayer))
+    return 0
+
+
+def _wait() -> bool:
+    """Wait for Enter; False when the person quits (q, or input closed)."""
+    try:
+        answer = input("[Enter: next move, q: quit] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() not in ("q", "quit", "exit")
+
+
+def _caption(frame, text: str):
+    """``frame`` (an H x W x 3 array) with a caption band of ``text`` below it, as a Pillow image."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.fromarray(frame)
+    out = Image.new("RGB", (image.width, image.height + CAPTION_HEIGHT), (255, 255, 255))
+    out.paste(image, (0, 0))
+    font = ImageFont.load_default(size=CAPTION_HEIGHT - 8)
+    ImageDraw.Draw(out).text((6, image.height + 3), text, fill=(20, 20, 20), font=font)
+    return out
+
+
+def _export_gif(record, args) -> int:
+    from kakurega.agents.record import Replayer, describe_move, parse_view
+
+    if not args.fps > 0:
+        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+    probe = Replayer(record)
+    view = parse_view(probe.raw, args.view)
+    if len(record.moves) + 1 > MAX_GIF_FRAMES:
+        raise ValueError(f"{args.record}: {len(record.moves)} moves; a GIF takes at most {MAX_GIF_FRAMES - 1}")
+    replayer = Replayer(record, render_mode="rgb_array", render_view=view)
+    raw = replayer.raw
+    total = len(record.moves)
+    frames = [_caption(raw.render(), f"{record.env}: the deal")]
+    while replayer.next_move() is not None:
+        agent, action = replayer.next_move()
+        words = describe_move(raw, agent, action, view)
+        replayer.step()
+        frames.append(_caption(raw.render(), f"move {replayer.position}/{total}: {words}"))
+    replayer.check_end()
+    duration = max(20, int(round(1000 / args.fps)))
+    # the last frame stays three times as long, so the final position can be read before the loop restarts
+    durations = [duration] * (len(frames) - 1) + [3 * duration]
+    frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False)
+    print(f"wrote {args.gif}: {len(frames)} frames at {args.fps:g} fps, view {view or 'spectator'}")
+    print(_result(replayer))
+    return 0
+
+
+def main(argv=None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""``kakurega serve``: the local web app (play by clicking the table, watch bots, open game records).
+
+    kakurega serve                               http://127.0.0.1:8765/
+    kakurega serve --port 9000 --record-dir runs/records
+
+The server listens on 127.0.0.1 unless ``--host`` says otherwise; see
+:mod:`kakurega.scripts.web.app` for the protocol and docs/web.md for the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_PORT = 8765
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega serve")
+    parser.description = (
+        "Start the local web app: pick a game, its options and the agents on the other seats (random, heuristic, "
+        "pretrained, policy:PATH, ismcts:...), play by clicking the pictured table, watch bots play each other at "
+        "a chosen speed, or open a game record to step through it. Needs the web extra: "
+        "pip install 'kakurega[web]'."
+    )
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
+    parser.add_argument("--record-dir", default=None, metavar="DIR",
+                        help="write the record of every finished game into DIR (see `kakurega replay`)")
+    parser.add_argument("--quiet", action="store_true", help="no request log")
+    return parser
+
+
+def run(args) -> int:
+    try:
+        import uvicorn
+
+        from kakurega.scripts.web.app import MAX_MESSAGE_BYTES, create_app
+    except ImportError as error:
+        print(f"error: kakurega serve needs the web extra ({error}); install it with: pip install 'kakurega[web]'",
+              file=sys.stderr)
+        return 2
+    if not 0 <= args.port < 65536:
+        print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
+              "(and run any agent spec, policy files included)", file=sys.stderr)
+    app = create_app(record_dir=args.record_dir, host=args.host)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"kakurega serve: open http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024,
+                log_level="warning" if args.quiet else "info")
+    return 0
+
+
+def main(argv=None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

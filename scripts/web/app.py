@@ -1,0 +1,298 @@
+"""The web app's server: a Starlette app with one page, its static files, an env list and one websocket.
+
+Messages on ``/ws`` are JSON objects with a ``type``; each request gets one
+reply, a ``state`` or ``replay`` message (built in :mod:`kakurega.scripts.web.session`)
+or an ``error`` message that says what was wrong and what was expected. A bad
+request never ends the connection nor changes a game.
+
+=========================================================  ==================================
+``{"type": "new", "env", "options", "seat", "agents",``    start a game: ``seat`` is the person's
+``"view", "seed"}``                                        seat (an int, ``"random"``) or
+                                                           ``"watch"`` (bots only, seen from
+                                                           ``view``: an agent or null); ``agents``
+                                                           one spec for every other seat, or one
+                                                           for all of them
+``{"type": "act", "action": 17}``                          the person's move
+``{"type": "next"}``                                       the next bot's move (the page sets the pace)
+``{"type": "join", "game": ID}``                           reopen a game after a reload (one tab at a time)
+``{"type": "open_record", "record": TEXT, "view"}``        open a game record to step through
+``{"type": "seek", "position": K}``                        the record's position after K moves
+=========================================================  ==================================
+
+A page may only talk to the server that served it: websocket requests from
+another origin are refused (a web page elsewhere cannot drive the app), and
+while the server listens on the loopback interface only loopback host names
+are answered (no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+
+from kakurega.scripts.web.session import GameSession, ReplaySession, RequestError
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: the largest message a page may send (a game record upload is the largest)
+MAX_MESSAGE_BYTES = 2_500_000
+#: games and replays kept at once (the oldest ones no tab has open are dropped first)
+MAX_SESSIONS = 64
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+_TYPES = ("new", "act", "next", "join", "open_record", "seek")
+
+log = logging.getLogger("kakurega.scripts.web")
+
+
+class Sessions:
+    """The games and replays the server holds, and which of them a connection has open."""
+
+    def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS):
+        self.record_dir = record_dir
+        self.max_sessions = max_sessions
+        self.by_id: dict[str, GameSession | ReplaySession] = {}
+        self.open: dict[str, object] = {}  # session id -> the connection that has it open
+        self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
+
+    def add(self, session, connection) -> None:
+        with self.lock:
+            self._add(session, connection)
+
+    def _add(self, session, connection) -> None:
+        if len(self.by_id) >= self.max_sessions:
+            closed = [key for key in self.by_id if key not in self.open]
+            if not closed:
+                raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first")
+            del self.by_id[closed[0]]  # the oldest (dicts keep insertion order)
+        self.by_id[session.id] = session
+        self.attach(session, connection)
+
+    def attach(self, session, connection) -> None:
+        """Open ``session`` in ``connection`` (closing the one it had open); refused while another tab has it."""
+        with self.lock:
+            holder = self.open.get(session.id)
+            if holder is not None and holder is not connection:
+                raise RequestError("this game is already open in another tab or window; close it there (or start "
+                                   "a new game here)")
+            self.release(connection)
+            self.open[session.id] = connection
+
+    def release(self, connection) -> None:
+        """``connection`` has no game open any more (the games stay, to be joined again)."""
+        with self.lock:
+            for key, holder in list(self.open.items()):
+                if holder is connection:
+                    del self.open[key]
+
+    def current(self, connection):
+        """The game or replay ``connection`` has open, or None."""
+        with self.lock:
+            return next((self.by_id[key] for key, holder in self.open.items() if holder is connection), None)
+
+
+def _env_list() -> list[dict]:
+    """Every registered env: name, summary, default options, tested configurations, seat names."""
+    from kakurega.agents.policy import resolved_env_options
+    from kakurega.envs.registry import ENV_SPECS, make
+
+    envs = []
+    for spec in ENV_SPECS.values():
+        configurations = []
+        for options in spec.configurations:
+            raw = make(spec.name, wrapped=False, **options)
+            configurations.append({"options": options, "agents": raw.possible_agents})
+        envs.append({
+            "name": spec.name,
+            "summary": spec.summary,
+            "defaults": resolved_env_options(spec.name, {}),
+            "configurations": configurations,
+        })
+    return envs
+
+
+def _agent_kinds() -> dict:
+    from kakurega.agents.specs import agent_kinds
+
+    kinds = agent_kinds()
+    kinds.pop("human", None)  # the person plays on the page
+    kinds.setdefault("pretrained", "the shipped bot of this configuration (pretrained[:sample=true])")
+    kinds.setdefault("ismcts", "information-set Monte Carlo tree search (ismcts:simulations=200,...)")
+    return kinds
+
+
+def _new_game(message: dict, sessions: Sessions) -> GameSession:
+    """A :class:`GameSession` from a ``new`` request, every field checked."""
+    import numpy as np
+
+    from kakurega.agents.specs import seat_lineup
+    from kakurega.envs.registry import make
+    from kakurega.scripts.evaluate import resolve_env_name
+
+    env = message.get("env")
+    if not isinstance(env, str):
+        raise RequestError("new: 'env' must be an env name such as 'kakurenbo_v0'")
+    name = resolve_env_name(env)
+    options = message.get("options") or {}
+    if not isinstance(options, dict):
+        raise RequestError("new: 'options' must be an object of env options, e.g. {\"num_players\": 3}")
+    num_players = len(make(name, wrapped=False, **options).possible_agents)
+    seat = message.get("seat", "random")
+    seed = message.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**53):
+        raise RequestError("new: 'seed' must be null or an integer in [0, 2**53)")
+    if seat == "random":
+        seat = int(np.random.default_rng(seed).integers(num_players))
+    elif seat == "watch":
+        seat = None
+    elif isinstance(seat, bool) or not isinstance(seat, int):
+        raise RequestError(f"new: 'seat' must be a seat number (0..{num_players - 1}), \"random\" or \"watch\"")
+    agents = message.get("agents") or ["random"]
+    if isinstance(agents, str):
+        agents = [agents]
+    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+        raise RequestError("new: 'agents' must be a list of agent spec strings, e.g. [\"heuristic\"]")
+    if seat is not None and num_players == 1:
+        agents = []  # a solitaire game: the agents field of the page has no seat to fill
+    lineup = seat_lineup(name, num_players, seat, agents)
+    view = message.get("view")
+    if view == "spectator":
+        view = None
+    return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir)
+
+
+def handle(message, sessions: Sessions, connection) -> dict:
+    """The reply to one request (a parsed JSON value) of ``connection`` (run in a worker thread: bots think)."""
+    if not isinstance(message, dict) or message.get("type") not in _TYPES:
+        kind = message.get("type") if isinstance(message, dict) else None
+        raise RequestError(f"unknown message type {kind!r}; expected a JSON object with \"type\" one of "
+                           f"{', '.join(_TYPES)}")
+    kind = message["type"]
+    if kind == "new":
+        session = _new_game(message, sessions)
+        sessions.add(session, connection)
+        return session.message()
+    if kind == "open_record":
+        text = message.get("record")
+        if not isinstance(text, str):
+            raise RequestError("open_record: 'record' must be the text of a game record (JSON)")
+        view = message.get("view")
+        if view is not None and not isinstance(view, str):
+            raise RequestError("open_record: 'view' must be null (spectator), an agent name or a seat number")
+        session = ReplaySession(text, view)
+        sessions.add(session, connection)
+        return session.message()
+    if kind == "join":
+        session = sessions.by_id.get(message.get("game"))
+        if session is None:
+            raise RequestError("no such game here (the server may have restarted); start a new one")
+        sessions.attach(session, connection)
+        with session.lock:  # a bot of the tab that had it open may still be moving
+            return session.message()
+    session = sessions.current(connection)
+    if session is None:
+        raise RequestError(f"{kind}: no game is open in this tab; start one first")
+    if kind == "seek":
+        if not isinstance(session, ReplaySession):
+            raise RequestError("seek: the open game is not a replay; open a record first")
+        with session.lock:
+            session.seek(message.get("position"))
+            return session.message()
+    if not isinstance(session, GameSession):
+        raise RequestError(f"{kind}: the open game is a replay; use seek to move through it")
+    with session.lock:
+        seen = message.get("seen", 0)
+        seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and 0 <= seen else 0
+        if kind == "act":
+            session.act(message.get("action"))
+        else:
+            session.advance()
+        return session.message(events_from=min(seen, len(session.events)))
+
+
+def parse_request(text) -> object:
+    """A websocket text frame as JSON, refused in words when too large or malformed."""
+    if not isinstance(text, str):
+        raise RequestError("messages are JSON text frames")
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise RequestError(f"message of {len(text)} characters; the limit is {MAX_MESSAGE_BYTES}")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        raise RequestError(f"not valid JSON: {error}") from None
+
+
+def error_message(error: Exception) -> dict:
+    return {"type": "error", "message": str(error)}
+
+
+def origin_allowed(headers) -> bool:
+    """A request without an Origin (not from a browser page) or from the page this server served."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    host = headers.get("host", "")
+    return origin in (f"http://{host}", f"https://{host}")
+
+
+def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
+    """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere)."""
+    import anyio
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocketDisconnect
+
+    sessions = Sessions(record_dir)
+    env_list: list = []
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def envs(request):
+        if not env_list:
+            env_list.extend(await anyio.to_thread.run_sync(_env_list))
+        return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or "")})
+
+    async def websocket(ws):
+        if not origin_allowed(ws.headers):
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        connection = object()
+        try:
+            while True:
+                frame = await ws.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                try:
+                    message = parse_request(frame.get("text"))
+                    reply = await anyio.to_thread.run_sync(handle, message, sessions, connection)
+                except (RequestError, ValueError, TypeError) as error:
+                    reply = error_message(error)
+                except Exception as error:  # a bug must not end the server: log it, tell the page
+                    log.exception("request failed")
+                    reply = error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
+                                                       "the game was left as it was"))
+                await ws.send_text(json.dumps(reply))
+        except WebSocketDisconnect:  # the page went away while a reply was being sent
+            pass
+        finally:
+            sessions.release(connection)
+
+    loopback = host in LOOPBACK_HOSTS
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS if loopback else ["*"])]
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/envs", envs),
+            WebSocketRoute("/ws", websocket),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        middleware=middleware,
+    )
+    app.state.sessions = sessions
+    return app

@@ -1,0 +1,226 @@
+"""Games and replays of the web app, as plain Python: what the server holds and every message it sends.
+
+The server (:mod:`kakurega.scripts.web.app`) only routes JSON messages to these
+classes; everything a browser is ever sent is built here, by
+:func:`view_message` from one view of the table:
+
+- the picture of the table as that view sees it (``to_svg`` of the env's
+  scene for the view: clickable shapes carry the action ids they stand for),
+  and the same view as text;
+- whose turn it is (the order of turns is public), and the legal actions of
+  the view's player by name, only when it is that player's turn;
+- public events: who moved (a player's own moves in words), and the final
+  returns once the game is over.
+
+Nothing else of the game state is read, so a player's page holds nothing that
+player may not know (tests/web/test_leaks.py re-deals the hidden part of the
+state for the player and checks that every message stays byte for byte the
+same, beside a leaky control that the check catches).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from pathlib import Path
+
+from kakurega.agents.record import Record, Replayer, describe_move, new_seed, parse_record
+from kakurega.envs.core.safe_load import short_repr
+
+#: the person's seat in a lineup of agent specs
+PERSON = "you"
+
+
+class RequestError(ValueError):
+    """A request the app refuses (unknown env, illegal action, malformed message...): sent back in words."""
+
+
+def view_message(raw, view: str | None, state=None) -> dict:
+    """The table of ``state`` (default: raw env ``raw``'s current one) as ``view`` sees it (None: the spectator).
+
+    Reads the state only through what ``view`` may know: that view's picture
+    and text render, whose turn it is, on that player's own turn its legal
+    actions by name, and the returns once the game is over.
+    """
+    from kakurega.envs.core.game import TERMINAL
+    from kakurega.envs.core.picture import to_svg
+
+    game = raw.game
+    state = raw.game_state if state is None else state
+    seat = None if view is None else raw.possible_agents.index(view)
+    current = game.current_player(state)
+    over = current == TERMINAL
+    to_move = None if over else raw.possible_agents[current]
+    message = {
+        "view": view,
+        "svg": to_svg(raw.picture.scene(state, seat)),
+        "text": raw.render_state(state, seat),
+        "to_move": to_move,
+        "legal": {},
+        "over": over,
+    }
+    if not over and to_move == view:
+        message["legal"] = {str(a): game.action_to_string(state, a) for a in game.legal_actions(state)}
+    if over:
+        end = "terminated" if game.is_terminal(state) else "truncated"
+        message["result"] = result_of(raw.possible_agents, game.returns(state).tolist(), end)
+    return message
+
+
+def result_of(agents: list[str], returns: list[float], end: str) -> dict:
+    """The public result of a finished game: returns, outcomes and how it ended."""
+    from kakurega.agents.outcome import classify_outcome
+
+    return {
+        "end": end,
+        "returns": {a: float(r) for a, r in zip(agents, returns)},
+        "outcomes": {a: classify_outcome(returns, seat) for seat, a in enumerate(agents)},
+    }
+
+
+class GameSession:
+    """One game of the web app: a person on one seat (or nobody: bots only), agents on the others.
+
+    The person's moves come through :meth:`act`, the agents' through
+    :meth:`advance` (one move per call: the page sets the pace). The page
+    is sent :meth:`message`, the person's own view (or, when bots play
+    alone, the view the person chose). A failing request changes nothing.
+    """
+
+    def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
+                 seed: int | None = None, record_dir: str | Path | None = None):
+        from kakurega.agents.base import AgentContext
+        from kakurega.agents.specs import make_agent
+        from kakurega.envs.registry import make
+
+        self.id = secrets.token_urlsafe(12)
+        self.env_name = env_name
+        self.raw = make(env_name, wrapped=False, **options)
+        context = AgentContext.from_env(self.raw, env_name, options)
+        agents = self.raw.possible_agents
+        if len(lineup) != len(agents):
+            raise RequestError(f"{env_name} has {len(agents)} seats, got {len(lineup)} players")
+        self.person = next((agents[s] for s, spec in enumerate(lineup) if spec is None), None)
+        self.view = self.person if self.person is not None else view
+        if self.view is not None and self.view not in agents:
+            raise RequestError(f"view {short_repr(self.view)}: expected null (spectator) or one of {', '.join(agents)}")
+        self.seed = new_seed() if seed is None else int(seed)
+        self.agents = {}
+        for seat, spec in enumerate(lineup):
+            if spec is not None:
+                self.agents[agents[seat]] = make_agent(spec, context, seed=self.seed + 1 + seat)
+        self.record = Record.start(env_name, options, self.seed,
+                                   {a: "human" if spec is None else spec for a, spec in zip(agents, lineup)})
+        self.record_dir = None if record_dir is None else Path(record_dir)
+        self.record_path: Path | None = None
+        self.events: list[str] = []
+        self.lock = threading.Lock()  # one request at a time: a bot's move runs in a worker thread
+        self.raw.reset(seed=self.seed)
+        for agent in self.agents.values():
+            agent.reset()
+
+    @property
+    def over(self) -> bool:
+        agent = self.raw.agent_selection
+        return self.raw.terminations[agent] or self.raw.truncations[agent]
+
+    def seats(self) -> dict:
+        """Who plays each seat, as the page shows it (public: specs were chosen by the person)."""
+        return {a: PERSON if a == self.person else str(self.record.agents[a]) for a in self.raw.possible_agents}
+
+    def message(self, events_from: int = 0) -> dict:
+        """The ``state`` message: the view, the seats, the events from index ``events_from`` on."""
+        message = {"type": "state", "game": self.id, "env": self.env_name, "you": self.person, "seats": self.seats(),
+                   **view_message(self.raw, self.view), "events": self.events[events_from:],
+                   "event_count": len(self.events)}
+        message["waiting_for"] = (None if self.over else
+                                  "you" if self.raw.agent_selection == self.person else "bot")
+        if self.over and self.record_path is not None:
+            message["record"] = str(self.record_path)
+        return message
+
+    def _play(self, agent: str, action: int) -> None:
+        """Play a checked legal move: event, record, step, and the record file once the game is over."""
+        self.events.append(describe_move(self.raw, agent, action, self.view))
+        self.raw.step(action)
+        self.record.add(agent, action)
+        if self.over:
+            self.record.finish(self.raw)
+            summary = ", ".join(f"{a} {r:+g}" for a, r in self.record.returns.items())
+            self.events.append(f"game over ({self.record.end}): {summary}")
+            if self.record_dir is not None:
+                self.record_path = self.record.save(self.record_dir / f"{self.env_name}-{self.id}.json")
+
+    def act(self, action) -> None:
+        """The person's move ``action``; refused in words when it is not theirs to make or illegal."""
+        if self.person is None:
+            raise RequestError("nobody plays in this game: the bots play it alone (send next to see their moves)")
+        if self.over:
+            raise RequestError("the game is over; start a new one")
+        if self.raw.agent_selection != self.person:
+            raise RequestError(f"it is {self.raw.agent_selection}'s turn, not yours ({self.person})")
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise RequestError(f"action must be an integer action id, got {short_repr(action)}")
+        if not 0 <= action < self.raw.game.num_actions or action not in self.raw.legal_actions():
+            names = self.raw.legal_actions()
+            raise RequestError(f"action {action} is not one of your legal actions now ({len(names)} legal: "
+                               f"{', '.join(map(str, names[:20]))}{'...' if len(names) > 20 else ''})")
+        self._play(self.person, action)
+
+    def advance(self) -> None:
+        """Let the agent whose turn it is make its move (refused when it is the person's turn or the game is over)."""
+        from kakurega.agents.base import choose_action
+
+        if self.over:
+            raise RequestError("the game is over; start a new one")
+        agent = self.raw.agent_selection
+        if agent == self.person:
+            raise RequestError("it is your turn: click the table to move")
+        action = choose_action(self.agents[agent], self.raw, agent)
+        if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
+            raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
+        self._play(agent, action)
+
+
+class ReplaySession:
+    """A record opened in the web app: positions sent one at a time, as the chosen view saw them."""
+
+    def __init__(self, text: str, view: str | None, source: str = "the uploaded record"):
+        from kakurega.agents.record import parse_view
+
+        self.id = secrets.token_urlsafe(12)
+        self.record = parse_record(text, source)
+        self.replayer = Replayer(self.record)
+        try:
+            self.view = parse_view(self.replayer.raw, view)
+        except ValueError as error:
+            raise RequestError(str(error)) from None
+        self.lock = threading.Lock()
+        self.last_move = ""
+        # every move and the ending checked now, so a bad record is refused when opened
+        self.replayer.seek(len(self.record.moves))
+        self.replayer.check_end()
+        self.replayer.seek(0)
+
+    def seek(self, position) -> None:
+        """Go to the position after ``position`` moves (the deal is 0); the move that led there is described."""
+        moves = len(self.record.moves)
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position <= moves:
+            raise RequestError(f"position must be an integer in 0..{moves}, got {short_repr(position)}")
+        self.last_move = ""
+        if position == 0:
+            self.replayer.seek(0)
+            return
+        self.replayer.seek(position - 1)
+        agent, action = self.replayer.next_move()
+        self.last_move = describe_move(self.replayer.raw, agent, action, self.view)
+        self.replayer.step()
+        if position == moves:
+            self.replayer.check_end()
+
+    def message(self) -> dict:
+        """The ``replay`` message of the current position."""
+        record = self.record
+        return {"type": "replay", "game": self.id, "env": record.env, "seats": dict(record.agents),
+                "position": self.replayer.position, "moves": len(record.moves), "move": self.last_move,
+                **view_message(self.replayer.raw, self.view)}

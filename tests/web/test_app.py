@@ -1,0 +1,232 @@
+"""The web app's server: every request answered, bad ones refused in words without harm to a game."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # Starlette announces a move from httpx to httpx2; httpx still drives it
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from kakurega.agents.record import load_record, replay  # noqa: E402
+from kakurega.scripts.web.app import create_app  # noqa: E402
+
+# Starlette announces a move from httpx to httpx2 for its test client; httpx still drives it
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(record_dir=tmp_path, host="127.0.0.1"), base_url="http://127.0.0.1") as client:
+        client.record_dir = tmp_path
+        yield client
+
+
+def ask(ws, message) -> dict:
+    ws.send_text(message if isinstance(message, str) else json.dumps(message))
+    return json.loads(ws.receive_text())
+
+
+def connect(client):
+    return client.websocket_connect("/ws", headers={"origin": "http://127.0.0.1", "host": "127.0.0.1"})
+
+
+def new_game(ws, env="kakurenbo_v0", **fields) -> dict:
+    reply = ask(ws, {"type": "new", "env": env, **fields})
+    assert reply["type"] == "state", reply
+    return reply
+
+
+def play_out(ws, state, rng) -> dict:
+    """Play the person's moves at random and let the bots move, until the game is over."""
+    while not state["over"]:
+        if state["waiting_for"] == "you":
+            state = ask(ws, {"type": "act", "action": int(rng.choice([int(a) for a in state["legal"]]))})
+        else:
+            state = ask(ws, {"type": "next"})
+        assert state["type"] == "state", state
+    return state
+
+
+def test_page_and_env_list(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    for asset in ("app.js", "app.css"):
+        assert client.get(f"/static/{asset}").status_code == 200
+    envs = client.get("/api/envs").json()
+    names = [env["name"] for env in envs["envs"]]
+    from kakurega.envs.registry import ENV_SPECS
+
+    assert names == list(ENV_SPECS)
+    assert {"random", "heuristic", "policy", "pretrained", "ismcts"} <= set(envs["agent_kinds"])
+    assert "human" not in envs["agent_kinds"]
+
+
+def test_a_full_game_matches_its_record(client):
+    rng = np.random.default_rng(0)
+    with connect(client) as ws:
+        state = new_game(ws, "animal_chain_v1", seat=1, agents=["heuristic"], seed=12)
+        assert state["you"] == "player_1" and state["seats"] == {"player_0": "heuristic", "player_1": "you"}
+        final = play_out(ws, state, rng)
+    record = load_record(final["record"])
+    assert record.agents == {"player_0": "heuristic", "player_1": "human"} and record.seed == 12
+    assert final["result"]["returns"] == record.returns
+    replay(record)
+
+
+def test_watching_bots_from_a_chosen_view(client):
+    with connect(client) as ws:
+        state = new_game(ws, "kakurenbo_v0", options={"num_players": 3}, seat="watch", view="player_2",
+                         agents=["random", "heuristic", "random"], seed=1)
+        assert state["you"] is None and state["view"] == "player_2" and state["waiting_for"] == "bot"
+        final = play_out(ws, state, None)
+        assert final["over"] and final["seats"]["player_1"] == "heuristic"
+        refused = ask(ws, {"type": "act", "action": 0})
+        assert refused == {"type": "error", "message": "nobody plays in this game: the bots play it alone (send "
+                                                       "next to see their moves)"}
+
+
+@pytest.mark.parametrize(
+    "request_text,message",
+    [
+        ("not json", "not valid JSON"),
+        ("[1, 2]", "unknown message type None"),
+        ('{"type": "dance"}', "unknown message type 'dance'; expected a JSON object with \"type\" one of new, act"),
+        ('{"type": "new", "env": "chess"}', "unknown env 'chess'; registered envs: kakurenbo_v0"),
+        ('{"type": "new", "env": 3}', "'env' must be an env name"),
+        ('{"type": "new", "env": "kakurenbo", "options": {"num_players": 9}}', "num_players"),
+        ('{"type": "new", "env": "kakurenbo", "options": {"colour": "red"}}', "colour"),
+        ('{"type": "new", "env": "kakurenbo", "options": [1]}', "'options' must be an object"),
+        ('{"type": "new", "env": "kakurenbo", "agents": ["wizard"]}', "unknown agent kind 'wizard'"),
+        ('{"type": "new", "env": "kakurenbo", "agents": ["policy:/no/such/file.safetensors"]}', "/no/such/file"),
+        ('{"type": "new", "env": "kakurenbo", "agents": ["random", "random"]}', "give 1 or 3 opponent specs, got 2"),
+        ('{"type": "new", "env": "kakurenbo", "seat": 7}', "seat must be in 0..3, got 7"),
+        ('{"type": "new", "env": "kakurenbo", "seat": "left"}', "'seat' must be a seat number (0..3)"),
+        ('{"type": "new", "env": "kakurenbo", "seed": -4}', "'seed' must be null or an integer"),
+        ('{"type": "new", "env": "kakurenbo", "seat": "watch", "view": "player_9"}', "view 'player_9'"),
+        ('{"type": "act", "action": 1}', "act: no game is open in this tab; start one first"),
+        ('{"type": "seek", "position": 1}', "seek: no game is open in this tab"),
+        ('{"type": "join", "game": "nope"}', "no such game here"),
+        ('{"type": "open_record", "record": "{}"}', "format: expected 'kakurega-game-record'"),
+        ('{"type": "open_record", "record": 5}', "'record' must be the text of a game record"),
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
+        ("x" * 3_000_000, "the limit is 2500000"),
+    ],
+    ids=lambda value: value[:30] if isinstance(value, str) else None,
+)
+def test_bad_requests_are_refused_in_words(client, request_text, message):
+    with connect(client) as ws:
+        reply = ask(ws, request_text)
+        assert reply["type"] == "error"
+        assert message in reply["message"]
+        # the connection still works
+        assert new_game(ws)["over"] is False
+
+
+def test_bad_moves_leave_the_game_as_it_was(client):
+    with connect(client) as ws:
+        state = new_game(ws, "animal_chain_v1", seat=0, seed=3)
+        assert state["waiting_for"] == "you"
+        illegal = next(a for a in range(2000) if str(a) not in state["legal"])
+        for action, message in [(illegal, f"action {illegal} is not one of your legal actions now"),
+                                (-1, "action -1 is not one of your legal actions"),
+                                ("12", "action must be an integer action id, got '12'"),
+                                (True, "action must be an integer action id, got True"),
+                                (None, "action must be an integer action id, got None")]:
+            reply = ask(ws, {"type": "act", "action": action})
+            assert reply["type"] == "error" and message in reply["message"], reply
+        assert ask(ws, {"type": "next"}) == {"type": "error", "message": "it is your turn: click the table to move"}
+        # nothing changed: the same message as before, and the game plays on to the end
+        again = ask(ws, {"type": "join", "game": state["game"]})
+        assert {k: again[k] for k in ("svg", "legal", "to_move", "event_count")} == {
+            k: state[k] for k in ("svg", "legal", "to_move", "event_count")}
+        final = play_out(ws, again, np.random.default_rng(1))
+        replay(load_record(final["record"]))
+        assert ask(ws, {"type": "act", "action": 0})["message"] == "the game is over; start a new one"
+
+
+def test_a_second_tab_cannot_open_a_game_in_play(client):
+    with connect(client) as first, connect(client) as second:
+        state = new_game(first, "kakurenbo_v0", seat=0, seed=8)
+        refused = ask(second, {"type": "join", "game": state["game"]})
+        assert refused["type"] == "error" and "already open in another tab" in refused["message"]
+        assert ask(second, {"type": "act", "action": 0})["message"].startswith("act: no game is open in this tab")
+        # the first tab plays on undisturbed
+        assert first is not None and play_out(first, state, np.random.default_rng(2))["over"]
+    # once the first tab is closed, a reload may reopen the game
+    with connect(client) as third:
+        assert ask(third, {"type": "join", "game": state["game"]})["over"]
+
+
+def test_pages_from_other_sites_and_other_host_names_are_refused(client):
+    from starlette.websockets import WebSocketDisconnect
+
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect("/ws", headers={"origin": "http://evil.example", "host": "127.0.0.1"}) as ws:
+            ws.receive_text()
+    assert client.get("/", headers={"host": "rebound.example"}).status_code == 400
+
+
+def test_stepping_through_a_record(client, tmp_path):
+    from .test_records import recorded_game
+
+    record = recorded_game("kakurenbo_v0", {"num_players": 3}, 6)
+    text = json.dumps(record.to_dict())
+    with connect(client) as ws:
+        first = ask(ws, {"type": "open_record", "record": text, "view": "player_1"})
+        assert first["type"] == "replay" and first["position"] == 0 and first["moves"] == len(record.moves)
+        last = ask(ws, {"type": "seek", "position": len(record.moves)})
+        assert last["over"] and last["result"]["returns"] == record.returns
+        middle = ask(ws, {"type": "seek", "position": 5})
+        assert middle["position"] == 5 and (middle["move"].startswith("player_1: ") or middle["move"].endswith(" moved"))
+        for position in (-1, len(record.moves) + 1, "3"):
+            assert "position must be an integer in 0.." in ask(ws, {"type": "seek", "position": position})["message"]
+        assert ask(ws, {"type": "next"})["message"] == "next: the open game is a replay; use seek to move through it"
+        bad = dict(record.to_dict())
+        bad["moves"] = [list(m) for m in bad["moves"]]
+        bad["moves"][1][1] = 10**6
+        refused = ask(ws, {"type": "open_record", "record": json.dumps(bad)})
+        assert refused["type"] == "error" and f"move 2 of {len(record.moves)}" in refused["message"]
+        assert "out of range" in refused["message"]
+        # the replay open before is still there
+        assert ask(ws, {"type": "seek", "position": 2})["position"] == 2
+
+
+def test_binary_frames_are_refused(client):
+    with connect(client) as ws:
+        ws.send_bytes(b"\x80\x04pickle")
+        assert json.loads(ws.receive_text()) == {"type": "error", "message": "messages are JSON text frames"}
+        assert new_game(ws)["type"] == "state"
+
+
+def test_serve_refuses_a_bad_port(capsys):
+    from kakurega.scripts.cli import main
+
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be in 0..65535, got 70000" in capsys.readouterr().err
+
+
+def test_a_failing_bot_is_reported_and_the_game_kept(client):
+    from kakurega.agents.base import Agent
+    from kakurega.agents.specs import register_agent_kind
+
+    class Broken(Agent):
+        def act(self, observation, sampler=None):
+            raise RuntimeError("the bot fell over")
+
+    register_agent_kind("broken_for_test", lambda context, seed, options, argument: Broken(context, seed))
+    with connect(client) as ws:
+        state = new_game(ws, "animal_chain_v1", seat="watch", agents=["broken_for_test"], seed=2)
+        reply = ask(ws, {"type": "next"})
+        assert reply["type"] == "error"
+        assert reply["message"].startswith("internal error (RuntimeError: the bot fell over); the game was left as it was")
+        again = ask(ws, {"type": "join", "game": state["game"]})
+        assert again["svg"] == state["svg"] and again["event_count"] == 0
+        assert new_game(ws)["type"] == "state"  # the server and the connection still work

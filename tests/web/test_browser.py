@@ -1,0 +1,132 @@
+"""The web app in a real browser: Debian's chromium, headless, driven by Playwright.
+
+The default run plays one short game by clicking and opens its record; the
+``slow`` one (run by ``.ci/run``) plays a full game of every registered env
+and configuration against ``random``. Each game's result on the page is
+checked against the record the server wrote, and screenshots are saved
+(``$KAKUREGA_ARTIFACTS/browser``, or pytest's temporary directory).
+Without Chromium the tests are skipped, saying why; with
+``KAKUREGA_REQUIRE_BROWSER=1`` (set by ``.ci/run``) they fail instead.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from conformance import registry_cases
+
+from kakurega.agents.record import load_record, replay
+
+from .browser import (
+    Server,
+    chromium_missing,
+    launch,
+    open_app,
+    page_result,
+    play_by_clicking,
+    screenshot_dir,
+    start_game,
+)
+
+MISSING = chromium_missing()
+if MISSING and os.environ.get("KAKUREGA_REQUIRE_BROWSER"):
+    raise RuntimeError(f"KAKUREGA_REQUIRE_BROWSER is set but the browser tests cannot run: {MISSING}")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(MISSING), reason=MISSING or "")]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with Server(tmp_path_factory.mktemp("records")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def shots(tmp_path):
+    return screenshot_dir(tmp_path)
+
+
+def _record_of(server, page) -> str:
+    text = page.inner_text("#result")
+    name = text.rsplit("Record saved: ", 1)[1].strip()
+    assert os.path.dirname(name) == str(server.record_dir)
+    return name
+
+
+def _play_one(server, browser, shots, env_name, preset, seed) -> None:
+    page = open_app(browser, server.url)
+    try:
+        start_game(page, env_name, preset=preset, seat="0", agents="random", seed=seed)
+        page.screenshot(path=os.path.join(shots, f"{env_name}-{preset}-start.png"))
+        play_by_clicking(page, np.random.default_rng(seed))
+        page.screenshot(path=os.path.join(shots, f"{env_name}-{preset}-end.png"))
+        returns = page_result(page)
+        record = load_record(_record_of(server, page))
+        assert record.env == env_name and record.seed == seed and record.agents["player_0"] == "human"
+        assert returns == record.returns
+        replay(record)  # the server's record replays to the returns the page showed
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, shots):
+    page = open_app(browser, server.url)
+    start_game(page, "kakurenbo_v0", preset=0, seat="0", agents="random", seed=21)
+    play_by_clicking(page, np.random.default_rng(0))
+    returns = page_result(page)
+    path = _record_of(server, page)
+    record = load_record(path)
+    assert returns == record.returns
+    page.screenshot(path=os.path.join(shots, "kakurenbo-played.png"))
+    # a second tab on the same game is refused, in words, and the first one is left as it was
+    second = open_app(page.context.browser, page.url)
+    second.wait_for_selector("#error:not([hidden])")
+    assert "already open in another tab" in second.inner_text("#error")
+    second.close()
+    # open the record in the page, as player_0, and step through it
+    page.set_input_files("#record-file", path)
+    page.fill("#record-view", "player_0")
+    page.click("#open-record")
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    assert page.inner_text("#position-label") == f"move 0 / {len(record.moves)}"
+    page.click("#next")
+    page.wait_for_function("document.getElementById('position-label').textContent === "
+                           f"'move 1 / {len(record.moves)}'")
+    page.click("#last")
+    page.wait_for_selector("#result:not([hidden])")
+    assert page_result(page) == record.returns
+    page.screenshot(path=os.path.join(shots, "kakurenbo-replay.png"))
+    assert page.errors == []
+
+
+def test_watch_bots_play_each_other(server, browser, shots):
+    page = open_app(browser, server.url)
+    start_game(page, "animal_chain_v1", preset=0, seat="watch", agents="heuristic random", seed=5, speed=0)
+    page.wait_for_selector("#result:not([hidden])", timeout=60_000)
+    record = load_record(_record_of(server, page))
+    assert record.agents == {"player_0": "heuristic", "player_1": "random"}
+    assert page_result(page) == record.returns
+    assert page.evaluate("document.getElementById('events').children.length") == len(record.moves) + 1
+    page.screenshot(path=os.path.join(shots, "animal_chain-watched.png"))
+    assert page.errors == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_name,options", registry_cases())
+def test_a_full_game_of_every_env_by_clicking(server, browser, shots, env_name, options):
+    from kakurega.envs.registry import get_spec
+
+    preset = list(get_spec(env_name).configurations).index(options)
+    _play_one(server, browser, shots, env_name, preset, seed=7)

@@ -1,0 +1,108 @@
+"""The web app sends a page only what its player may know: checked on the messages themselves.
+
+For states met in random games of every registered env and configuration,
+the message a page is sent (:meth:`GameSession.message`: picture, text,
+turn, legal actions, events, result) must be byte for byte the same when
+the hidden part of the state is re-dealt consistently with what the page's
+view knows. A deliberately leaky message (one carrying another seat's
+picture) must fail the same check: the control proves the check can fail.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conformance import registry_cases
+
+from kakurega.agents.specs import seat_lineup
+from kakurega.scripts.web.session import GameSession, view_message
+
+pytest.importorskip("PIL")
+
+
+def _sessions(env_name, options, seed):
+    """One session per view: the person on each seat in turn (random agents elsewhere), and a spectator."""
+    from kakurega.envs.registry import make
+
+    n = len(make(env_name, wrapped=False, **options).possible_agents)
+    for seat in range(n):
+        yield GameSession(env_name, options, seat_lineup(env_name, n, seat, ["random"] if n > 1 else []), seed=seed)
+    yield GameSession(env_name, options, seat_lineup(env_name, n, None, ["random"]), view=None, seed=seed)
+
+
+def _check_messages(session, message_of, rng, max_states: int = 12) -> tuple[int, int]:
+    """Play ``session`` to the end (random moves for the person); at up to ``max_states`` states, the message
+    of a re-deal for the view equals the true one. Returns (states checked, re-deals that changed the state)."""
+    raw, game = session.raw, session.raw.game
+    checked = changed = 0
+    step = 0
+    while True:
+        if step % 3 == 0 and checked < max_states:
+            seat = raw.possible_agents.index(session.view) if session.view else int(rng.integers(game.num_players))
+            truth = raw.game_state
+            expected = json.dumps(message_of(session))
+            for _k in range(2):
+                sample = game.resample_hidden(truth, seat, rng)
+                changed += game.fingerprint(sample) != game.fingerprint(truth)
+                raw.game_state = sample
+                try:
+                    got = json.dumps(message_of(session))
+                finally:
+                    raw.game_state = truth
+                assert got == expected, (
+                    f"{session.env_name}: the message to view {session.view} changed when the hidden part of the "
+                    f"state was re-dealt (step {step}, re-deal for seat {seat})")
+            checked += 1
+        if session.over:
+            return checked, changed
+        if raw.agent_selection == session.person:
+            session.act(int(rng.choice(raw.legal_actions())))
+        else:
+            session.advance()
+        step += 1
+
+
+@pytest.mark.parametrize("env_name,options", registry_cases())
+def test_messages_hold_only_the_view(env_name, options):
+    rng = np.random.default_rng(11)
+    checked = changed = 0
+    for session in _sessions(env_name, options, seed=5):
+        c, h = _check_messages(session, lambda s: s.message(), rng)
+        checked, changed = checked + c, changed + h
+    assert checked and changed, "no re-deal changed a state: the check would be vacuous"
+
+
+def _leaky_message(session):
+    """A deliberately leaky control: the message also carries the next seat's picture."""
+    raw = session.raw
+    seat = (raw.possible_agents.index(session.view) + 1) % len(raw.possible_agents) if session.view else 0
+    return {**session.message(), "also": view_message(raw, raw.possible_agents[seat])["svg"]}
+
+
+@pytest.mark.parametrize("env_name,options", [("kakurenbo_v0", {"num_players": 3}), ("summer_hide_and_seek_v1", {}),
+                                              ("animal_chain_v1", {})])
+def test_control_a_leaky_message_is_caught(env_name, options):
+    rng = np.random.default_rng(3)
+    caught = 0
+    for session in _sessions(env_name, options, seed=2):
+        try:
+            _check_messages(session, _leaky_message, rng)
+        except AssertionError:
+            caught += 1
+    assert caught, "the check did not catch a message carrying another seat's picture"
+
+
+def test_a_page_sees_other_players_moves_only_as_who_moved():
+    session = GameSession("kakurenbo_v0", {"num_players": 3}, ["random", None, "random"], seed=4)
+    rng = np.random.default_rng(0)
+    while not session.over:
+        if session.raw.agent_selection == session.person:
+            session.act(int(rng.choice(session.raw.legal_actions())))
+        else:
+            session.advance()
+    moves = session.events[:-1]
+    assert session.events[-1].startswith("game over")
+    assert all(e in ("player_0 moved", "player_2 moved") or e.startswith("player_1: ") for e in moves)
+    assert any(e.startswith("player_1: ") for e in moves) and any(e.endswith(" moved") for e in moves)
