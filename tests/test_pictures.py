@@ -127,6 +127,31 @@ def test_rgb_array_renders_every_view(name, config):
     assert env.render_text(view)  # ansi still works in the same env
 
 
+def outside(shape, scene) -> bool:
+    """Whether ``shape`` reaches past the edges of ``scene`` (text by its anchor point)."""
+    if isinstance(shape, Rect):
+        xs, ys = (shape.x, shape.x + shape.w), (shape.y, shape.y + shape.h)
+    elif isinstance(shape, Circle):
+        xs, ys = (shape.cx - shape.r, shape.cx + shape.r), (shape.cy - shape.r, shape.cy + shape.r)
+    elif isinstance(shape, Text):
+        xs, ys = (shape.x,), (shape.y,)
+    else:
+        xs, ys = tuple(p[0] for p in shape.points), tuple(p[1] for p in shape.points)
+    return min(xs) < 0 or min(ys) < 0 or max(xs) > scene.width or max(ys) > scene.height
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_every_shape_lies_inside_the_picture(name, config):
+    """Late states too (long lists of turns): nothing is drawn, or clickable, past the edge of the picture."""
+    raw = make(name, wrapped=False, **config)
+    states = random_states(raw.game, seed=3, num_games=3, every=1)
+    for state in states[-60:] + states[:: max(1, len(states) // 60)]:
+        for view in [None, *range(raw.game.num_players)]:
+            scene = raw.picture.scene(state, view)
+            assert not [s for s in scene.shapes if outside(s, scene)], f"shapes past the edge in view {view}"
+    assert outside(Rect(scene.width - 5, 0, 10, 10), scene), "control: a shape past the right edge is caught"
+
+
 @pytest.mark.parametrize("name,config", CASES)
 def test_every_legal_action_is_a_few_clicks_away(name, config):
     """In the view of the player to act, the generic click resolution reaches every legal action in at most 3 clicks."""

@@ -25,6 +25,8 @@ from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK,
 CELL = 62
 MARGIN = 24
 TOP = 64
+#: the panel lists the round's last announcements and guess rows (earlier ones are counted), so it fits the picture
+PANEL_ROWS = 4
 PANEL_W = 380
 GRASS = (170, 206, 130)
 PATH = (236, 222, 182)
@@ -233,7 +235,11 @@ class SummerHideAndSeekPicture:
         y += 22 + 20 * game.num_players + 6
         add(Text(x, y, "announcements (cost, icons)", size=14, anchor="start"))
         y += 20
-        for t, (cost, icons) in enumerate(state.announcements, start=1):
+        first = max(0, len(state.announcements) - PANEL_ROWS)
+        if first:
+            add(Text(x, y, f"({first} earlier turn(s))", size=12, anchor="start", fill=(100, 100, 100)))
+            y += 18
+        for t, (cost, icons) in enumerate(state.announcements[first:], start=first + 1):
             add(Text(x, y, f"{t}: cost {cost}", size=13, anchor="start"))
             for i, icon in enumerate(icons[:8]):
                 add(*icon_shapes(x + 100 + 22 * i, y, 8, m.icons[icon].name, m.icons[icon].letter))
@@ -243,7 +249,11 @@ class SummerHideAndSeekPicture:
         if not state.announcements:
             add(Text(x, y, "none yet", size=12, anchor="start", fill=(100, 100, 100)))
             y += 22
-        for t, guesses in enumerate(state.guesses, start=1):
+        first = max(0, len(state.guesses) - PANEL_ROWS)
+        if first:
+            add(Text(x, y, f"({first} earlier guess row(s))", size=12, anchor="start", fill=(100, 100, 100)))
+            y += 18
+        for t, guesses in enumerate(state.guesses[first:], start=first + 1):
             words = ", ".join(f"p{seat} {m.square_name(s)}" for seat, s in enumerate(guesses) if s >= 0)
             add(Text(x, y, f"guesses {t}: {words}", size=12, anchor="start"))
             y += 18
