@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -24,9 +25,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def game_of(env_name: str) -> str:
+    """The game of a registry name: ``animal_chain_v1`` -> ``animal_chain``."""
+    return re.sub(r"_v\d+$", "", env_name)
+
+
 def config_for(env_name: str) -> Path:
-    """``configs/<game>_ppo.yaml`` of a registry name."""
-    return ROOT / "configs" / f"{env_name.removesuffix('_v0')}_ppo.yaml"
+    """``configs/<game>_ppo.yaml`` of a registry name (every version of a game shares it)."""
+    return ROOT / "configs" / f"{game_of(env_name)}_ppo.yaml"
 
 
 def _fmt_ci(row: dict) -> str:
@@ -91,7 +97,7 @@ def write_report(runs_dir: Path, out: Path, env_names: list[str], note: str = ""
     ]
     if note:
         header += [note, ""]
-    body = [game_section(name, runs_dir / f"{name.removesuffix('_v0')}_ppo") for name in env_names]
+    body = [game_section(name, runs_dir / config_for(name).stem) for name in env_names]
     text = "\n".join(header + body)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
