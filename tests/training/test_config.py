@@ -95,3 +95,14 @@ def test_training_guide_documents_every_key():
     guide = (ROOT / "docs" / "training.md").read_text()
     missing = [key for key in all_keys() if f"`{key}`" not in guide]
     assert not missing, f"docs/training.md does not document: {missing}"
+
+
+def test_strength_report_finds_the_config_of_every_registered_env():
+    # every version of a game trains with configs/<game>_ppo.yaml (a v1 name once found no config)
+    from kakurega.envs.registry import ENV_SPECS
+    from kakurega.scripts.strength_report import config_for
+
+    assert "animal_chain_v1" in ENV_SPECS and "summer_hide_and_seek_v1" in ENV_SPECS
+    for name in ENV_SPECS:
+        assert config_for(name).is_file(), name
+    assert config_for("animal_chain_v1").name == "animal_chain_ppo.yaml"
