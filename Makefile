@@ -1,5 +1,5 @@
 # kakurega — two commands on a fresh machine:
-#   make demo   sets up .venv and runs the main job (train a PPO bot on KAKURENBO, evaluate it)
+#   make demo   sets up .venv and runs the main job (train a PPO bot on Summer Hide-and-Seek, evaluate it)
 #   make test   sets up .venv and runs the test suite
 VENV   ?= .venv
 PY     := $(VENV)/bin/python

@@ -8,7 +8,7 @@
     kakurega replay FILE [--gif OUT]     replay a game record in the terminal, or export a GIF
     kakurega serve [--port N]            the local web app: play by clicking, watch bots, open records
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
-    kakurega quickstart                  train PPO on KAKURENBO, evaluate, plot
+    kakurega quickstart                  train a PPO bot (Summer Hide-and-Seek v1), evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
     kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
@@ -267,14 +267,14 @@ def cmd_serve(args) -> int:
 def cmd_quickstart(args) -> int:
     from kakurega.agents.tournament import run_tournament
 
-    config = Path(args.config) if args.config else _repo_configs_dir() / "kakurenbo_ppo.yaml"
+    config = Path(args.config) if args.config else _repo_configs_dir() / "quickstart_ppo.yaml"
     if not config.is_file():
         print(f"error: config {config} not found; pass --config", file=sys.stderr)
         return 2
     overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
-    print(f"[1/3] training PPO on KAKURENBO with {config} -> {args.output}")
+    print(f"[1/3] training with {config} -> {args.output}")
     result, status = _run_training(config, overrides, overwrite=args.overwrite, quiet=False)
     if result is None:
         return status
@@ -430,12 +430,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="training run directories (e.g. runs/kakurenbo_ppo)")
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("quickstart", help="train PPO on KAKURENBO, evaluate against random and heuristic, plot",
-                       description="The main job in one command: train PPO on KAKURENBO with the default config "
-                       "(configs/kakurenbo_ppo.yaml; a few minutes on 2 cores), evaluate it against random and "
-                       "heuristic players (and the shipped bot), say whether it beat the heuristic, print the "
-                       "tables and save plots under --output.")
-    p.add_argument("--config", default=None, help="config to train (default configs/kakurenbo_ppo.yaml)")
+    p = sub.add_parser("quickstart", help="train a PPO bot (Summer Hide-and-Seek v1), evaluate it, plot",
+                       description="The main job in one command: train a PPO bot with configs/quickstart_ppo.yaml "
+                       "(Summer Hide-and-Seek v1, 2 players: imitate the heuristic, then PPO mostly against it; "
+                       "a few minutes on 2 cores), evaluate it against random and heuristic players (and the "
+                       "shipped bot), say whether it beat the heuristic, print the tables and save plots under "
+                       "--output.")
+    p.add_argument("--config", default=None, help="config to train (default configs/quickstart_ppo.yaml)")
     p.add_argument("--output", default="runs/quickstart", help="run directory (default runs/quickstart)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier quickstart run in --output (only the files a run wrote are deleted)")

@@ -96,7 +96,7 @@ def write_report(runs_dir: Path, out: Path, env_names: list[str], note: str = ""
     ]
     if note:
         header += [note, ""]
-    body = [game_section(name, runs_dir / f"{name.removesuffix('_v0')}_ppo") for name in env_names]
+    body = [game_section(name, runs_dir / config_for(name).stem) for name in env_names]
     text = "\n".join(header + body)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

@@ -148,7 +148,7 @@ def test_quickstart_on_a_tiny_budget(tmp_path, capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert "[3/3]" in text and "head to head" in text
-    assert "configs/kakurenbo_ppo.yaml" in text
+    assert "configs/quickstart_ppo.yaml" in text
     assert (out / "tournament" / "tournament_heatmap.png").is_file()
     assert (out / "plots" / "learning_curve.png").is_file()
 

@@ -95,3 +95,12 @@ def test_training_guide_documents_every_key():
     guide = (ROOT / "docs" / "training.md").read_text()
     missing = [key for key in all_keys() if f"`{key}`" not in guide]
     assert not missing, f"docs/training.md does not document: {missing}"
+
+
+def test_strength_report_finds_the_config_of_every_registered_env():
+    # every registered env names its default training config (EnvSpec.train_config; a v1 name once found no file)
+    from kakurega.envs.registry import ENV_SPECS
+    from kakurega.scripts.strength_report import config_for
+
+    for name in ENV_SPECS:
+        assert config_for(name).is_file(), name
