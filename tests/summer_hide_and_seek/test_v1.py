@@ -18,7 +18,7 @@ from kakurega.envs import summer_hide_and_seek_v0, summer_hide_and_seek_v1
 from kakurega.envs.core.game import TERMINAL
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, SEEK, START
 
-V1_RULES = summer_hide_and_seek_v1.SummerHideAndSeekV1.RULES
+V1_RULES = summer_hide_and_seek_v1.DEFINITION.rules
 
 
 def new_v1_game(**options):
