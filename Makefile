@@ -10,7 +10,7 @@ AGILE_PY    := $(AGILE_VENV)/bin/python
 AGILE_STAMP := $(AGILE_VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: setup compile demo bots test fuzz bench envs clean
+.PHONY: setup compile demo bots lint test fuzz bench envs clean
 
 setup: $(STAMP)
 
@@ -42,7 +42,11 @@ demo: compile
 bots: compile
 	$(VENV)/bin/kakurega train-bots
 
-test: compile $(AGILE_STAMP)
+# ruff (pyproject.toml [tool.ruff]); `$(PY) -m ruff check --fix .` applies the mechanical fixes
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: lint compile $(AGILE_STAMP)
 	$(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider
 	$(AGILE_PY) -m pytest -q -p no:cacheprovider tests/integrations/test_agilerl.py
 

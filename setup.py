@@ -16,12 +16,15 @@ the code does. Renaming a local in the ``.py`` without its ``.pxd`` drops that
 type silently (slower, not wrong); Cython rebuilds a module whose ``.pxd``
 changed.
 
-Everything else about the package is in pyproject.toml.
+The package list is computed here too (:func:`packages`): every folder with
+an ``__init__.py`` under the folders of :data:`PACKAGE_DIRS`, so a new game's
+folder ships without a hand-kept list. Everything else about the package is in
+pyproject.toml.
 """
 
 import os
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 #: the modules compiled when possible (source path -> module name follows the package-dir map)
 ACCELERATED = [
@@ -86,4 +89,27 @@ def extensions() -> list:
     return built
 
 
-setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})
+#: the top-level packages and their folders (the checkout has no ``kakurega/`` folder)
+PACKAGE_DIRS = {
+    "kakurega.envs": "envs",
+    "kakurega.agents": "agents",
+    "kakurega.scripts": "scripts",
+    "kakurega.integrations": "integrations",
+}
+
+
+def packages() -> list:
+    """Each package of :data:`PACKAGE_DIRS` with every package found under its folder
+    (``kakurega.envs``, ``kakurega.envs.core``, ``kakurega.envs.kakurenbo``, ...)."""
+    found = []
+    for package, folder in PACKAGE_DIRS.items():
+        found += [package] + [f"{package}.{sub}" for sub in find_packages(folder)]
+    return found
+
+
+setup(
+    packages=packages(),
+    package_dir=PACKAGE_DIRS,
+    ext_modules=extensions(),
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+)

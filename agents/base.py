@@ -49,7 +49,7 @@ class AgentContext:
         return None if self.rules is None else self.rules.build()
 
     @classmethod
-    def from_env(cls, env, env_name: str, env_kwargs: dict | None = None) -> "AgentContext":
+    def from_env(cls, env, env_name: str, env_kwargs: dict | None = None) -> AgentContext:
         """The context of a (wrapped or raw) kakurega env: nothing in it refers to the env."""
         raw = env.unwrapped
         return cls(
@@ -72,7 +72,7 @@ class Agent(ABC):
         self.context = context
         self.rng = np.random.default_rng(seed)
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 (an optional hook: most agents keep no memory)
         """Called at the start of every game; agents with memory clear it here."""
 
     @abstractmethod

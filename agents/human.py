@@ -8,7 +8,7 @@ with numbers and asks until it gets a valid choice.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

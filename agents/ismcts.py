@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class ISMCTSAgent(Agent):
 
     ``simulations``: simulations per decision; ``c``: UCB exploration constant
     on returns normalised to [0, 1]; ``rollout``: ``"random"``, ``"greedy"``
-    (the game's cheap policy in :mod:`kakurega.agents.rollouts`) or
+    (the cheap policy the registry names for the env, ``EnvSpec.rollout``) or
     ``"heuristic"`` (the registry's heuristic for every seat);
     ``max_rollout_depth``: steps after which a rollout stops and is scored by
     the returns so far (0: play to the end); ``bias``: weight of the
@@ -196,9 +196,9 @@ class ISMCTSAgent(Agent):
             # One private heuristic per seat: they play every seat inside the search.
             self._heuristics = [heuristic_factory(context, seed) for _ in range(self.game.num_players)]
         if rollout == "greedy" or self.bias > 0 and prior == "greedy":
-            from kakurega.agents.rollouts import policy_for
+            from kakurega.agents.specs import load_rollout_policy
 
-            self._greedy = policy_for(self.game)
+            self._greedy = load_rollout_policy(context.env_name)
         self._mask = np.zeros(self.game.num_actions, dtype=np.int8)
         #: facts about the last search (simulations, seconds, root visits per action)
         self.last_search: dict = {}

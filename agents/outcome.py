@@ -10,7 +10,7 @@ more than losers, so this matches each game's own notion of winning.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 WIN, DRAW, LOSS = "win", "draw", "loss"
 

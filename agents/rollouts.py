@@ -36,13 +36,16 @@ state, no copies, no encoding) and keeps the main rules of the game's heuristic:
   no other seeker has covered this turn (uniformly: the heuristic's weights
   cost too much for a rollout).
 
-:data:`POLICIES` maps ``Game.name`` to its policy; :func:`policy_for` looks one up.
+Each game names its policy in its registry entry (``EnvSpec.rollout``,
+``"module:function"``; a new game may keep its policy anywhere, e.g. beside
+its heuristic); :func:`kakurega.agents.specs.load_rollout_policy` loads the
+one of an env.
 """
 
 from __future__ import annotations
 
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 from kakurega.envs.animal_chain.rules import LEFT
 from kakurega.envs.core.game import Game
@@ -343,23 +346,3 @@ def summer_hide_and_seek(game, state, seat: int, legal: list, draw) -> int:
                 open_walks.append(a)
         return _pick(open_walks or walks, draw)
     return stop if stop in legal else _pick(legal, draw)
-
-
-#: ``Game.name`` -> rollout policy
-POLICIES: dict[str, Policy] = {
-    "animal_chain": animal_chain,
-    "hidden_rooms": hidden_rooms,
-    "kakurenbo": kakurenbo,
-    "summer_hide_and_seek": summer_hide_and_seek,
-}
-
-
-def policy_for(game: Game) -> Policy:
-    """The greedy rollout policy of ``game`` (by ``game.name``); ValueError naming the games that have one."""
-    name = getattr(game, "name", None)
-    if name not in POLICIES:
-        raise ValueError(
-            f"rollout=greedy: no greedy rollout policy for game {name!r}; "
-            f"games with one: {', '.join(sorted(POLICIES))} (use rollout=random or rollout=heuristic)"
-        )
-    return POLICIES[name]

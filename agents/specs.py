@@ -31,8 +31,8 @@ or ``None``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from kakurega.agents.base import Agent, AgentContext, RandomAgent
 
@@ -134,19 +134,38 @@ def parse_bool(value: str, what: str) -> bool:
 
 
 def load_heuristic_class(env_name: str) -> type:
-    """The heuristic agent class the registry names for ``env_name``."""
+    """The heuristic agent class the registry names for ``env_name`` (``EnvSpec.heuristic``)."""
     from kakurega.envs.registry import get_spec
 
-    path = get_spec(env_name).heuristic
-    module_name, _, class_name = path.partition(":")
+    return _load_entry(env_name, "heuristic", get_spec(env_name).heuristic)
+
+
+def load_rollout_policy(env_name: str):
+    """The greedy rollout policy the registry names for ``env_name`` (``EnvSpec.rollout``; see
+    :mod:`kakurega.agents.rollouts`); a ``ValueError`` naming the envs that have one when it has none."""
+    from kakurega.envs.registry import ENV_SPECS, get_spec
+
+    spec = get_spec(env_name)
+    if not spec.rollout:
+        having = ", ".join(name for name, other in ENV_SPECS.items() if other.rollout)
+        raise ValueError(
+            f"rollout=greedy: no greedy rollout policy for {spec.name} (its registry entry has no rollout=); "
+            f"envs with one: {having} (use rollout=random or rollout=heuristic)"
+        )
+    return _load_entry(env_name, "rollout policy", spec.rollout)
+
+
+def _load_entry(env_name: str, what: str, path: str):
+    """The object a registry entry names as ``"module:name"``; a ``ValueError`` in words when it cannot be loaded."""
+    module_name, _, name = path.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise ValueError(f"the heuristic of {env_name} ({path}) cannot be imported: {error}") from error
+        raise ValueError(f"the {what} of {env_name} ({path}) cannot be imported: {error}") from error
     try:
-        return getattr(module, class_name)
+        return getattr(module, name)
     except AttributeError:
-        raise ValueError(f"the heuristic of {env_name}: module {module_name} has no class {class_name}") from None
+        raise ValueError(f"the {what} of {env_name}: module {module_name} has no {name!r}") from None
 
 
 def _make_random(context, seed, options, argument):

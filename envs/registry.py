@@ -36,6 +36,16 @@ class EnvSpec:
     turn_order_leak: str = ""
     #: dedicated single-agent Gymnasium envs of the game: ``{id: "module:Class"}``
     gymnasium_envs: dict = field(default_factory=dict)
+    #: "module:function" of the game's cheap rollout policy for IS-MCTS (``rollout=greedy``,
+    #: ``prior=greedy``; see :mod:`kakurega.agents.rollouts`); "" when the game has none
+    rollout: str = ""
+    #: IS-MCTS options (besides ``simulations``) that play this env best: the default of the search
+    #: strength report (``kakurega.scripts.strength_ismcts``), e.g. ``"rollout=greedy,widen=1"``
+    search_options: str = ""
+    #: options of a short game that pays at its end, for search tests and reports ({}: the defaults)
+    search_config: dict = field(default_factory=dict)
+    #: the env's default PPO training config, relative to the source checkout ("" when none)
+    train_config: str = ""
 
     @property
     def module(self) -> str:
@@ -75,6 +85,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
             configurations=tuple(
                 {"variant": v, "num_players": n} for v in ("kakurenbo", "kurayami") for n in (3, 4, 5)
             ),
+            rollout="kakurega.agents.rollouts:kakurenbo",
+            train_config="configs/kakurenbo_ppo.yaml",
         ),
         EnvSpec(
             name="hidden_rooms_v0",
@@ -83,6 +95,10 @@ ENV_SPECS: dict[str, EnvSpec] = {
             heuristic="kakurega.agents.heuristics.hidden_rooms:HiddenRoomsHeuristic",
             configurations=({}, {"episode": "round"}),
             gymnasium_envs={"kakurega/HiddenRooms-v0": "kakurega.envs.hidden_rooms_v0:HiddenRoomsGymEnv"},
+            rollout="kakurega.agents.rollouts:hidden_rooms",
+            search_options="rollout=greedy",
+            search_config={"episode": "round"},
+            train_config="configs/hidden_rooms_ppo.yaml",
         ),
         EnvSpec(
             name="animal_chain_v0",
@@ -92,6 +108,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
             configurations=({}, {"attack_rule": "reach"}),
             turn_order_leak="the first player takes one decision per base swap plus one while the other watches, "
             "so the number of swaps shows",
+            rollout="kakurega.agents.rollouts:animal_chain",
+            search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v1",
@@ -100,6 +118,9 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "(the child must move; the turn order hides its lines)",
             heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
+            rollout="kakurega.agents.rollouts:summer_hide_and_seek",
+            search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
+            train_config="configs/summer_hide_and_seek_ppo.yaml",
         ),
         EnvSpec(
             name="animal_chain_v1",
@@ -107,6 +128,9 @@ ENV_SPECS: dict[str, EnvSpec] = {
             summary="Animal Chain v1: 2-player race to chain animal cards from the own base onto the opponent's",
             heuristic="kakurega.agents.heuristics.animal_chain:AnimalChainHeuristic",
             configurations=({}, {"attack_rule": "reach"}, {"connection_rule": "any"}),
+            rollout="kakurega.agents.rollouts:animal_chain",
+            search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
+            train_config="configs/animal_chain_ppo.yaml",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
@@ -116,6 +140,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
             turn_order_leak="the child is selected once per line it draws plus once to stop, so the seekers learn "
             "how many lines were drawn; the step limit cuts the game off at a moment that depends on it",
+            rollout="kakurega.agents.rollouts:summer_hide_and_seek",
+            search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
         ),
     )
 }

@@ -70,7 +70,7 @@ class Estimate:
     high: float
 
     @classmethod
-    def of(cls, per_deal) -> "Estimate":
+    def of(cls, per_deal) -> Estimate:
         values = np.asarray(per_deal, dtype=np.float64)
         mean = float(values.mean()) if values.size else float("nan")
         return cls(mean, *bootstrap_interval(values))

@@ -207,7 +207,7 @@ def reference_cases() -> list[Case]:
 
         cases.append(Case(REFERENCE, tictactoe_v3.env))
     except ImportError as error:
-        raise SystemExit(f"the benchmark needs PettingZoo's tictactoe_v3 ({error}); install kakurega[bench]")
+        raise SystemExit(f"the benchmark needs PettingZoo's tictactoe_v3 ({error}); install kakurega[bench]") from None
     try:
         from pettingzoo.classic import leduc_holdem_v4
 

@@ -34,7 +34,8 @@ Usage::
         --json runs/strength_ismcts.json --doc docs/search.md
 
 IS-MCTS options other than the budget come from ``--options`` (e.g.
-``c=0.7,bias=1``) or else from :data:`PRESETS`. ``--doc`` replaces the parts
+``c=0.7,bias=1``) or else from the registry (``EnvSpec.search_options``: the best settings
+measured, docs/search.md). ``--doc`` replaces the parts
 of the file between the markers ``<!-- speed:begin -->``/``<!-- speed:end -->``
 and, per env configuration, ``<!-- strength-NAME[-key=value]:begin -->``/``...:end -->``
 (appending them if absent), so hand-written text around them and the blocks of
@@ -56,24 +57,9 @@ import numpy as np
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
 from kakurega.agents.outcome import WIN, classify_outcome
-from kakurega.agents.tournament import play_game
 from kakurega.agents.specs import make_agent
+from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import ENV_SPECS, make
-
-#: IS-MCTS options (besides ``simulations``) the report uses per env, unless ``--options`` is given:
-#: the best settings measured (docs/search.md). Greedy rollouts, the greedy prior
-#: and widening where they helped (Summer: a seeker has 56 squares, few of them
-#: useful; Animal Chain: random rollouts miss the winning play); Hidden Rooms:
-#: random rollouts never escape, greedy ones do; KAKURENBO: plain random rollouts
-#: (greedy ones were level with them at 25 simulations, docs/balance.md).
-GREEDY = "rollout=greedy,prior=greedy,bias=1,widen=1"
-PRESETS = {
-    "animal_chain_v0": GREEDY,
-    "animal_chain_v1": GREEDY,
-    "summer_hide_and_seek_v0": GREEDY,
-    "summer_hide_and_seek_v1": GREEDY,
-    "hidden_rooms_v0": "rollout=greedy",
-}
 
 
 def mean_ci(values) -> tuple[float, float]:
@@ -193,7 +179,7 @@ def positions(env, count: int, seed: int = 0) -> list:
     while len(found) < count:
         env.reset(seed=seed + game)
         game += 1
-        for step, name in enumerate(env.agent_iter()):
+        for step, _ in enumerate(env.agent_iter()):
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
@@ -353,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", default="25,100", help="comma-separated simulations per move (default 25,100)")
     parser.add_argument(
         "--options", default=None,
-        help="IS-MCTS options besides simulations, e.g. 'c=0.7,rollout=heuristic,bias=1' (default: PRESETS)",
+        help="IS-MCTS options besides simulations, e.g. 'c=0.7,rollout=heuristic,bias=1' (default: the registry's search_options)",
     )
     parser.add_argument(
         "--config", action="append", default=None,
@@ -392,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for name, config in configs:
         print(f"{name} {config}", flush=True)
-        options = args.options if args.options is not None else PRESETS.get(name, "")
+        options = args.options if args.options is not None else ENV_SPECS[name].search_options
         env_start = time.perf_counter()
         env_result = evaluate_env(name, config, budgets, args.deals, options, log=lambda text: print(text, flush=True))
         env_result["wall_s"] = time.perf_counter() - env_start

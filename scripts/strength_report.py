@@ -1,6 +1,6 @@
 """Bot strength report: the default PPO bot of every game against random and heuristic players.
 
-    python -m kakurega.scripts.strength_report --train      # train every configs/<game>_ppo.yaml, then report
+    python -m kakurega.scripts.strength_report --train      # train every registered env's default config, then report
     python -m kakurega.scripts.strength_report              # report from existing runs
 
 Each game's bot is trained with its default config and budget into
@@ -25,8 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def config_for(env_name: str) -> Path:
-    """``configs/<game>_ppo.yaml`` of a registry name."""
-    return ROOT / "configs" / f"{env_name.removesuffix('_v0')}_ppo.yaml"
+    """The default PPO config of a registered env (``EnvSpec.train_config``), e.g. ``configs/kakurenbo_ppo.yaml``."""
+    from kakurega.envs.registry import get_spec
+
+    spec = get_spec(env_name)
+    if not spec.train_config:
+        raise ValueError(f"{spec.name} has no default training config (EnvSpec.train_config)")
+    return ROOT / spec.train_config
 
 
 def _fmt_ci(row: dict) -> str:
@@ -103,13 +108,13 @@ def main(argv=None) -> int:
     parser.add_argument("--train", action="store_true", help="train every game's default PPO config first (replaces earlier runs)")
     parser.add_argument("--runs-dir", default="runs/strength", help="where the runs live (default runs/strength)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"), help="Markdown file to write (default docs/strength.md)")
-    parser.add_argument("--env", action="append", help="only these envs (repeatable; default: every registered env)")
+    parser.add_argument("--env", action="append", help="only these envs (repeatable; default: every env with a default training config)")
     parser.add_argument("--reevaluate", action="store_true", help="redo the final evaluation of existing runs with the current code")
     parser.add_argument("--note", default="", help="a paragraph added under the header (e.g. machine conditions)")
     args = parser.parse_args(argv)
     from kakurega.envs.registry import ENV_SPECS
 
-    names = args.env or list(ENV_SPECS)
+    names = args.env or [name for name, spec in ENV_SPECS.items() if spec.train_config]
     runs_dir = Path(args.runs_dir)
     if args.train:
         from kakurega.agents.training.trainer import train

@@ -77,6 +77,46 @@ def random_states(game, seed: int, num_games: int, every: int = 3, max_steps: in
     return states
 
 
+def greedy_states(game, policy, seed: int, num_games: int, every: int = 2, max_steps: int = 2000):
+    """States of games the rollout ``policy`` plays against itself (its own rollout distribution)."""
+    rng = np.random.default_rng(seed)
+    draw = random.Random(seed).random
+    states = []
+    for _ in range(num_games):
+        state = game.initial_state(rng)
+        for step in range(max_steps):
+            player = game.current_player(state)
+            if player == TERMINAL:
+                break
+            legal = game.legal_actions(state)
+            if step % every == 0:
+                states.append(game.clone(state))
+            game.apply_action(state, policy(game, state, player, legal, draw), rng)
+    return states
+
+
+def rollout_cases(name: str, config: dict, greedy_play: bool, seed: int = 0, games: int = 6) -> list:
+    """``(game, state, seat, legal, action)``: the registry's rollout policy of env ``name`` choosing ``action``
+    at states of random games (``greedy_play`` False) or of games the policy plays against itself."""
+    from kakurega.agents.specs import load_rollout_policy
+    from kakurega.envs.registry import make
+
+    game = make(name, wrapped=False, **config).game
+    policy = load_rollout_policy(name)
+    if greedy_play:
+        states = greedy_states(game, policy, seed, games)
+    else:
+        states = random_states(game, seed, games)
+    draw = random.Random(seed).random
+    cases = []
+    for state in states:
+        seat = game.current_player(state)
+        legal = game.legal_actions(state)
+        if seat != TERMINAL and legal:
+            cases.append((game, state, seat, legal, policy(game, state, seat, legal, draw)))
+    return cases
+
+
 def check_determinism(make_env, seeds=(0, 1, 2)):
     """Same seed, same game; different seeds, different games (over a few seeds)."""
     trajectories = []
@@ -107,7 +147,6 @@ def check_copy_continues_identically(make_env, seed=5, cut_at=7):
     env = make_env()
     env.reset(seed=seed)
     for _ in range(cut_at):
-        agent = env.agent_selection
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             break

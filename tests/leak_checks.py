@@ -331,7 +331,7 @@ def walk(roots: dict, limit: int = 2_000_000):
 
     while queue:
         obj = queue.pop()
-        yield obj, lambda node=id(obj): path_of(node)
+        yield obj, lambda node=id(obj): path_of(node)  # noqa: B008 (the default binds this object)
         for label, child in _children(obj):
             if (
                 child is None

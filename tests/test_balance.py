@@ -1,6 +1,5 @@
 """The balance report (``kakurega balance``): its statistics on known cases, and a smoke run on every env."""
 
-import numpy as np
 import pytest
 
 from kakurega.envs.registry import ENV_SPECS

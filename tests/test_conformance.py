@@ -3,10 +3,6 @@
 import functools
 
 import pytest
-from pettingzoo.test import api_test, seed_test
-
-from kakurega.envs import ENV_SPECS, get_spec, make
-
 from conformance import (
     check_copy_continues_identically,
     check_determinism,
@@ -18,6 +14,9 @@ from conformance import (
     random_states,
     registry_cases,
 )
+from pettingzoo.test import api_test, seed_test
+
+from kakurega.envs import ENV_SPECS, get_spec, make
 
 CASES = registry_cases()
 

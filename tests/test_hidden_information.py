@@ -16,15 +16,6 @@ import pickle
 
 import numpy as np
 import pytest
-
-from kakurega.agents.base import AgentContext, RandomAgent, choose_action
-from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.policy import PolicyAgent
-from kakurega.agents.specs import make_agent
-from kakurega.envs import ENV_SPECS, make
-from kakurega.envs.core.aec import TurnBasedAECEnv
-from kakurega.envs.core.game import TERMINAL, DeterminizationSampler
-
 import toy_game
 from conformance import random_states, registry_cases
 from leak_checks import (
@@ -37,6 +28,14 @@ from leak_checks import (
     find_path,
     rules_objects,
 )
+
+from kakurega.agents.base import AgentContext, RandomAgent, choose_action
+from kakurega.agents.ismcts import ISMCTSAgent
+from kakurega.agents.policy import PolicyAgent
+from kakurega.agents.specs import make_agent
+from kakurega.envs import ENV_SPECS, make
+from kakurega.envs.core.aec import TurnBasedAECEnv
+from kakurega.envs.core.game import TERMINAL, DeterminizationSampler
 
 CASES = registry_cases()
 

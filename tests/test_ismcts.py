@@ -8,55 +8,42 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import toy_game
+from conformance import registry_cases, rollout_cases
 
 from kakurega.agents.base import Agent, AgentContext, RandomAgent, choose_action
-from kakurega.agents import rollouts
 from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.specs import make_agent
+from kakurega.agents.specs import load_rollout_policy, make_agent
 from kakurega.envs import ENV_SPECS, make
 from kakurega.envs.core.aec import wrap
 from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.registry import latest_envs
 
-import toy_game
-from conformance import random_states
-
-CASES = [
-    pytest.param(spec.name, config, id=f"{spec.name}-" + "-".join(f"{k}={v}" for k, v in config.items()))
-    for spec in ENV_SPECS.values()
-    for config in spec.configurations
-]
+CASES = registry_cases()
+#: the configurations of every env whose registry entry names a greedy rollout policy
+ROLLOUT_CASES = [case for case in CASES if ENV_SPECS[case.values[0]].rollout]
 DEFAULT_CASES = [pytest.param(name, {}, id=name) for name in ENV_SPECS]
-#: leak test cases: env, options, search options, check every k-th step. A Hidden
-#: Rooms match pays only at its end (random rollouts all score -1), so its case is a
-#: single round with cut rollouts, which tell moves apart once the monster is near.
+#: one short configuration per env that pays at its end (``EnvSpec.search_config``; e.g. one
+#: Hidden Rooms round instead of a match)
+SHORT_CASES = [pytest.param(name, spec.search_config, id=name) for name, spec in ENV_SPECS.items()]
+#: leak test cases: env, options, search options, check every k-th step. Rollouts are cut
+#: after 25 steps and scored by the returns so far, so that they tell moves apart even where
+#: random play to the end almost always scores alike (a Hidden Rooms round: caught).
 LEAK_CASES = [
-    pytest.param(name, {}, {"simulations": 30}, 3, id=name) for name in ENV_SPECS if name != "hidden_rooms_v0"
-] + [
-    pytest.param(
-        "hidden_rooms_v0", {"episode": "round"}, {"simulations": 30, "max_rollout_depth": 25}, 5,
-        id="hidden_rooms_v0-episode=round",
-    )
+    pytest.param(name, spec.search_config, {"simulations": 30, "max_rollout_depth": 25}, 3, id=name)
+    for name, spec in ENV_SPECS.items()
 ] + [
     # the greedy rollouts and prior read the determinized state: they must see only the sampler's worlds
     pytest.param(
-        name, config, {"simulations": 30, "rollout": "greedy", "prior": "greedy", "bias": 1.0, "widen": 1.0}, stride,
-        id=f"{name}-greedy",
+        name, spec.search_config, {"simulations": 30, "rollout": "greedy", "prior": "greedy", "bias": 1.0, "widen": 1.0},
+        3, id=f"{name}-greedy",
     )
-    for name, config, stride in [
-        ("kakurenbo_v0", {}, 3), ("animal_chain_v0", {}, 3), ("summer_hide_and_seek_v0", {}, 3),
-        ("summer_hide_and_seek_v1", {}, 3), ("hidden_rooms_v0", {"episode": "round"}, 5),
-    ]
+    for name, spec in ENV_SPECS.items()
+    if spec.rollout
 ] + [
     # a policy network's prior and value read the acting seat's observation of each determinization
-    pytest.param(name, config, {"simulations": 30, "prior": "NETWORK"}, stride, id=f"{name}-network")
-    for name, config, stride in [
-        ("kakurenbo_v0", {}, 3), ("animal_chain_v0", {}, 3), ("summer_hide_and_seek_v0", {}, 3),
-        ("hidden_rooms_v0", {"episode": "round"}, 5),
-    ]
-]
-#: one short configuration per env (a Hidden Rooms match is long: its round does)
-SHORT_CASES = [
-    pytest.param(name, {"episode": "round"} if name == "hidden_rooms_v0" else {}, id=name) for name in ENV_SPECS
+    pytest.param(name, ENV_SPECS[name].search_config, {"simulations": 30, "prior": "NETWORK"}, 3, id=f"{name}-network")
+    for name in latest_envs()
 ]
 
 
@@ -300,7 +287,7 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
             sampler = raw.determinization_sampler(agent_name)
             probe = game.fingerprint(sampler(np.random.default_rng(0)))
             choice = ISMCTSAgent(context, 17, **options).act(observation, sampler)
-            control = ISMCTSAgent(context, 17, **options).act(observation, lambda r: game.clone(true_state))
+            control = ISMCTSAgent(context, 17, **options).act(observation, lambda r, state=true_state: game.clone(state))
             assert game.fingerprint(raw.game_state) == before, "the search changed the env's state"
             assert game.fingerprint(sampler(np.random.default_rng(0))) == probe, "the search changed the sampler"
             for k in range(3):
@@ -311,7 +298,7 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
                 assert choose_action(ISMCTSAgent(context, 17, **options), env, agent_name, seen) == choice
                 redealt_state = raw.game_state
                 control_changed += (
-                    ISMCTSAgent(context, 17, **options).act(seen, lambda r: game.clone(redealt_state)) != control
+                    ISMCTSAgent(context, 17, **options).act(seen, lambda r, state=redealt_state: game.clone(state)) != control
                 )
             raw.game_state = true_state
             checked += 1
@@ -370,8 +357,9 @@ def test_bad_arguments():
         ({"simulations": 2.5}, "simulations"),
         ({"c": -0.1}, "c must"),
         ({"rollout": "smart"}, "rollout must be one of random, greedy, heuristic"),
-        ({"rollout": "greedy"}, "no greedy rollout policy for game 'trust'"),
-        ({"bias": 1.0, "prior": "greedy"}, "no greedy rollout policy for game 'trust'"),
+        # greedy rollouts come from the registry entry of the env: a game outside it has none
+        ({"rollout": "greedy"}, "unknown env 'test'"),
+        ({"bias": 1.0, "prior": "greedy"}, "unknown env 'test'"),
         ({"prior": "oracle"}, "prior must be one of heuristic, greedy"),
         ({"widen": -1}, "widen must"),
         ({"max_rollout_depth": -1}, "max_rollout_depth"),
@@ -381,176 +369,34 @@ def test_bad_arguments():
 
 
 # ------------------------------------------------------------ greedy rollouts
-def greedy_states(game, seed: int, num_games: int, every: int = 2, max_steps: int = 2000):
-    """States of games the greedy policy plays against itself (its own rollout distribution)."""
-    import random
-
-    policy = rollouts.policy_for(game)
-    rng = np.random.default_rng(seed)
-    draw = random.Random(seed).random
-    states = []
-    for _ in range(num_games):
-        state = game.initial_state(rng)
-        for step in range(max_steps):
-            player = game.current_player(state)
-            if player == TERMINAL:
-                break
-            legal = game.legal_actions(state)
-            if step % every == 0:
-                states.append(game.clone(state))
-            game.apply_action(state, policy(game, state, player, legal, draw), rng)
-    return states
-
-
-def policy_cases(make_states):
-    """(game, state, seat, legal, chosen action) over the given states of one configuration."""
-    import random
-
-    def cases(name, config, seed=0, games=6):
-        game = make(name, wrapped=False, **config).game
-        policy = rollouts.policy_for(game)
-        draw = random.Random(seed).random
-        out = []
-        for state in make_states(game, seed, games):
-            seat = game.current_player(state)
-            legal = game.legal_actions(state)
-            if seat != TERMINAL and legal:
-                out.append((game, state, seat, legal, policy(game, state, seat, legal, draw)))
-        return out
-
-    return cases
-
-
-@pytest.mark.parametrize("name,config", CASES)
+@pytest.mark.parametrize("name,config", ROLLOUT_CASES)
 def test_greedy_policy_returns_legal_actions(name, config):
     """Over random-play and greedy-play states of every configuration, every choice is legal."""
     checked = 0
-    for make_states in (random_states, greedy_states):
-        for game, state, seat, legal, action in policy_cases(make_states)(name, config):
+    for greedy_play in (False, True):
+        for _game, _state, _seat, legal, action in rollout_cases(name, config, greedy_play):
             assert action in legal, f"{name} {config}: greedy chose {action}, legal {legal}"
             assert isinstance(action, int)
             checked += 1
     assert checked > 50
 
 
-def test_greedy_policy_for_unknown_game_names_the_known_ones():
-    with pytest.raises(ValueError, match="animal_chain, hidden_rooms, kakurenbo, summer_hide_and_seek"):
-        rollouts.policy_for(TrustGame())
+def test_greedy_policy_of_an_env_without_one_names_the_envs_that_have_one(monkeypatch):
+    import dataclasses
+
+    from kakurega.envs import registry
+
+    name = next(iter(ENV_SPECS))
+    having = ", ".join(other for other, spec in ENV_SPECS.items() if spec.rollout and other != name)
+    monkeypatch.setitem(registry.ENV_SPECS, name, dataclasses.replace(ENV_SPECS[name], rollout=""))
+    with pytest.raises(ValueError, match=f"no greedy rollout policy for {name} .*; envs with one: {having} "):
+        load_rollout_policy(name)
 
 
-@pytest.mark.parametrize("config", [{}, {"attack_rule": "reach"}])
-def test_animal_chain_greedy_wins_when_it_can_and_builds_less_exposed_bases(config):
-    game = make("animal_chain_v0", wrapped=False, **config).game
-    P, B = game.num_positions, game.base_size
-    wins = builds = improved = 0
-    for game, state, seat, legal, action in policy_cases(random_states)("animal_chain_v0", config, games=12):
-        winning = [
-            a for a in legal if game.play_base <= a < game.pass_action and (a - game.play_base) % P >= P - B
-        ]
-        if winning:
-            assert action in winning, "a play onto the opponent's base was available and not taken"
-            wins += 1
-        elif legal[-1] == game.done_action:  # base building: the chosen swap lowers the exposure, or done
-            links = rollouts._exposure_links(game, seat)
-            base = [state.stacks[p][0] for p in game.own_base_in_frame[seat]]
-            before = rollouts._exposure(game, links, base)
-            if action != game.done_action:
-                t, j = divmod(action, B)
-                base[j] = game.type_in_frame[seat][t]
-                assert rollouts._exposure(game, links, base) < before
-                improved += 1
-            builds += 1
-    assert wins >= 5 and builds >= 5 and improved >= 1, (wins, builds, improved)
-
-
-def test_hidden_rooms_greedy_exits_and_never_walks_into_the_monster():
-    from kakurega.envs.hidden_rooms import rules as hr
-
-    exits = moves = 0
-    cases = policy_cases(greedy_states)("hidden_rooms_v0", {"episode": "round"}, games=20)
-    for game, state, seat, legal, action in cases:
-        if state.phase != hr.MOVE:
-            continue
-        moves += 1
-
-        def end_cell(a):
-            return state.child if a == hr.STOP_MOVING else hr.NEIGHBOURS[state.child][a - hr.STEP]
-
-        def caught(a):
-            phase = game.monster_phase(state.monster, state.monster_cell, state.progress, end_cell(a), state.chasing)
-            return phase[3] == hr.CAUGHT
-
-        if any(end_cell(a) == hr.EXIT_CELL for a in legal):
-            assert end_cell(action) == hr.EXIT_CELL
-            exits += 1
-        elif not all(caught(a) for a in legal):
-            assert not caught(action), "stepped where the monster's next phase catches the child"
-    assert moves > 50 and exits >= 3, (moves, exits)
-
-
-@pytest.mark.parametrize("num_players", [3, 4])
-def test_kakurenbo_greedy_discards_pairs_and_takes_partners(num_players):
-    from kakurega.envs.kakurenbo import rules as kr
-
-    discards = takes = 0
-    for game, state, seat, legal, action in policy_cases(greedy_states)(
-        "kakurenbo_v0", {"num_players": num_players}, games=10
-    ):
-        if state.stage == kr.MAIN and len(legal) > 1:
-            assert action == min(a for a in legal if a != 0), "a pair was held: discard the best one"
-            discards += 1
-        if state.stage == kr.TAKE:
-            wanted = {c ^ 1 for c in state.hands[seat] if c != kr.CURSE}
-            completing = []
-            for a in legal:
-                _kind, colour, offset = game.decode[a]
-                victim = state.hands[(seat + offset) % num_players]
-                if any(c in wanted and c & 1 == colour for c in victim):
-                    completing.append(a)
-            if completing:
-                assert action in completing
-                takes += 1
-    assert discards >= 3 and takes >= 3, (discards, takes)
-
-
-@pytest.mark.parametrize("num_players", [3, 4, 5])
-def test_kakurenbo_greedy_games_end_by_the_rules(num_players):
-    # the step limit scores a cut-off game like an end; greedy rollouts should rarely need it
-    # (measured: 0 of 100 games with 3, 4 and 5 players; 61-74 when the Curse was passed round)
-    from kakurega.envs.kakurenbo.rules import KakurenboGame
-
-    game = KakurenboGame("kakurenbo", num_players)
-    policy = rollouts.policy_for(game)
-    truncated = 0
-    for seed in range(100):
-        rng = np.random.default_rng(seed)
-        state = game.initial_state(rng)
-        while game.current_player(state) != TERMINAL:
-            legal = game.legal_actions(state)
-            game.apply_action(state, policy(game, state, state.actor, legal, rng.random), rng)
-        truncated += game.is_truncated(state)
-    assert truncated < 10
-
-
-@pytest.mark.parametrize("name", ["summer_hide_and_seek_v0", "summer_hide_and_seek_v1"])
-def test_summer_greedy_seekers_search_the_belief_and_the_child_takes_icons(name):
-    from kakurega.envs.summer_hide_and_seek import rules as sr
-
-    seeks = icons = 0
-    for game, state, seat, legal, action in policy_cases(greedy_states)(name, {"num_players": 3}):
-        if state.phase == sr.SEEK:
-            square = action - game.place_base
-            assert state.belief >> square & 1, "a seeker placed its piece outside the public belief"
-            covered = {p for p in state.pieces if p >= 0}
-            if any(state.belief >> s & 1 and s not in covered for s in range(game.num_squares)):
-                assert square not in covered, "another seeker already covered that square"
-            seeks += 1
-        elif state.phase == sr.CHILD and not state.continue_due:
-            values = [game.square_vp[a - game.line_base] for a in legal if a != game.stop_action]
-            if values and max(values) > 0:
-                assert action != game.stop_action and game.square_vp[action - game.line_base] == max(values)
-                icons += 1
-    assert seeks >= 20 and icons >= 10, (seeks, icons)
+def test_every_registered_rollout_policy_loads():
+    for name, spec in ENV_SPECS.items():
+        if spec.rollout:
+            assert callable(load_rollout_policy(name)), name
 
 
 @pytest.mark.parametrize("name,config", SHORT_CASES)

@@ -13,9 +13,8 @@ from kakurega.agents.policy import load, resolved_env_options, save_policy
 from kakurega.agents.specs import make_agent
 from kakurega.envs import ENV_SPECS, make
 
-SHORT_CASES = [
-    pytest.param(name, {"episode": "round"} if name == "hidden_rooms_v0" else {}, id=name) for name in ENV_SPECS
-]
+#: one short configuration per env that pays at its end (``EnvSpec.search_config``)
+SHORT_CASES = [pytest.param(name, spec.search_config, id=name) for name, spec in ENV_SPECS.items()]
 
 
 def network_file(path, name: str, config: dict, seed: int = 0, favourite: int | None = None, value: bool = True):

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test
 from pettingzoo.utils import wrappers
+from toy_game import LAYOUT, ToyGame, encode, raw_env, render_text
 
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, TurnBasedAECEnv, wrap
 from kakurega.envs.core.game import TERMINAL, flags_of
-from toy_game import LAYOUT, ToyGame, encode, raw_env, render_text
 
 
 def pettingzoo_stack():
@@ -89,7 +89,7 @@ def test_raw_env_refuses_booleans():
 def test_order_enforcement():
     env = wrap(raw_env())
     with pytest.raises(AttributeError, match="cannot be accessed before reset"):
-        env.agent_selection
+        env.agent_selection  # noqa: B018 (reading the attribute is the test)
     with pytest.raises(Exception, match="reset"):
         env.step(0)
     with pytest.raises(Exception, match="reset"):

@@ -46,7 +46,7 @@ from math import perm
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.envs.animal_chain.rules import FACE_DOWN, HOLE, LEFT, AnimalChainGame
+from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
 W_OFFENCE = 3.0  # we could win next turn if the opponent does not block

@@ -49,7 +49,6 @@ from kakurega.envs.kakurenbo.rules import (
     A_TAKE,
     A_TARGET,
     CHEST,
-    HEAD,
     LEFT_LEG,
     POINTS,
     RIGHT_LEG,

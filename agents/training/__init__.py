@@ -13,7 +13,6 @@ Light to import: torch and SB3 load only when training actually starts.
 from kakurega.agents.training.league import OpponentPool
 from kakurega.agents.training.view import SingleAgentView
 
-
 _LAZY = {
     "train": "trainer",
     "TrainResult": "trainer",

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kakurega.agents.training.run_dir import atomic_write_bytes, fsync_directory
+from kakurega.agents.training.run_dir import fsync_directory
 
 FORMAT = "kakurega-checkpoint"
 FORMAT_VERSION = 1
@@ -309,7 +309,7 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
         for name, array in arrays("replay").items():
             target = getattr(buffer, name, None)
             if name not in _REPLAY_ARRAYS or target is None or target.shape != array.shape:
-                warnings.warn(f"{source}: replay buffer array {name} does not fit; the buffer starts empty")
+                warnings.warn(f"{source}: replay buffer array {name} does not fit; the buffer starts empty", stacklevel=2)
                 buffer.pos, buffer.full = 0, False
                 return
             target[...] = array

@@ -454,7 +454,10 @@ def schema_markdown() -> str:
             if isinstance(key, dict):
                 walk(key, prefix + name + ".")
                 continue
-            default = "(required)" if key.default is REQUIRED else f"`{yaml.safe_dump(key.default, default_flow_style=True).strip().removesuffix('...').strip()}`"
+            if key.default is REQUIRED:
+                default = "(required)"
+            else:
+                default = f"`{yaml.safe_dump(key.default, default_flow_style=True).strip().removesuffix('...').strip()}`"
             rows.append(f"| `{prefix}{name}` | {key.describe()} | {default} | {key.help} |")
 
     walk(SCHEMA, "")

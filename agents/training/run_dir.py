@@ -23,8 +23,8 @@ import io
 import json
 import os
 import shutil
-import struct
 import socket
+import struct
 from pathlib import Path
 
 from kakurega.agents.training.config import ConfigError

@@ -32,7 +32,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from kakurega.agents.training import checkpoint as checkpoints
 from kakurega.agents.training import run_dir
 from kakurega.agents.training.config import ConfigError, dump_config, load_config, validate_config

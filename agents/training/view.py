@@ -96,7 +96,7 @@ class SingleAgentView(gymnasium.Env):
     # ------------------------------------------------------------- gym API
     def reset(self, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        for redeals in range(MAX_REDEALS):
+        for redeals in range(MAX_REDEALS):  # noqa: B007 (the count is read after the loop)
             self._deal()
             if not self._advance():
                 break

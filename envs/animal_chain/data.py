@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
@@ -203,7 +204,7 @@ def load_deck(source=None) -> Deck:
             _fail(source, f"cards[{i}]", f"{entry['left']}|{entry['right']}", "this card is listed twice; use copies")
         counts[key] = int(copies)
 
-    types = sorted(set(counts) | {(r, l) for l, r in counts})
+    types = sorted(set(counts) | {(right, left) for left, right in counts})
     return Deck(
         animals=tuple(names),
         labels=tuple(labels),

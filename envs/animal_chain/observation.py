@@ -17,7 +17,6 @@ import numpy as np
 from kakurega.envs.animal_chain.rules import BUILD, FACE_DOWN, HOLE, NO_SEAT, OVER, PLAY, AnimalChainGame
 from kakurega.envs.core.layout import ObservationLayout
 
-
 # dtypes passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
 FLOAT32 = np.dtype(np.float32)
 

@@ -274,10 +274,10 @@ class AnimalChainGame(Game):
         self.num_animals = A = len(deck.animals)
         self.num_types = T = len(deck.card_types)
         self.num_positions = P = shape.num_cards
-        self.left_animal = [l for l, _ in deck.card_types]
-        self.right_animal = [r for _, r in deck.card_types]
+        self.left_animal = [left for left, _ in deck.card_types]
+        self.right_animal = [right for _, right in deck.card_types]
         #: card type seen from the other side of the table
-        self.reverse_type = [deck.card_types.index((r, l)) for l, r in deck.card_types]
+        self.reverse_type = [deck.card_types.index((right, left)) for left, right in deck.card_types]
         #: ``type_in_frame[seat][t]``: type ``t`` as ``seat`` sees it (an involution)
         self.type_in_frame = (list(range(T)), self.reverse_type)
         #: a hand (counts per absolute type) listed in the order of player 1's frame types
@@ -473,7 +473,7 @@ class AnimalChainGame(Game):
         return self.decoded[seat][action]
 
     def _decode(self, seat: int, action: int) -> tuple[str, int, int]:
-        T, P, B = self.num_types, self.num_positions, self.base_size
+        P, B = self.num_positions, self.base_size
         if action < self.done_action:
             t, j = divmod(action, B)
             return "swap", self.type_in_frame[seat][t], j

@@ -14,7 +14,7 @@ calls to ``observe`` in one step cost one encoding.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from gymnasium import spaces

@@ -54,7 +54,7 @@ class RulesConfig:
     game_type: type
     options: dict
 
-    def build(self) -> "Game":
+    def build(self) -> Game:
         """A new rules object of this configuration."""
         return self.game_type(**self.options)
 
@@ -93,7 +93,7 @@ class Game(ABC):
             )
         return RulesConfig(type(self), dict(options))
 
-    def new_rules(self) -> "Game":
+    def new_rules(self) -> Game:
         """A fresh rules object of the same configuration, sharing no cache with this one."""
         return self.rules_config().build()
 

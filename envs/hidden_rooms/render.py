@@ -19,9 +19,9 @@ from kakurega.envs.hidden_rooms.rules import (
     HiddenRoomsGame,
     cell_of,
     coords,
+    tile_colour,
     tile_name,
     tile_number,
-    tile_colour,
 )
 
 LEGEND = (

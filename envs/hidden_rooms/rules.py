@@ -165,7 +165,7 @@ class HiddenRoomsState:
     results: list[int] = field(default_factory=list)  #: outcome of every finished round
     total_return: float = 0.0
 
-    def copy(self) -> "HiddenRoomsState":
+    def copy(self) -> HiddenRoomsState:
         """An independent copy (faster than deepcopy)."""
         new = object.__new__(HiddenRoomsState)
         new.__dict__.update(self.__dict__)

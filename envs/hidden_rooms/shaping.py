@@ -37,8 +37,6 @@ shaped step rewards from differences of returns as for any game.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from kakurega.envs.core.options import Option

@@ -680,7 +680,6 @@ class KakurenboGame(Game):
             if kind in (A_GIVE_COLOUR, A_TARGET) and not self.kurayami:
                 return f"'{what}' belongs to the Kurayami variant; now you must {expected}"
             return f"{variant} phase {state.phase} asks you to {expected}, not to {what}"
-        hand = state.hands[me]
         if kind == A_DISCARD:
             return f"you do not hold the {PARTS[arg]} pair (both the red and the blue card)"
         if kind in (A_GIVE_CARD, A_CURSE_GIVE):

@@ -797,7 +797,7 @@ class SummerHideAndSeekGame(Game):
             return False
 
         start_list = list(iter_bits(starts))
-        for attempt, limit in enumerate((2_000, 20_000, 200_000, None)):
+        for limit in (2_000, 20_000, 200_000, None):
             order = [start_list[i] for i in rng.permutation(len(start_list))]
             budget[0] = limit if limit is not None else 1 << 62
             try:

@@ -8,14 +8,13 @@ opponent's base row. Positions are absolute names (player 0's frame).
 import numpy as np
 import pytest
 
+from animal_chain.scenario import board_state, card, play, pos, step
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic
 from kakurega.envs import make
 from kakurega.envs.animal_chain.rules import NO_SEAT, PLAY, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
 from kakurega.envs.animal_chain_v0 import raw_env
-
-from animal_chain.scenario import board_state, card, play, pos, step
 
 GAMES = {"rules_page": AnimalChainGame(), "reach": AnimalChainGame(attack_rule="reach")}
 REACH_REFUSAL = (

@@ -12,11 +12,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from animal_chain.scenario import board_state, card, play, pos, step
 from kakurega.agents import rollouts
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, PLAY, AnimalChainGame
 from kakurega.envs.animal_chain_v1 import raw_env
-
-from animal_chain.scenario import board_state, card, play, pos, step
 
 CHAIN = AnimalChainGame(connection_rule="chain", building="per_position")
 CHAIN_REACH = AnimalChainGame(connection_rule="chain", attack_rule="reach", building="per_position")

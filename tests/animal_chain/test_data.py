@@ -4,14 +4,13 @@ import copy
 
 import pytest
 import yaml
+from conformance import play_random
 
 from kakurega.envs.animal_chain.data import AnimalChainDataError, load_deck, load_shape
 from kakurega.envs.animal_chain.rules import AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
 
-from conformance import play_random
-
-ANIMALS = [{"name": n, "label": l} for n, l in (("dog", "Dg"), ("cat", "Ct"), ("rabbit", "Rb"))]
+ANIMALS = [{"name": name, "label": label} for name, label in (("dog", "Dg"), ("cat", "Ct"), ("rabbit", "Rb"))]
 SMALL_DECK = {  # 6 ordered pairs x 4 = 24 cards: enough for a 15-card board + 9 dealt
     "animals": ANIMALS,
     "cards": [{"left": a["name"], "right": b["name"], "copies": 4} for a in ANIMALS for b in ANIMALS if a != b],

@@ -4,13 +4,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conformance import play_random
 
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
 from kakurega.envs.animal_chain_v1 import env as make_env_v1
 from kakurega.envs.core.game import Game
-
-from conformance import play_random
 
 GAME = AnimalChainGame()
 

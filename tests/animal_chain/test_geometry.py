@@ -2,9 +2,8 @@
 
 import pytest
 
-from kakurega.envs.animal_chain.rules import DIRECTIONS
-
 from animal_chain.scenario import GAME, board_state, card, play, pos
+from kakurega.envs.animal_chain.rules import DIRECTIONS
 
 CENTRE = "r3c3"  # half-card column 6 of the 7-card middle row
 

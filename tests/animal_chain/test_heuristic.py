@@ -5,14 +5,13 @@ import random
 import numpy as np
 import pytest
 
+from animal_chain.scenario import board_state, play
 from kakurega.agents import rollouts
 from kakurega.agents.base import AgentContext, RandomAgent, choose_action
 from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic
-from kakurega.envs.animal_chain.rules import BUILD
 from kakurega.envs import make
+from kakurega.envs.animal_chain.rules import BUILD
 from kakurega.envs.animal_chain_v0 import env as make_env
-
-from animal_chain.scenario import board_state, play
 
 
 def observation_of(env, state):

@@ -5,15 +5,14 @@ import pickle
 
 import numpy as np
 import pytest
+from conformance import check_leaks, random_states
 
+from animal_chain.scenario import pass_heavy_states
 from kakurega.envs.animal_chain.observation import AnimalChainObserver
 from kakurega.envs.animal_chain.render import AnimalChainRenderer
 from kakurega.envs.animal_chain.rules import _STATE_FIELDS, BUILD, AnimalChainGame, AnimalChainState
 from kakurega.envs.animal_chain_v0 import raw_env
 from kakurega.envs.animal_chain_v1 import raw_env as raw_env_v1
-
-from animal_chain.scenario import pass_heavy_states
-from conformance import check_leaks, random_states
 
 
 def test_resampling_keeps_every_observation_and_really_redeals():

@@ -5,13 +5,12 @@ import random
 
 import numpy as np
 import pytest
+from conformance import random_states
 
+from animal_chain.scenario import board_state, pass_heavy_states
 from kakurega.envs.animal_chain.rules import BUILD
 from kakurega.envs.animal_chain_v0 import raw_env
 from kakurega.envs.animal_chain_v1 import raw_env as raw_env_v1
-
-from animal_chain.scenario import board_state, pass_heavy_states
-from conformance import random_states
 
 
 def expected_pieces(game, state, seat):

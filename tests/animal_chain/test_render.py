@@ -2,10 +2,9 @@
 
 import numpy as np
 
+from animal_chain.scenario import GAME, board_state, pos
 from kakurega.envs.animal_chain.render import AnimalChainRenderer
 from kakurega.envs.animal_chain_v0 import env as make_env
-
-from animal_chain.scenario import GAME, board_state, pos
 
 RENDER = AnimalChainRenderer(GAME)
 

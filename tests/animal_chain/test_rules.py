@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 
+from animal_chain.scenario import GAME, board_state, card, hand_of, play, pos, step, top
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PLAY, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import raw_env
 from kakurega.envs.core.game import TERMINAL
-
-from animal_chain.scenario import GAME, board_state, card, hand_of, play, pos, step, top
 
 ALL_POSITIONS = GAME.position_names
 

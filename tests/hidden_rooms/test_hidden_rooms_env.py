@@ -4,10 +4,9 @@ import gymnasium
 import numpy as np
 import pytest
 
+from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
 from kakurega.envs import hidden_rooms_v0
 from kakurega.envs.hidden_rooms.rules import cell_of
-
-from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from conformance import check_leaks, random_states
+
 from kakurega.envs import hidden_rooms_v0
 from kakurega.envs.hidden_rooms.observation import HiddenRoomsObserver
 from kakurega.envs.hidden_rooms.rules import EMPTY, NUM_TILES, OVER, START_CELL, START_TILE, HiddenRoomsGame

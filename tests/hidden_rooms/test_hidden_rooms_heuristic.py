@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.hidden_rooms import HiddenRoomsHeuristic
 from kakurega.envs import hidden_rooms_v0
@@ -17,8 +18,6 @@ from kakurega.envs.hidden_rooms.rules import (
     STEP,
     STOP_MOVING,
 )
-
-from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
 
 N, E, S, W = 0, 1, 2, 3
 
@@ -45,7 +44,7 @@ def test_heuristic_plays_only_legal_actions_and_is_deterministic():
             agent = HiddenRoomsHeuristic(context, seed=seed)
             env.reset(seed=seed)
             actions = []
-            for name in env.agent_iter():
+            for _ in env.agent_iter():
                 obs, _, term, trunc, _ = env.last()
                 if term or trunc:
                     env.step(None)

@@ -5,8 +5,15 @@ import math
 
 import numpy as np
 import pytest
+from conformance import (
+    check_copy_continues_identically,
+    check_determinism,
+    check_global_rng_isolation,
+    check_observations,
+)
 from pettingzoo.test import api_test
 
+from hidden_rooms.hidden_rooms_helpers import monster, rng, table
 from kakurega.envs import hidden_rooms_v0, make
 from kakurega.envs.hidden_rooms.rules import (
     EMPTY,
@@ -20,14 +27,6 @@ from kakurega.envs.hidden_rooms.rules import (
     cell_of,
 )
 from kakurega.envs.hidden_rooms.shaping import ShapedHiddenRoomsGame, potential
-
-from conformance import (
-    check_copy_continues_identically,
-    check_determinism,
-    check_global_rng_isolation,
-    check_observations,
-)
-from hidden_rooms.hidden_rooms_helpers import monster, rng, table
 
 AGENT = "player_0"
 

@@ -109,7 +109,7 @@ def test_the_exported_file_acts_as_the_rllib_module(local_ray, tmp_path):
         env = make("kakurenbo_v0", num_players=3)
         env.reset(seed=4)
         observations = []
-        for name in env.agent_iter(60):
+        for _ in env.agent_iter(60):
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 break

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from conformance import check_leaks, random_states
 
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.observation import KakurenboObserver
 from kakurega.envs.kakurenbo.rules import GIVE_CARD, TAKE, KakurenboGame
 from kakurega.envs.kakurenbo_v0 import raw_env
-
-from conformance import check_leaks, random_states
 from kakurenbo.helpers import SHORT_PARTS, ScriptedRng, build, card, known_by
 
 K4 = KakurenboGame("kakurenbo", 4)
@@ -256,7 +255,10 @@ def test_spectator_sees_open_hands_and_viewers_see_known_faces_first():
     state = build(K4, {0: "K Cr Wb", 1: "LLb RAr", 2: "Cb LLr", 3: "RAb Wr"}, discarded={"H": 1, "LA": 2, "RL": 3},
                   open_hands=(1,))
     lines = {v: render_text(K4, state, v).splitlines() for v in (None, 0)}
-    seat_line = lambda v, s: next(x for x in lines[v] if x.startswith(f"  player_{s}"))
+
+    def seat_line(v, s):
+        return next(x for x in lines[v] if x.startswith(f"  player_{s}"))
+
     assert seat_line(None, 1).endswith("hand [right arm (red)] [left leg (blue)]")  # open to all
     assert seat_line(None, 0).endswith("hand [red ?] [blue ?] [Kaku's Curse]")
     assert seat_line(0, 0).endswith("hand [chest (red)] [waist (blue)] [Kaku's Curse]")

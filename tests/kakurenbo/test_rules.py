@@ -26,7 +26,6 @@ from kakurega.envs.kakurenbo.rules import (
     TAKE,
     KakurenboGame,
 )
-
 from kakurenbo.helpers import SHORT_PARTS, ScriptedRng, build, card, cards, dice, hands_of, known_by
 
 K4 = KakurenboGame("kakurenbo", 4)
@@ -313,7 +312,7 @@ def test_truncation_through_the_env_sets_truncations_not_terminations():
     e = env(num_players=3, max_steps=5)
     e.reset(seed=0)
     steps = 0
-    for agent in e.agent_iter():
+    for _ in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             assert trunc and not term

@@ -35,7 +35,6 @@ def play_roles(
     kinds = {"heuristic": SummerHideAndSeekHeuristic, "random": RandomAgent}
     children = [kinds[child_kind](context, seed=seed * 100 + i) for i in range(num_players)]
     seekers = [kinds[seeker_kind](context, seed=seed * 100 + 50 + i) for i in range(num_players)]
-    game = env.game
     found_turns = seek_turns = guessed_rounds = 0
     round_vp = []
     for g in range(num_games):

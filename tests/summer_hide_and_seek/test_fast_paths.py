@@ -14,8 +14,8 @@ import random
 
 import numpy as np
 import pytest
-
 from conformance import random_states
+
 from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP, SummerObserver
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START

@@ -14,8 +14,8 @@ import pytest
 
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic
-from kakurega.envs.summer_hide_and_seek.belief import mask_of
 from kakurega.envs.registry import make
+from kakurega.envs.summer_hide_and_seek.belief import mask_of
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, SEEK, SummerHideAndSeekGame
 from kakurega.envs import summer_hide_and_seek_v1
 

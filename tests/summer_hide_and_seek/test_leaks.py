@@ -12,8 +12,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from conformance import check_leaks, random_states
+
 from kakurega.envs import summer_hide_and_seek_v0, summer_hide_and_seek_v1
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, SEEK, SHORTCUT_COST, START, SummerState
 from kakurega.envs.summer_hide_and_seek_v0 import raw_env

@@ -10,9 +10,10 @@
 
 import pytest
 
-from .helpers import FIREWORKS, SUNFLOWER, action, names, new_game, play, square
 from kakurega.envs.core.game import TERMINAL
 from kakurega.envs.summer_hide_and_seek.rules import CHILD, FOUND_BY_GUESS, FOUND_STUCK, OVER, SEEK, START
+
+from .helpers import FIREWORKS, SUNFLOWER, action, names, new_game, play, square
 
 # (case, strict_moves, steps before, the line tried, legal?, words: action name if legal, else the reason)
 LINE_CASES = [

@@ -13,10 +13,11 @@ On the small test map of ``helpers.py``::
 import numpy as np
 import pytest
 
-from .helpers import action, new_game, play, square
 from kakurega.envs import summer_hide_and_seek_v0, summer_hide_and_seek_v1
 from kakurega.envs.core.game import TERMINAL
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, SEEK, START
+
+from .helpers import new_game, play, square
 
 V1_RULES = summer_hide_and_seek_v1.DEFINITION.rules
 

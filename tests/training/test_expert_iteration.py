@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from training_helpers import tiny_config
 
 from kakurega.agents.training.config import ConfigError, validate_config
 from kakurega.agents.training.pretrain import collect_demonstrations, demonstrations, visit_distribution
-from training_helpers import tiny_config
 
 SEARCH = "ismcts:simulations=24,seed=1"
 

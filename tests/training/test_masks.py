@@ -5,12 +5,12 @@ import pytest
 import torch as th
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import DummyVecEnv
+from training_helpers import REGISTERED
 
 from kakurega.agents.policy import PolicyAgent
 from kakurega.agents.training.export import policy_metadata
 from kakurega.agents.training.masked_dqn import MaskedDQN, masked_td_target
 from kakurega.agents.training.view import SingleAgentView
-from training_helpers import REGISTERED
 
 STEPS = 2000
 

@@ -8,11 +8,11 @@ plays a thousand learner steps without ever choosing an illegal action.
 import numpy as np
 import pytest
 import yaml
+from training_helpers import REGISTERED, tiny_config
 
 import kakurega.agents
 from kakurega.agents.training.trainer import train
 from kakurega.agents.training.view import SingleAgentView
-from training_helpers import REGISTERED, tiny_config
 
 
 def _play_policy(env_name, env_kwargs, agent, steps, seed=0):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from training_helpers import REGISTERED
 
 from kakurega.agents.training.league import OpponentPool
 from kakurega.agents.training.view import SingleAgentView
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
-from training_helpers import REGISTERED
 
 
 @pytest.mark.parametrize("env_name", REGISTERED)
