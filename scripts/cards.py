@@ -49,7 +49,8 @@ def with_tables(text: str, tables: dict[str, str], where: str) -> str:
         if not pattern.search(text):
             raise ValueError(f"{where}: no generated {table} table; add the lines {begin_marker(table)!r} "
                              f"and {end_marker(table)!r} where it belongs")
-        text = pattern.sub(lambda _: f"{begin_marker(table)}\n{body}\n{end_marker(table)}", text, count=1)
+        block = f"{begin_marker(table)}\n{body}\n{end_marker(table)}"
+        text = pattern.sub(lambda _, block=block: block, text, count=1)
     return text
 
 

@@ -41,10 +41,10 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from itertools import compress
 from operator import itemgetter
-from typing import Mapping
 
 import numpy as np
 

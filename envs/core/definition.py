@@ -26,8 +26,9 @@ values are checked by the base, which knows the agents and render modes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 from kakurega.envs.core.game import Game

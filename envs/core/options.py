@@ -32,8 +32,9 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from kakurega.envs.core.safe_load import short_repr
 
