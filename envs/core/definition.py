@@ -36,8 +36,9 @@ from kakurega.envs.core.options import Option, check, signature
 
 #: the options every env has, whose values the AEC base checks (it knows the render modes and agents)
 RENDER_OPTIONS = (
-    Option("render_mode", (str, type(None)), None, "``render()`` returns the text (``\"ansi\"``) or prints it "
-           "(``\"human\"``); None: no rendering", expected="None or one of the env's render modes"),
+    Option("render_mode", (str, type(None)), None, "what ``render()`` produces, one of the env's "
+           "``metadata[\"render_modes\"]`` (``\"ansi\"``: the text; see Render); None: no rendering",
+           expected="None or one of the env's render modes"),
     Option("render_view", (str, type(None)), None, "whose view ``render()`` draws: None (a spectator, public "
            "information only) or an agent name", expected="None or an agent name"),
 )
