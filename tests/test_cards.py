@@ -104,3 +104,11 @@ def test_a_game_built_directly_refuses_what_its_env_refuses_in_the_same_words():
     for build in (lambda: SummerHideAndSeekGame(num_players=5), lambda: make("summer_hide_and_seek_v1", num_players=5)):
         with pytest.raises(ValueError, match="num_players must be an integer from 2 to 4, got 5"):
             build()
+
+
+@pytest.mark.parametrize("mode", ["rgb", 3])
+def test_the_base_alone_judges_render_modes_whatever_their_type(mode):
+    from kakurega.envs.core.aec import RenderModeError
+
+    with pytest.raises(RenderModeError, match=r"is not supported; expected one of \["):
+        make("kakurenbo_v0", render_mode=mode)

@@ -34,12 +34,12 @@ from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 from kakurega.envs.core.game import Game
 from kakurega.envs.core.options import Option, check, signature
 
-#: the options every env has, whose values the AEC base checks (it knows the render modes and agents)
+#: the options every env has; the AEC base checks their values (it knows the render modes and the agents)
 RENDER_OPTIONS = (
-    Option("render_mode", (str, type(None)), None, "what ``render()`` produces, one of the env's "
+    Option("render_mode", object, None, "what ``render()`` produces, one of the env's "
            "``metadata[\"render_modes\"]`` (``\"ansi\"``: the text; see Render); None: no rendering",
            expected="None or one of the env's render modes"),
-    Option("render_view", (str, type(None)), None, "whose view ``render()`` draws: None (a spectator, public "
+    Option("render_view", object, None, "whose view ``render()`` draws: None (a spectator, public "
            "information only) or an agent name", expected="None or an agent name"),
 )
 
