@@ -6,7 +6,7 @@ docstring) plus one declaration::
     DEFINITION = EnvDefinition(
         game_name="kakurenbo",
         version=0,
-        options=(VARIANT, NUM_PLAYERS, MAX_STEPS, REWARD),   # Option objects (envs/core/options.py)
+        options=(VARIANT_OPTION, NUM_PLAYERS_OPTION, MAX_STEPS_OPTION, REWARD_OPTION),  # envs/core/options.py
         game=KakurenboGame,            # rules: called with the checked options (and ``rules``)
         observer=KakurenboObserver,    # observer(game): .layout and .encode(state, seat)
         renderer=KakurenboRenderer,    # renderer(game): .render_text(state, viewer)
@@ -20,6 +20,8 @@ builds the game, its observer and renderer, and returns the shared
 standard PettingZoo wrappers. ``rules`` holds the version's fixed rule
 settings (keyword arguments of ``game`` the user does not choose), and
 ``picture``, when a game declares one, its picture class (``picture(game)``).
+A later version states what it changes:
+``replace(animal_chain_v0.DEFINITION, version=1, options=..., rules=...)``.
 The render options (``render_mode``, ``render_view``) are every env's; their
 values are checked by the base, which knows the agents and render modes.
 """
