@@ -117,6 +117,8 @@ def play(name: str, config: dict, seed: int = SEED) -> str:
         f"# kakurega playthrough: {name} {json.dumps(config, sort_keys=True)}",
         f"# seed {seed} for the deal and the uniformly random legal moves (numpy default_rng({seed}))",
         "# regenerate: kakurega playthroughs --regenerate (review the diff: it is a change of behaviour)",
+        f"# steps after the first {HEAD_STEPS} and before the last {TAIL_STEPS}: one line each, ending in [a digest of "
+        "the full entry]",
         f"agents: {' '.join(raw.possible_agents)}",
         f"actions: {raw.game.num_actions}; observation: {layout.size} entries in {len(layout.pieces)} pieces",
         "",
