@@ -37,7 +37,6 @@ forward pass runs in numpy: playing against a policy needs no torch.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import struct
@@ -81,18 +80,7 @@ def resolved_env_options(env_name: str, env_kwargs: dict | None = None) -> dict:
     """``env_kwargs`` with every other ``raw_env`` option at its default (cosmetic ones dropped)."""
     from kakurega.envs.registry import get_spec
 
-    module = get_spec(env_name).load()
-    options: dict = {}
-    signature = inspect.signature(module.raw_env)
-    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
-        # raw_env(**kwargs) forwards to an env class: its constructor lists the options
-        signature = inspect.signature(type(module.raw_env(**(env_kwargs or {}))).__init__)
-    for name, parameter in signature.parameters.items():
-        if parameter.kind in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL) or name == "self":
-            continue
-        if parameter.default is not inspect.Parameter.empty:
-            options[name] = parameter.default
-    options.update(env_kwargs or {})
+    options = {**get_spec(env_name).option_defaults(), **(env_kwargs or {})}
     for name in _COSMETIC_OPTIONS:
         options.pop(name, None)
     return {k: _jsonable(v) for k, v in sorted(options.items())}

@@ -17,6 +17,7 @@ imports ``kakurega.envs`` first, so the ids are found.
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 
 
@@ -54,6 +55,23 @@ class EnvSpec:
     def load(self):
         """The env module itself."""
         return importlib.import_module(self.module)
+
+    def definition(self):
+        """The env module's :class:`~kakurega.envs.core.definition.EnvDefinition` (None for a module without one)."""
+        return getattr(self.load(), "DEFINITION", None)
+
+    def option_defaults(self) -> dict:
+        """Every game option at its default (render options left out), read without building an env.
+
+        From the module's declaration; a module written without one (a test's
+        toy env) is read from its ``raw_env`` signature.
+        """
+        definition = self.definition()
+        if definition is not None:
+            return definition.defaults()
+        parameters = inspect.signature(self.load().raw_env).parameters.values()
+        return {p.name: p.default for p in parameters
+                if p.default is not p.empty and p.name not in ("render_mode", "render_view")}
 
 
 ENV_SPECS: dict[str, EnvSpec] = {

@@ -54,7 +54,6 @@ from its own observation; other players' cards are not in them.
 from __future__ import annotations
 
 import hashlib
-import inspect
 
 import numpy as np
 import pyspiel
@@ -82,16 +81,8 @@ def _version(env_name: str) -> int:
 
 def game_parameters(env_name: str) -> dict:
     """The env options that can be OpenSpiel parameters, with their defaults, plus ``seed``."""
-    module = ENV_SPECS[env_name].load()
-    signature = inspect.signature(module.raw_env)
-    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
-        signature = inspect.signature(type(module.raw_env()).__init__)
-    parameters = {}
-    for name, parameter in signature.parameters.items():
-        default = parameter.default
-        if name in ("self", "render_mode", "render_view") or type(default) not in _PARAMETER_TYPES:
-            continue
-        parameters[name] = default
+    parameters = {name: default for name, default in ENV_SPECS[env_name].option_defaults().items()
+                  if type(default) in _PARAMETER_TYPES}
     parameters["seed"] = 0
     return parameters
 

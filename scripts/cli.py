@@ -47,13 +47,18 @@ def cmd_envs(args) -> int:
         print(f"{spec.name}  ({spec.pettingzoo_id})")
         print(f"    {spec.summary}")
         try:
-            from kakurega.agents.policy import resolved_env_options
-
-            options = resolved_env_options(spec.name, {})
-            text = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "(none)"
+            definition = spec.definition()
+            options = definition.options if definition is not None else ()
+            defaults = spec.option_defaults()
         except Exception as error:  # an env still being written must not hide the others
-            text = f"(cannot inspect: {error})"
-        print(f"    options (defaults): {text}")
+            options, defaults = (), {}
+            print(f"    options: (cannot inspect: {error})")
+        if options:  # declared: every option with its default and what it accepts
+            print("    options:")
+            for option in options:
+                print(f"      {option.name}={option.default!r}  ({option.describe()})")
+        elif defaults:
+            print("    options (defaults): " + ", ".join(f"{k}={v!r}" for k, v in defaults.items()))
         swept = "; ".join(", ".join(f"{k}={v}" for k, v in c.items()) or "defaults" for c in spec.configurations)
         print(f"    tested configurations: {swept}")
         print(f"    heuristic: {spec.heuristic}")

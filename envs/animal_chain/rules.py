@@ -40,6 +40,8 @@ is the player's own base row. Action ids (``T`` card types, ``P`` positions,
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from itertools import compress
 from operator import itemgetter
@@ -48,6 +50,7 @@ import numpy as np
 
 from kakurega.envs.animal_chain.data import HAND_SIZE, Deck, Shape, check_deck_fits, load_deck, load_shape
 from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.options import Option
 
 BUILD, PLAY, OVER = 0, 1, 2
 PHASE_NAMES = ("building", "playing", "over")
@@ -65,16 +68,26 @@ DIRECTIONS = {
     "SW": (-1, -1, LEFT),
     "SE": (-1, 1, RIGHT),
 }
-DEFAULT_MAX_TURNS = 200
-#: Readings of "playing onto the opponent's base" (see ``AnimalChainGame``).
-ATTACK_RULES = ("rules_page", "reach")
-DEFAULT_ATTACK_RULE = "rules_page"
-#: Which face-up neighbours a played card may connect to (see ``AnimalChainGame``).
-CONNECTION_RULES = ("any", "chain")
-DEFAULT_CONNECTION_RULE = "any"
-#: How the bases are built (see ``AnimalChainGame``).
-BUILDING_RULES = ("free", "per_position")
-DEFAULT_BUILDING = "free"
+MAX_TURNS = 100_000  #: bound of the max_turns option (keeps the compiled build's C int from overflowing)
+_SOURCE_KINDS = (str, os.PathLike, Mapping, type(None))
+
+# The options (envs/core/options.py): the env declares them, AnimalChainGame checks its arguments with them.
+DECK_OPTION = Option("deck", _SOURCE_KINDS, None, "path to a YAML/JSON deck file, or a mapping with the same "
+                     "content; None: the packaged 60-card deck (format: ``kakurega.envs.animal_chain.data``)",
+                     expected="a path to a YAML/JSON file, a mapping or None (packaged default)")
+SHAPE_OPTION = Option("shape", _SOURCE_KINDS, None, "path to a YAML/JSON board-shape file, or a mapping; None: the "
+                      "packaged 37-card board", expected="a path to a YAML/JSON file, a mapping or None (packaged default)")
+MAX_TURNS_OPTION = Option("max_turns", int, 200, "play-phase turns (plays and passes; base building does not count) "
+                          "before the game is truncated as a draw", low=1, high=MAX_TURNS)
+ATTACK_RULE_OPTION = Option("attack_rule", str, "rules_page", "when a play onto the opponent's base row is legal: "
+                            "``\"rules_page\"`` like any play; ``\"reach\"`` it must connect to a counted neighbour "
+                            "*outside* the opponent's base row", choices=("rules_page", "reach"))
+CONNECTION_RULE_OPTION = Option("connection_rule", str, "any", "which face-up neighbours a played card may connect "
+                                "to: ``\"chain\"`` one linked to the mover's own base (the chain rule); ``\"any\"`` "
+                                "any face-up neighbour", choices=("any", "chain"))
+#: how the bases are built (fixed by each version, not an env option)
+BUILDING_OPTION = Option("building", str, "free", "any number of swaps then done (``\"free\"``), or one decision "
+                         "per base position (``\"per_position\"``)", choices=("free", "per_position"))
 #: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
 _DECODED: dict[tuple, tuple] = {}
 #: ``AnimalChainGame.chain_contributions`` tables by (card types, board cells, attack rule)
@@ -168,16 +181,6 @@ def fresh_scratch(state: AnimalChainState) -> tuple[list, list[int]]:
     return [None, None], [everything, everything]
 
 
-def _check_choice(name: str, value, allowed: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``allowed``; else a TypeError / ValueError naming the option."""
-    words = " or ".join(repr(r) for r in allowed)
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be {words}, got {value!r} of type {type(value).__name__}")
-    if value not in allowed:
-        raise ValueError(f"{name} must be {words}, got {value!r}")
-    return value
-
-
 def _types_of_animal_bits(types_with: list[int]) -> tuple[tuple[int, ...], ...]:
     """Per byte ``k`` of an animal bitmask, per byte value: the union of ``types_with`` over its animals."""
     tables = []
@@ -239,24 +242,22 @@ class AnimalChainGame(Game):
 
     def __init__(
         self,
-        deck=None,
-        shape=None,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        attack_rule: str = DEFAULT_ATTACK_RULE,
-        connection_rule: str = DEFAULT_CONNECTION_RULE,
-        building: str = DEFAULT_BUILDING,
+        deck=DECK_OPTION.default,
+        shape=SHAPE_OPTION.default,
+        max_turns: int = MAX_TURNS_OPTION.default,
+        attack_rule: str = ATTACK_RULE_OPTION.default,
+        connection_rule: str = CONNECTION_RULE_OPTION.default,
+        building: str = BUILDING_OPTION.default,
     ):
-        self.deck: Deck = deck if isinstance(deck, Deck) else load_deck(deck)
-        self.shape: Shape = shape if isinstance(shape, Shape) else load_shape(shape)
+        """The rules for these options, each checked by its :class:`Option` (as the env checks them);
+        ``deck`` and ``shape`` may also be loaded :class:`Deck` / :class:`Shape` objects."""
+        self.deck: Deck = deck if isinstance(deck, Deck) else load_deck(DECK_OPTION.check(deck))
+        self.shape: Shape = shape if isinstance(shape, Shape) else load_shape(SHAPE_OPTION.check(shape))
         check_deck_fits(self.deck, self.shape)
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
-            raise TypeError(f"max_turns must be a positive integer, got {max_turns!r}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns}")
-        self.max_turns = int(max_turns)
-        self.attack_rule = _check_choice("attack_rule", attack_rule, ATTACK_RULES)
-        self.connection_rule = _check_choice("connection_rule", connection_rule, CONNECTION_RULES)
-        self.building = _check_choice("building", building, BUILDING_RULES)
+        self.max_turns = MAX_TURNS_OPTION.check(max_turns)
+        self.attack_rule = ATTACK_RULE_OPTION.check(attack_rule)
+        self.connection_rule = CONNECTION_RULE_OPTION.check(connection_rule)
+        self.building = BUILDING_OPTION.check(building)
         #: the configuration (what ``new_rules`` rebuilds a rules object from)
         self.options = {
             "deck": self.deck, "shape": self.shape, "max_turns": self.max_turns,

@@ -59,7 +59,8 @@ def check_render_mode(render_mode, supported) -> None:
 class TurnBasedAECEnv(AECEnv):
     """PettingZoo AEC env over a turn-based :class:`Game`.
 
-    Agents are ``player_0 .. player_{n-1}``; ``player_i`` sits on seat ``i``.
+    Env modules build it through their declaration (:mod:`kakurega.envs.core.definition`),
+    which passes the env's ``name``. Agents are ``player_0 .. player_{n-1}``; ``player_i`` sits on seat ``i``.
     ``render_view`` chooses whose view ``render()`` draws: ``None`` for a
     spectator (public information only) or an agent name.
     """
@@ -76,10 +77,17 @@ class TurnBasedAECEnv(AECEnv):
         render_text: Callable[[object, int | None], str],
         render_mode: str | None = None,
         render_view: str | None = None,
+        *,
+        name: str | None = None,
+        picture=None,
     ):
         super().__init__()
+        if name is not None:  # the env's registry name: metadata["name"], str(env)
+            self.metadata = {**self.metadata, "name": name}
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.game = game
+        #: the game's picture object (None when the game declares none)
+        self.picture = picture
         self.layout = layout
         #: ``encode(state, seat)``: the observation vector of ``seat`` in ``state``
         self.encode = encode

@@ -68,6 +68,11 @@ class Game(ABC):
     computes; the caches fill from the states it is given, so a rules object
     is never shared between the env and a player, nor between two players:
     each builds its own with :meth:`new_rules`.
+
+    ``__init__`` checks each option it takes with the
+    :class:`~kakurega.envs.core.options.Option` object the env module
+    declares (``NUM_PLAYERS_OPTION.check(num_players)``): one check, one
+    message, whether the rules are built by an env or directly.
     """
 
     #: short id, e.g. "kakurenbo"

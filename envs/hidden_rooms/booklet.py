@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
+from kakurega.envs.core.options import Option
 from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
 GRID = 5  #: rows and columns of the room
@@ -163,13 +164,18 @@ def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
     return monsters
 
 
+#: the env option naming the booklet (envs/core/options.py)
+BOOKLET_OPTION = Option("booklet", (str, os.PathLike, type(None)), None, "None loads the default booklet (7 "
+                        "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file raises "
+                        "``BookletError`` naming monster, field and value",
+                        expected="a file path (str or PathLike) to a YAML or JSON booklet, or None")
+
+
 def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
     """The monsters of the booklet at ``path`` (YAML or JSON), or of the default booklet."""
-    if path is None:
+    if BOOKLET_OPTION.check(path) is None:
         text = resources.files("kakurega.envs").joinpath("data", DEFAULT_BOOKLET).read_text(encoding="utf-8")
         return validate_booklet(load_text(text, DEFAULT_BOOKLET, error=BookletError), DEFAULT_BOOKLET)
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"booklet must be a file path (str or PathLike) or None, got {type(path).__name__}")
     source = os.fspath(path)
     if not os.path.isfile(source):
         raise FileNotFoundError(f"booklet file {short_repr(source)} does not exist")

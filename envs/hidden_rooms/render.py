@@ -36,12 +36,13 @@ def tile_code(tile: int) -> str:
 
 
 class HiddenRoomsRenderer:
-    """``renderer(state, viewer)`` -> text (picklable: holds only the game)."""
+    """The text renderer of one Hidden Rooms game (what the env declares; picklable: holds only the game)."""
 
     def __init__(self, game: HiddenRoomsGame):
         self.game = game
 
-    def __call__(self, state, viewer: int | None = None) -> str:
+    def render_text(self, state, viewer: int | None = None) -> str:
+        """The room, the monster's path ahead and the memory (the child and a spectator see the same)."""
         game = self.game
         if not state.board:
             return "Hidden Rooms: no round started"

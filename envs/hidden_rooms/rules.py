@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.options import Option
 from kakurega.envs.hidden_rooms.booklet import GRID, Monster, load_booklet
 
 # ----------------------------------------------------------------- the room
@@ -58,6 +59,14 @@ OUTCOME_NAMES = {ESCAPED: "escaped", CAUGHT: "caught", MONSTER_EXITED: "monster 
 
 EPISODES = ("match", "round")
 REWARDS = ("match", "per_round")
+
+# The options (envs/core/options.py): the env declares them, HiddenRoomsGame checks its arguments with them.
+EPISODE_OPTION = Option("episode", str, "match", "an episode is one match (rounds until 2 escapes or 3 fails) or "
+                        "one round", choices=EPISODES)
+REWARD_OPTION = Option("reward", str, "match", "+1 / −1 when the match is won / lost, or at each escape / fail "
+                       "(see Rewards)", choices=REWARDS)
+MAX_TURNS_OPTION = Option("max_turns", int, 60, "turns per round; when turn ``max_turns`` ends without an escape "
+                          "the round is a fail", low=1, high=MAX_TURNS)
 ESCAPES_TO_WIN, FAILS_TO_LOSE = 2, 3
 
 
@@ -177,24 +186,17 @@ class HiddenRoomsGame(Game):
     def __init__(
         self,
         monsters: tuple[Monster, ...] | None = None,
-        episode: str = "match",
-        reward: str = "match",
-        max_turns: int = 60,
+        episode: str = EPISODE_OPTION.default,
+        reward: str = REWARD_OPTION.default,
+        max_turns: int = MAX_TURNS_OPTION.default,
     ):
-        if episode not in EPISODES:
-            raise ValueError(f"episode={episode!r} is not supported; expected one of {list(EPISODES)}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is not supported; expected one of {list(REWARDS)}")
-        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)):
-            raise TypeError(f"max_turns must be an integer >= 1, got {max_turns!r} of type {type(max_turns).__name__}")
-        if not 1 <= max_turns <= MAX_TURNS:
-            raise ValueError(f"max_turns must be an integer from 1 to {MAX_TURNS}, got {max_turns}")
+        """The rules for these options, each checked by its :class:`Option` (as the env checks them)."""
+        self.episode = EPISODE_OPTION.check(episode)
+        self.reward = REWARD_OPTION.check(reward)
+        self.max_turns = MAX_TURNS_OPTION.check(max_turns)
         self.monsters = tuple(load_booklet() if monsters is None else monsters)
         if not self.monsters or not all(isinstance(m, Monster) for m in self.monsters):
             raise TypeError("monsters must be a non-empty tuple of Monster (use booklet.load_booklet)")
-        self.episode = episode
-        self.reward = reward
-        self.max_turns = int(max_turns)
         # Static per-monster tables: path as cell ids and, for every monster
         # cell, a bitmask of the cells it sees.
         self.paths = tuple(tuple(cell_of(r, c) for r, c in m.path) for m in self.monsters)

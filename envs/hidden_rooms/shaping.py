@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kakurega.envs.core.options import Option
+from kakurega.envs.hidden_rooms.booklet import load_booklet
 from kakurega.envs.hidden_rooms.rules import EMPTY, EXIT_CELL, NEIGHBOURS, NUM_CELLS, HiddenRoomsGame, coords
 
 #: Manhattan distance of every cell to the exit
@@ -48,18 +50,9 @@ DISTANCE = tuple(
 MAX_DISTANCE = max(DISTANCE)  #: 8, from the start cell (4, 4)
 
 
-def check_shaping(shaping) -> float:
-    """``shaping`` as a float in [0, 1], or a ``TypeError``/``ValueError`` naming the option and what was expected."""
-    if isinstance(shaping, (bool, np.bool_)) or not isinstance(shaping, (int, float, np.integer, np.floating)):
-        raise TypeError(
-            f"shaping must be a number in [0, 1] (0 = off), got {shaping!r} of type {type(shaping).__name__}"
-        )
-    value = float(shaping)
-    if not 0.0 <= value <= 1.0:  # also refuses nan
-        raise ValueError(
-            f"shaping must be a number in [0, 1] (0 = off; above 1 a failed round could score above 0), got {value}"
-        )
-    return value
+#: the env option (envs/core/options.py)
+SHAPING_OPTION = Option("shaping", float, 0.0, "weight ``k`` of the progress shaping (see Rewards); 0 = off; for "
+                        "training, not for scoring", low=0.0, high=1.0)
 
 
 def potential(board: list[int], child: int) -> float:
@@ -89,7 +82,8 @@ class ShapedHiddenRoomsGame(HiddenRoomsGame):
     def __init__(self, monsters=None, episode: str = "match", reward: str = "match", max_turns: int = 60,
                  shaping: float = 1.0):
         super().__init__(monsters, episode=episode, reward=reward, max_turns=max_turns)
-        self.shaping = check_shaping(shaping)
+        self.shaping = SHAPING_OPTION.check(shaping)
+        self.options = {**self.options, "shaping": self.shaping}  # what new_rules() rebuilds
 
     def potential(self, state) -> float:
         """``phi`` of the table in ``state`` (the finished episode's table keeps its value)."""
@@ -100,3 +94,11 @@ class ShapedHiddenRoomsGame(HiddenRoomsGame):
         returns = super().returns(state)
         returns[0] += self.shaping * potential(state.board, state.child)
         return returns
+
+
+def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shaping: float) -> HiddenRoomsGame:
+    """The rules for the env's options: with ``shaping=0`` the plain rules (no shaping code in the loop)."""
+    monsters = load_booklet(booklet)
+    if shaping:
+        return ShapedHiddenRoomsGame(monsters, episode, reward, max_turns, shaping=shaping)
+    return HiddenRoomsGame(monsters, episode=episode, reward=reward, max_turns=max_turns)

@@ -96,52 +96,64 @@ def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
     return shown
 
 
+class KakurenboRenderer:
+    """The text renderer of one KAKURENBO game (what the env declares)."""
+
+    def __init__(self, game: KakurenboGame):
+        self.game = game
+
+    def render_text(self, state, viewer: int | None) -> str:
+        """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only)."""
+        game = self.game
+        n = game.num_players
+        lines = []
+        who = "spectator" if viewer is None else game.seat_name(viewer)
+        lines.append(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
+        if state.over:
+            status = "game over"
+        elif state.steps >= game.max_steps:
+            status = f"truncated at the step limit ({game.max_steps})"
+        else:
+            status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
+            if state.active != state.actor:
+                status += f" (turn of {game.seat_name(state.active)})"
+        lines.append(f"{status}; step {state.steps}/{game.max_steps}")
+        if state.pile:
+            top = "Kaku's Curse" if state.pile[-1] == CURSE else COLOURS[state.pile[-1] & 1]
+            lines.append(f"pile: {len(state.pile)} cards, top {top}")
+        else:
+            lines.append("pile: empty")
+        if state.dice[0]:
+            lines.append(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
+        known = game.known_row(state, viewer) if viewer is not None else None
+        for seat in range(n):
+            shown = hand_pictures(state, seat, known)
+            flags = []
+            if state.open_hand[seat]:
+                flags.append("open hand")
+            if seat == state.actor:
+                flags.append("to act")
+            if seat == viewer:
+                flags.append("you")
+            flag_text = f" ({', '.join(flags)})" if flags else ""
+            pairs = [PARTS[p] for p, by in enumerate(state.discarded_by) if by == seat]
+            lines.append(
+                f"  {game.seat_name(seat)}{flag_text}: {state.scores[seat]} pts, "
+                f"discarded [{', '.join(pairs)}]; hand {' '.join(shown) if shown else '(empty)'}"
+            )
+        kind, actor, _other, _colour = state.last_move
+        if kind >= 0:
+            lines.append(f"last action: {game.seat_name(actor)} ({KIND_NAMES[kind]})")
+        for event in state.events:
+            lines.append(f"  - {describe_event(game, event)}")
+        if state.over or state.steps >= game.max_steps:
+            final = game.final_scores(state)
+            winners = game.winners(state)
+            lines.append("final scores: " + ", ".join(f"{game.seat_name(s)} {final[s]}" for s in range(n)))
+            lines.append("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
+        return "\n".join(lines)
+
+
 def render_text(game: KakurenboGame, state, viewer: int | None) -> str:
-    """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only)."""
-    n = game.num_players
-    lines = []
-    who = "spectator" if viewer is None else game.seat_name(viewer)
-    lines.append(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
-    if state.over:
-        status = "game over"
-    elif state.steps >= game.max_steps:
-        status = f"truncated at the step limit ({game.max_steps})"
-    else:
-        status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
-        if state.active != state.actor:
-            status += f" (turn of {game.seat_name(state.active)})"
-    lines.append(f"{status}; step {state.steps}/{game.max_steps}")
-    if state.pile:
-        top = "Kaku's Curse" if state.pile[-1] == CURSE else COLOURS[state.pile[-1] & 1]
-        lines.append(f"pile: {len(state.pile)} cards, top {top}")
-    else:
-        lines.append("pile: empty")
-    if state.dice[0]:
-        lines.append(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
-    known = game.known_row(state, viewer) if viewer is not None else None
-    for seat in range(n):
-        shown = hand_pictures(state, seat, known)
-        flags = []
-        if state.open_hand[seat]:
-            flags.append("open hand")
-        if seat == state.actor:
-            flags.append("to act")
-        if seat == viewer:
-            flags.append("you")
-        flag_text = f" ({', '.join(flags)})" if flags else ""
-        pairs = [PARTS[p] for p, by in enumerate(state.discarded_by) if by == seat]
-        lines.append(
-            f"  {game.seat_name(seat)}{flag_text}: {state.scores[seat]} pts, "
-            f"discarded [{', '.join(pairs)}]; hand {' '.join(shown) if shown else '(empty)'}"
-        )
-    kind, actor, _other, _colour = state.last_move
-    if kind >= 0:
-        lines.append(f"last action: {game.seat_name(actor)} ({KIND_NAMES[kind]})")
-    for event in state.events:
-        lines.append(f"  - {describe_event(game, event)}")
-    if state.over or state.steps >= game.max_steps:
-        final = game.final_scores(state)
-        winners = game.winners(state)
-        lines.append("final scores: " + ", ".join(f"{game.seat_name(s)} {final[s]}" for s in range(n)))
-        lines.append("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
-    return "\n".join(lines)
+    """``KakurenboRenderer(game).render_text(state, viewer)``."""
+    return KakurenboRenderer(game).render_text(state, viewer)

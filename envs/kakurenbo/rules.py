@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.options import Option
 from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import COLOUR_OF, CURSE, NUM_BODY_CARDS, UNKNOWN
 
@@ -28,6 +29,15 @@ REWARD_MODES = ("win", "points")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 DEFAULT_MAX_STEPS = 200
 MAX_STEPS = 1_000_000  #: bound of the max_steps option
+
+# The options (envs/core/options.py): the env declares them, KakurenboGame checks its arguments with them.
+VARIANT_OPTION = Option("variant", str, "kakurenbo", "hide-and-seek (faces seen, card functions) or gloom (blind phase 1, "
+                 "dice phase 2)", choices=VARIANTS)
+NUM_PLAYERS_OPTION = Option("num_players", int, 4, "players at the table", low=MIN_PLAYERS, high=MAX_PLAYERS)
+MAX_STEPS_OPTION = Option("max_steps", int, DEFAULT_MAX_STEPS, "agent actions after which the game is truncated "
+                          "and scored as ended", low=1, high=MAX_STEPS)
+REWARD_OPTION = Option("reward", str, "win", "+1 each winner / −1 everyone else at the end, or points as scored",
+                choices=REWARD_MODES)
 
 PARTS = ("head", "chest", "waist", "right arm", "left arm", "right leg", "left leg")
 POINTS = (4, 3, 3, 2, 2, 1, 1)
@@ -167,28 +177,17 @@ class KakurenboGame(Game):
 
     def __init__(
         self,
-        variant: str = "kakurenbo",
-        num_players: int = 4,
-        max_steps: int = DEFAULT_MAX_STEPS,
-        reward: str = "win",
+        variant: str = VARIANT_OPTION.default,
+        num_players: int = NUM_PLAYERS_OPTION.default,
+        max_steps: int = MAX_STEPS_OPTION.default,
+        reward: str = REWARD_OPTION.default,
     ):
-        if not isinstance(variant, str) or variant not in VARIANTS:
-            raise ValueError(f"variant={variant!r} is not supported; expected one of {list(VARIANTS)}")
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise TypeError(f"num_players must be an integer from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}")
-        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"num_players={num_players} is out of range; expected {MIN_PLAYERS} to {MAX_PLAYERS}")
-        if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)):
-            raise TypeError(f"max_steps must be a positive integer (agent actions per game), got {max_steps!r}")
-        if not 1 <= max_steps <= MAX_STEPS:
-            raise ValueError(f"max_steps={max_steps} must be from 1 to {MAX_STEPS} (agent actions per game)")
-        if not isinstance(reward, str) or reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r} is not supported; expected one of {list(REWARD_MODES)}")
-        self.variant = variant
+        """The rules for these options, each checked by its :class:`Option` (as the env checks them)."""
+        self.variant = VARIANT_OPTION.check(variant)
         self.kurayami = variant == "kurayami"
-        self.num_players = n = int(num_players)
-        self.max_steps = int(max_steps)
-        self.reward = reward
+        self.num_players = n = NUM_PLAYERS_OPTION.check(num_players)
+        self.max_steps = MAX_STEPS_OPTION.check(max_steps)
+        self.reward = REWARD_OPTION.check(reward)
         m = n - 1
         self.num_offsets = m
         self.DISCARD_BASE = 1

@@ -17,7 +17,16 @@ picture shows its stroke and the turn in progress.
 from __future__ import annotations
 
 from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_PATH
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, PHASE_NAMES, SEEK, START
+from kakurega.envs.summer_hide_and_seek.rules import (
+    BUDGET,
+    CHILD,
+    FOUND_STUCK,
+    OVER,
+    PHASE_NAMES,
+    SEEK,
+    START,
+    SummerHideAndSeekGame,
+)
 
 
 def _map_cell(game, r: int, c: int) -> str:
@@ -38,70 +47,82 @@ def _pieces_words(game, pieces) -> str:
     return ", ".join(f"player_{seat} {game.map.square_name(s)}" for seat, s in enumerate(pieces) if s >= 0)
 
 
-def render_text(game, state, viewer: int | None) -> str:
-    """The table as ``viewer`` (a seat, or None for a spectator) may see it."""
-    m = game.map
-    n = game.num_players
-    lines = []
-    if state.phase == OVER:
-        lines.append(f"{m.name}: game over after {state.steps} steps")
-    elif game.is_truncated(state):
-        scored = "scored by the standings" if game.score_truncation else "undecided"
-        lines.append(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
-    else:
-        lines.append(
-            f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
-            f"{PHASE_NAMES[state.phase]}, to act: player_{game.current_player(state)}"
-        )
-    lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
-    show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
-    order = {square: k for k, square in enumerate(state.stroke, start=1)} if show_stroke else {}
-    piece_at = {}
-    for seat, square in enumerate(state.pieces):
-        if square >= 0:
-            piece_at.setdefault(square, seat)
-    header = "    " + "".join(f"{c:^3}" for c in range(m.width))
-    title_right = "stroke (order, @ = here)" if show_stroke else "belief (? may be here, x guessed)"
-    lines.append(f"{'map':<{4 + 3 * m.width}}    {title_right}")
-    lines.append(header + "    " + header)
-    for r in range(m.height):
-        left = "".join(_map_cell(game, r, c) for c in range(m.width))
-        right = []
-        for c in range(m.width):
-            s = m.square_at(r, c)
-            if s < 0:
-                right.append("   ")
-            elif s in piece_at:
-                right.append(f"p{piece_at[s]} ")
-            elif show_stroke and s in order:
-                right.append(" @ " if s == state.square else f"{order[s]:>2} ")
-            elif not show_stroke and state.phase != OVER and state.belief >> s & 1:
-                right.append(" ? ")
-            elif not show_stroke and state.guessed >> s & 1:
-                right.append(" x ")
-            else:
-                right.append(" . ")
-        lines.append(f"{r:>3} {left}    {r:>3} {''.join(right)}")
-    legend = ", ".join(f"{icon.letter}={icon.name} {icon.vp}VP" for icon in m.icons)
-    lines.append(f"[X] black-framed, (x) white-framed, . path; icons: {legend}")
-    lines.append("terrain: " + ", ".join(f"{sym} {name}" for sym, name in m.terrain))
-    for t, (cost, icons) in enumerate(state.announcements, start=1):
-        lines.append(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
-    for t, guesses in enumerate(state.guesses, start=1):
-        lines.append(f"guesses after announcement {t}: {_pieces_words(game, guesses)}")
-    if any(square >= 0 for square in state.pieces):
-        lines.append(f"pieces on the board: {_pieces_words(game, state.pieces)}")
-    if show_stroke and state.phase == CHILD:
-        due = "; the last line was a shortcut: continue next" if state.continue_due else ""
-        lines.append(
-            f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}{due}"
-        )
-    if state.phase == SEEK:
-        lines.append(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")
-    for child, stroke, gained, turns, how in state.history:
-        path = " -> ".join(m.square_name(s) for s in stroke)
-        end = "stuck" if how == FOUND_STUCK else "found by a seeker"
-        lines.append(f"round of player_{child}: {gained} VP in {turns} turn(s), {end}; stroke {path}")
-    if state.phase == START and viewer is not None and viewer == state.child:
-        lines.append("choose a starting path square")
-    return "\n".join(lines)
+class SummerRenderer:
+    """The text renderer of one Summer Hide-and-Seek game (what the env declares)."""
+
+    def __init__(self, game: SummerHideAndSeekGame):
+        self.game = game
+
+    def render_text(self, state, viewer: int | None) -> str:
+        """The table as ``viewer`` (a seat, or None for a spectator) may see it."""
+        game = self.game
+        m = game.map
+        n = game.num_players
+        lines = []
+        if state.phase == OVER:
+            lines.append(f"{m.name}: game over after {state.steps} steps")
+        elif game.is_truncated(state):
+            scored = "scored by the standings" if game.score_truncation else "undecided"
+            lines.append(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
+        else:
+            lines.append(
+                f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
+                f"{PHASE_NAMES[state.phase]}, to act: player_{game.current_player(state)}"
+            )
+        lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
+        show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
+        order = {square: k for k, square in enumerate(state.stroke, start=1)} if show_stroke else {}
+        piece_at = {}
+        for seat, square in enumerate(state.pieces):
+            if square >= 0:
+                piece_at.setdefault(square, seat)
+        header = "    " + "".join(f"{c:^3}" for c in range(m.width))
+        title_right = "stroke (order, @ = here)" if show_stroke else "belief (? may be here, x guessed)"
+        lines.append(f"{'map':<{4 + 3 * m.width}}    {title_right}")
+        lines.append(header + "    " + header)
+        for r in range(m.height):
+            left = "".join(_map_cell(game, r, c) for c in range(m.width))
+            right = []
+            for c in range(m.width):
+                s = m.square_at(r, c)
+                if s < 0:
+                    right.append("   ")
+                elif s in piece_at:
+                    right.append(f"p{piece_at[s]} ")
+                elif show_stroke and s in order:
+                    right.append(" @ " if s == state.square else f"{order[s]:>2} ")
+                elif not show_stroke and state.phase != OVER and state.belief >> s & 1:
+                    right.append(" ? ")
+                elif not show_stroke and state.guessed >> s & 1:
+                    right.append(" x ")
+                else:
+                    right.append(" . ")
+            lines.append(f"{r:>3} {left}    {r:>3} {''.join(right)}")
+        legend = ", ".join(f"{icon.letter}={icon.name} {icon.vp}VP" for icon in m.icons)
+        lines.append(f"[X] black-framed, (x) white-framed, . path; icons: {legend}")
+        lines.append("terrain: " + ", ".join(f"{sym} {name}" for sym, name in m.terrain))
+        for t, (cost, icons) in enumerate(state.announcements, start=1):
+            lines.append(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
+        for t, guesses in enumerate(state.guesses, start=1):
+            lines.append(f"guesses after announcement {t}: {_pieces_words(game, guesses)}")
+        if any(square >= 0 for square in state.pieces):
+            lines.append(f"pieces on the board: {_pieces_words(game, state.pieces)}")
+        if show_stroke and state.phase == CHILD:
+            due = "; the last line was a shortcut: continue next" if state.continue_due else ""
+            lines.append(
+                f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}{due}"
+            )
+        if state.phase == SEEK:
+            lines.append(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")
+        for child, stroke, gained, turns, how in state.history:
+            path = " -> ".join(m.square_name(s) for s in stroke)
+            end = "stuck" if how == FOUND_STUCK else "found by a seeker"
+            lines.append(f"round of player_{child}: {gained} VP in {turns} turn(s), {end}; stroke {path}")
+        if state.phase == START and viewer is not None and viewer == state.child:
+            lines.append("choose a starting path square")
+        return "\n".join(lines)
+
+
+def render_text(game: SummerHideAndSeekGame, state, viewer: int | None) -> str:
+    """``SummerRenderer(game).render_text(state, viewer)``."""
+    return SummerRenderer(game).render_text(state, viewer)

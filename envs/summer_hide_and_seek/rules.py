@@ -39,11 +39,13 @@ makes a fresh one with the same options).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
+from kakurega.envs.core.options import Option
 from kakurega.envs.summer_hide_and_seek.belief import BeliefModel, iter_bits, mask_of
 from kakurega.envs.summer_hide_and_seek.geometry import (
     first_squares,
@@ -60,6 +62,24 @@ START, CHILD, SEEK, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("start", "child's turn", "seekers' turn", "over")
 FOUND_BY_GUESS, FOUND_STUCK = 0, 1
 REWARD_MODES = ("win", "vp")
+MAX_STEPS = 1_000_000  #: bound of the max_steps option
+
+# The options (envs/core/options.py): the env declares them, SummerHideAndSeekGame checks its arguments with them.
+NUM_PLAYERS_OPTION = Option("num_players", int, 2, "players; each is the child in one round", low=2, high=4)
+MAP_OPTION = Option("map", (str, os.PathLike, SummerMap, type(None)), None, "None (the shipped "
+                    "``envs/data/summer_map.yaml``), a YAML file path, or a ``SummerMap``; a malformed map raises "
+                    "``MapError`` naming the row, column or field",
+                    expected="None (default map), a YAML file path or a SummerMap")
+STRICT_MOVES_OPTION = Option("strict_moves", bool, False, "also apply the white-end rule to moves (the seed's most "
+                             "literal reading)")
+REWARD_OPTION = Option("reward", str, "win", "``\"win\"``: +1 each winner, −1 each other player at the end; "
+                       "``\"vp\"``: VP as they are scored", choices=REWARD_MODES)
+MAX_STEPS_OPTION = Option("max_steps", int, 1000, "actions after which the game is truncated", low=1, high=MAX_STEPS)
+# Rule settings each version fixes (not env options).
+MUST_MOVE_OPTION = Option("must_move", bool, False, "the child must draw at least one line each turn")
+SCORE_TRUNCATION_OPTION = Option("score_truncation", bool, False, "a game cut off by the step limit is scored "
+                                 "from the standings")
+PACED_TURNS_OPTION = Option("paced_turns", bool, False, "one child decision per unit of cost (the continue action)")
 
 
 @dataclass
@@ -132,25 +152,24 @@ class SummerHideAndSeekGame(Game):
 
     def __init__(
         self,
-        num_players: int = 2,
+        num_players: int = NUM_PLAYERS_OPTION.default,
         summer_map: SummerMap | None = None,
-        strict_moves: bool = False,
-        reward: str = "win",
-        max_steps: int = 1000,
-        must_move: bool = False,
-        score_truncation: bool = False,
-        paced_turns: bool = False,
+        strict_moves: bool = STRICT_MOVES_OPTION.default,
+        reward: str = REWARD_OPTION.default,
+        max_steps: int = MAX_STEPS_OPTION.default,
+        must_move: bool = MUST_MOVE_OPTION.default,
+        score_truncation: bool = SCORE_TRUNCATION_OPTION.default,
+        paced_turns: bool = PACED_TURNS_OPTION.default,
     ):
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward={reward!r}: expected one of {REWARD_MODES}")
-        self.num_players = num_players
+        """The rules for these options, each checked by its :class:`Option` (as the env checks them)."""
+        self.num_players = num_players = NUM_PLAYERS_OPTION.check(num_players)
         self.map = summer_map if summer_map is not None else load_map()
-        self.strict_moves = bool(strict_moves)
-        self.reward = reward
-        self.max_steps = max_steps
-        self.must_move = bool(must_move)
-        self.score_truncation = bool(score_truncation)
-        self.paced_turns = bool(paced_turns)
+        self.strict_moves = STRICT_MOVES_OPTION.check(strict_moves)
+        self.reward = REWARD_OPTION.check(reward)
+        self.max_steps = max_steps = MAX_STEPS_OPTION.check(max_steps)
+        self.must_move = MUST_MOVE_OPTION.check(must_move)
+        self.score_truncation = SCORE_TRUNCATION_OPTION.check(score_truncation)
+        self.paced_turns = PACED_TURNS_OPTION.check(paced_turns)
         self.options = {
             "num_players": num_players, "summer_map": self.map, "strict_moves": self.strict_moves,
             "reward": reward, "max_steps": max_steps, "must_move": self.must_move,
@@ -795,3 +814,9 @@ class SummerHideAndSeekGame(Game):
 
 class _OutOfBudget(Exception):
     """The randomized search ran out of nodes; the caller retries with a bigger budget."""
+
+
+def summer_game(map, **options) -> SummerHideAndSeekGame:  # noqa: A002 - the env option's name
+    """The rules for the env's options: ``map`` (None, a YAML file path or a ``SummerMap``) loaded, the rest as given."""
+    summer_map = map if isinstance(map, SummerMap) else load_map(map)
+    return SummerHideAndSeekGame(summer_map=summer_map, **options)

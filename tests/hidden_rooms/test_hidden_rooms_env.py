@@ -12,8 +12,8 @@ from kakurega.envs.hidden_rooms.rules import cell_of
 @pytest.mark.parametrize(
     "kwargs, error, words",
     [
-        ({"episode": "game"}, ValueError, ["episode='game'", "match", "round"]),
-        ({"reward": "dense"}, ValueError, ["reward='dense'", "per_round"]),
+        ({"episode": "game"}, ValueError, ["episode", "'game'", "'match' or 'round'"]),
+        ({"reward": "dense"}, ValueError, ["reward", "'dense'", "per_round"]),
         ({"max_turns": 0}, ValueError, ["max_turns", "from 1 to 10000"]),
         ({"max_turns": 2.5}, TypeError, ["max_turns", "integer"]),
         ({"max_turns": True}, TypeError, ["max_turns"]),

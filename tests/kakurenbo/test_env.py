@@ -12,15 +12,15 @@ from kakurega.envs.kakurenbo.rules import KakurenboGame
 
 BAD_ARGUMENTS = [
     # kwargs,                          error,      words in the message
-    ({"variant": "gloom"},             ValueError, "variant='gloom'"),
-    ({"variant": 1},                   ValueError, "variant=1"),
-    ({"num_players": 2},               ValueError, "num_players=2 is out of range"),
-    ({"num_players": 6},               ValueError, "expected 3 to 5"),
-    ({"num_players": 4.0},             TypeError,  "num_players must be an integer"),
+    ({"variant": "gloom"},             ValueError, "variant must be 'kakurenbo' or 'kurayami', got 'gloom'"),
+    ({"variant": 1},                   TypeError,  "variant must be 'kakurenbo' or 'kurayami', got 1 of type int"),
+    ({"num_players": 2},               ValueError, "num_players must be an integer from 3 to 5, got 2"),
+    ({"num_players": 6},               ValueError, "from 3 to 5, got 6"),
+    ({"num_players": 4.0},             TypeError,  "num_players must be an integer from 3 to 5, got 4.0 of type float"),
     ({"num_players": True},            TypeError,  "num_players must be an integer"),
-    ({"max_steps": 0},                 ValueError, "max_steps=0"),
-    ({"max_steps": "200"},             TypeError,  "max_steps must be a positive integer"),
-    ({"reward": "score"},              ValueError, "reward='score'"),
+    ({"max_steps": 0},                 ValueError, "max_steps must be an integer from 1 to 1000000, got 0"),
+    ({"max_steps": "200"},             TypeError,  "max_steps must be an integer from 1 to 1000000, got '200' of type str"),
+    ({"reward": "score"},              ValueError, "reward must be 'win' or 'points', got 'score'"),
     ({"render_mode": "rgb"},           ValueError, "render_mode='rgb'"),
     ({"render_view": "player_9"},      ValueError, "render_view='player_9'"),
 ]

@@ -12,13 +12,13 @@ from kakurega.envs.summer_hide_and_seek.rules import SEEK
 from .helpers import TEST_MAP, action
 
 BAD_OPTIONS = [
-    ({"num_players": 1}, ValueError, "num_players=1: expected an integer in 2..4"),
-    ({"num_players": 5}, ValueError, "num_players=5"),
+    ({"num_players": 1}, ValueError, "num_players must be an integer from 2 to 4, got 1"),
+    ({"num_players": 5}, ValueError, "from 2 to 4, got 5"),
     ({"num_players": 2.0}, TypeError, "num_players must be an integer"),
     ({"num_players": True}, TypeError, "num_players must be an integer"),
-    ({"reward": "points"}, ValueError, "reward='points': expected one of win, vp"),
+    ({"reward": "points"}, ValueError, "reward must be 'win' or 'vp', got 'points'"),
     ({"strict_moves": "yes"}, TypeError, "strict_moves must be True or False"),
-    ({"max_steps": 0}, ValueError, "max_steps=0: expected an integer in 1..1000000"),
+    ({"max_steps": 0}, ValueError, "max_steps must be an integer from 1 to 1000000, got 0"),
     ({"max_steps": "100"}, TypeError, "max_steps must be an integer"),
     ({"map": 42}, TypeError, "map must be None"),
     ({"render_mode": "rgb"}, ValueError, "render_mode='rgb'"),

@@ -14,12 +14,12 @@ import pytest
 
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic
+from kakurega.envs import summer_hide_and_seek_v1
 from kakurega.envs.registry import make
 from kakurega.envs.summer_hide_and_seek.belief import mask_of
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, SEEK, SummerHideAndSeekGame
-from kakurega.envs.summer_hide_and_seek_v1 import SummerHideAndSeekV1
 
-VERSIONS = {"summer_hide_and_seek_v0": {}, "summer_hide_and_seek_v1": SummerHideAndSeekV1.RULES}
+VERSIONS = {"summer_hide_and_seek_v0": {}, "summer_hide_and_seek_v1": summer_hide_and_seek_v1.DEFINITION.rules}
 CONFIGS = [(name, n, strict) for name in VERSIONS for n in (2, 3, 4) for strict in (False, True)]
 
 

@@ -19,7 +19,7 @@ from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK,
 
 from .helpers import new_game, play, square
 
-V1_RULES = summer_hide_and_seek_v1.SummerHideAndSeekV1.RULES
+V1_RULES = summer_hide_and_seek_v1.DEFINITION.rules
 
 
 def new_v1_game(**options):

@@ -1,0 +1,143 @@
+"""Env options declared as data, and the one check every option goes through.
+
+An env module declares its options as :class:`Option` objects (name, type,
+default, allowed values or range, one line of doc). The same objects check
+the values (:func:`check`, :meth:`Option.check`), fill in defaults, give the
+generated ``raw_env`` its signature, and render the env card's Options table
+and ``kakurega envs``. Policy files read the defaults from them without
+building an env.
+
+A rules constructor (``Game.__init__``) that takes one of these options
+checks it with the very same ``Option`` object (``VARIANT.check(variant)``),
+so a game built directly refuses what the env refuses, in the same words; no
+option is checked by hand anywhere else.
+
+Errors name the option, the value and what was expected: a wrong type raises
+``TypeError``, a value of the right type outside what is allowed raises
+``ValueError``.
+
+>>> players = Option("num_players", int, 4, "players at the table", low=3, high=5)
+>>> players.check(5)
+5
+>>> players.check(6)
+Traceback (most recent call last):
+...
+ValueError: num_players must be an integer from 3 to 5, got 6
+>>> check((players,), {"num_players": 3}, "demo_v0")
+{'num_players': 3}
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kakurega.envs.core.safe_load import short_repr
+
+_KIND_WORDS = {int: "an integer", float: "a number", bool: "True or False", str: "a string"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One env option: its name, type, default, allowed values or range, and one line of doc.
+
+    ``kind`` is ``int``, ``float``, ``bool``, ``str`` or a tuple of accepted
+    classes (then ``expected`` says in words what is accepted, e.g. "a path to
+    a YAML file, a mapping or None"). ``choices`` lists the allowed values of a
+    ``str`` option; ``low``/``high`` bound a number (inclusive). Integers
+    accept numpy integers and floats accept any real number (both are
+    returned as Python ``int``/``float``); ``True``/``False`` are never
+    numbers.
+    """
+
+    name: str
+    kind: type | tuple[type, ...]
+    default: Any
+    doc: str
+    choices: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    expected: str = ""
+
+    def with_default(self, default) -> Option:
+        """This option with another default (a later version of a game changing one)."""
+        return replace(self, default=self.check(default))
+
+    def describe(self) -> str:
+        """What the option accepts, in words: ``"'win' or 'points'"``, ``"an integer from 3 to 5"``."""
+        if self.expected:
+            return self.expected
+        if self.choices:
+            quoted = [repr(c) for c in self.choices]
+            return " or ".join(quoted) if len(quoted) == 2 else "one of " + ", ".join(quoted)
+        words = _KIND_WORDS[self.kind]
+        low, high = (None if x is None else int(x) if self.kind is int else f"{x:g}" for x in (self.low, self.high))
+        if low is not None and high is not None:
+            return f"{words} from {low} to {high}" if self.kind is int else f"{words} in [{low}, {high}]"
+        if low is not None:
+            return f"{words} >= {low}"
+        return words
+
+    def check(self, value):
+        """``value`` if this option allows it (numbers as plain ``int``/``float``), else the error in words."""
+        kind = self.kind
+        if kind is int:
+            ok = isinstance(value, numbers.Integral) and not _is_bool(value)
+        elif kind is float:
+            ok = isinstance(value, numbers.Real) and not _is_bool(value)
+        elif kind is bool:
+            ok = isinstance(value, bool)
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            raise TypeError(
+                f"{self.name} must be {self.describe()}, got {short_repr(value)} of type {type(value).__name__}"
+            )
+        if kind is int:
+            value = int(value)
+        elif kind is float:
+            value = float(value)
+        in_range = (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+        if (self.choices and value not in self.choices) or not in_range or (kind is float and math.isnan(value)):
+            raise ValueError(f"{self.name} must be {self.describe()}, got {short_repr(value)}")
+        return value
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy.bool_ without importing numpy
+
+
+def check(options: Sequence[Option], values: Mapping[str, Any], owner: str) -> dict:
+    """Every option of ``options`` checked, defaults filled in, in declaration order.
+
+    A name ``options`` does not declare raises ``TypeError`` naming it,
+    ``owner`` (e.g. ``"kakurenbo_v0"``) and the options there are.
+    """
+    by_name = {option.name: option for option in options}
+    unknown = [name for name in values if name not in by_name]
+    if unknown:
+        raise TypeError(
+            f"{owner} has no option {unknown[0]!r}; its options are: {', '.join(by_name)}"
+        )
+    return {option.name: option.check(values[option.name]) if option.name in values else option.default
+            for option in options}
+
+
+def signature(options: Sequence[Option]) -> inspect.Signature:
+    """A keyword-only signature with the options' defaults (for ``help()`` and ``inspect``)."""
+    return inspect.Signature(
+        [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default) for o in options]
+    )
+
+
+def markdown_table(options: Sequence[Option]) -> str:
+    """The options as a Markdown table: option, values, default, meaning (the env cards' Options table)."""
+    rows = ["| option | values | default | meaning |", "|---|---|---|---|"]
+    for o in options:
+        values = ", ".join(f"``{c!r}``" for c in o.choices) if o.choices else o.describe()
+        rows.append(f"| ``{o.name}`` | {values} | ``{o.default!r}`` | {o.doc} |")
+    return "\n".join(rows)
