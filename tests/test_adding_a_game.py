@@ -79,6 +79,26 @@ def test_the_layout_on_the_page_is_the_toy_game_code():
     assert code_blocks()[0] in Path(toy_game.__file__).read_text(encoding="utf-8")
 
 
+def test_the_env_module_on_the_page_declares_what_the_definition_takes():
+    """The env-module block's EnvDefinition fields and Option call are the real ones."""
+    import dataclasses
+
+    from kakurega.envs.core.definition import EnvDefinition
+    from kakurega.envs.core.options import Option
+
+    block = code_blocks()[1]
+    fields = {f.name for f in dataclasses.fields(EnvDefinition)}
+    used = set(re.findall(r"^    (\w+)=", block, flags=re.M))
+    assert used and used <= fields, f"the page declares fields EnvDefinition lacks: {used - fields}"
+    assert "DEFINITION.factories(__name__)" in block and hasattr(EnvDefinition, "factories")
+    doc = DOC.read_text(encoding="utf-8")
+    option_call = re.search(r"`ROUNDS_OPTION = (Option\(.*?\))`", doc).group(1)
+    rounds = eval(option_call, {"Option": Option})
+    assert rounds.check(3) == 3
+    with pytest.raises(ValueError, match="rounds must be an integer from 1 to 9"):
+        rounds.check(10)
+
+
 @pytest.fixture
 def toy_registered(monkeypatch):
     """The toy game added as the page says: env module, heuristic module, registry entry."""
@@ -88,7 +108,7 @@ def toy_registered(monkeypatch):
     env_module.raw_env = lambda **options: toy_game.raw_env(**options)
     env_module.env = lambda **options: wrap(env_module.raw_env(**options))
     heuristic_module = types.ModuleType("kakurega.agents.heuristics.toy")
-    _layout, spec_code, heuristic_code = code_blocks()
+    _layout, _env_module, spec_code, heuristic_code = code_blocks()
     exec(compile(heuristic_code, "docs/adding_a_game.md (agents/heuristics/toy.py)", "exec"), heuristic_module.__dict__)
     spec = eval(spec_code, {"EnvSpec": registry.EnvSpec})
     monkeypatch.setitem(sys.modules, "kakurega.envs.toy_v0", env_module)
