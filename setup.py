@@ -20,6 +20,7 @@ Everything else about the package is in pyproject.toml.
 """
 
 import os
+import shutil
 
 from setuptools import Extension, setup
 
@@ -39,30 +40,41 @@ ACCELERATED = [
 ]
 
 
+#: where Cython writes its generated C (one .c file per module) and finds the ``.pxd`` files
+BUILD_DIR = os.path.join("build", "cython")
+PXD_DIR = os.path.join("build", "pxd")
+
+
 def pxd_include_path() -> list:
     """Where Cython finds the ``.pxd`` files that give C types to some modules (e.g. ``envs/animal_chain/rules.pxd``).
 
-    Cython looks a module's ``.pxd`` up by its full name (``kakurega.envs.animal_chain.rules``),
-    but the sources lie under ``envs/``, not ``kakurega/envs/``: a link ``build/pxd/kakurega/envs``
-    -> ``envs`` lets it find them next to their ``.py`` files. Without the link (no symlinks on
-    this system) the modules still compile, with Python semantics only.
+    Cython looks a module's ``.pxd`` up by its full name (``kakurega.envs.animal_chain.rules``)
+    in the package layout, and the sources lie under ``envs/``, not ``kakurega/envs/``: each
+    ``.pxd`` is copied to ``build/pxd/kakurega/envs/...``, where Cython finds it. Cython
+    still decides what to rebuild from the ``.pxd`` next to the ``.py``.
     """
-    root = os.path.join("build", "pxd")
-    link = os.path.join(root, "kakurega", "envs")
-    try:
-        os.makedirs(os.path.dirname(link), exist_ok=True)
-        if not os.path.islink(link):
-            os.symlink(os.path.abspath("envs"), link)
-    except OSError as error:
-        print(f"setup.py: the .pxd files are not used ({error})")
-        return []
-    return [root]
+    link = os.path.join(PXD_DIR, "kakurega", "envs")
+    if os.path.islink(link):  # left by older versions of this file, which linked to envs/
+        os.unlink(link)
+    for path in ACCELERATED:
+        pxd = path[: -len(".py")] + ".pxd"
+        if os.path.exists(pxd):
+            copy = os.path.join(PXD_DIR, "kakurega", pxd)
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            shutil.copyfile(pxd, copy)
+    return [PXD_DIR]
+
+
+def module_name(path: str) -> str:
+    """``envs/animal_chain/rules.py`` -> ``kakurega.envs.animal_chain.rules``."""
+    return "kakurega." + path[: -len(".py")].replace("/", ".")
 
 
 def extensions() -> list:
     """The compiled modules to build: none without Cython or under KAKUREGA_PURE_PYTHON."""
-    if os.environ.get("KAKUREGA_PURE_PYTHON", "") not in ("", "0"):
-        return []
+    pure = os.environ.get("KAKUREGA_PURE_PYTHON", "")
+    if pure not in ("", "0") and not pure.startswith("kakurega."):
+        return []  # pure Python everywhere; a list of module names leaves those modules alone uncompiled
     try:
         from Cython.Build import cythonize
     except ImportError:  # no Cython in the build environment: pure Python
@@ -74,9 +86,13 @@ def extensions() -> list:
     built = []
     include = pxd_include_path()
     for path in ACCELERATED:
-        module = Extension("kakurega." + path[: -len(".py")].replace("/", "."), [path])
+        if module_name(path) in pure.split(","):
+            continue
+        module = Extension(module_name(path), [path])
         try:
-            built += cythonize([module], compiler_directives=directives, quiet=True, include_path=include)
+            built += cythonize(
+                [module], compiler_directives=directives, quiet=True, include_path=include, build_dir=BUILD_DIR
+            )
         except Exception as error:  # Cython could not translate it: that module stays Python
             print(f"setup.py: {path} stays pure Python ({error})")
     for module in built:

@@ -79,16 +79,16 @@ class AnimalChainObserver:
         self.left_at, self.right_at = L.pieces["left_animal"].start, L.pieces["right_animal"].start
         self.my_double_at, self.opponent_double_at = L.pieces["my_double"].start, L.pieces["opponent_double"].start
         self.height_at, self.hand_at = L.pieces["stack_height"].start, L.pieces["hand"].start
-        tail = list(L.pieces)[list(L.pieces).index("hand") :]
-        assert tail == ["hand", "hand_sizes", "deck_size", "phase", "my_turn", "seat", building_piece,
-                        "passes_without_draw", "turn"], tail
-        #: index of the scalars after the hand (hand_sizes ... turn), rewritten on every call:
-        #: 12 with ``swaps_left``, 11 + B with ``base_position``
-        self.scalars_at = L.pieces["hand_sizes"].start
-        #: offset (from ``scalars_at``) of passes_without_draw; turn follows it
-        self.passes_at = L.pieces["passes_without_draw"].start - self.scalars_at
+        # the scalars after the hand, rewritten on every call (offsets by piece name)
+        at = L.index
+        self.my_hand_size_at, self.opponent_hand_size_at = at("hand_sizes", 0), at("hand_sizes", 1)
+        self.deck_size_at = at("deck_size", 0)
+        self.building_phase_at, self.play_phase_at, self.over_phase_at = (at("phase", k) for k in (BUILD, PLAY, OVER))
+        self.my_turn_at, self.seat_0_at, self.seat_1_at = at("my_turn", 0), at("seat", 0), at("seat", 1)
+        #: the first entry of ``base_position`` (one per base position) or ``swaps_left``
+        self.building_at = at(building_piece, 0)
+        self.passes_at, self.turn_at = at("passes_without_draw", 0), at("turn", 0)
         self.per_position, self.base_size = game.per_position, B
-        assert L.size - self.scalars_at == self.passes_at + 2 == (11 + B if game.per_position else 12)
         # game constants the encoder reads on every call
         self.num_positions, self.num_types = P, T
         self.max_turns, self.max_swaps = game.max_turns, game.max_swaps
@@ -209,25 +209,23 @@ class AnimalChainObserver:
             picture[rest] = stacked[owners[p]][heights[p]]
         to_move = state.to_move
         hand_sizes = state.hand_sizes
-        at = self.scalars_at
-        view[at] = hand_sizes[seat]
-        view[at + 1] = hand_sizes[1 - seat]
-        view[at + 2] = len(state.deck)  # deck_size
-        view[at + 3] = phase == BUILD  # phase
-        view[at + 4] = phase == PLAY
-        view[at + 5] = phase == OVER
+        view[self.my_hand_size_at] = hand_sizes[seat]
+        view[self.opponent_hand_size_at] = hand_sizes[1 - seat]
+        view[self.deck_size_at] = len(state.deck)
+        view[self.building_phase_at] = phase == BUILD
+        view[self.play_phase_at] = phase == PLAY
+        view[self.over_phase_at] = phase == OVER
         # my_turn: game.current_player(state) == seat, without the call
-        view[at + 6] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
-        view[at + 7] = 1 - seat  # seat (one-hot)
-        view[at + 8] = seat
+        view[self.my_turn_at] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
+        view[self.seat_0_at] = 1 - seat
+        view[self.seat_1_at] = seat
         if self.per_position:  # base_position (one-hot)
             for j in range(self.base_size):
-                view[at + 9 + j] = 0
+                view[self.building_at + j] = 0
             if phase == BUILD and to_move == seat:
-                view[at + 9 + state.building_position] = 1
+                view[self.building_at + state.building_position] = 1
         else:  # swaps_left
-            view[at + 9] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
-        at += self.passes_at
-        view[at] = state.passes_without_draw
-        view[at + 1] = state.turn
+            view[self.building_at] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
+        view[self.passes_at] = state.passes_without_draw
+        view[self.turn_at] = state.turn
         return np.frombuffer(picture.tobytes(), FLOAT32)

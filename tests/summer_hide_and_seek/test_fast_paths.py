@@ -18,8 +18,8 @@ import pytest
 from conformance import random_states
 from kakurega.envs.summer_hide_and_seek import reference
 from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image
-from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP, SummerObserver
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START
+from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD
 from kakurega.envs.summer_hide_and_seek_v0 import raw_env
 
 
