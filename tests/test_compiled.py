@@ -242,7 +242,7 @@ def test_without_a_c_compiler_the_package_installs_as_pure_python(tmp_path):
     root = tmp_path / "source"
     shutil.copytree(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), root,
-        ignore=shutil.ignore_patterns(".*", "build", "runs", "*.egg-info", "__pycache__", "*.so", "*.c"),
+        ignore=shutil.ignore_patterns(".*", "build", "runs", "*.egg-info", "__pycache__", "*.so"),
     )
     target = tmp_path / "site"
     env = {**os.environ, "CC": "false"}  # every C compilation fails
@@ -399,3 +399,13 @@ def test_control_the_pxd_check_catches_a_renamed_local_a_new_attribute_and_a_los
     assert any("KakurenboObserver.extra is assigned" in p for p in pxd_problems(pxd, added))
     lost = source.replace("def encode(self, state, seat: int)", "def encode_one(self, state, seat: int)")
     assert "KakurenboObserver.encode is declared but not defined in the .py" in pxd_problems(pxd, lost)
+
+
+def test_no_generated_c_lies_among_the_sources():
+    # setup.py has Cython write its C under build/cython (thousands of lines per module)
+    assert not sorted(
+        os.path.relpath(os.path.join(folder, name), ROOT)
+        for folder, _, names in os.walk(os.path.join(ROOT, "envs"))
+        for name in names
+        if name.endswith((".c", ".cpp"))
+    )
