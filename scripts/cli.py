@@ -307,6 +307,13 @@ def cmd_bench(args) -> int:
     return bench.main(args.bench_args) or 0
 
 
+# ---------------------------------------------------------------- playthroughs
+def cmd_playthroughs(args) -> int:
+    from kakurega.scripts.playthroughs import run
+
+    return run(args)
+
+
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -406,6 +413,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "try `kakurega train-bots --help`).", add_help=False)
     p.add_argument("train_bots_args", nargs=argparse.REMAINDER, help="arguments of kakurega.scripts.train_bots")
     p.set_defaults(func=cmd_train_bots)
+
+    p = sub.add_parser("playthroughs", help="check (or --regenerate) the golden playthroughs of every configuration",
+                       description="Replay one seeded game of every registered configuration and compare it with "
+                       "tests/playthroughs/ (a unified diff for each that differs); --regenerate rewrites the files.")
+    from kakurega.scripts.playthroughs import build_parser as playthroughs_parser
+
+    playthroughs_parser(p)
+    p.set_defaults(func=cmd_playthroughs)
 
     p = sub.add_parser("bench", help="speed benchmark (arguments go to kakurega.scripts.bench)",
                        description="Run the speed benchmark; every argument after `bench` is passed to "
