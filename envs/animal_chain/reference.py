@@ -8,6 +8,8 @@ over random games in every registered configuration (``tests/test_conformance.py
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from kakurega.envs.animal_chain.observation import make_layout
@@ -18,9 +20,7 @@ def encode(game, state, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` in ``state``, in that seat's frame."""
     layout = make_layout(game)
     obs = layout.zeros()
-
-    def view(name):
-        return layout.view(obs, name)
+    view = partial(layout.view, obs)  # view(name): the piece as a writable array of its shape
 
     for i in range(game.num_positions):  # position i of the observer's frame
         p = game.to_frame(seat, i)

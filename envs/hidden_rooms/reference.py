@@ -8,6 +8,8 @@ random games in every registered configuration (``tests/test_conformance.py``).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from kakurega.envs.hidden_rooms.booklet import MAX_PATH_LENGTH, MAX_SIGHT_RANGE, MAX_STEPS, SIGHT_SHAPES
@@ -33,9 +35,7 @@ def encode(game, state, seat: int = 0) -> np.ndarray:
     """The child's observation vector of ``state`` (a solitaire game: ``seat`` is always 0)."""
     layout = make_layout(game)
     obs = layout.zeros()
-
-    def view(name):
-        return layout.view(obs, name)
+    view = partial(layout.view, obs)  # view(name): the piece as a writable array of its shape
 
     def tile(slot, t):  # colour one-hot, then number one-hot (1..6)
         slot[tile_colour(t)] = 1

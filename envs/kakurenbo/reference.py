@@ -9,6 +9,8 @@ over random games in every registered configuration (``tests/test_conformance.py
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from kakurega.envs.kakurenbo.knowledge import CURSE
@@ -20,9 +22,7 @@ def encode(game, state, seat: int) -> np.ndarray:
     layout = make_layout(game)
     n = game.num_players
     obs = layout.zeros()
-
-    def view(name):
-        return layout.view(obs, name)
+    view = partial(layout.view, obs)  # view(name): the piece as a writable array of its shape
 
     def row(where):
         return (where - seat) % n

@@ -9,6 +9,8 @@ against it over random games in every registered configuration
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP, make_layout
@@ -20,9 +22,7 @@ def encode(game, state, seat: int) -> np.ndarray:
     layout = make_layout(game)
     n = game.num_players
     obs = layout.zeros()
-
-    def view(name):
-        return layout.view(obs, name)
+    view = partial(layout.view, obs)  # view(name): the piece as a writable array of its shape
 
     def relative(other):  # relative seat: 0 is the observer, 1 the next seat clockwise, ...
         return (other - seat) % n
