@@ -18,7 +18,7 @@ cdef class AnimalChainObserver:
     cdef public Py_ssize_t num_positions, num_types, max_turns, max_swaps, base_size
     cdef public bint per_position
 
-    @cython.locals(view="float[::1]", t=Py_ssize_t, p=Py_ssize_t, j=Py_ssize_t, phase=Py_ssize_t,
+    @cython.locals(view="float[::1]", t=Py_ssize_t, slot=Py_ssize_t, p=Py_ssize_t, j=Py_ssize_t, phase=Py_ssize_t,
                    last_phase=Py_ssize_t, to_move=Py_ssize_t, building=bint, shown=list, hand_slots=list, slots=list,
                    looks=dict, known_looks=dict, stacked=dict, own_base=list, hand=list, last_hand=list, tops=list,
                    last_tops=list, stacks=list, owners=list, last_owners=list, heights=list, last_heights=list,

@@ -181,7 +181,8 @@ class AnimalChainObserver:
         hand = state.hands[seat]
         if hand != last_hand:
             for t in compress(range(self.num_types), map(ne, hand, last_hand)):
-                view[hand_slots[t]] = hand[t]
+                slot = hand_slots[t]
+                view[slot] = hand[t]
             shown[4] = hand[:]
         tops, stacks, owners = state.tops, state.stacks, state.double_owner
         heights = list(map(len, stacks))
