@@ -1,7 +1,7 @@
 """Which kakurega modules run compiled, and the guard that keeps stale builds out.
 
-``setup.py`` compiles the hot rules and observation modules with Cython when
-it can (their ``.py`` files stay the only source; docs/performance.md). Python
+``setup.py`` compiles a few hot modules with Cython when it can (their
+``.py`` files stay the only source; docs/performance.md). Python
 prefers an extension module over a ``.py`` file of the same name, so without
 this guard a build left over from an older source would silently run instead
 of the code you edited. The finder installed here loads a module from its

@@ -123,7 +123,7 @@ def load_and_observe(path: str) -> dict:
 
 def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     # an env pickled by a compiled install loads in a pure-Python one and the other way round
-    # (compiled classes may be extension types: Animal Chain's and KAKURENBO's observers are)
+    # (a compiled class may be an extension type: KAKURENBO's observer is)
     for spec in ENV_SPECS.values():
         make(spec.name)
     if not compiled.compiled_modules():
@@ -145,27 +145,18 @@ def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     assert load_and_observe(str(tmp_path / "pure.json")) == {name: digest for name, (_, digest) in theirs.items()}
 
 
-TYPED = [
-    # (module, its observer class, its game class, the module of typed helper functions, their names)
-    ("animal_chain", "AnimalChainObserver", "AnimalChainGame", "rules", {"_build_flags", "_play_flags", "_set_top"}),
-    ("kakurenbo", "KakurenboObserver", "KakurenboGame", "knowledge", {"located", "move_card"}),
-]
+def test_the_typed_declarations_are_compiled_in():
+    # the .pxd files make KAKURENBO's observer an extension type and give Animal Chain's
+    # rule helpers C signatures (setup.py must find them); untyped, everything would still
+    # work, only slower
+    from kakurega.envs.animal_chain import rules as chain_rules
+    from kakurega.envs.kakurenbo import observation, rules
 
-
-@pytest.mark.parametrize("game_dir, observer_name, game_name, helpers_module, helpers", TYPED)
-def test_the_typed_declarations_are_compiled_in(game_dir, observer_name, game_name, helpers_module, helpers):
-    # the .pxd files next to these modules make the observer an extension type and give
-    # the helper functions C signatures (setup.py must find them); untyped, everything
-    # would still work, only slower
-    package = f"kakurega.envs.{game_dir}"
-    observation = importlib.import_module(f"{package}.observation")
-    rules = importlib.import_module(f"{package}.rules")
-    typed = importlib.import_module(f"{package}.{helpers_module}")
-    if f"{package}.observation" not in compiled.compiled_modules():
-        pytest.skip(f"{game_dir}'s observation module runs pure Python here")
-    assert not hasattr(getattr(observation, observer_name)(getattr(rules, game_name)()), "__dict__")
+    if {"kakurega.envs.animal_chain.rules", "kakurega.envs.kakurenbo.observation"} - set(compiled.compiled_modules()):
+        pytest.skip("the typed modules run pure Python here")
+    assert not hasattr(observation.KakurenboObserver(rules.KakurenboGame()), "__dict__")
     # cpdef functions declared in a .pxd are exported in the module's C API table
-    assert helpers <= set(getattr(typed, "__pyx_capi__", {}))
+    assert {"_build_flags", "_play_flags", "_set_top"} <= set(getattr(chain_rules, "__pyx_capi__", {}))
 
 
 # ------------------------------------------------------------- the guard

@@ -165,24 +165,20 @@ class AnimalChainObserver:
         self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY] for _ in (0, 1)]
 
     def __reduce__(self):
-        # rebuilt from the game (the pictures are not copied): one pickle format for the plain
-        # class and the compiled extension type (observation.pxd), which has no ``__dict__``
+        # rebuilt from the game: the pictures (each shows a seat's hand) are not copied
         return AnimalChainObserver, (self.game,)
 
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
         picture, last_tops, last_heights, last_owners, last_hand, last_phase = shown
-        # the same array under a second name: compiled, a typed float32 view for single
-        # entries (observation.pxd); slices are copied through ``picture``
-        view = picture
         hand_slots, slots, looks, known_looks, stacked, own_base = self.tables[seat]
         # redraw what differs from the picture (inlined: a method call costs as much as a position)
         hand = state.hands[seat]
         if hand != last_hand:
             for t in compress(range(self.num_types), map(ne, hand, last_hand)):
                 slot = hand_slots[t]
-                view[slot] = hand[t]
+                picture[slot] = hand[t]
             shown[4] = hand[:]
         tops, stacks, owners = state.tops, state.stacks, state.double_owner
         heights = list(map(len, stacks))
@@ -210,23 +206,23 @@ class AnimalChainObserver:
             picture[rest] = stacked[owners[p]][heights[p]]
         to_move = state.to_move
         hand_sizes = state.hand_sizes
-        view[self.my_hand_size_at] = hand_sizes[seat]
-        view[self.opponent_hand_size_at] = hand_sizes[1 - seat]
-        view[self.deck_size_at] = len(state.deck)
-        view[self.building_phase_at] = phase == BUILD
-        view[self.play_phase_at] = phase == PLAY
-        view[self.over_phase_at] = phase == OVER
+        picture[self.my_hand_size_at] = hand_sizes[seat]
+        picture[self.opponent_hand_size_at] = hand_sizes[1 - seat]
+        picture[self.deck_size_at] = len(state.deck)
+        picture[self.building_phase_at] = phase == BUILD
+        picture[self.play_phase_at] = phase == PLAY
+        picture[self.over_phase_at] = phase == OVER
         # my_turn: game.current_player(state) == seat, without the call
-        view[self.my_turn_at] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
-        view[self.seat_0_at] = 1 - seat
-        view[self.seat_1_at] = seat
+        picture[self.my_turn_at] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
+        picture[self.seat_0_at] = 1 - seat
+        picture[self.seat_1_at] = seat
         if self.per_position:  # base_position (one-hot)
             for j in range(self.base_size):
-                view[self.building_at + j] = 0
+                picture[self.building_at + j] = 0
             if phase == BUILD and to_move == seat:
-                view[self.building_at + state.building_position] = 1
+                picture[self.building_at + state.building_position] = 1
         else:  # swaps_left
-            view[self.building_at] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
-        view[self.passes_at] = state.passes_without_draw
-        view[self.turn_at] = state.turn
+            picture[self.building_at] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
+        picture[self.passes_at] = state.passes_without_draw
+        picture[self.turn_at] = state.turn
         return np.frombuffer(picture.tobytes(), FLOAT32)
