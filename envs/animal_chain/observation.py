@@ -90,7 +90,7 @@ class AnimalChainObserver:
         self.passes_at, self.turn_at = at("passes_without_draw", 0), at("turn", 0)
         self.per_position, self.base_size = game.per_position, B
         # game constants the encoder reads on every call
-        self.num_positions, self.num_types = P, T
+        self.num_positions, self.num_types, self.num_cards = P, T, total
         self.max_turns, self.max_swaps = game.max_turns, game.max_swaps
         #: per seat, its own base positions (absolute): it knows their face-down cards while building
         self.own_base = tuple(list(game.base_positions[seat]) for seat in (0, 1))
@@ -161,8 +161,9 @@ class AnimalChainObserver:
         """Drop the pictures: the next observation of each seat is drawn from a fresh board."""
         P = self.num_positions
         #: per seat, its last picture and the facts it shows: ``[picture, tops, heights, double
-        #: owners, hand, phase]`` (tops and heights by absolute position, hand by absolute type)
-        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY] for _ in (0, 1)]
+        #: owners, hand, phase, cards on the board]`` (by absolute position and absolute type)
+        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P]
+                      for _ in (0, 1)]
 
     def __reduce__(self):
         # rebuilt from the game: the pictures (each shows a seat's hand) are not copied
@@ -171,7 +172,7 @@ class AnimalChainObserver:
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
-        picture, last_tops, last_heights, last_owners, last_hand, last_phase = shown
+        picture, last_tops, last_heights, last_owners, last_hand, last_phase, last_board = shown
         hand_slots, slots, looks, known_looks, stacked, own_base = self.tables[seat]
         # redraw what differs from the picture (inlined: a method call costs as much as a position)
         hand = state.hands[seat]
@@ -181,14 +182,27 @@ class AnimalChainObserver:
                 picture[slot] = hand[t]
             shown[4] = hand[:]
         tops, stacks, owners = state.tops, state.stacks, state.double_owner
-        heights = list(map(len, stacks))
         redraw = set()
         if tops != last_tops:
             redraw.update(compress(range(self.num_positions), map(ne, tops, last_tops)))
             shown[1] = tops[:]
-        if heights != last_heights:
+        # A stack grows or shrinks where its top changed, and where a card covers a face-up card
+        # of its own type (the top stays). The sum of the heights is the number of cards on the
+        # board, and no height falls where the top stays (only a take removes a card, leaving a
+        # hole): so when the positions whose top changed account for the change of that number,
+        # no other height changed, and the stacks need not be read one by one.
+        board = self.num_cards - len(state.deck) - state.hand_sizes[0] - state.hand_sizes[1]
+        rise = 0
+        for p in redraw:
+            rise += len(stacks[p]) - last_heights[p]
+        if rise != board - last_board:
+            heights = list(map(len, stacks))
             redraw.update(compress(range(self.num_positions), map(ne, heights, last_heights)))
-            shown[2] = heights
+            shown[2] = last_heights = heights
+        else:
+            for p in redraw:
+                last_heights[p] = len(stacks[p])
+        shown[6] = board
         if owners != last_owners:
             redraw.update(compress(range(self.num_positions), map(ne, owners, last_owners)))
             shown[3] = owners[:]
@@ -203,7 +217,7 @@ class AnimalChainObserver:
                 picture[shown_at], picture[left], picture[right] = known_looks[stacks[p][0]]
             else:
                 picture[shown_at], picture[left], picture[right] = looks[tops[p]]
-            picture[rest] = stacked[owners[p]][heights[p]]
+            picture[rest] = stacked[owners[p]][last_heights[p]]
         to_move = state.to_move
         hand_sizes = state.hand_sizes
         picture[self.my_hand_size_at] = hand_sizes[seat]
