@@ -61,4 +61,4 @@ envs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(AGILE_VENV) runs build *.egg-info
-	find envs -name '*.so' -delete -o -name '*.c' -delete
+	find envs -name '*.so' -delete

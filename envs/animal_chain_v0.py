@@ -180,8 +180,8 @@ swaps change nothing in its observation). ``env.unwrapped.resample_hidden(agent,
 re-deals the deck order, the face-down board cards and the opponent's hand
 (and, during building, the opponent's base) uniformly from the cards the
 player has not seen; the result depends only on what the player knows, in
-every field (the observation scratch, which shows a hand, is reset by every
-copy and sample; v1's card lists every channel). **Known leak (kept in
+every field (the state holds no observation cache: each seat's picture,
+which shows its hand, stays in the env's observer; v1's card lists every channel). **Known leak (kept in
 v0):** the turn order during base building shows how many swaps the builder
 made (one step per swap, plus "done"); v1 closes it.
 

@@ -199,9 +199,9 @@ of face-down cards. Every channel, and how it is closed:
   its base while hidden) from the sorted pool of unseen cards; every other
   field is public or known to the player, the derived caches (``tops``,
   ``links``, ``blocked``, ``hand_sizes``, ``linked``) derive from public
-  facts, and the observation scratch (``SCRATCH_FIELDS``: ``pictures``,
-  ``changed``) is reset, never copied, by ``clone``, pickles and deep
-  copies. Two true states in one information set give identical samples in
+  facts, and the state holds no observation cache (each seat's picture,
+  which shows its hand, belongs to the env's observer, which no agent is
+  handed). Two true states in one information set give identical samples in
   every field.
 * **Agent objects**: the rules object holds no cache filled by queries
   (``accepted_types`` reads complete tables built with the game), so a rules

@@ -1,14 +1,16 @@
 """Which kakurega modules run compiled, and the guard that keeps stale builds out.
 
-``setup.py`` compiles the hot rules and observation modules with Cython when
-it can (their ``.py`` files stay the only source; docs/performance.md). Python
+``setup.py`` compiles a few hot modules with Cython when it can (their
+``.py`` files stay the only source; docs/performance.md). Python
 prefers an extension module over a ``.py`` file of the same name, so without
 this guard a build left over from an older source would silently run instead
 of the code you edited. The finder installed here loads a module from its
 ``.py`` source instead when
 
 - the environment variable ``KAKUREGA_PURE_PYTHON`` is set (to anything but
-  ``""`` or ``"0"``): pure Python everywhere, e.g. to profile or debug; or
+  ``""`` or ``"0"``): pure Python everywhere, e.g. to profile or debug; set to
+  a comma-separated list of module names, only those modules (e.g. to measure
+  what one compiled module buys: docs/performance.md); or
 - the source is newer than the compiled module: it warns once per module and
   says how to rebuild (``make compile`` or ``pip install -e .``).
 
@@ -29,9 +31,19 @@ import warnings
 STALE_AFTER_S = 2.0
 
 
-def pure_python_requested() -> bool:
-    """True when ``KAKUREGA_PURE_PYTHON`` asks for the ``.py`` sources."""
-    return os.environ.get("KAKUREGA_PURE_PYTHON", "") not in ("", "0")
+def pure_python_requested(name: str | None = None) -> bool:
+    """True when ``KAKUREGA_PURE_PYTHON`` asks for the ``.py`` source of module ``name`` (None: of any module).
+
+    The variable holds ``1`` (any value but ``""`` and ``"0"``: every module) or a
+    comma-separated list of module names (``kakurega.envs.animal_chain.rules,...``:
+    those modules alone, e.g. to measure what compiling one module buys).
+    """
+    value = os.environ.get("KAKUREGA_PURE_PYTHON", "")
+    if value in ("", "0"):
+        return False
+    if not value.startswith("kakurega."):
+        return True
+    return name is None or name in value.split(",")
 
 
 class SourceOverStaleBuild:
@@ -47,7 +59,7 @@ class SourceOverStaleBuild:
         source = os.path.join(os.path.dirname(build), name.rpartition(".")[2] + ".py")
         if not os.path.exists(source):
             return spec
-        if not pure_python_requested():
+        if not pure_python_requested(name):
             if os.path.getmtime(source) <= os.path.getmtime(build) + STALE_AFTER_S:
                 return spec
             warnings.warn(

@@ -212,12 +212,9 @@ v1, whose card has its measured figures. Measure it on this version with
 (A heuristic child on v0 may stop at once turn after turn when that scores
 best: the stalling v1 forbids.)
 
-Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
-mask, ``step``) runs at about 47-56k steps/s of CPU time for 2-4 players,
-2.9x (2 players) to 3.2-3.4x (3-4 players) PettingZoo's ``tictactoe_v3``
-measured side by side (``kakurega bench``, see ``docs/performance.md``); the
-rules engine alone runs at about 200k steps/s. Observations are read-only
-arrays.
+Speed: ``docs/performance.md`` has the measured figures (``kakurega bench``,
+random play through ``env()`` against PettingZoo's ``tictactoe_v3``).
+Observations are read-only arrays.
 
 Version history
 ---------------

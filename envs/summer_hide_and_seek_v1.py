@@ -194,7 +194,7 @@ it is closed:
 | render | a seeker's and a spectator's text and picture show the public facts only (pieces by seat, past guesses, announcements, VP, whose turn, the belief), never the step counter during play; only the child's shows its stroke |
 | determinization sampler | ``resample_hidden`` redraws the stroke from public facts and ``rng`` only; every other field of the sample is public or reset (``turn_cost``, ``turn_icons``, ``continue_due``), ``steps`` is public (tested: two true states of one information set give identical samples, field by field) |
 | the rules object | its caches (``_actions_of_open``, filled from the child's legal lines; the belief model's results, filled by a heuristic child's hypothetical announcements; ``_analysis_cache``) live per rules object and are never pickled; every agent gets its own rules object (``Game.new_rules``), never the env's |
-| the observer | its caches (the child's stroke plane) belong to the env's observer, which no agent is handed; ``SummerState.child_view`` is observation scratch of public pieces only, declared in ``SummerState.SCRATCH_FIELDS``, dropped by clones, pickles and samples |
+| the observer | its caches (the child's stroke plane, the public pieces of the child's turn) belong to the env's observer, which no agent is handed; the state holds no observation cache |
 
 ``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is
 re-drawn at random among strokes consistent with all public facts (a
@@ -253,12 +253,8 @@ against random seekers (2p 38.3 vs 12.2 VP per round; 3p 35.2 vs 11.7; 4p
 31.6 vs 10.4), mostly because it avoids getting stuck and ends its turns on
 squares few walks lead to. IS-MCTS on v1: ``docs/search.md``.
 
-Speed: uniformly random play through ``env()`` (``agent_iter``, ``last``,
-mask, ``step``) runs at 3.39x / 3.45x / 3.75x PettingZoo's ``tictactoe_v3``
-for 2 / 3 / 4 players, measured side by side (medians of 3 repeats; v0 in the
-same run 3.56x / 3.77x / 3.89x) with
-``kakurega bench --only summer_hide_and_seek --seconds 1 --repeats 3`` on a
-loaded 2-core machine; see ``docs/performance.md`` for the method.
+Speed: ``docs/performance.md`` has the measured figures (``kakurega bench``,
+random play through ``env()`` against PettingZoo's ``tictactoe_v3``).
 Observations are read-only arrays.
 
 Version history

@@ -33,7 +33,11 @@ wrapper (:class:`TutorialWrapper`), in the same run; each with ``DummyVecEnv``
 (one process, process CPU time) and ``SubprocVecEnv`` (one process per copy;
 wall time, since the work is in the workers).
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training]``
+With ``--compiled-gain`` it measures what each compiled module (setup.py)
+buys its env: the env's ratio to tictactoe with every module compiled and
+with that one module run from its source, each in a fresh process.
+
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain]``
 """
 
 from __future__ import annotations
@@ -301,6 +305,47 @@ def run(seconds: float, repeats: int, only: str | None = None, chunks: int = 10)
     }
 
 
+def compiled_gain(seconds: float, repeats: int, only: str | None = None, chunks: int = 10) -> dict:
+    """What each compiled module buys its env: the env's ratio to tictactoe with every module
+    compiled, and with one compiled module of its game run from its source
+    (``KAKUREGA_PURE_PYTHON=<module>``), each in a fresh process (a module is chosen at import).
+    ``gain`` = ratio compiled / ratio without that module - 1, per configuration and as the mean
+    over the env's configurations."""
+    import subprocess
+    import tempfile
+
+    from kakurega.envs import ENV_SPECS, make
+
+    def ratios(name: str, pure: str) -> dict:
+        """Per configuration label: the median ratio to tictactoe, measured in a subprocess."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "bench.json")
+            code = (f"from kakurega.scripts.bench import main; main(['--only', {name!r}, '--seconds', '{seconds}', "
+                    f"'--repeats', '{repeats}', '--chunks', '{chunks}', '--json', {path!r}])")
+            env = {**os.environ, "KAKUREGA_PURE_PYTHON": pure}
+            subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+            with open(path) as file:
+                report = json.load(file)
+        return {row["env"]: row["ratio_vs_tictactoe"] for row in report["rows"] if row["env"].startswith(name)}
+
+    rows = []
+    for spec in ENV_SPECS.values():
+        if only and only not in spec.name:
+            continue
+        package = type(make(spec.name, wrapped=False).game).__module__.rpartition(".")[0] + "."
+        modules = [module for module in compiled_modules() if module.startswith(package)]
+        if not modules:
+            continue
+        compiled = ratios(spec.name, "")
+        for module in modules:
+            without = ratios(spec.name, module)
+            gains = {label: compiled[label] / without[label] - 1 for label in compiled}
+            rows.append({"env": spec.name, "module": module, "gain": statistics.mean(gains.values()),
+                         "gains": gains, "ratio_compiled": compiled, "ratio_without": without})
+            print(f"{spec.name:26s} {module:48s} {100 * rows[-1]['gain']:+6.1f} %", flush=True)
+    return {"seconds_per_measurement": seconds, "repeats": repeats, "chunks_per_measurement": chunks, "rows": rows}
+
+
 class TutorialWrapper:
     """PettingZoo classic env as one gymnasium env, in the style of PettingZoo's SB3 action-mask tutorial.
 
@@ -465,7 +510,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training", action="store_true",
                         help="measure MaskablePPO learner steps/s instead (every env and connect_four_v3)")
     parser.add_argument("--training-steps", type=int, default=8192, help="learner steps per training measurement")
+    parser.add_argument("--compiled-gain", action="store_true",
+                        help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     args = parser.parse_args(argv)
+    if args.compiled_gain:
+        report = compiled_gain(args.seconds, args.repeats, args.only, args.chunks)
+        if not report["rows"]:
+            print("no compiled module: this install runs pure Python")
+            return 1
+        from pathlib import Path
+
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2))
+        print(f"\nwrote {path}")
+        return 0
     if args.training:
         report = training_throughput(args.training_steps, args.only)
         print(format_training_table(report))

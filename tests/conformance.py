@@ -8,6 +8,7 @@ for extra configurations.
 from __future__ import annotations
 
 import copy
+import importlib
 import pickle
 import random
 
@@ -203,6 +204,46 @@ def check_observations(make_env, seed=0, num_games=3):
             assert not obs["observation"].flags.writeable, "observations must be read-only views"
             assert not obs["action_mask"].flags.writeable, "masks must be read-only views"
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def reference_encoder(raw_env):
+    """``encode(game, state, seat)`` of the env's game package (``envs/<game>/reference.py``)."""
+    package = type(raw_env.game).__module__.rpartition(".")[0]
+    return importlib.import_module(package + ".reference").encode
+
+
+def check_encoder_matches_reference(make_raw_env, seed=0, min_steps=300):
+    """The fast encoder equals the game's reference encoder for every seat at every step of random
+    games (at least ``min_steps`` steps in all). Seats are observed in a shuffled order, and now and
+    then an earlier state is observed again, so that the observer's caches meet states in any order."""
+    raw = make_raw_env()
+    game, encode, reference = raw.game, raw.encode, reference_encoder(raw)
+    seats = list(range(len(raw.possible_agents)))
+    rng = np.random.default_rng(seed)
+    steps, earlier = 0, []
+    while steps < min_steps:
+        state = game.initial_state(rng)
+        while True:
+            rng.shuffle(seats)
+            for seat in seats:
+                fast = encode(state, seat)
+                assert fast.dtype == np.float32 and fast.shape == (raw.layout.size,)
+                expected = reference(game, state, seat)
+                if not np.array_equal(fast, expected):
+                    wrong = [name for name in raw.layout.pieces
+                             if not np.array_equal(raw.layout.view(fast, name), raw.layout.view(expected, name))]
+                    raise AssertionError(f"step {steps}, seat {seat}: the fast encoder differs from the reference in {wrong}")
+            if earlier and rng.random() < 0.05:  # an earlier state, then the live one again
+                old = earlier[int(rng.integers(len(earlier)))]
+                seat = int(rng.integers(len(seats)))
+                assert np.array_equal(encode(old, seat), reference(game, old, seat)), f"step {steps}: an earlier state"
+            if game.is_terminal(state) or game.is_truncated(state):
+                break
+            if rng.random() < 0.1:
+                earlier.append(game.clone(state))
+            legal = game.legal_actions(state)
+            game.apply_action(state, int(rng.choice(legal)), rng)
+            steps += 1
 
 
 def check_illegal_actions(make_raw_env, make_env, seed=0):

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.machinery
 import json
@@ -122,7 +123,7 @@ def load_and_observe(path: str) -> dict:
 
 def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     # an env pickled by a compiled install loads in a pure-Python one and the other way round
-    # (compiled classes may be extension types: Animal Chain's and KAKURENBO's observers are)
+    # (a compiled class may be an extension type: KAKURENBO's observer is)
     for spec in ENV_SPECS.values():
         make(spec.name)
     if not compiled.compiled_modules():
@@ -144,27 +145,18 @@ def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     assert load_and_observe(str(tmp_path / "pure.json")) == {name: digest for name, (_, digest) in theirs.items()}
 
 
-TYPED = [
-    # (module, its observer class, its game class, the module of typed helper functions, their names)
-    ("animal_chain", "AnimalChainObserver", "AnimalChainGame", "rules", {"_build_flags", "_play_flags", "_set_top"}),
-    ("kakurenbo", "KakurenboObserver", "KakurenboGame", "knowledge", {"located", "move_card"}),
-]
+def test_the_typed_declarations_are_compiled_in():
+    # the .pxd files make KAKURENBO's observer an extension type and give Animal Chain's
+    # rule helpers C signatures (setup.py must find them); untyped, everything would still
+    # work, only slower
+    from kakurega.envs.animal_chain import rules as chain_rules
+    from kakurega.envs.kakurenbo import observation, rules
 
-
-@pytest.mark.parametrize("game_dir, observer_name, game_name, helpers_module, helpers", TYPED)
-def test_the_typed_declarations_are_compiled_in(game_dir, observer_name, game_name, helpers_module, helpers):
-    # the .pxd files next to these modules make the observer an extension type and give
-    # the helper functions C signatures (setup.py must find them); untyped, everything
-    # would still work, only slower
-    package = f"kakurega.envs.{game_dir}"
-    observation = importlib.import_module(f"{package}.observation")
-    rules = importlib.import_module(f"{package}.rules")
-    typed = importlib.import_module(f"{package}.{helpers_module}")
-    if f"{package}.observation" not in compiled.compiled_modules():
-        pytest.skip(f"{game_dir}'s observation module runs pure Python here")
-    assert not hasattr(getattr(observation, observer_name)(getattr(rules, game_name)()), "__dict__")
+    if {"kakurega.envs.animal_chain.rules", "kakurega.envs.kakurenbo.observation"} - set(compiled.compiled_modules()):
+        pytest.skip("the typed modules run pure Python here")
+    assert not hasattr(observation.KakurenboObserver(rules.KakurenboGame()), "__dict__")
     # cpdef functions declared in a .pxd are exported in the module's C API table
-    assert helpers <= set(getattr(typed, "__pyx_capi__", {}))
+    assert {"_build_flags", "_play_flags", "_set_top"} <= set(getattr(chain_rules, "__pyx_capi__", {}))
 
 
 # ------------------------------------------------------------- the guard
@@ -210,7 +202,9 @@ def test_a_build_older_than_its_source_gives_way_to_the_source_with_a_warning(fa
     assert isinstance(spec.loader, importlib.machinery.SourceFileLoader)
 
 
-@pytest.mark.parametrize("value, pure", [("1", True), ("yes", True), ("0", False), ("", False)])
+@pytest.mark.parametrize("value, pure", [("1", True), ("yes", True), ("0", False), ("", False),
+                                         ("kakurega.fake.mod", True), ("kakurega.other.mod,kakurega.fake.mod", True),
+                                         ("kakurega.other.mod", False), ("kakurega.fake", False)])
 def test_the_environment_variable_chooses_the_sources(fake_build, monkeypatch, value, pure):
     source, build = fake_build
     set_age(source, 100)
@@ -239,7 +233,7 @@ def test_without_a_c_compiler_the_package_installs_as_pure_python(tmp_path):
     root = tmp_path / "source"
     shutil.copytree(
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), root,
-        ignore=shutil.ignore_patterns(".*", "build", "runs", "*.egg-info", "__pycache__", "*.so", "*.c"),
+        ignore=shutil.ignore_patterns(".*", "build", "runs", "*.egg-info", "__pycache__", "*.so"),
     )
     target = tmp_path / "site"
     env = {**os.environ, "CC": "false"}  # every C compilation fails
@@ -254,3 +248,155 @@ def test_without_a_c_compiler_the_package_installs_as_pure_python(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": str(target)}, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "0"
+
+
+# ------------------------------------------------- the .pxd files agree with their .py
+# A ``.pxd`` next to a compiled module names attributes, functions and locals of the
+# ``.py``. The compiled build breaks (an attribute assigned in ``__init__`` but not
+# declared: AttributeError) or quietly loses a type (a local renamed) when the two drift
+# apart; these checks read both files, so they run on every install, compiled or not.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def pxd_declarations(text: str) -> dict:
+    """What a ``.pxd`` declares: ``{"module": {names}, "classes": {class: {attributes}},
+    "functions": {"name" or "Class.name": {typed locals}}}``."""
+    out = {"module": set(), "classes": {}, "functions": {}}
+    logical, depth, current = [], 0, ""
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        current = current + " " + line.strip() if depth else line
+        depth += line.count("(") - line.count(")")
+        if depth == 0:
+            logical.append(current)
+    cls, typed = None, set()
+    for line in logical:
+        indented, words = line.startswith(" "), line.strip()
+        if not indented:
+            cls = None
+        if words.startswith("cdef class "):
+            cls = words[len("cdef class "):].rstrip(":").strip()
+            out["classes"][cls] = set()
+        elif words.startswith("@cython.locals("):
+            typed = {keyword.arg for keyword in ast.parse("f" + words[len("@cython.locals"):]).body[0].value.keywords}
+        elif words.startswith("cpdef "):
+            name = words[len("cpdef "):].split("(")[0].split()[-1]
+            out["functions"][f"{cls}.{name}" if cls else name] = typed
+            typed = set()
+        elif words.startswith("cdef "):
+            declared = words[len("cdef "):].replace("public ", "").replace("readonly ", "").split(",")
+            names = {declared[0].split()[-1]} | {name.strip() for name in declared[1:]}
+            if cls:
+                out["classes"][cls] |= names
+            else:
+                out["module"] |= names
+    return out
+
+
+def python_definitions(text: str) -> dict:
+    """The same facts read from the ``.py``: module-level names, the ``self.x`` each class
+    assigns, and the arguments and assigned names of every function and method."""
+    tree = ast.parse(text)
+
+    def stored(node) -> set:
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names |= {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        return names
+
+    out = {"module": set(), "classes": {}, "functions": {}}
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out["module"] |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            out["module"] |= stored(node)
+        elif isinstance(node, ast.FunctionDef):
+            out["module"].add(node.name)
+            out["functions"][node.name] = stored(node)
+        elif isinstance(node, ast.ClassDef):
+            out["module"].add(node.name)
+            out["classes"][node.name] = {
+                n.attr for n in ast.walk(node)
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                and isinstance(n.value, ast.Name) and n.value.id == "self"
+            }
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    out["functions"][f"{node.name}.{item.name}"] = stored(item)
+    return out
+
+
+def pxd_problems(pxd_text: str, py_text: str) -> list[str]:
+    """Every way the ``.pxd`` disagrees with its ``.py`` (empty when they agree)."""
+    pxd, py = pxd_declarations(pxd_text), python_definitions(py_text)
+    problems = [f"module name {name} is not defined in the .py" for name in sorted(pxd["module"] - py["module"])]
+    for cls, declared in pxd["classes"].items():
+        if cls not in py["classes"]:
+            problems.append(f"class {cls} is not in the .py")
+            continue
+        assigned = py["classes"][cls]
+        problems += [f"{cls}.{a} is declared but never assigned in the .py" for a in sorted(declared - assigned)]
+        problems += [f"{cls}.{a} is assigned in the .py but not declared (compiled: AttributeError)"
+                     for a in sorted(assigned - declared)]
+    for function, typed in pxd["functions"].items():
+        if function not in py["functions"]:
+            problems.append(f"{function} is declared but not defined in the .py")
+            continue
+        problems += [f"{function}: typed local {name} is not a local of the .py (renamed?)"
+                     for name in sorted(typed - py["functions"][function])]
+    return problems
+
+
+def accelerated() -> list[str]:
+    """setup.py's ``ACCELERATED``: the sources it compiles (read, not imported: importing runs setup())."""
+    tree = ast.parse(read("setup.py"))
+    return next(
+        ast.literal_eval(node.value) for node in tree.body
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["ACCELERATED"]
+    )
+
+
+def pxd_files() -> list[str]:
+    """Every ``.pxd`` under envs/, relative to the checkout."""
+    return sorted(
+        os.path.relpath(os.path.join(folder, name), ROOT)
+        for folder, _, names in os.walk(os.path.join(ROOT, "envs"))
+        for name in names
+        if name.endswith(".pxd")
+    )
+
+
+def read(path: str) -> str:
+    with open(os.path.join(ROOT, path)) as file:
+        return file.read()
+
+
+@pytest.mark.parametrize("pxd", pxd_files())
+def test_every_pxd_declaration_matches_its_python_source(pxd):
+    source = pxd[: -len(".pxd")] + ".py"
+    assert source.replace(os.sep, "/") in accelerated(), f"{pxd} types a module setup.py does not compile"
+    assert pxd_problems(read(pxd), read(source)) == []
+
+
+def test_control_the_pxd_check_catches_a_renamed_local_a_new_attribute_and_a_lost_function():
+    pxd = read("envs/kakurenbo/observation.pxd")
+    source = read("envs/kakurenbo/observation.py")
+    assert pxd_problems(pxd, source) == []
+    renamed = source.replace("held_red", "red_held")
+    assert "KakurenboObserver.encode: typed local held_red is not a local of the .py (renamed?)" in pxd_problems(pxd, renamed)
+    added = source.replace("        self.kurayami = game.kurayami\n", "        self.kurayami = game.kurayami\n        self.extra = 1\n")
+    assert any("KakurenboObserver.extra is assigned" in p for p in pxd_problems(pxd, added))
+    lost = source.replace("def encode(self, state, seat: int)", "def encode_one(self, state, seat: int)")
+    assert "KakurenboObserver.encode is declared but not defined in the .py" in pxd_problems(pxd, lost)
+
+
+def test_no_generated_c_lies_among_the_sources():
+    # setup.py has Cython write its C under build/cython (thousands of lines per module)
+    assert not sorted(
+        os.path.relpath(os.path.join(folder, name), ROOT)
+        for folder, _, names in os.walk(os.path.join(ROOT, "envs"))
+        for name in names
+        if name.endswith((".c", ".cpp"))
+    )

@@ -6,6 +6,7 @@ import pytest
 from conformance import (
     check_copy_continues_identically,
     check_determinism,
+    check_encoder_matches_reference,
     check_global_rng_isolation,
     check_illegal_actions,
     check_leaks,
@@ -53,6 +54,38 @@ def test_copy_and_pickle_continue_identically(name, config):
 @pytest.mark.parametrize("name,config", CASES)
 def test_observations_and_masks(name, config):
     check_observations(factory(name, config))
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_fast_encoder_equals_the_reference_encoder(name, config):
+    check_encoder_matches_reference(factory(name, config, wrapped=False))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,config", CASES)
+def test_fast_encoder_equals_the_reference_encoder_long(name, config):
+    check_encoder_matches_reference(factory(name, config, wrapped=False), seed=1, min_steps=5000)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_control_a_wrong_encoder_entry_is_caught(name, config):
+    # one entry off in about one observation in 50 (picked by the observation's content)
+    def make_wrong():
+        raw = make(name, wrapped=False, **config)
+        fast = raw.encode
+
+        def wrong(state, seat):
+            obs = fast(state, seat)
+            if hash(obs.tobytes()) % 50 == 0:
+                obs = obs.copy()
+                obs[hash(obs.tobytes()) % obs.size] += 1
+            return obs
+
+        raw.encode = wrong
+        return raw
+
+    with pytest.raises(AssertionError, match="differs from the reference"):
+        check_encoder_matches_reference(make_wrong)
 
 
 @pytest.mark.parametrize("name,config", CASES)

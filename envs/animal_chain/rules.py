@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from itertools import compress
 from operator import itemgetter
 
@@ -144,41 +144,12 @@ class AnimalChainState:
     #: card is linked to ``seat``'s base row (``connection_rule="chain"``; ``[0, 0]`` otherwise
     #: and while building). All of them derive from public facts only.
     linked: list[int] | None = None
-    # Observation scratch, not game data (``SCRATCH_FIELDS``): left out of ``==``,
-    # and reset (not copied) by pickles (hence fingerprints), deep copies,
-    # ``clone`` and ``resample_hidden``, so that a seat's picture, which shows
-    # that seat's hand, never travels into another state. ``pictures[seat]`` is
-    # the encoder's copy of that seat's last observation (None: the picture of
-    # a fresh board, every card face down); ``changed[seat]`` is the bitmask of
-    # what may differ from it: bit ``p`` the look of position ``p``, bit
-    # ``P + t`` (``hand_bit[t]``) the count of type ``t`` in that seat's hand.
-    # The rules only set bits of ``changed``; the observation module owns the
-    # pictures.
-    pictures: list = field(default_factory=lambda: [None, None], compare=False, repr=False)
-    changed: list[int] = field(default_factory=lambda: [0, 0], compare=False, repr=False)
-
-    #: fields that are observation scratch, not game data (reset, never copied, by copies and pickles)
-    SCRATCH_FIELDS = ("pictures", "changed")
-
-    def __getstate__(self) -> dict:
-        data = {name: getattr(self, name) for name in _STATE_FIELDS}
-        data["pictures"], data["changed"] = fresh_scratch(self)
-        return data
-
-    def __setstate__(self, data: dict) -> None:
-        for name, value in data.items():
-            setattr(self, name, value)
 
 
-#: the state's fields in declaration order (what its pickles hold)
+#: the state's fields in declaration order
 _STATE_FIELDS = tuple(f.name for f in fields(AnimalChainState))
 
 
-def fresh_scratch(state: AnimalChainState) -> tuple[list, list[int]]:
-    """``(pictures, changed)`` of a state no encoder has drawn yet: no picture, everything to redraw."""
-    # int(): compiled (setup.py), len() is a C integer and the shift would overflow
-    everything = (1 << int(len(state.stacks) + len(state.hands[0]))) - 1
-    return [None, None], [everything, everything]
 
 
 def _types_of_animal_bits(types_with: list[int]) -> tuple[tuple[int, ...], ...]:
@@ -404,12 +375,8 @@ class AnimalChainGame(Game):
         self.decoded = _DECODED[key]
         #: per seat, the board positions (bitmask) whose cards that seat knows while building: its own base
         self.own_base_bits = tuple(sum(1 << p for p in self.base_positions[seat]) for seat in (0, 1))
-        #: ``state.changed`` bit saying that the hand count of type ``t`` changed (above the position bits)
-        self.hand_bit = [1 << (P + t) for t in range(T)]
-        #: ``state.changed`` bits of every position
+        #: every position (bitmask)
         self.all_positions = (1 << P) - 1
-        #: ``state.changed`` with every bit set: positions and hand counts
-        self.everything_changed = (1 << (P + T)) - 1
         # ``legal_flags`` starts from these: nothing legal, only "done building", only "pass"
         self.no_flags = bytes(self.num_actions)
         self.done_flags = bytes(1 if a == self.done_action else 0 for a in range(self.num_actions))
@@ -511,18 +478,10 @@ class AnimalChainGame(Game):
             blocked=[0, 0],
             hand_sizes=[HAND_SIZE, HAND_SIZE],
             linked=[0, 0],
-            # each player knows its own face-down base cards and its hand: they differ from a fresh picture's
-            changed=[self.own_base_bits[seat] | sum(compress(self.hand_bit, hands[seat])) for seat in (0, 1)],
         )
 
     def clone(self, state: AnimalChainState) -> AnimalChainState:
-        """An independent copy (faster than deepcopy) of the game data; the observation scratch starts afresh.
-
-        The scratch (``SCRATCH_FIELDS``) is not copied: a seat's picture shows
-        that seat's hand, and a copy handed to a search or a sampler must not
-        carry it (the first observation of the copy redraws everything).
-        """
-        pictures, changed = fresh_scratch(state)
+        """An independent copy of ``state`` (faster than deepcopy), nothing shared."""
         return AnimalChainState(
             phase=state.phase,
             to_move=state.to_move,
@@ -543,8 +502,6 @@ class AnimalChainGame(Game):
             blocked=state.blocked[:],
             hand_sizes=state.hand_sizes[:],
             linked=state.linked[:],
-            pictures=pictures,
-            changed=changed,
         )
 
     def top(self, state: AnimalChainState, p: int) -> int:
@@ -597,7 +554,6 @@ class AnimalChainGame(Game):
         if self.chain_rule and state.phase != BUILD:
             for seat in (0, 1):
                 _rebuild_chain(self, state, seat)
-        state.pictures, state.changed = fresh_scratch(state)
 
     @staticmethod
     def _top_of(state: AnimalChainState, p: int) -> int:
@@ -764,8 +720,6 @@ class AnimalChainGame(Game):
             hand[card_type] -= 1
             hand[old] += 1
             state.stacks[p][0] = card_type
-            # only the builder knows its face-down base cards
-            state.changed[seat] |= (1 << p) | self.hand_bit[card_type] | self.hand_bit[old]
             if self.per_position:
                 self._next_base_position(state, seat, rng)
             else:
@@ -775,7 +729,6 @@ class AnimalChainGame(Game):
                 drawn = state.deck.pop()
                 state.hands[seat][drawn] += 1
                 state.hand_sizes[seat] += 1
-                state.changed[seat] |= self.hand_bit[drawn]
                 state.passes_without_draw = 0
             else:
                 state.passes_without_draw += 1
@@ -786,7 +739,6 @@ class AnimalChainGame(Game):
             taken = state.stacks[where][0]
             state.hands[seat][taken] += 1
             state.hand_sizes[seat] += 1
-            state.changed[seat] |= self.hand_bit[taken]
             state.stacks[where] = []
             state.face_down[where] = 0
             _set_top(self, state, where, HOLE)
@@ -824,7 +776,6 @@ class AnimalChainGame(Game):
         drawn = state.deck.pop()
         state.hands[1 - first][drawn] += 1
         state.hand_sizes[1 - first] += 1
-        state.changed[1 - first] |= self.hand_bit[drawn]
         state.phase = PLAY
         state.to_move = first
 
@@ -834,21 +785,17 @@ class AnimalChainGame(Game):
         stack = state.stacks[p]
         if state.face_down[p]:
             hand[stack[0]] += 1  # the face-down card goes to the player's hand
-            state.changed[seat] |= self.hand_bit[card_type] | self.hand_bit[stack[0]]
             state.face_down[p] = 0
             stack[0] = card_type
         else:
             stack.append(card_type)
             state.hand_sizes[seat] -= 1
-            state.changed[seat] |= self.hand_bit[card_type]
         # covering a foundation cancels every double resting on it
         owners = state.double_owner
         for q in self.neighbour_positions[p]:
             if owners[q] != NO_SEAT and p in state.double_foundations[q]:
                 self._set_double(state, q, NO_SEAT)
                 state.double_foundations[q] = ()
-                state.changed[0] |= 1 << q
-                state.changed[1] |= 1 << q
         foundations = self.double_foundations_of(state, card_type, p)
         if foundations or owners[p] != NO_SEAT:
             self._set_double(state, p, seat if foundations else NO_SEAT)
@@ -965,8 +912,7 @@ class AnimalChainGame(Game):
         the base position being decided is public, like the turn order). Every
         other field is public or known to ``player``, the derived caches
         (``tops``, ``links``, ``blocked``, ``hand_sizes``, ``linked``) derive
-        from public facts, and the observation scratch starts afresh (``clone``),
-        so the result depends only on what ``player`` knows and on ``rng``.
+        from public facts, so the result depends only on what ``player`` knows and on ``rng``.
         """
         out = self.clone(state)
         opponent = 1 - player
@@ -1002,8 +948,6 @@ def _set_top(game: AnimalChainGame, state: AnimalChainState, p: int, top: int) -
     tops = state.tops
     old, tops[p] = tops[p], top
     bit = 1 << p
-    state.changed[0] |= bit
-    state.changed[1] |= bit
     if game.chain_rule:
         _update_chains(game, state, p, bit)
         return

@@ -181,9 +181,10 @@ class Game(ABC):
     def fingerprint(self, state) -> bytes:
         """Bytes equal for equal states (tests compare states with it).
 
-        It must cover every field of the state class but the scratch ones (an
-        encoder's cache, a field derived from others), which the state class
-        lists in a class attribute ``SCRATCH_FIELDS``.
+        It must cover every field of the state class but the scratch ones,
+        which the state class lists in a class attribute ``SCRATCH_FIELDS``
+        (none of the built-in games has any: a state holds the rules' data,
+        and an encoder's caches belong to its observer).
         """
         return pickle.dumps(state)
 

@@ -39,46 +39,51 @@ TILE_BITS = tuple(1 << tile for tile in range(NUM_TILES))
 FLOAT32 = np.dtype(np.float32)
 
 
+def make_layout(game: HiddenRoomsGame) -> ObservationLayout:
+    """The observation layout of ``game`` (sizes depend on the booklet)."""
+    n_monsters = len(game.monsters)
+    g = (GRID, GRID)
+    return ObservationLayout(
+        [
+            ("explored", g, "1 where a tile lies (the start tile included)"),
+            ("tile_colour", g + (NC,), "colour one-hot of the tile on each cell (red, blue, green, yellow); start tile: none"),
+            ("tile_number", g + (NN,), "number one-hot (1..6) of the tile on each cell; start tile (number 0): none"),
+            ("child", g, "one-hot: the child's cell"),
+            ("monster", g, "one-hot: the monster's cell"),
+            ("monster_sight", g, "1 on the cells the monster sees from where it stands"),
+            ("path_ahead", g, "1 on cells the monster's path still visits after its progress"),
+            ("path_eta", g, f"path steps until the path first reaches the cell (after its progress) / {MAX_PATH_LENGTH}; 0 if never"),
+            ("path_next", g, "one-hot: the path cell the monster walks toward when not chasing"),
+            ("path_end", g, "one-hot: the last cell of the path (reaching it at the end of a monster phase = fail)"),
+            ("monster_id", (n_monsters,), "one-hot: which booklet monster this round's monster is"),
+            ("monster_steps", (1,), f"steps per monster phase / {MAX_STEPS}"),
+            ("sight_shape", (len(SIGHT_SHAPES),), "one-hot sight shape: radius, line"),
+            ("sight_range", (1,), f"sight range / {MAX_SIGHT_RANGE}"),
+            ("path_progress", (1,), "progress along the path: index of the last path cell reached / (path length - 1)"),
+            ("path_remaining", (1,), f"path cells still to walk / {MAX_PATH_LENGTH}"),
+            ("chasing", (1,), "1 when the monster's latest step was a chase"),
+            ("in_sight", (1,), "1 when the monster sees the child now"),
+            ("memory", (MEMORY_CAPACITY, NC + NN), "memory slots in action order (sorted by tile id): colour one-hot, number one-hot; empty slot all 0"),
+            ("memory_count", (1,), f"tiles in memory / {MEMORY_CAPACITY}"),
+            ("pile_tiles", (NC, NN), "1 for each tile in the pile (composition only; the order is hidden)"),
+            ("pile_size", (1,), f"tiles in the pile / {NUM_TILES}"),
+            ("drawn", (NC + NN,), "the tile in hand while placing: colour one-hot, number one-hot"),
+            ("drawn_from", (2,), "one-hot source of the tile in hand: pile, memory"),
+            ("phase", (3,), "one-hot decision phase: move, search, place (all 0 when the episode is over)"),
+            ("steps_taken", (1,), "child steps taken this turn / 2"),
+            ("turn", (1,), "turn number in this round / max_turns"),
+            ("escapes", (1,), f"escapes in this match / {ESCAPES_TO_WIN}"),
+            ("fails", (1,), f"fails in this match / {FAILS_TO_LOSE}"),
+        ]
+    )
+
+
 class HiddenRoomsObserver:
     """Layout and encoder of the child's view (picklable: plain attributes only)."""
 
     def __init__(self, game: HiddenRoomsGame):
         self.game = game
-        n_monsters = len(game.monsters)
-        g = (GRID, GRID)
-        self.layout = ObservationLayout(
-            [
-                ("explored", g, "1 where a tile lies (the start tile included)"),
-                ("tile_colour", g + (NC,), "colour one-hot of the tile on each cell (red, blue, green, yellow); start tile: none"),
-                ("tile_number", g + (NN,), "number one-hot (1..6) of the tile on each cell; start tile (number 0): none"),
-                ("child", g, "one-hot: the child's cell"),
-                ("monster", g, "one-hot: the monster's cell"),
-                ("monster_sight", g, "1 on the cells the monster sees from where it stands"),
-                ("path_ahead", g, "1 on cells the monster's path still visits after its progress"),
-                ("path_eta", g, f"path steps until the path first reaches the cell (after its progress) / {MAX_PATH_LENGTH}; 0 if never"),
-                ("path_next", g, "one-hot: the path cell the monster walks toward when not chasing"),
-                ("path_end", g, "one-hot: the last cell of the path (reaching it at the end of a monster phase = fail)"),
-                ("monster_id", (n_monsters,), "one-hot: which booklet monster this round's monster is"),
-                ("monster_steps", (1,), f"steps per monster phase / {MAX_STEPS}"),
-                ("sight_shape", (len(SIGHT_SHAPES),), "one-hot sight shape: radius, line"),
-                ("sight_range", (1,), f"sight range / {MAX_SIGHT_RANGE}"),
-                ("path_progress", (1,), "progress along the path: index of the last path cell reached / (path length - 1)"),
-                ("path_remaining", (1,), f"path cells still to walk / {MAX_PATH_LENGTH}"),
-                ("chasing", (1,), "1 when the monster's latest step was a chase"),
-                ("in_sight", (1,), "1 when the monster sees the child now"),
-                ("memory", (MEMORY_CAPACITY, NC + NN), "memory slots in action order (sorted by tile id): colour one-hot, number one-hot; empty slot all 0"),
-                ("memory_count", (1,), f"tiles in memory / {MEMORY_CAPACITY}"),
-                ("pile_tiles", (NC, NN), "1 for each tile in the pile (composition only; the order is hidden)"),
-                ("pile_size", (1,), f"tiles in the pile / {NUM_TILES}"),
-                ("drawn", (NC + NN,), "the tile in hand while placing: colour one-hot, number one-hot"),
-                ("drawn_from", (2,), "one-hot source of the tile in hand: pile, memory"),
-                ("phase", (3,), "one-hot decision phase: move, search, place (all 0 when the episode is over)"),
-                ("steps_taken", (1,), "child steps taken this turn / 2"),
-                ("turn", (1,), "turn number in this round / max_turns"),
-                ("escapes", (1,), f"escapes in this match / {ESCAPES_TO_WIN}"),
-                ("fails", (1,), f"fails in this match / {FAILS_TO_LOSE}"),
-            ]
-        )
+        self.layout = make_layout(game)
         L = self.layout
         # Encoding joins precomputed bytes: every group of consecutive pieces
         # below is a function of one or two small state fields, so its float32

@@ -24,6 +24,7 @@ from kakurega.envs.kakurenbo.rules import NUM_PARTS, NUM_STAGES, OVER, Kakurenbo
 #: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
 FLOAT32 = np.dtype(np.float32)
 NUM_LAST_KINDS = 7  # draw, discard, give card, give colour, take, give Curse, dice opponent
+RED, BLUE = 0, 1  #: colour indexes (a body-part card ``c`` has colour ``c % 2``), also the rows of ``dice``
 
 
 def make_layout(game: KakurenboGame) -> ObservationLayout:
@@ -74,17 +75,15 @@ class KakurenboObserver:
     """``observer(state, seat)``: the observation vector of ``seat``. Picklable (rebuilt from the game).
 
     Each call copies a float32 ``array`` template (the ``variant`` piece
-    already set), writes the few non-zero entries of every piece at its
-    offset in the layout, and hands the bytes to numpy. ``rel[seat][where]``
-    is the egocentric row of seat ``where`` for observer ``seat``.
+    already set), writes the few non-zero entries of every piece where the
+    layout puts them (offsets looked up by piece name once, in
+    ``__init__``), and hands the bytes to numpy. ``rel[seat][where]`` is the
+    egocentric row of seat ``where`` for observer ``seat``.
 
     Compiled, ``observation.pxd`` makes this an extension type with C
-    fields, and the writes are C stores through a typed float32 view (about
-    half the time of joining cached float32 parts, as earlier versions did);
-    in plain Python they are ``array`` item writes (5-10 % slower than those
-    parts).
-    ``tests/kakurenbo/test_env.py`` compares every seat's observation with a
-    plain ``layout.view`` definition.
+    fields, and the writes are C stores through a typed float32 view.
+    :mod:`~kakurega.envs.kakurenbo.reference` is the plain definition it is
+    tested against (``tests/test_conformance.py``).
     """
 
     def __init__(self, game: KakurenboGame):
@@ -98,28 +97,30 @@ class KakurenboObserver:
         self.inv_max_steps = 1.0 / game.max_steps
         #: egocentric row of every seat, per observer (bytes: small ints, C integers when compiled)
         self.rel = [bytes((where - seat) % n for where in range(n)) for seat in range(n)]
-        # where each piece starts in the vector
-        at = {name: piece.start for name, piece in layout.pieces.items()}
-        self.phase_at = at["phase"]
-        self.stage_at = at["stage"]
-        self.actor_at = at["actor"]
-        self.turn_at = at["turn"]
-        self.dice_target_at = at["dice_target"]
-        self.dice_at = at["dice"]
-        self.counts_at = at["colour_counts"]
-        self.curse_at = at["curse"]
-        self.open_hand_at = at["open_hand"]
-        self.scores_at = at["scores"]
-        self.discarded_at = at["discarded"]
-        self.pile_size_at = at["pile_size"]
-        self.pile_top_at = at["pile_top"]
-        self.pile_colours_at = at["pile_colours"]
-        self.cards_at = at["cards"]
-        self.last_kind_at = at["last_kind"]
-        self.last_actor_at = at["last_actor"]
-        self.last_other_at = at["last_other"]
-        self.last_colour_at = at["last_colour"]
-        self.steps_at = at["steps_used"]
+        # Where the entries lie in the vector, by piece name: the start of each
+        # piece, and for the (rows, columns) pieces the start of each column
+        # and the distance between two rows.
+        at = layout.index
+        self.phase_at, self.stage_at = at("phase", 0), at("stage", 0)
+        self.actor_at, self.turn_at, self.dice_target_at = at("actor", 0), at("turn", 0), at("dice_target", 0)
+        #: face 1 of each die (row 0: red, row 1: blue)
+        self.red_die_at, self.blue_die_at = at("dice", RED, 0), at("dice", BLUE, 0)
+        #: red and blue counts of row 0; each further row is ``counts_row`` entries on
+        self.red_count_at, self.blue_count_at = at("colour_counts", 0, RED), at("colour_counts", 0, BLUE)
+        self.counts_row = at("colour_counts", 1, 0) - at("colour_counts", 0, 0)
+        self.curse_at, self.curse_in_pile_at = at("curse", 0), at("curse", n)  # the last entry: in the pile
+        self.open_hand_at, self.scores_at = at("open_hand", 0), at("scores", 0)
+        #: pair 0 by row 0; each further pair is ``discarded_pair`` entries on
+        self.discarded_at = at("discarded", 0, 0)
+        self.discarded_pair = at("discarded", 1, 0) - self.discarded_at
+        self.pile_size_at = at("pile_size", 0)
+        self.pile_red_top_at, self.pile_blue_top_at, self.pile_curse_top_at = (at("pile_top", k) for k in (RED, BLUE, 2))
+        self.pile_red_at, self.pile_blue_at = at("pile_colours", RED), at("pile_colours", BLUE)
+        #: card 0 in row 0; each further card is ``cards_card`` entries on
+        self.cards_at = at("cards", 0, 0)
+        self.cards_card = at("cards", 1, 0) - self.cards_at
+        self.last_kind_at, self.last_actor_at, self.last_other_at = at("last_kind", 0), at("last_actor", 0), at("last_other", 0)
+        self.last_colour_at, self.steps_at = at("last_colour", 0), at("steps_used", 0)
 
     def __reduce__(self):
         # rebuilt from the game: one pickle format for the plain class and the compiled
@@ -147,33 +148,37 @@ class KakurenboObserver:
         if target >= 0:
             view[self.dice_target_at + rel[target]] = 1.0
         red, blue = state.dice
-        if red:
-            view[self.dice_at + red - 1] = 1.0
-            view[self.dice_at + 5 + blue] = 1.0  # row 1 of the (2, 6) piece
+        if red:  # faces 1..6
+            view[self.red_die_at + red - 1] = 1.0
+            view[self.blue_die_at + blue - 1] = 1.0
         # per-seat pieces: seat ``where`` goes to row ``rel[where]``
         counts = state.colour_counts
         open_hand = state.open_hand
         scores = state.scores
         held_red = 0
+        counts_row = self.counts_row
         for where in range(n):
             row = rel[where]
             reds = counts[2 * where]
             held_red += reds
-            view[self.counts_at + 2 * row] = reds
-            view[self.counts_at + 2 * row + 1] = counts[2 * where + 1]
+            view[self.red_count_at + row * counts_row] = reds
+            view[self.blue_count_at + row * counts_row] = counts[2 * where + 1]
             if open_hand[where]:
                 view[self.open_hand_at + row] = 1.0
             if scores[where]:
                 view[self.scores_at + row] = scores[where]
         holder = state.curse_holder
-        view[self.curse_at + (rel[holder] if holder >= 0 else n)] = 1.0
+        if holder >= 0:
+            view[self.curse_at + rel[holder]] = 1.0
+        else:
+            view[self.curse_in_pile_at] = 1.0
         pairs_left = NUM_PARTS
-        at = self.discarded_at  # pair p by row r: p*n + r
+        at = self.discarded_at  # pair 0, then one pair further each time
         for by in state.discarded_by:
             if by >= 0:
                 view[at + rel[by]] = 1.0
                 pairs_left -= 1
-            at += n
+            at += self.discarded_pair
         pile = state.pile
         if pile:
             top = pile[-1]
@@ -181,9 +186,14 @@ class KakurenboObserver:
             pile_red = pairs_left - held_red
             pile_blue = len(pile) - (holder < 0) - pile_red  # the body-part cards of the pile, less the red
             view[self.pile_size_at] = len(pile)
-            view[self.pile_top_at + (2 if top == CURSE else top & 1)] = 1.0
-            view[self.pile_colours_at] = pile_red
-            view[self.pile_colours_at + 1] = pile_blue
+            if top == CURSE:
+                view[self.pile_curse_top_at] = 1.0
+            elif top & 1 == RED:
+                view[self.pile_red_top_at] = 1.0
+            else:
+                view[self.pile_blue_top_at] = 1.0
+            view[self.pile_red_at] = pile_red
+            view[self.pile_blue_at] = pile_blue
         else:
             pile_red = pile_blue = 0
         if (pile_red and pile_blue) or (self.kurayami and state.phase == 1):
@@ -192,11 +202,11 @@ class KakurenboObserver:
             known = state.knowledge[seat]
         else:
             known = kn.located(state, seat, (pile_red, pile_blue))
-        at = self.cards_at  # card c in row r: c*n + r
+        at = self.cards_at  # card 0, then one card further each time
         for where in known:
             if where >= 0:
                 view[at + rel[where]] = 1.0
-            at += n
+            at += self.cards_card
         kind, mover, other, colour = state.last_move
         if kind >= 0:
             view[self.last_kind_at + kind] = 1.0

@@ -28,37 +28,46 @@ PIECE_ORDER = (
 )
 
 
+def make_layout(game) -> ObservationLayout:
+    """The observation layout of ``game``'s configuration (sizes depend on the map and the player count)."""
+    m = game.map
+    n, H, W, K, S = game.num_players, m.height, m.width, len(m.icons), game.num_squares
+    max_vp = max(icon.vp for icon in m.icons)
+    total_vp = max(1, sum(game.square_vp))
+    return ObservationLayout(
+        [
+            ("square_kind", (3, H, W), "static map: one-hot path / black-framed / white-framed square (terrain: all 0)"),
+            ("icon", (K, H, W), "static map: one-hot icon type of each icon square (VP-table order)"),
+            ("icon_vp", (H, W), "static map: VP of the icon on each square", max_vp),
+            ("seat", (n,), "one-hot absolute seat of the observer"),
+            ("child", (n,), "one-hot relative seat of this round's child (index 0: I am the child); 0 when over"),
+            ("round", (n,), "one-hot number of rounds finished (0 .. n-1); all 0 when the game is over"),
+            ("phase", (3,), "one-hot: child chooses a start / child's turn / seekers' turn"),
+            ("vp", (n,), "victory points per relative seat (at most the map's total icon VP)", total_vp),
+            ("pieces", (n, H, W), "seeker pieces on the board per relative seat (this seekers' turn, or the last one while the child moves)"),
+            ("past_guesses", (H, W), "squares guessed wrongly in an earlier seekers' turn of this round"),
+            ("belief", (H, W), "public belief: squares where the child can be (sound over-approximation)"),
+            ("last_cost", (BUDGET + 1,), "one-hot total cost of the round's last announcement (all 0: none yet)"),
+            ("last_icons", (K,), "icon-type counts of the round's last announcement", BUDGET),
+            ("child_turns", (1,), f"child turns announced this round (saturates at {CHILD_TURNS_CAP})", CHILD_TURNS_CAP),
+            ("stroke", (H, W), "child only: order of each stroke square this round (1 = start), else 0", S),
+            ("position", (H, W), "child only: 1 on the child's current square"),
+            ("budget_left", (1,), "child only: cost left in this turn", BUDGET),
+            ("turn_icons", (K,), "child only: icon-type counts reached so far this turn", BUDGET),
+        ]
+    )
+
+
 class SummerObserver:
     """Builds the layout for a game and encodes states into it (picklable)."""
 
     def __init__(self, game):
         m = game.map
         n, H, W, K, S = game.num_players, m.height, m.width, len(m.icons), game.num_squares
-        max_vp = max(icon.vp for icon in m.icons)
+        max(icon.vp for icon in m.icons)
         total_vp = max(1, sum(game.square_vp))
         self.game = game
-        self.layout = ObservationLayout(
-            [
-                ("square_kind", (3, H, W), "static map: one-hot path / black-framed / white-framed square (terrain: all 0)"),
-                ("icon", (K, H, W), "static map: one-hot icon type of each icon square (VP-table order)"),
-                ("icon_vp", (H, W), "static map: VP of the icon on each square", max_vp),
-                ("seat", (n,), "one-hot absolute seat of the observer"),
-                ("child", (n,), "one-hot relative seat of this round's child (index 0: I am the child); 0 when over"),
-                ("round", (n,), "one-hot number of rounds finished (0 .. n-1); all 0 when the game is over"),
-                ("phase", (3,), "one-hot: child chooses a start / child's turn / seekers' turn"),
-                ("vp", (n,), "victory points per relative seat (at most the map's total icon VP)", total_vp),
-                ("pieces", (n, H, W), "seeker pieces on the board per relative seat (this seekers' turn, or the last one while the child moves)"),
-                ("past_guesses", (H, W), "squares guessed wrongly in an earlier seekers' turn of this round"),
-                ("belief", (H, W), "public belief: squares where the child can be (sound over-approximation)"),
-                ("last_cost", (BUDGET + 1,), "one-hot total cost of the round's last announcement (all 0: none yet)"),
-                ("last_icons", (K,), "icon-type counts of the round's last announcement", BUDGET),
-                ("child_turns", (1,), f"child turns announced this round (saturates at {CHILD_TURNS_CAP})", CHILD_TURNS_CAP),
-                ("stroke", (H, W), "child only: order of each stroke square this round (1 = start), else 0", S),
-                ("position", (H, W), "child only: 1 on the child's current square"),
-                ("budget_left", (1,), "child only: cost left in this turn", BUDGET),
-                ("turn_icons", (K,), "child only: icon-type counts reached so far this turn", BUDGET),
-            ]
-        )
+        self.layout = make_layout(game)
         layout = self.layout
         pieces = layout.pieces
         # The encoder joins the pieces' float32 bytes in layout order.
@@ -107,13 +116,15 @@ class SummerObserver:
         self._num_icons = K
         self._stroke_at = cell  # offset of each square in the stroke plane
         self._stroke_plane = (array("f", bytes(4 * plane)), [])  # (plane, squares) of the last child stroke encoded
+        #: (public facts, the child's public pieces square_kind .. child_turns) of the last child's turn encoded
+        self._child_public = (None, b"")
         self._not_child = zeros("stroke", "turn_icons")
         self._not_moving = zeros("budget_left", "turn_icons")
         self._over = zeros("pieces", "turn_icons")
 
     def __getstate__(self):
         # the caches are pure speed-ups: do not copy or pickle them
-        state = {**self.__dict__, "_planes": {}, "_announced": {}, "_turn_icons": {}}
+        state = {**self.__dict__, "_planes": {}, "_announced": {}, "_turn_icons": {}, "_child_public": (None, b"")}
         state["_stroke_plane"] = (array("f", bytes(len(self._stroke_plane[0]) * 4)), [])
         return state
 
@@ -174,12 +185,18 @@ class SummerObserver:
             parts.append(self._not_child)
             return np.frombuffer(b"".join(parts), FLOAT32)
         # The child's lines change no public fact: during its turn the public
-        # pieces are joined once and kept in the state (see SummerState.child_view).
-        public = state.child_view
-        if public is None:
+        # pieces are joined once and kept with the facts they show.
+        if phase == CHILD:
+            announcements = state.announcements
+            shown = (state.first_child, state.round, state.guessed, state.belief, len(announcements),
+                     announcements[-1] if announcements else None, tuple(state.vp), tuple(state.pieces))
+            if shown == self._child_public[0]:
+                public = self._child_public[1]
+            else:
+                public = b"".join(self._public_parts(state, header, relative))
+                self._child_public = (shown, public)
+        else:
             public = b"".join(self._public_parts(state, header, relative))
-            if phase == CHILD:
-                state.child_view = public
         stroke = state.stroke
         if not stroke:  # the child has not chosen its start yet
             return np.frombuffer(public + self._not_child, FLOAT32)

@@ -116,23 +116,6 @@ class SummerState:
     history: list = field(default_factory=list)
     #: *hidden* (``paced_turns`` only): the child's last line was a shortcut, its next decision is continue
     continue_due: bool = False
-    # Observation scratch, not game data: left out of ``==``, pickles (hence
-    # fingerprints), deep copies and clones. The encoder keeps here the public
-    # pieces of the child's observation during its turn (the child's lines
-    # change no public fact); the rules drop it when the child's turn ends, the
-    # only moment a public fact changes while the child moves.
-    child_view: bytes | None = field(default=None, compare=False, repr=False)
-
-    #: fields that are observation scratch, not game data (see above)
-    SCRATCH_FIELDS = ("child_view",)
-
-    def __getstate__(self) -> dict:
-        data = self.__dict__.copy()
-        data["child_view"] = None
-        return data
-
-    def __setstate__(self, data: dict) -> None:
-        self.__dict__.update(data)
 
     @property
     def child(self) -> int:
@@ -438,7 +421,6 @@ class SummerHideAndSeekGame(Game):
 
     def _end_child_turn(self, state: SummerState, stuck: bool) -> None:
         """Scoring and announcement; then the seekers' turn, or the round ends if stuck."""
-        state.child_view = None  # public facts change from here on (see SummerState)
         icons = tuple(sorted(state.turn_icons))
         if icons:
             icon_vp = self._icon_vp

@@ -80,7 +80,7 @@ def test_the_builder_sees_its_own_base_and_swaps():
 
 # ------------------------------------------------- one information set, one sample
 def differing_fields(a, b) -> list[str]:
-    """Every field of the state (scratch included) that differs, and "pickle" if the pickles do."""
+    """Every field of the state that differs, and "pickle" if the pickles do."""
     out = [name for name in _STATE_FIELDS if getattr(a, name) != getattr(b, name)]
     if pickle.dumps(a) != pickle.dumps(b):
         out.append("pickle")
@@ -88,11 +88,11 @@ def differing_fields(a, b) -> list[str]:
 
 
 def information_set_pairs(make, seed=0, games=6):
-    """(game, state, twin, player): true states in one information set of ``player``, with drawn pictures.
+    """(game, state, twin, player): true states in one information set of ``player``, both observed.
 
     The twin is ``state`` with the cards ``player`` has not seen dealt again.
-    Both then hold observation pictures of both seats (the encoder's scratch;
-    the opponent's picture shows the opponent's real hand), as in a running env.
+    Both have been encoded for both seats, as in a running env (the
+    observer's pictures show each seat's hand; the states must not carry them).
     """
     env = make()
     game = env.game
@@ -104,7 +104,7 @@ def information_set_pairs(make, seed=0, games=6):
                 continue  # the opponent's hand came out the same: the pair shows nothing
             for s in (state, twin):
                 for seat in (0, 1):
-                    observer.encode(s, seat)  # fills pictures[seat], which shows that seat's hand
+                    observer.encode(s, seat)  # the observer's picture of seat shows that seat's hand
             yield game, state, twin, player
 
 
@@ -112,33 +112,32 @@ def information_set_pairs(make, seed=0, games=6):
 def test_samples_of_one_information_set_are_identical_in_every_field(make):
     pairs = 0
     for game, state, twin, player in information_set_pairs(make):
-        assert state.pictures[1 - player] is not None and state.pictures[1 - player] != twin.pictures[1 - player]
         for k in range(2):
             a = game.resample_hidden(state, player, np.random.default_rng(k))
             b = game.resample_hidden(twin, player, np.random.default_rng(k))
             assert differing_fields(a, b) == []
             assert game.fingerprint(a) == game.fingerprint(b)
         for copy in (game.clone(state), pickle.loads(pickle.dumps(state)), copy_module.deepcopy(state)):
-            assert copy.pictures == [None, None]  # no copy carries a picture (it shows a hand)
+            assert differing_fields(copy, state) == []
         pairs += 1
     assert pairs > 20
 
 
-def test_control_a_clone_that_keeps_the_pictures_is_caught(monkeypatch):
-    # the old clone copied the pictures: the samples then carried the opponent's real hand
-    original = AnimalChainGame.clone
+def test_control_a_sample_that_keeps_the_opponents_hand_is_caught(monkeypatch):
+    original = AnimalChainGame.resample_hidden
 
-    def leaky_clone(self, state):
-        out = original(self, state)
-        out.pictures = [None if p is None else p[:] for p in state.pictures]
+    def leaky_resample(self, state, player, rng):
+        out = original(self, state, player, rng)
+        out.hands[1 - player] = state.hands[1 - player][:]
         return out
 
-    monkeypatch.setattr(AnimalChainGame, "clone", leaky_clone)
+    pairs = list(information_set_pairs(raw_env_v1))
+    monkeypatch.setattr(AnimalChainGame, "resample_hidden", leaky_resample)
     caught = 0
-    for game, state, twin, player in information_set_pairs(raw_env_v1):
+    for game, state, twin, player in pairs:
         a = game.resample_hidden(state, player, np.random.default_rng(0))
         b = game.resample_hidden(twin, player, np.random.default_rng(0))
-        caught += "pictures" in differing_fields(a, b)
+        caught += "hands" in differing_fields(a, b)
     assert caught > 20
 
 
@@ -154,13 +153,11 @@ def test_resampled_derived_caches_depend_on_public_facts_only():
                 assert getattr(sample, cache) == getattr(fresh, cache) == getattr(state, cache), cache
 
 
-def test_scratch_fields_are_declared_and_everything_else_is_in_the_fingerprint():
+def test_the_state_has_no_scratch_and_every_field_is_in_the_fingerprint():
     game = raw_env_v1().game
     state = random_states(game, seed=2, num_games=1, every=5)[-1]
-    assert AnimalChainState.SCRATCH_FIELDS == ("pictures", "changed")
+    assert not hasattr(AnimalChainState, "SCRATCH_FIELDS")  # the encoder's caches live in the observer
     for name in _STATE_FIELDS:
-        if name in AnimalChainState.SCRATCH_FIELDS:
-            continue
         changed = game.clone(state)
         value = getattr(changed, name)
         setattr(changed, name, ("changed", value))  # any different value

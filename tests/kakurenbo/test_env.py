@@ -8,6 +8,7 @@ import pytest
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.heuristics.kakurenbo import KakurenboHeuristic
 from kakurega.envs import kakurenbo_v0, make
+from kakurega.envs.kakurenbo import reference
 from kakurega.envs.kakurenbo.rules import KakurenboGame
 
 BAD_ARGUMENTS = [
@@ -176,58 +177,6 @@ def test_heuristic_tables_rarely_reach_the_step_limit_in_every_configuration(var
     assert truncated_share(variant, n, games=200, seed=1000) < 0.10
 
 
-def reference_encode(game: KakurenboGame, layout, state, seat: int) -> np.ndarray:
-    """The observation written piece by piece through ``layout.view``: the plain definition
-    the fast encoder (parts joined from cached float32 bytes) must reproduce exactly."""
-    n = game.num_players
-    obs = layout.zeros()
-
-    def view(name):
-        return layout.view(obs, name)
-
-    def row(where):
-        return (where - seat) % n
-
-    view("variant")[1 if game.kurayami else 0] = 1.0
-    if not state.over:
-        view("phase")[state.phase - 1] = 1.0
-        view("stage")[state.stage] = 1.0
-        view("actor")[row(state.actor)] = 1.0
-        view("turn")[row(state.active)] = 1.0
-    if state.target >= 0:
-        view("dice_target")[row(state.target)] = 1.0
-    red, blue = state.dice
-    if red:
-        view("dice")[0, red - 1] = view("dice")[1, blue - 1] = 1.0
-    for holder, hand in enumerate(state.hands):
-        body = [c for c in hand if c != 14]
-        view("colour_counts")[row(holder)] = [sum(1 - c % 2 for c in body), sum(c % 2 for c in body)]
-        view("open_hand")[row(holder)] = state.open_hand[holder]
-        view("scores")[row(holder)] = state.scores[holder]
-    view("curse")[row(state.curse_holder) if state.curse_holder >= 0 else n] = 1.0
-    for part, by in enumerate(state.discarded_by):
-        if by >= 0:
-            view("discarded")[part, row(by)] = 1.0
-    if state.pile:
-        top = state.pile[-1]
-        view("pile_size")[0] = len(state.pile)
-        view("pile_top")[2 if top == 14 else top % 2] = 1.0
-        view("pile_colours")[:] = [sum(1 for c in state.pile if c != 14 and c % 2 == colour) for colour in (0, 1)]
-    for card, where in enumerate(game.known_row(state, seat)):
-        if where >= 0:
-            view("cards")[card, row(where)] = 1.0
-    kind, actor, other, colour = state.last_move
-    if kind >= 0:
-        view("last_kind")[kind] = 1.0
-        view("last_actor")[row(actor)] = 1.0
-        if other >= 0:
-            view("last_other")[row(other)] = 1.0
-        if colour >= 0:
-            view("last_colour")[colour] = 1.0
-    view("steps_used")[0] = min(1.0, state.steps / game.max_steps)
-    return obs
-
-
 @pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_fast_encoder_equals_the_reference_definition(variant, n):
@@ -248,4 +197,4 @@ def test_fast_encoder_equals_the_reference_definition(variant, n):
         for seat in range(n):
             fast = raw.encode(state, seat)
             assert fast.dtype == np.float32 and fast.shape == (layout.size,)
-            np.testing.assert_array_equal(fast, reference_encode(game, layout, state, seat))
+            np.testing.assert_array_equal(fast, reference.encode(game, state, seat))

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 from conformance import random_states
 
+from kakurega.envs.summer_hide_and_seek import reference
 from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image
-from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP, SummerObserver
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START
+from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD
 from kakurega.envs.summer_hide_and_seek_v0 import raw_env
 
 
@@ -59,44 +60,8 @@ def test_propagate_matches_the_plain_dynamic_programme(strict):
 
 
 def reference_encode(observer, state, seat):
-    """The observation written piece by piece through the layout (the encoder's specification)."""
-    layout, game, n = observer.layout, observer.game, observer.n
-    H, W = game.map.height, game.map.width
-    obs = observer._template.copy()
-
-    def plane(name, index=None):
-        view = layout.view(obs, name)
-        return (view if index is None else view[index]).reshape(H, W)
-
-    layout.view(obs, "seat")[seat] = 1
-    for other in range(n):
-        layout.view(obs, "vp")[(other - seat) % n] = state.vp[other]
-    if state.phase == OVER:
-        return obs
-    layout.view(obs, "child")[(state.child - seat) % n] = 1
-    layout.view(obs, "round")[state.round] = 1
-    layout.view(obs, "phase")[{START: 0, CHILD: 1}.get(state.phase, 2)] = 1
-    for other, square in enumerate(state.pieces):
-        if square >= 0:
-            plane("pieces", (other - seat) % n)[game.points[square]] = 1
-    for s in range(game.num_squares):
-        plane("past_guesses")[game.points[s]] = state.guessed >> s & 1
-        plane("belief")[game.points[s]] = state.belief >> s & 1
-    if state.announcements:
-        cost, icons = state.announcements[-1]
-        layout.view(obs, "last_cost")[cost] = 1
-        for icon in icons:
-            layout.view(obs, "last_icons")[icon] += 1
-        layout.view(obs, "child_turns")[0] = min(len(state.announcements), CHILD_TURNS_CAP)
-    if seat == state.child and state.stroke:
-        for order, square in enumerate(state.stroke, start=1):
-            plane("stroke")[game.points[square]] = order
-        plane("position")[game.points[state.stroke[-1]]] = 1
-        if state.phase == CHILD:
-            layout.view(obs, "budget_left")[0] = BUDGET - state.turn_cost
-            for icon in state.turn_icons:
-                layout.view(obs, "turn_icons")[icon] += 1
-    return obs
+    """The plain definition (the game's reference encoder)."""
+    return reference.encode(observer.game, state, seat)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -117,9 +82,9 @@ def test_encoder_matches_the_reference_encoder(num_players):
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_public_view_kept_through_the_child_turn_matches_the_reference(num_players):
-    # The encoder keeps the child's public pieces in the live state during its
-    # turn (state.child_view) and the rules drop them when the turn ends: play
-    # whole games on one state and compare every observation with the reference.
+    # The observer keeps the child's public pieces during its turn with the
+    # public facts they show (the state knows nothing of it): play whole games
+    # on one state and compare every observation with the reference.
     env = raw_env(num_players=num_players)
     game, observer = env.game, env.encode.__self__
     kept = 0
@@ -133,9 +98,9 @@ def test_public_view_kept_through_the_child_turn_matches_the_reference(num_playe
                     assert np.array_equal(observer.encode(state, seat), reference_encode(observer, state, seat))
             if game.is_terminal(state):
                 break
-            kept += state.child_view is not None
+            kept += state.phase == CHILD and observer._child_public[0] is not None
             twin = game.clone(state)
-            assert twin.child_view is None and twin == state and game.fingerprint(twin) == game.fingerprint(state)
+            assert twin == state and game.fingerprint(twin) == game.fingerprint(state)
             legal = game.legal_actions(state)
             game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
     assert kept > 100, "the child's public view was never kept"
