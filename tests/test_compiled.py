@@ -145,20 +145,6 @@ def test_pickles_load_across_compiled_and_pure_python(tmp_path):
     assert load_and_observe(str(tmp_path / "pure.json")) == {name: digest for name, (_, digest) in theirs.items()}
 
 
-def test_the_typed_declarations_are_compiled_in():
-    # the .pxd files make KAKURENBO's observer an extension type and give Animal Chain's
-    # rule helpers C signatures (setup.py must find them); untyped, everything would still
-    # work, only slower
-    from kakurega.envs.animal_chain import rules as chain_rules
-    from kakurega.envs.kakurenbo import observation, rules
-
-    if {"kakurega.envs.animal_chain.rules", "kakurega.envs.kakurenbo.observation"} - set(compiled.compiled_modules()):
-        pytest.skip("the typed modules run pure Python here")
-    assert not hasattr(observation.KakurenboObserver(rules.KakurenboGame()), "__dict__")
-    # cpdef functions declared in a .pxd are exported in the module's C API table
-    assert {"_build_flags", "_play_flags", "_set_top"} <= set(getattr(chain_rules, "__pyx_capi__", {}))
-
-
 # ------------------------------------------------------------- the guard
 @pytest.fixture
 def fake_build(tmp_path, monkeypatch):
@@ -400,3 +386,19 @@ def test_no_generated_c_lies_among_the_sources():
         for name in names
         if name.endswith((".c", ".cpp"))
     )
+
+
+@pytest.mark.parametrize("pxd", pxd_files())
+def test_the_typed_declarations_are_compiled_in(pxd):
+    # a .pxd makes its classes extension types and exports its cpdef functions in the
+    # module's C API table (setup.py must find it); untyped, everything would still
+    # work, only slower
+    name = "kakurega." + pxd[: -len(".pxd")].replace(os.sep, ".")
+    module = importlib.import_module(name)
+    if name not in compiled.compiled_modules():
+        pytest.skip(f"{name} runs pure Python here")
+    declared = pxd_declarations(read(pxd))
+    for cls in declared["classes"]:
+        assert "__dict__" not in dir(getattr(module, cls)), f"{cls} is not an extension type"
+    functions = {f for f in declared["functions"] if "." not in f}
+    assert functions <= set(getattr(module, "__pyx_capi__", {})), f"{name} exports no C API for some cpdef functions"
