@@ -22,6 +22,10 @@ JSON document describing everything needed to use the weights safely:
                        also reads the mask, e.g. SB3's ``MultiInputPolicy``)
 =====================  =======================================================
 
+Weights are float32, float16 or int8; an int8 matrix comes with
+``<name>.weight_scale``, one float per output row (``save_policy``'s
+``precision``; the shipped bots are int8). All are read back as float32.
+
 A PPO file may also hold the critic, ``value_<i>.weight`` / ``value_<i>.bias``
 (same activation): the expected discounted return of the player whose
 observation it reads. Search uses it to score positions
@@ -109,6 +113,23 @@ def env_version(env_name: str) -> int:
 
 
 # ------------------------------------------------------------------- writing
+#: how ``save_policy`` may store the weights (all are read back as float32)
+PRECISIONS = ("float32", "float16", "int8")
+
+
+def quantize_rows(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(q, scale)`` with ``q`` int8 and ``weight ~= q * scale[:, None]``: symmetric, one scale per row.
+
+    Each row's largest magnitude maps to 127, so a row's error is at most half
+    its scale; an all-zero row gets scale 1 (and stays zero).
+    """
+    weight = np.asarray(weight, dtype=np.float32)
+    peak = np.abs(weight).max(axis=1)
+    scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(weight / scale[:, None]), -127, 127).astype(np.int8)
+    return np.ascontiguousarray(q), scale
+
+
 def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict,
                 value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, precision: str = "float32") -> Path:
     """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
@@ -117,14 +138,27 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     and ``network.sizes`` (``network.value_sizes`` with ``value_layers``, the
     critic ending in one output) are filled in here. A directory path gets
     ``policy.safetensors`` inside it. ``precision="float16"`` stores the
-    weights in half precision (half the size, for files shipped in the
-    package); they are read back as float32. Returns the file written.
+    weights in half precision (half the size); ``precision="int8"`` stores
+    each weight matrix as int8 with one float32 scale per output row
+    (``<name>.weight_scale``: row = int8 * scale, symmetric, the row's largest
+    magnitude mapped to 127) and the biases in float32, a quarter of the
+    float32 size, for the files shipped in the package. Both are read back as
+    float32. Returns the file written.
     """
     from safetensors.numpy import save_file
 
-    if precision not in ("float32", "float16"):
-        raise ValueError(f"save_policy: precision must be float32 or float16, got {precision!r}")
-    dtype = np.float16 if precision == "float16" else np.float32
+    if precision not in PRECISIONS:
+        raise ValueError(f"save_policy: precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+
+    def store(name: str, weight: np.ndarray, bias: np.ndarray) -> None:
+        if precision == "int8":
+            q, scale = quantize_rows(weight)
+            tensors[f"{name}.weight"], tensors[f"{name}.weight_scale"] = q, scale
+            tensors[f"{name}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+        else:
+            dtype = np.float16 if precision == "float16" else np.float32
+            tensors[f"{name}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
+            tensors[f"{name}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
 
     path = Path(path)
     if path.is_dir() or (not path.suffix and not path.exists()):
@@ -134,8 +168,7 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     tensors = {}
     sizes = [int(layers[0][0].shape[1])]
     for i, (weight, bias) in enumerate(layers):
-        tensors[f"layer_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
-        tensors[f"layer_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
+        store(f"layer_{i}", weight, bias)
         sizes.append(int(weight.shape[0]))
     meta = dict(metadata)
     meta["format"] = FORMAT
@@ -145,8 +178,7 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     if value_layers:
         value_sizes = [int(value_layers[0][0].shape[1])]
         for i, (weight, bias) in enumerate(value_layers):
-            tensors[f"value_{i}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
-            tensors[f"value_{i}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
+            store(f"value_{i}", weight, bias)
             value_sizes.append(int(weight.shape[0]))
         if value_sizes[0] != sizes[0] or value_sizes[-1] != 1:
             raise ValueError(f"save_policy: the value head maps {value_sizes[0]} -> {value_sizes[-1]}; expected {sizes[0]} -> 1")
@@ -231,6 +263,8 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     value_sizes = network.get("value_sizes")
     value_layers = _read_layers(file, tensors, "value", value_sizes) if value_sizes is not None else None
     described = 2 * len(layers) + 2 * len(value_layers or ())
+    described += sum(f"{prefix}_{i}.weight_scale" in tensors for prefix, group in (("layer", layers), ("value", value_layers or ()))
+                     for i in range(len(group)))
     if len(tensors) != described:
         raise PolicyFileError(f"{file}: holds {len(tensors)} tensors, the metadata describes {described}")
     inputs = meta.get("inputs", list(DEFAULT_INPUTS))
@@ -257,6 +291,23 @@ def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tu
             raise PolicyFileError(
                 f"{file}: {prefix} {i} has shapes {weight.shape}/{bias.shape}, the metadata says {expected_w}/{expected_b}"
             )
+        scale = tensors.get(f"{prefix}_{i}.weight_scale")
+        if weight.dtype == np.int8:  # stored with precision="int8": one float scale per output row
+            if scale is None or scale.shape != (sizes[i + 1],) or scale.dtype not in (np.float16, np.float32):
+                raise PolicyFileError(
+                    f"{file}: {prefix} {i} weights are int8 but {prefix}_{i}.weight_scale is "
+                    f"{'missing' if scale is None else f'{scale.dtype} of shape {scale.shape}'}; "
+                    f"expected float32 of shape ({sizes[i + 1]},)"
+                )
+            weight = weight.astype(np.float32) * scale.astype(np.float32)[:, None]
+        elif weight.dtype not in (np.float16, np.float32) or scale is not None:
+            raise PolicyFileError(
+                f"{file}: {prefix} {i} weights are {weight.dtype}"
+                f"{' with a weight_scale' if scale is not None else ''}; expected float32 or float16, "
+                "or int8 with a weight_scale"
+            )
+        if bias.dtype not in (np.float16, np.float32):
+            raise PolicyFileError(f"{file}: {prefix} {i} bias is {bias.dtype}; expected float32 or float16")
         if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
             raise PolicyFileError(f"{file}: {prefix} {i} contains NaN or infinite weights")
         layers.append((weight.astype(np.float32), bias.astype(np.float32)))

@@ -27,7 +27,8 @@ def _non_default_options(meta):
 @pytest.mark.parametrize("path,meta", SHIPPED)
 def test_a_shipped_bot_loads_as_pretrained_and_plays_legal_games(path, meta):
     options = _non_default_options(meta)
-    assert path.stat().st_size < 1024 * 1024, f"{path.name} is {path.stat().st_size // 1024} KiB"
+    # "a few hundred KiB" each: the shipped files store int8 weights (train_bots.install_bot)
+    assert path.stat().st_size < 500 * 1024, f"{path.name} is {path.stat().st_size // 1024} KiB"
     assert find(meta["env"], options) == path
     assert path.name.startswith(meta["env"] + "-") or path.name == file_name(meta["env"])
     env = make(meta["env"], **options)

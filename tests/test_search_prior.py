@@ -9,9 +9,9 @@ import pytest
 
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.policy import load, resolved_env_options, save_policy
+from kakurega.agents.policy import PolicyFileError, load, resolved_env_options, save_policy
 from kakurega.agents.specs import make_agent
-from kakurega.envs import ENV_SPECS, make
+from kakurega.envs import ENV_SPECS, kakurenbo_v0, make
 
 #: one short configuration per env that pays at its end (``EnvSpec.search_config``)
 SHORT_CASES = [pytest.param(name, spec.search_config, id=name) for name, spec in ENV_SPECS.items()]
@@ -159,7 +159,7 @@ def test_bad_network_options_are_refused(tmp_path):
 
 
 def test_half_precision_files_load_as_float32_and_act_the_same(tmp_path):
-    """Shipped bots are stored in float16: the loaded network is float32 and close to the original."""
+    """float16 files: the loaded network is float32 and close to the original."""
     from kakurega.agents.policy import read_policy
 
     full = network_file(tmp_path / "full.safetensors", "kakurenbo_v0", {})
@@ -171,5 +171,61 @@ def test_half_precision_files_load_as_float32_and_act_the_same(tmp_path):
     vectors = np.random.default_rng(1).random((50, a.layers[0][0].shape[1])).astype(np.float32)
     np.testing.assert_allclose(b.outputs(vectors), a.outputs(vectors), atol=2e-2)
     assert abs(a.value(vectors[0]) - b.value(vectors[0])) < 2e-2
-    with pytest.raises(ValueError, match="precision must be float32 or float16"):
-        save_policy(tmp_path / "x.safetensors", layers, meta, precision="int8")
+    with pytest.raises(ValueError, match="precision must be one of float32, float16, int8"):
+        save_policy(tmp_path / "x.safetensors", layers, meta, precision="int4")
+
+
+def test_int8_files_are_a_quarter_of_float32_and_keep_the_greedy_move(tmp_path):
+    """Shipped bots store int8 weights with a scale per row: every weight within half a step of the
+    original, outputs close, and the greedy move of a trained-size network kept on real observations."""
+    from kakurega.agents.policy import quantize_rows, read_policy
+
+    full = network_file(tmp_path / "full.safetensors", "kakurenbo_v0", {})
+    meta, layers, value_layers = read_policy(full, with_value=True)
+    small = save_policy(tmp_path / "int8.safetensors", layers, meta, value_layers=value_layers, precision="int8")
+    assert small.stat().st_size < 0.35 * full.stat().st_size
+    a, b = load(full), load(small)
+    for (w, _), (v, _) in zip(a.layers + a.value_layers, b.layers + b.value_layers):
+        assert v.dtype == np.float32
+        step = np.abs(w).max(axis=1, keepdims=True) / 127
+        assert np.all(np.abs(v - w) <= step / 2 + 1e-7)
+    env = kakurenbo_v0.raw_env(num_players=4)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    observations = []
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        observation = env.observe(env.agent_selection)
+        observations.append(observation)
+        env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    vectors = np.stack([o["observation"] for o in observations])
+    np.testing.assert_allclose(b.outputs(vectors), a.outputs(vectors), atol=5e-2)
+    agree = np.mean([a.act(o) == b.act(o) for o in observations])
+    assert agree >= 0.95, agree
+    # an all-zero row quantizes to zeros with a harmless scale
+    q, scale = quantize_rows(np.zeros((2, 3), dtype=np.float32))
+    assert not q.any() and np.all(scale == 1.0)
+
+
+def test_int8_files_with_a_broken_scale_are_refused(tmp_path):
+    """An int8 weight without its scale, or a scale of the wrong shape, is refused in words."""
+    from safetensors.numpy import load_file, save_file
+
+    from kakurega.agents.policy import METADATA_KEY, read_policy
+
+    full = network_file(tmp_path / "full.safetensors", "kakurenbo_v0", {})
+    meta, layers, value_layers = read_policy(full, with_value=True)
+    small = save_policy(tmp_path / "int8.safetensors", layers, meta, value_layers=value_layers, precision="int8")
+    from safetensors import safe_open
+
+    with safe_open(str(small), framework="numpy") as f:
+        header = f.metadata()
+    tensors = load_file(str(small))
+    without = {k: v for k, v in tensors.items() if k != "layer_0.weight_scale"}
+    save_file(without, str(tmp_path / "no_scale.safetensors"), metadata=header)
+    with pytest.raises(PolicyFileError, match="layer 0 weights are int8 but layer_0.weight_scale is missing"):
+        read_policy(tmp_path / "no_scale.safetensors")
+    wrong = dict(tensors, **{"layer_0.weight_scale": tensors["layer_0.weight_scale"][:3]})
+    save_file(wrong, str(tmp_path / "wrong.safetensors"), metadata=header)
+    with pytest.raises(PolicyFileError, match=r"weight_scale is float32 of shape \(3,\)"):
+        read_policy(tmp_path / "wrong.safetensors")
+    assert METADATA_KEY in header

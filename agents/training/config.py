@@ -148,6 +148,11 @@ SCHEMA: dict[str, Any] = {
         "value_coef": Key("float", 0.5, "weight of the critic's loss (discounted returns of the demonstrations)", minimum=0, maximum=1000),
         "data": Key("str_or_none", None, "file (.npz) keeping the demonstrations: reused when made under the same env, "
                     "options, opponents, agent, target, steps and seed, else (re)made (null: not kept)"),
+        "dagger_rounds": Key("int", 0, "DAgger rounds after the first imitation: the network plays, pretrain.agent "
+                             "labels the states it reached, and it is refitted on everything so far (0 = none)",
+                             minimum=0, maximum=100),
+        "dagger_steps": Key("int", 0, "learner decisions the network plays in each DAgger round (0 = pretrain.steps)",
+                            minimum=0, maximum=10_000_000),
     },
     "evaluation": {
         "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0, maximum=MAX_STEPS),
@@ -365,6 +370,9 @@ def validate_config(data: dict, overrides=()) -> dict:
     for i, spec in enumerate(config["evaluation"]["final_opponents"]):
         _check_unattended_spec(f"evaluation.final_opponents[{i}]", spec, "the final evaluation")
     _check_unattended_spec("evaluation.opponent", config["evaluation"]["opponent"], "the periodic evaluation")
+    if config["pretrain"]["dagger_rounds"] and not config["pretrain"]["steps"]:
+        raise ConfigError("config key 'pretrain.dagger_rounds': DAgger refines a first imitation; "
+                          "set pretrain.steps > 0 (or dagger_rounds to 0)")
     if config["pretrain"]["steps"] and config["algorithm"] != "ppo":
         raise ConfigError("config key 'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only; set it to 0")
     _check_unattended_spec("pretrain.agent", config["pretrain"]["agent"], "the behaviour-cloning warm start")

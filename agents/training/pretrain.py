@@ -50,12 +50,18 @@ def demonstration_key(config: dict) -> dict:
 
 
 def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int, target: str = "action",
-                           progress: bool = False) -> dict:
+                           progress: bool = False, student=None) -> dict:
     """``steps``+ decisions of ``agent_spec`` in the learner's seat.
 
     Returns observations, masks, actions, discounted returns and, with
     ``target="visits"``, ``targets``: the search's root visit shares per action
     (a forced move, answered without search, is one-hot).
+
+    ``student`` (an :class:`~kakurega.agents.base.Agent`, e.g. the network
+    being trained): the student plays and ``agent_spec`` only labels the
+    states it reaches (DAgger: the labels are the teacher's moves, the returns
+    the student's). Imitating a teacher only on the teacher's own games leaves
+    the student lost once one of its moves leads off the teacher's paths.
     """
     if target not in TARGETS:
         raise ValueError(f"pretrain target must be one of {', '.join(TARGETS)}, got {target!r}")
@@ -79,11 +85,14 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
         bar = tqdm(total=steps, desc=f"demonstrations ({agent_spec})", unit="move")
     obs, _ = view.reset(seed=seed)
     demo.reset()
+    if student is not None:
+        student.reset()
     rewards: list[float] = []
     outcomes = []
     while True:
         mask = view.action_masks()
-        action = choose_action(demo, view.raw, view._learner, {"observation": obs, "action_mask": mask.astype(np.int8)})
+        observation = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        action = choose_action(demo, view.raw, view._learner, observation)
         observations.append(obs)
         masks.append(mask)
         actions.append(action)
@@ -91,7 +100,8 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
             targets.append(visit_distribution(demo.last_search["visits"], action, num_actions))
         if bar is not None:
             bar.update(1)
-        obs, reward, terminated, truncated, info = view.step(action)
+        played = action if student is None else choose_action(student, view.raw, view._learner, observation)
+        obs, reward, terminated, truncated, info = view.step(played)
         rewards.append(reward)
         if terminated or truncated:
             running, episode_returns = 0.0, []
@@ -105,6 +115,8 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
                 break
             obs, _ = view.reset()
             demo.reset()
+            if student is not None:
+                student.reset()
     if bar is not None:
         bar.close()
     data = {
@@ -226,3 +238,37 @@ def behaviour_cloning(model, data: dict, epochs: int, batch_size: int, learning_
         predicted = distribution.distribution.probs.argmax(dim=1)
     accuracy = float((predicted == actions).float().mean().item())
     return {"loss": loss_value, "accuracy": accuracy, "samples": n}
+
+
+def dagger(model, config: dict, data: dict, say=print, progress: bool = False) -> tuple[dict, list[dict]]:
+    """``pretrain.dagger_rounds`` rounds of DAgger after the first imitation (Ross, Gordon & Bagnell 2011).
+
+    Each round the network as it now is (greedy) plays ``pretrain.dagger_steps``
+    learner decisions, the teacher ``pretrain.agent`` labels every state the
+    network reached (its move, or with ``target: visits`` its root visits), the
+    labelled states join the data set, and the network is fitted again on the
+    whole set. Returns the aggregated data and one dict per round (the
+    student's win rate while it was labelled, the fit's loss and accuracy).
+    """
+    from kakurega.agents.policy import PolicyAgent, context_for
+    from kakurega.agents.training.export import policy_metadata
+
+    pretrain = config["pretrain"]
+    rounds = []
+    for r in range(pretrain["dagger_rounds"]):
+        meta, layers = policy_metadata(model, config["env"], config["env_kwargs"])
+        student = PolicyAgent(context_for(config["env"], config["env_kwargs"]), config["seed"], layers=layers,
+                              metadata=meta, name="student")
+        steps = pretrain["dagger_steps"] or pretrain["steps"]
+        labelled = collect_demonstrations(config, pretrain["agent"], steps, config["seed"] + 1 + r, pretrain["target"],
+                                          progress=progress, student=student)
+        data = {key: np.concatenate([data[key], labelled[key]]) for key in data if isinstance(data[key], np.ndarray)}
+        stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"], pretrain["learning_rate"],
+                                  config["seed"] + 1 + r, pretrain["value_coef"])
+        rounds.append({"round": r + 1, "student_win_rate": labelled["win_rate"], "samples": stats["samples"],
+                       "accuracy": stats["accuracy"], "loss": stats["loss"]})
+        say(f"DAgger round {r + 1}: the network won {labelled['win_rate']:.0%} of {labelled['episodes']} games while "
+            f"{pretrain['agent']} labelled its {len(labelled['actions'])} moves; refitted on {stats['samples']}: "
+            f"action accuracy {stats['accuracy']:.0%}")
+    return data, rounds
+

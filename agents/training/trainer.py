@@ -498,6 +498,14 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             logger.dump(0)
             say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
                 f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
+            if pretrain["dagger_rounds"]:
+                from kakurega.agents.training.pretrain import dagger
+
+                _, rounds = dagger(model, config, data, say, progress=config["logging"]["progress_bar"] and not quiet)
+                for row in rounds:
+                    for key in ("student_win_rate", "samples", "accuracy", "loss"):
+                        logger.record(f"pretrain/dagger_{key}", row[key])
+                    logger.dump(row["round"])
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
             meta, layers = policy_metadata(model, config["env"], config["env_kwargs"])

@@ -102,3 +102,80 @@ def test_exported_value_head_is_the_critic(nim, tmp_path):
     with torch.no_grad():
         expected = model.policy.predict_values(torch.as_tensor(observations)).numpy().ravel()
     np.testing.assert_allclose([bot.value(o) for o in observations], expected, rtol=1e-4, atol=1e-5)
+
+
+class _Recorder:
+    """Wraps an agent and keeps every observation it was asked to act on."""
+
+    wants_sampler = False
+
+    def __init__(self, agent):
+        self.agent, self.seen, self.masks = agent, [], []
+
+    def reset(self):
+        self.agent.reset()
+
+    def act(self, observation, sampler=None):
+        self.seen.append(np.array(observation["observation"]))
+        self.masks.append(np.array(observation["action_mask"]))
+        return self.agent.act(observation)
+
+
+def test_dagger_rounds_label_the_states_the_student_reaches(nim, tmp_path):
+    """With a student, the student's moves are played and the teacher only labels them: the recorded
+    states are exactly those the student acted on, and the labels are the teacher's moves there."""
+    from kakurega.agents.policy import context_for
+
+    config = validate_config(tiny_config(nim.NAME, "ppo", tmp_path, opponents=["random"]))
+    context = context_for(nim.NAME, {})
+    student = _Recorder(nim.TakeMost(context))
+    data = collect_demonstrations(config, "heuristic", 60, seed=0, student=student)
+    np.testing.assert_array_equal(np.stack(student.seen), data["observations"])
+    teacher = nim.SecretNimHeuristic(context)
+    labels = [teacher.act({"observation": o, "action_mask": m.astype(np.int8)})
+              for o, m in zip(data["observations"], data["masks"])]
+    np.testing.assert_array_equal(labels, data["actions"])
+    played = [student.agent.act({"observation": o, "action_mask": m.astype(np.int8)})
+              for o, m in zip(data["observations"], data["masks"])]
+    assert (np.asarray(played) != data["actions"]).sum() > 5, "the control: the student and teacher must disagree"
+    # without a student the teacher's own games are recorded: other states than the student's
+    alone = collect_demonstrations(config, "heuristic", 60, seed=0)
+    assert not np.array_equal(alone["observations"][: len(student.seen)], data["observations"][: len(alone["observations"])])
+
+
+def test_dagger_in_training_aggregates_and_logs_its_rounds(nim, tmp_path):
+    """pretrain.dagger_rounds: the trainer refits on first imitation + each round's labelled states, logs
+    each round as pretrain/dagger_*, and the result imitates the teacher on the student's own states."""
+    from kakurega.agents.training.trainer import train
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, network={"hidden": [32]},
+                         opponents=[{"agent": "random", "weight": 1.0}],
+                         pretrain={"agent": "heuristic", "steps": 300, "epochs": 20, "batch_size": 32,
+                                   "dagger_rounds": 2, "dagger_steps": 200},
+                         ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1, "learning_rate": 1e-6})
+    result = train(config, quiet=True)
+    rows = (tmp_path / "run" / "logs" / "part0" / "progress.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    dagger_rows = [r.split(",") for r in rows[1:] if r.split(",")[header.index("pretrain/dagger_samples")]]
+    assert [float(r[header.index("pretrain/dagger_samples")]) >= 300 + 200 * (i + 1) for i, r in enumerate(dagger_rows)] == [True, True]
+    assert float(dagger_rows[-1][header.index("pretrain/dagger_accuracy")]) > 0.9
+    # the network now plays the teacher's move on the states it reaches itself
+    import kakurega.agents
+    from kakurega.agents.policy import context_for
+
+    bot = kakurega.agents.load(result.policy_path)
+    student = _Recorder(bot)
+    collect_demonstrations(validate_config(config), "heuristic", 100, seed=5, student=student)
+    teacher = nim.SecretNimHeuristic(context_for(nim.NAME, {}))
+    agree = np.mean([bot.act({"observation": o, "action_mask": m}) == teacher.act({"observation": o, "action_mask": m})
+                     for o, m in zip(student.seen, student.masks)])
+    assert agree > 0.8
+
+
+def test_dagger_keys_are_checked(nim, tmp_path):
+    with pytest.raises(ConfigError, match="'pretrain.dagger_rounds': DAgger refines a first imitation"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 0, "dagger_rounds": 2}))
+    with pytest.raises(ConfigError, match=r"'pretrain.dagger_rounds': expected an integer in \[0, 100\]"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 10, "dagger_rounds": 101}))
+    with pytest.raises(ConfigError, match=r"'pretrain.dagger_steps': expected an integer"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 10, "dagger_steps": "many"}))
