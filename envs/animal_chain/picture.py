@@ -17,7 +17,8 @@ card to swap or keep) and buttons for pass and done/keep (with an empty deck,
 
 from __future__ import annotations
 
-from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PHASE_NAMES, AnimalChainGame
+from kakurega.envs.animal_chain.render import status_parts
+from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
 from kakurega.envs.core.picture import BLACK, WHITE, Circle, Polygon, Rect, Scene, Text, button
 
 CARD_W, CARD_H = 96, 64
@@ -279,19 +280,5 @@ class AnimalChainPicture:
                     add(*button(x, y + 18, 180, 34, "pass and draw" if state.deck else "pass", (game.pass_action,)))
 
     def _status(self, state) -> str:
-        """One line: phase, turn and whose move, or the result."""
-        game = self.game
-        head = f"Animal Chain - {PHASE_NAMES[state.phase]}"
-        if state.phase == BUILD:
-            if game.per_position:
-                return (f"{head} - player_{state.to_move} builds its base "
-                        f"(card {state.building_position + 1} of {game.base_size})")
-            return f"{head} - player_{state.to_move} builds its base"
-        head += f" - turn {state.turn}/{game.max_turns}"
-        if state.phase == OVER:
-            if state.winner != NO_SEAT:
-                return f"{head} - player_{state.winner} wins"
-            return f"{head} - draw"
-        if game.is_truncated(state):
-            return f"{head} - draw (turn limit)"
-        return f"{head} - player_{state.to_move} to move"
+        """One line: the text renderer's status (phase, turn and whose move, or the result)."""
+        return " - ".join(status_parts(self.game, state))

@@ -24,6 +24,32 @@ LEGEND = (
 )
 
 
+def status_parts(game: AnimalChainGame, state) -> list[str]:
+    """The status line's facts (public only), for the text and the picture alike: game and phase,
+    the turn and first player once play has started, then whose move it is or the result."""
+    parts = ["Animal Chain", PHASE_NAMES[state.phase]]
+    if state.phase == BUILD:
+        if game.per_position:  # which decision is public: every deal has the same ones
+            parts.append(f"player_{state.to_move} is building its base "
+                         f"(base card {state.building_position + 1} of {game.base_size})")
+        else:
+            parts.append(f"player_{state.to_move} is building its base")
+        return parts
+    parts.append(f"turn {state.turn}/{game.max_turns}")
+    if state.first_player != NO_SEAT:
+        parts.append(f"first player: player_{state.first_player}")
+    if state.phase == OVER:
+        if state.winner != NO_SEAT:
+            parts.append(f"player_{state.winner} wins (reached the opponent's base)")
+        else:
+            parts.append("draw (two passes without a draw in a row)")
+    elif game.is_truncated(state):
+        parts.append("draw (turn limit reached)")
+    else:
+        parts.append(f"player_{state.to_move} to move")
+    return parts
+
+
 class AnimalChainRenderer:
     """``render_text(state, viewer)`` for one game configuration (picklable plain object)."""
 
@@ -92,20 +118,4 @@ class AnimalChainRenderer:
         return "\n".join(lines)
 
     def _status(self, state) -> str:
-        game = self.game
-        head = f"Animal Chain | {PHASE_NAMES[state.phase]}"
-        if state.phase == BUILD:
-            if game.per_position:  # which decision is public: every deal has the same ones
-                return (f"{head} | player_{state.to_move} is building its base "
-                        f"(base card {state.building_position + 1} of {game.base_size})")
-            return f"{head} | player_{state.to_move} is building its base"
-        head += f" | turn {state.turn}/{game.max_turns}"
-        if state.first_player != NO_SEAT:
-            head += f" | first player: player_{state.first_player}"
-        if state.phase == OVER:
-            if state.winner != NO_SEAT:
-                return f"{head} | player_{state.winner} wins (reached the opponent's base)"
-            return f"{head} | draw (two passes without a draw in a row)"
-        if game.is_truncated(state):
-            return f"{head} | draw (turn limit reached)"
-        return f"{head} | player_{state.to_move} to move"
+        return " | ".join(status_parts(self.game, state))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Rect, Scene, Text
 from kakurega.envs.kakurenbo.knowledge import CURSE
-from kakurega.envs.kakurenbo.render import describe_event, visible_hand
+from kakurega.envs.kakurenbo.render import describe_event, status_text, visible_hand
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_DISCARD,
@@ -27,7 +27,6 @@ from kakurega.envs.kakurenbo.rules import (
     COLOURS,
     PARTS,
     POINTS,
-    STAGE_NAMES,
     KakurenboGame,
     card_name,
 )
@@ -248,13 +247,7 @@ class KakurenboPicture:
         game = self.game
         add = scene.add
         x, y, w, h = box
-        if state.over:
-            status = "game over"
-        elif state.steps >= game.max_steps:
-            status = f"cut off at the step limit ({game.max_steps})"
-        else:
-            status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
-        add(Text(x + w / 2, y + 10, status, fill=HIGHLIGHT, size=15))
+        add(Text(x + w / 2, y + 10, status_text(game, state), fill=HIGHLIGHT, size=15))
         add(Text(x + w / 2, y + 30, f"{game.variant}, step {state.steps}/{game.max_steps}", fill=INK, size=12))
         # the pile: face down, its top card's colour shows (the Curse when it is the last card)
         px, py = x + 10, y + 48

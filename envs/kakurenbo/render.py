@@ -96,6 +96,18 @@ def hand_pictures(state, seat: int, known: list[int] | None) -> list[str]:
     return shown
 
 
+def status_text(game: KakurenboGame, state) -> str:
+    """Where the game stands (public facts only), for the text and the picture alike."""
+    if state.over:
+        return "game over"
+    if state.steps >= game.max_steps:
+        return f"truncated at the step limit ({game.max_steps})"
+    status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
+    if state.active != state.actor:
+        status += f" (turn of {game.seat_name(state.active)})"
+    return status
+
+
 class KakurenboRenderer:
     """The text renderer of one KAKURENBO game (what the env declares)."""
 
@@ -109,15 +121,7 @@ class KakurenboRenderer:
         lines = []
         who = "spectator" if viewer is None else game.seat_name(viewer)
         lines.append(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
-        if state.over:
-            status = "game over"
-        elif state.steps >= game.max_steps:
-            status = f"truncated at the step limit ({game.max_steps})"
-        else:
-            status = f"phase {state.phase}: {game.seat_name(state.actor)} to {STAGE_NAMES[state.stage]}"
-            if state.active != state.actor:
-                status += f" (turn of {game.seat_name(state.active)})"
-        lines.append(f"{status}; step {state.steps}/{game.max_steps}")
+        lines.append(f"{status_text(game, state)}; step {state.steps}/{game.max_steps}")
         if state.pile:
             top = "Kaku's Curse" if state.pile[-1] == CURSE else COLOURS[state.pile[-1] & 1]
             lines.append(f"pile: {len(state.pile)} cards, top {top}")
