@@ -11,6 +11,7 @@ counts use the card types of the observer's frame, exactly like the actions.
 from __future__ import annotations
 
 from array import array
+
 import numpy as np
 
 from kakurega.envs.animal_chain.rules import BUILD, FACE_DOWN, HOLE, NO_SEAT, OVER, PLAY, AnimalChainGame
