@@ -620,9 +620,9 @@ class AnimalChainGame(Game):
     def double_foundations_of(self, state: AnimalChainState, card_type: int, p: int) -> tuple[int, ...]:
         """Foundations if the card played at ``p`` would be a double (same animal to >= 2 cards), else ()."""
         left, right = self.left_animal[card_type], self.right_animal[card_type]
-        tops = state.tops
-        on_left = [q for q in self.left_side_neighbours[p] if self.right_animal_of_top[tops[q]] == left]
-        on_right = [q for q in self.right_side_neighbours[p] if self.left_animal_of_top[tops[q]] == right]
+        tops, right_of_top, left_of_top = state.tops, self.right_animal_of_top, self.left_animal_of_top
+        on_left = [q for q in self.left_side_neighbours[p] if right_of_top[tops[q]] == left]
+        on_right = [q for q in self.right_side_neighbours[p] if left_of_top[tops[q]] == right]
         if left == right:  # both sides connect through the same animal
             on_left += on_right
             on_right = []
@@ -1010,9 +1010,9 @@ def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
         flags = bytearray(game.pass_flags)
     else:
         flags = bytearray(game.no_flags)
+        # the takes: the face-down flags (0 or 1) in the seat's frame (player 1's runs backwards)
         take = game.take_base
-        for p in compress(range(P), state.face_down):
-            flags[take + (p if seat == 0 else P - 1 - p)] = 1
+        flags[take : take + P] = bytes(state.face_down if seat == 0 else state.face_down[::-1])
     links = state.links[seat]  # the attack rule is in the links already
     playable = game.all_positions ^ state.blocked[seat]
     play_id, type_links, offsets, size = game.play_id[seat], game.type_links, game.bits_of_byte, game.mask_bytes
