@@ -112,8 +112,10 @@ class AnimalChainObserver:
         """Drop the pictures: the next observation of each seat is drawn from a fresh board."""
         P = self.num_positions
         #: per seat, its last picture and the facts it shows: ``[picture, tops, heights, double
-        #: owners, hand, phase, cards on the board]`` (by absolute position and absolute type)
-        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P]
+        #: owners, hand, phase, cards on the board, drawn]`` (by absolute position and absolute
+        #: type), where ``drawn[p]`` is the top whose animals the picture shows at ``p`` (the
+        #: known card of an own face-down base card while building)
+        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P, [FACE_DOWN] * P]
                       for _ in (0, 1)]
 
     def __reduce__(self):
@@ -124,6 +126,7 @@ class AnimalChainObserver:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
         picture, last_tops, last_heights, last_owners, last_hand = shown[0], shown[1], shown[2], shown[3], shown[4]
+        last_drawn = shown[7]
         view = picture  # (compiled: a typed float32 view of the picture, so that every write is a C store)
         P = self.num_positions
         # the hand counts that differ from the picture
@@ -176,12 +179,14 @@ class AnimalChainObserver:
             else:
                 view[self.face_down_at + i] = top == FACE_DOWN
             left_at, right_at = self.left_at + A * i, self.right_at + A * i
-            for a in range(A):
-                view[left_at + a] = 0
-                view[right_at + a] = 0
+            drawn = last_drawn[p]
+            if left_shown[drawn] >= 0:  # clear the animals the picture shows there
+                view[left_at + left_shown[drawn]] = 0
+                view[right_at + right_shown[drawn]] = 0
             if left_shown[top] >= 0:
                 view[left_at + left_shown[top]] = 1
                 view[right_at + right_shown[top]] = 1
+            last_drawn[p] = top
             view[self.my_double_at + i] = owner == seat
             view[self.opponent_double_at + i] = owner == 1 - seat
             view[self.height_at + i] = height
