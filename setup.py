@@ -29,6 +29,7 @@ from setuptools import Extension, find_packages, setup
 
 #: the modules compiled when possible (source path -> module name follows the package-dir map)
 ACCELERATED = [
+    "envs/animal_chain/observation.py",
     "envs/animal_chain/rules.py",
     "envs/kakurenbo/observation.py",
 ]

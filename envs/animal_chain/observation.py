@@ -11,8 +11,6 @@ counts use the card types of the observer's frame, exactly like the actions.
 from __future__ import annotations
 
 from array import array
-from itertools import compress
-from operator import ne
 
 import numpy as np
 
@@ -74,12 +72,13 @@ class AnimalChainObserver:
         # rewritten every time. The copy handed out is the picture's bytes
         # viewed by numpy. The state knows nothing of this: the picture is a
         # function of the facts compared, so any state may be encoded next.
-        self.hole_at, self.face_down_at = L.pieces["hole"].start, L.pieces["face_down"].start
-        self.left_at, self.right_at = L.pieces["left_animal"].start, L.pieces["right_animal"].start
-        self.my_double_at, self.opponent_double_at = L.pieces["my_double"].start, L.pieces["opponent_double"].start
-        self.height_at, self.hand_at = L.pieces["stack_height"].start, L.pieces["hand"].start
-        # the scalars after the hand, rewritten on every call (offsets by piece name)
-        at = L.index
+        # The comparisons and writes are plain loops over positions and types:
+        # compiled (observation.pxd), each is a few C operations.
+        at = L.index  # every offset by piece name
+        self.hole_at, self.face_down_at = at("hole", 0), at("face_down", 0)
+        self.left_at, self.right_at = at("left_animal", 0, 0), at("right_animal", 0, 0)
+        self.my_double_at, self.opponent_double_at = at("my_double", 0), at("opponent_double", 0)
+        self.height_at = at("stack_height", 0)
         self.my_hand_size_at, self.opponent_hand_size_at = at("hand_sizes", 0), at("hand_sizes", 1)
         self.deck_size_at = at("deck_size", 0)
         self.building_phase_at, self.play_phase_at, self.over_phase_at = (at("phase", k) for k in (BUILD, PLAY, OVER))
@@ -89,79 +88,34 @@ class AnimalChainObserver:
         self.passes_at, self.turn_at = at("passes_without_draw", 0), at("turn", 0)
         self.per_position, self.base_size = game.per_position, B
         # game constants the encoder reads on every call
-        self.num_positions, self.num_types, self.num_cards = P, T, total
+        self.num_positions, self.num_types, self.num_animals, self.num_cards = P, T, A, total
         self.max_turns, self.max_swaps = game.max_turns, game.max_swaps
         #: per seat, its own base positions (absolute): it knows their face-down cards while building
         self.own_base = tuple(list(game.base_positions[seat]) for seat in (0, 1))
+        #: ``frame_position[seat][p]``: absolute position ``p`` in ``seat``'s frame
+        self.frame_position = tuple(list(game.position_in_frame[seat]) for seat in (0, 1))
+        #: ``hand_slot[seat][t]``: offset of the count of absolute type ``t`` in ``seat``'s vector
+        self.hand_slot = tuple([at("hand", game.type_in_frame[seat][t]) for t in range(T)] for seat in (0, 1))
+        #: ``left_shown[seat][top]`` / ``right_shown``: the animal a position showing ``top`` (absolute
+        #: type, FACE_DOWN or HOLE: the last two entries, so that ``[top]`` indexes them) shows on the
+        #: observer's left / right, -1 for none
+        self.left_shown = tuple([game.left_animal[game.type_in_frame[seat][t]] for t in range(T)] + [-1, -1] for seat in (0, 1))
+        self.right_shown = tuple([game.right_animal[game.type_in_frame[seat][t]] for t in range(T)] + [-1, -1] for seat in (0, 1))
         #: the picture of a fresh board: every position one face-down card, empty hands
         fresh = np.zeros(L.size, np.float32)
         L.view(fresh, "face_down")[:] = 1
         L.view(fresh, "stack_height")[:] = 1
         self.fresh = array("f", fresh.tolist())
         self.forget()
-        # the float32 arrays the redraw copies from, one object per distinct value (read only)
-        packed = {}
-
-        def pack(values) -> array:
-            return packed.setdefault(tuple(values), array("f", values))
-
-        #: ``hand_slots[seat][t]``: index of the count of absolute type ``t`` in ``seat``'s vector
-        self.hand_slots = tuple([self.hand_at + game.type_in_frame[seat][t] for t in range(T)] for seat in (0, 1))
-
-        # A position's entries lie in five places: hole and face_down (P apart), its
-        # left_animal and right_animal one-hots, and my_double, opponent_double and
-        # stack_height (consecutive pieces, so P apart too). ``slots[seat][p]`` holds the
-        # four slices of absolute position ``p`` in ``seat``'s vector.
-        for first, second in (("hole", "face_down"), ("my_double", "opponent_double"), ("opponent_double", "stack_height")):
-            assert L.pieces[second].start == L.pieces[first].start + P, (first, second)
-        self.slots = []
-        for seat in (0, 1):
-            slots = []
-            for p in range(P):
-                i = game.position_in_frame[seat][p]
-                slots.append((
-                    slice(self.hole_at + i, self.face_down_at + i + 1, P),
-                    slice(self.left_at + A * i, self.left_at + A * (i + 1)),
-                    slice(self.right_at + A * i, self.right_at + A * (i + 1)),
-                    slice(self.my_double_at + i, self.height_at + i + 1, P),
-                ))
-            self.slots.append(slots)
-        # ``looks[seat][top]``: (hole + face_down, left_animal, right_animal) entries of a
-        # position showing ``top`` (absolute type, FACE_DOWN or HOLE) in ``seat``'s frame;
-        # ``known_looks[seat][t]``: the same for a face-down card of type ``t`` the observer
-        # knows (its own base during base building).
-        nothing = pack([0] * A)
-        self.looks, self.known_looks = [], []
-        for seat in (0, 1):
-            looks = {HOLE: (pack((1, 0)), nothing, nothing), FACE_DOWN: (pack((0, 1)), nothing, nothing)}
-            known_looks = {}
-            for t in range(T):
-                seen = game.type_in_frame[seat][t]
-                left, right = [0] * A, [0] * A
-                left[game.left_animal[seen]] = right[game.right_animal[seen]] = 1
-                looks[t] = (pack((0, 0)), pack(left), pack(right))
-                known_looks[t] = (pack((0, 1)), pack(left), pack(right))
-            self.looks.append(looks)
-            self.known_looks.append(known_looks)
-        #: ``stacked[seat][owner][height]``: (my_double, opponent_double, stack_height) entries of a
-        #: position of that double ``owner`` and stack height
-        self.stacked = tuple(
-            {owner: [pack((owner == seat, owner == 1 - seat, height)) for height in range(total + 1)]
-             for owner in (NO_SEAT, 0, 1)}
-            for seat in (0, 1)
-        )
-        #: what the redraw needs, per seat, in one lookup
-        self.tables = tuple(
-            (self.hand_slots[seat], self.slots[seat], self.looks[seat], self.known_looks[seat], self.stacked[seat], self.own_base[seat])
-            for seat in (0, 1)
-        )
 
     def forget(self) -> None:
         """Drop the pictures: the next observation of each seat is drawn from a fresh board."""
         P = self.num_positions
         #: per seat, its last picture and the facts it shows: ``[picture, tops, heights, double
-        #: owners, hand, phase, cards on the board]`` (by absolute position and absolute type)
-        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P]
+        #: owners, hand, phase, cards on the board, drawn]`` (by absolute position and absolute
+        #: type), where ``drawn[p]`` is the top whose animals the picture shows at ``p`` (the
+        #: known card of an own face-down base card while building)
+        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P, [FACE_DOWN] * P]
                       for _ in (0, 1)]
 
     def __reduce__(self):
@@ -171,20 +125,25 @@ class AnimalChainObserver:
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
-        picture, last_tops, last_heights, last_owners, last_hand, last_phase, last_board = shown
-        hand_slots, slots, looks, known_looks, stacked, own_base = self.tables[seat]
-        # redraw what differs from the picture (inlined: a method call costs as much as a position)
-        hand = state.hands[seat]
-        if hand != last_hand:
-            for t in compress(range(self.num_types), map(ne, hand, last_hand)):
-                slot = hand_slots[t]
-                picture[slot] = hand[t]
-            shown[4] = hand[:]
+        picture, last_tops, last_heights, last_owners, last_hand = shown[0], shown[1], shown[2], shown[3], shown[4]
+        last_drawn = shown[7]
+        view = picture  # (compiled: a typed float32 view of the picture, so that every write is a C store)
+        P = self.num_positions
+        # the hand counts that differ from the picture
+        hand, hand_slot = state.hands[seat], self.hand_slot[seat]
+        if hand != last_hand:  # (one C comparison of two lists when nothing changed)
+            for t in range(self.num_types):
+                count = hand[t]
+                if count != last_hand[t]:
+                    view[hand_slot[t]] = count
+                    last_hand[t] = count
+        # the positions whose top or double owner differs from the picture
         tops, stacks, owners = state.tops, state.stacks, state.double_owner
-        redraw = set()
-        if tops != last_tops:
-            redraw.update(compress(range(self.num_positions), map(ne, tops, last_tops)))
-            shown[1] = tops[:]
+        redraw = []
+        if tops != last_tops or owners != last_owners:
+            for p in range(P):
+                if tops[p] != last_tops[p] or owners[p] != last_owners[p]:
+                    redraw.append(p)
         # A stack grows or shrinks where its top changed, and where a card covers a face-up card
         # of its own type (the top stays). The sum of the heights is the number of cards on the
         # board, and no height falls where the top stays (only a take removes a card, leaving a
@@ -194,48 +153,62 @@ class AnimalChainObserver:
         rise = 0
         for p in redraw:
             rise += len(stacks[p]) - last_heights[p]
-        if rise != board - last_board:
-            heights = list(map(len, stacks))
-            redraw.update(compress(range(self.num_positions), map(ne, heights, last_heights)))
-            shown[2] = last_heights = heights
-        else:
-            for p in redraw:
-                last_heights[p] = len(stacks[p])
+        if rise != board - shown[6]:
+            for p in range(P):
+                if len(stacks[p]) != last_heights[p]:
+                    redraw.append(p)  # (a position met twice is redrawn twice, the same)
         shown[6] = board
-        if owners != last_owners:
-            redraw.update(compress(range(self.num_positions), map(ne, owners, last_owners)))
-            shown[3] = owners[:]
         phase = state.phase
         building = phase == BUILD
-        if building or last_phase == BUILD:  # the own base shows the cards only its builder knows
-            redraw.update(own_base)
+        own_base = self.own_base[seat]
+        if building or shown[5] == BUILD:  # the own base shows the cards only its builder knows
+            redraw += own_base
         shown[5] = phase
+        frame_position, left_shown, right_shown = self.frame_position[seat], self.left_shown[seat], self.right_shown[seat]
+        A = self.num_animals
         for p in redraw:
-            shown_at, left, right, rest = slots[p]
-            if building and p in own_base:
-                picture[shown_at], picture[left], picture[right] = known_looks[stacks[p][0]]
+            i = frame_position[p]
+            top = tops[p]
+            owner = owners[p]
+            height = len(stacks[p])
+            last_tops[p], last_owners[p], last_heights[p] = top, owner, height
+            view[self.hole_at + i] = top == HOLE
+            if building and p in own_base:  # a face-down card the observer knows
+                view[self.face_down_at + i] = 1
+                top = stacks[p][0]
             else:
-                picture[shown_at], picture[left], picture[right] = looks[tops[p]]
-            picture[rest] = stacked[owners[p]][last_heights[p]]
+                view[self.face_down_at + i] = top == FACE_DOWN
+            left_at, right_at = self.left_at + A * i, self.right_at + A * i
+            drawn = last_drawn[p]
+            if left_shown[drawn] >= 0:  # clear the animals the picture shows there
+                view[left_at + left_shown[drawn]] = 0
+                view[right_at + right_shown[drawn]] = 0
+            if left_shown[top] >= 0:
+                view[left_at + left_shown[top]] = 1
+                view[right_at + right_shown[top]] = 1
+            last_drawn[p] = top
+            view[self.my_double_at + i] = owner == seat
+            view[self.opponent_double_at + i] = owner == 1 - seat
+            view[self.height_at + i] = height
         to_move = state.to_move
         hand_sizes = state.hand_sizes
-        picture[self.my_hand_size_at] = hand_sizes[seat]
-        picture[self.opponent_hand_size_at] = hand_sizes[1 - seat]
-        picture[self.deck_size_at] = len(state.deck)
-        picture[self.building_phase_at] = phase == BUILD
-        picture[self.play_phase_at] = phase == PLAY
-        picture[self.over_phase_at] = phase == OVER
+        view[self.my_hand_size_at] = hand_sizes[seat]
+        view[self.opponent_hand_size_at] = hand_sizes[1 - seat]
+        view[self.deck_size_at] = len(state.deck)
+        view[self.building_phase_at] = phase == BUILD
+        view[self.play_phase_at] = phase == PLAY
+        view[self.over_phase_at] = phase == OVER
         # my_turn: game.current_player(state) == seat, without the call
-        picture[self.my_turn_at] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
-        picture[self.seat_0_at] = 1 - seat
-        picture[self.seat_1_at] = seat
+        view[self.my_turn_at] = to_move == seat and (phase == BUILD or (phase == PLAY and state.turn < self.max_turns))
+        view[self.seat_0_at] = 1 - seat
+        view[self.seat_1_at] = seat
         if self.per_position:  # base_position (one-hot)
             for j in range(self.base_size):
-                picture[self.building_at + j] = 0
+                view[self.building_at + j] = 0
             if phase == BUILD and to_move == seat:
-                picture[self.building_at + state.building_position] = 1
+                view[self.building_at + state.building_position] = 1
         else:  # swaps_left
-            picture[self.building_at] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
-        picture[self.passes_at] = state.passes_without_draw
-        picture[self.turn_at] = state.turn
+            view[self.building_at] = self.max_swaps - state.swaps_used if phase == BUILD and to_move == seat else 0
+        view[self.passes_at] = state.passes_without_draw
+        view[self.turn_at] = state.turn
         return np.frombuffer(picture.tobytes(), FLOAT32)

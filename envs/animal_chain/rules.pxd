@@ -22,14 +22,23 @@ cpdef _set_top(game, state, p, Py_ssize_t top)
 
 
 # the chain rule: position masks stay Python integers; positions, tops and indexes are C integers
-@cython.locals(tops=list, frontier=list, chain_steps=list, q=Py_ssize_t, p=Py_ssize_t, top=Py_ssize_t, mine=list, theirs=list)
+@cython.locals(reached=bytearray, linked=list, chain_steps=list, k=Py_ssize_t, q=Py_ssize_t, p=Py_ssize_t,
+               top=Py_ssize_t, there=Py_ssize_t, mine=list, theirs=list, tops=list)
+cpdef list _linked_positions(game, tops, sources)
+
+
+@cython.locals(p=Py_ssize_t)
 cpdef _linked_mask(game, tops, sources)
 
 
-@cython.locals(links=list, tops=list, contributions=list, q=Py_ssize_t, i=Py_ssize_t)
+@cython.locals(links=list, tops=list, contributions=list, q=Py_ssize_t, i=Py_ssize_t, positions=list)
 cpdef _chain_links(game, state, Py_ssize_t seat, positions)
 
 
-@cython.locals(tops=list, top=Py_ssize_t, seat=Py_ssize_t, q=Py_ssize_t, r=Py_ssize_t, shown=Py_ssize_t, frontier=list,
-               mine=list, theirs=list)
+@cython.locals(linked=list, p=Py_ssize_t)
+cpdef _rebuild_chain(game, state, Py_ssize_t seat)
+
+
+@cython.locals(tops=list, top=Py_ssize_t, seat=Py_ssize_t, q=Py_ssize_t, r=Py_ssize_t, shown=Py_ssize_t, added=list,
+               k=Py_ssize_t, mine=list, theirs=list)
 cpdef _update_chains(game, state, p, bit)

@@ -303,6 +303,8 @@ class AnimalChainGame(Game):
         self.attack_neighbours = [[(q, side) for q, side in self.neighbours[p] if counts_for_attack(p, q)] for p in range(P)]
         #: ``frame_bit[seat][p]``: bit of absolute position ``p`` in ``seat``'s frame masks
         self.frame_bit = tuple([1 << self.to_frame(seat, p) for p in range(P)] for seat in (0, 1))
+        #: ``position_bit[p]``: bit of absolute position ``p`` in a mask of absolute positions
+        self.position_bit = self.frame_bit[0]
         #: ``bits_of_byte[k][byte]``: the positions of the bits of byte ``k`` of a position mask
         #: (``mask.to_bytes(mask_bytes, "little")``)
         self.mask_bytes = (P + 7) // 8
@@ -618,9 +620,9 @@ class AnimalChainGame(Game):
     def double_foundations_of(self, state: AnimalChainState, card_type: int, p: int) -> tuple[int, ...]:
         """Foundations if the card played at ``p`` would be a double (same animal to >= 2 cards), else ()."""
         left, right = self.left_animal[card_type], self.right_animal[card_type]
-        tops = state.tops
-        on_left = [q for q in self.left_side_neighbours[p] if self.right_animal_of_top[tops[q]] == left]
-        on_right = [q for q in self.right_side_neighbours[p] if self.left_animal_of_top[tops[q]] == right]
+        tops, right_of_top, left_of_top = state.tops, self.right_animal_of_top, self.left_animal_of_top
+        on_left = [q for q in self.left_side_neighbours[p] if right_of_top[tops[q]] == left]
+        on_right = [q for q in self.right_side_neighbours[p] if left_of_top[tops[q]] == right]
         if left == right:  # both sides connect through the same animal
             on_left += on_right
             on_right = []
@@ -1008,9 +1010,9 @@ def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
         flags = bytearray(game.pass_flags)
     else:
         flags = bytearray(game.no_flags)
+        # the takes: the face-down flags (0 or 1) in the seat's frame (player 1's runs backwards)
         take = game.take_base
-        for p in compress(range(P), state.face_down):
-            flags[take + (p if seat == 0 else P - 1 - p)] = 1
+        flags[take : take + P] = bytes(state.face_down if seat == 0 else state.face_down[::-1])
     links = state.links[seat]  # the attack rule is in the links already
     playable = game.all_positions ^ state.blocked[seat]
     play_id, type_links, offsets, size = game.play_id[seat], game.type_links, game.bits_of_byte, game.mask_bytes
@@ -1038,32 +1040,42 @@ def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
 # recomputed from its base row.
 
 
-def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
-    """The positions (bitmask) linked to the face-up ``sources`` through face-up connected tops."""
-    linked = 0
-    frontier = []
-    for source in sources:  # (untyped in the compiled build: ``1 << source`` needs a Python integer)
+def _linked_positions(game: AnimalChainGame, tops: list, sources) -> list:
+    """The positions linked to the face-up ``sources`` through face-up connected tops, in the order reached."""
+    # one flag per position rather than a position mask: masks of over 30 bits are slow Python
+    # integers, flags are C bytes in the compiled build
+    reached = bytearray(game.num_positions)
+    linked = []
+    for source in sources:
         if tops[source] >= 0:
-            linked |= 1 << source
-            frontier.append(source)
+            reached[source] = 1
+            linked.append(source)
     chain_steps = game.chain_steps
-    while frontier:
-        q = frontier.pop()
+    k = 0
+    while k < len(linked):  # ``linked`` is the frontier too: positions from ``k`` on are not expanded yet
+        q = linked[k]
+        k += 1
         top = tops[q]
-        for p, bit, mine, theirs in chain_steps[q]:
-            if not linked & bit and mine[top] == theirs[tops[p]]:
-                linked |= bit
-                frontier.append(p)
+        for p, _, mine, theirs in chain_steps[q]:
+            there = tops[p]
+            if not reached[p] and mine[top] == theirs[there]:
+                reached[p] = 1
+                linked.append(p)
     return linked
 
 
-def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, positions: int) -> None:
-    """Add to ``state.links[seat]`` the plays connecting to the linked cards of ``positions`` (a bitmask)."""
+def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
+    """The positions (bitmask) linked to the face-up ``sources`` through face-up connected tops."""
+    linked = 0
+    for p in _linked_positions(game, tops, sources):
+        linked |= game.position_bit[p]
+    return linked
+
+
+def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, positions: list) -> None:
+    """Add to ``state.links[seat]`` the plays connecting to the linked cards at ``positions``."""
     links, tops, contributions = state.links[seat], state.tops, game.chain_contributions[seat]
-    while positions:
-        bit = positions & -positions
-        positions ^= bit
-        q = bit.bit_length() - 1
+    for q in positions:
         for i, bits in contributions[q][tops[q]]:  # the attack rule is in the table already
             links[i] |= bits
 
@@ -1071,7 +1083,11 @@ def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, posi
 def _rebuild_chain(game: AnimalChainGame, state: AnimalChainState, seat: int) -> None:
     """Recompute ``state.linked[seat]`` from the seat's base row, and ``state.links[seat]`` from it."""
     positions, _ = game.base_sources[seat]
-    linked = state.linked[seat] = _linked_mask(game, state.tops, positions)
+    linked = _linked_positions(game, state.tops, positions)
+    mask = 0
+    for p in linked:
+        mask |= game.position_bit[p]
+    state.linked[seat] = mask
     state.links[seat] = [0] * (2 * game.num_animals)
     _chain_links(game, state, seat, linked)
 
@@ -1094,15 +1110,16 @@ def _update_chains(game: AnimalChainGame, state: AnimalChainState, p: int, bit: 
                     joins = 1
                     break
         if joins:  # grow the chain from p: p and every unlinked face-up card it reaches
-            grown = linked
-            frontier = [p]
-            grown |= bit
-            while frontier:
-                q = frontier.pop()
+            grown = linked | bit
+            added = [p]  # the frontier too: positions from ``k`` on are not expanded yet
+            k = 0
+            while k < len(added):
+                q = added[k]
+                k += 1
                 shown = tops[q]
                 for r, r_bit, mine, theirs in game.chain_steps[q]:
                     if not grown & r_bit and mine[shown] == theirs[tops[r]]:
                         grown |= r_bit
-                        frontier.append(r)
+                        added.append(r)
             state.linked[seat] = grown
-            _chain_links(game, state, seat, grown ^ linked)
+            _chain_links(game, state, seat, added)
