@@ -1,7 +1,8 @@
 # C types for the compiled build of rules.py (Cython reads this file next to the
 # .py; setup.py). rules.py stays the only source of behaviour and runs
 # unchanged as plain Python. Every integer typed here is a small index
-# (a seat, a type, a position, an action id, a byte), never a position mask.
+# (a seat, a type, a position, an action id, a byte), never a position mask
+# (except in _play_flags, said there).
 cimport cython
 
 
@@ -9,9 +10,12 @@ cimport cython
 cpdef bytes _build_flags(game, state)
 
 
+# the one place where position masks are C integers: the board has at most MAX_BOARD_CARDS (45)
+# positions (data.py), so they fit 64 bits, and the masks of every type in hand are C operations
 @cython.locals(seat=Py_ssize_t, P=Py_ssize_t, take=Py_ssize_t, flags=bytearray, t=Py_ssize_t, first=Py_ssize_t,
-               k=Py_ssize_t, byte=Py_ssize_t, p=Py_ssize_t, size=Py_ssize_t, offsets=tuple, left=Py_ssize_t, right=Py_ssize_t,
-               data=bytes, hand=list, links=list, play_id=list, type_links=list)
+               k=Py_ssize_t, byte=Py_ssize_t, p=Py_ssize_t, offsets=tuple, left=Py_ssize_t, right=Py_ssize_t,
+               hand=list, links=list, play_id=list, type_links=list,
+               playable=cython.ulonglong, mask=cython.ulonglong, left_mask=cython.ulonglong, right_mask=cython.ulonglong)
 cpdef bytes _play_flags(game, state)
 
 

@@ -1015,20 +1015,23 @@ def _play_flags(game: AnimalChainGame, state: AnimalChainState) -> bytes:
         flags[take : take + P] = bytes(state.face_down if seat == 0 else state.face_down[::-1])
     links = state.links[seat]  # the attack rule is in the links already
     playable = game.all_positions ^ state.blocked[seat]
-    play_id, type_links, offsets, size = game.play_id[seat], game.type_links, game.bits_of_byte, game.mask_bytes
+    play_id, type_links, offsets = game.play_id[seat], game.type_links, game.bits_of_byte
     hand = state.hands[seat]
     for t in range(game.num_types):
         if not hand[t]:
             continue
         left, right = type_links[t]
-        mask = (links[left] | links[right]) & playable
-        if mask:  # the positions, read a byte at a time (as in ``_legal_plays``)
-            first = play_id[t]
-            data = mask.to_bytes(size, "little")
-            for k, byte in enumerate(data):
-                if byte:
-                    for p in offsets[k][byte]:
-                        flags[first + p] = 1
+        left_mask, right_mask = links[left], links[right]  # C integers in the compiled build (rules.pxd)
+        mask = (left_mask | right_mask) & playable
+        first = play_id[t]
+        k = 0
+        while mask:  # the positions, read a byte at a time (as in ``_legal_plays``), up to the last one
+            byte = mask & 255
+            if byte:
+                for p in offsets[k][byte]:
+                    flags[first + p] = 1
+            mask >>= 8
+            k += 1
     return bytes(flags)
 
 
