@@ -297,7 +297,7 @@ def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tu
                 raise PolicyFileError(
                     f"{file}: {prefix} {i} weights are int8 but {prefix}_{i}.weight_scale is "
                     f"{'missing' if scale is None else f'{scale.dtype} of shape {scale.shape}'}; "
-                    f"expected float32 of shape ({sizes[i + 1]},)"
+                    f"expected float32 or float16 of shape ({sizes[i + 1]},)"
                 )
             weight = weight.astype(np.float32) * scale.astype(np.float32)[:, None]
         elif weight.dtype not in (np.float16, np.float32) or scale is not None:

@@ -32,6 +32,9 @@ cpdef list _linked_positions(game, tops, sources)
 
 
 @cython.locals(p=Py_ssize_t)
+cpdef _positions_mask(game, list positions)
+
+
 cpdef _linked_mask(game, tops, sources)
 
 
@@ -39,7 +42,7 @@ cpdef _linked_mask(game, tops, sources)
 cpdef _chain_links(game, state, Py_ssize_t seat, positions)
 
 
-@cython.locals(linked=list, p=Py_ssize_t)
+@cython.locals(linked=list)
 cpdef _rebuild_chain(game, state, Py_ssize_t seat)
 
 

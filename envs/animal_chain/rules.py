@@ -1067,12 +1067,17 @@ def _linked_positions(game: AnimalChainGame, tops: list, sources) -> list:
     return linked
 
 
+def _positions_mask(game: AnimalChainGame, positions: list) -> int:
+    """The bitmask of absolute ``positions``."""
+    mask = 0
+    for p in positions:
+        mask |= game.position_bit[p]
+    return mask
+
+
 def _linked_mask(game: AnimalChainGame, tops: list, sources) -> int:
     """The positions (bitmask) linked to the face-up ``sources`` through face-up connected tops."""
-    linked = 0
-    for p in _linked_positions(game, tops, sources):
-        linked |= game.position_bit[p]
-    return linked
+    return _positions_mask(game, _linked_positions(game, tops, sources))
 
 
 def _chain_links(game: AnimalChainGame, state: AnimalChainState, seat: int, positions: list) -> None:
@@ -1087,10 +1092,7 @@ def _rebuild_chain(game: AnimalChainGame, state: AnimalChainState, seat: int) ->
     """Recompute ``state.linked[seat]`` from the seat's base row, and ``state.links[seat]`` from it."""
     positions, _ = game.base_sources[seat]
     linked = _linked_positions(game, state.tops, positions)
-    mask = 0
-    for p in linked:
-        mask |= game.position_bit[p]
-    state.linked[seat] = mask
+    state.linked[seat] = _positions_mask(game, linked)
     state.links[seat] = [0] * (2 * game.num_animals)
     _chain_links(game, state, seat, linked)
 
