@@ -429,6 +429,16 @@ def _check_env(config: dict) -> None:
             f"{'rollout' if algorithm == 'ppo' else 'replay'} buffer would take {needed / 2**30:.1f} GiB; "
             f"the limit is {MAX_BUFFER_BYTES / 2**30:g} GiB (MAX_BUFFER_BYTES)"
         )
+    pretrain = config["pretrain"]
+    if pretrain["steps"]:  # the imitation data set, every DAgger round's labels included, is held in memory
+        states = pretrain["steps"] + pretrain["dagger_rounds"] * (pretrain["dagger_steps"] or pretrain["steps"])
+        needed = states * max(floats, 1) * 4
+        if needed > MAX_BUFFER_BYTES:
+            raise ConfigError(
+                f"config key 'pretrain.steps': {states} imitation states (steps plus dagger_rounds x dagger_steps) of "
+                f"{floats} observation values would take {needed / 2**30:.1f} GiB; the limit is "
+                f"{MAX_BUFFER_BYTES / 2**30:g} GiB (MAX_BUFFER_BYTES)"
+            )
 
 
 def _first_line(error: Exception, limit: int = 300) -> str:

@@ -179,3 +179,12 @@ def test_dagger_keys_are_checked(nim, tmp_path):
         validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 10, "dagger_rounds": 101}))
     with pytest.raises(ConfigError, match=r"'pretrain.dagger_steps': expected an integer"):
         validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 10, "dagger_steps": "many"}))
+
+
+def test_an_imitation_data_set_too_large_for_memory_is_refused(nim, tmp_path):
+    """steps plus every DAgger round's labels are held in memory: a config that would need more than
+    MAX_BUFFER_BYTES is refused when it loads; the same rounds at a small size pass (the control)."""
+    validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"steps": 1000, "dagger_rounds": 100}))
+    with pytest.raises(ConfigError, match=r"'pretrain.steps': 1010000000 imitation states .* the limit is 8 GiB"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path,
+                                    pretrain={"steps": 10_000_000, "dagger_rounds": 100}))
