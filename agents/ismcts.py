@@ -45,7 +45,8 @@ agent's seed, so a fixed seed gives the same moves.
 tree follows PUCT (AlphaZero's selection, over the legal actions of the
 determinization): each step picks the action maximising
 ``q + c * P(a) * sqrt(N) / (1 + n(a))``, where ``P`` is the network's move
-probability for the acting seat's observation of the determinization, ``q``
+probability for the acting seat's observation of the determinization (and,
+for a network trained with them, the move features of that observation), ``q``
 the normalised mean return of the edge (0 before its first visit), ``N`` the
 node's visits and ``n(a)`` the edge's. A new leaf is scored by the network's
 value head for every seat (``leaf=value``, the default when the file has one:
@@ -161,11 +162,11 @@ class ISMCTSAgent(Agent):
                 )
             #: the policy network guiding the search (PUCT); it never acts in the game itself
             self.network = make_agent(prior, context, seed)
-            if tuple(getattr(self.network, "inputs", ("observation",))) != ("observation",):
+            if tuple(getattr(self.network, "inputs", ("observation",))) not in (("observation",), ("observation", "move_features")):
                 # the search scores positions for seats that are not to move, whose masks it does not know
                 raise ValueError(
                     f"ISMCTSAgent: prior {prior!r} reads {list(self.network.inputs)}; a search prior must read "
-                    "the observation vector alone (export it from an MlpPolicy)"
+                    "the observation vector (and the game's move features) only (export it from an MlpPolicy)"
                 )
         self.prior = prior
         self.widen = _check_number(widen, "widen")
@@ -364,11 +365,21 @@ class ISMCTSAgent(Agent):
             edge.visits += 1
             edge.total += returns[player]
 
+    def _network_input(self, state, seat: int, legal) -> np.ndarray:
+        """The prior network's input for ``seat`` in a determinization: its observation, then (when the network
+        reads them) the move features of that observation with ``legal`` as the mask (none for a seat not to move)."""
+        vector = self._encode(state, seat)
+        features = self.network.move_features
+        if features is None:
+            return vector
+        mask = np.zeros(self.context.num_actions, dtype=np.int8)
+        mask[list(legal)] = 1
+        return np.concatenate([vector, features({"observation": vector, "action_mask": mask})])
+
     def _simulate_puct(self, root: _Node, state, chance_rng, choice_rng: random.Random, scale: list) -> None:
         """One PUCT simulation guided by the policy network (see the module docstring)."""
         game = self.game
         network = self.network
-        encode = self._encode
         base = game.returns(state)
         c = self.c
         lo, hi = scale
@@ -390,7 +401,7 @@ class ISMCTSAgent(Agent):
             if len(legal) == 1:
                 action = legal[0]
             else:
-                priors = network.probabilities(encode(state, player), legal)
+                priors = network.probabilities(self._network_input(state, player, legal), legal)
                 explore = c * math.sqrt(node.visits)
                 best_score = -math.inf
                 action = legal[0]
@@ -420,8 +431,10 @@ class ISMCTSAgent(Agent):
         returns = game.returns(state) - base
         if expanded and game.current_player(state) != TERMINAL:
             if self.leaf == "value":
+                to_move = game.current_player(state)
+                legal_now = game.legal_actions(state) if network.move_features is not None else ()
                 for seat in range(game.num_players):
-                    returns[seat] += network.value(encode(state, seat))
+                    returns[seat] += network.value(self._network_input(state, seat, legal_now if seat == to_move else ()))
             else:
                 self._rollout(state, chance_rng, choice_rng)
                 returns = game.returns(state) - base

@@ -19,7 +19,11 @@ JSON document describing everything needed to use the weights safely:
 ``inputs``             optional: the observation pieces the network reads,
                        concatenated in order (default ``["observation"]``;
                        ``["action_mask", "observation"]`` for a network that
-                       also reads the mask, e.g. SB3's ``MultiInputPolicy``)
+                       also reads the mask, e.g. SB3's ``MultiInputPolicy``;
+                       ``["observation", "move_features"]`` for one trained
+                       with ``network.move_features``, whose file then gives
+                       ``move_features_size``: see
+                       :mod:`~kakurega.agents.move_features`)
 =====================  =======================================================
 
 Weights are float32, float16 or int8; an int8 matrix comes with
@@ -69,7 +73,7 @@ MAX_METADATA_BYTES = 100_000
 MAX_LAYERS = 64
 MAX_LAYER_SIZE = 1 << 16
 #: the pieces of an observation dict a network may read, and the default input
-INPUT_PIECES = ("observation", "action_mask")
+INPUT_PIECES = ("observation", "action_mask", "move_features")
 DEFAULT_INPUTS = ("observation",)
 # Options that change how an env is shown, never what a policy sees.
 _COSMETIC_OPTIONS = ("render_mode", "render_view")
@@ -270,6 +274,11 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     inputs = meta.get("inputs", list(DEFAULT_INPUTS))
     if not isinstance(inputs, list) or not inputs or any(piece not in INPUT_PIECES for piece in inputs) or len(set(inputs)) != len(inputs):
         raise PolicyFileError(f"{file}: inputs {inputs!r} must list distinct pieces among {list(INPUT_PIECES)}")
+    if "move_features" in inputs and not (
+        _is_int(meta.get("move_features_size")) and 1 <= meta["move_features_size"] <= MAX_LAYER_SIZE
+    ):
+        raise PolicyFileError(f"{file}: metadata field move_features_size = {short_repr(meta.get('move_features_size'))}; "
+                              f"expected an integer from 1 to {MAX_LAYER_SIZE} (the inputs list move_features)")
     if sizes[0] != input_size(meta) or sizes[-1] != meta["num_actions"]:
         raise PolicyFileError(
             f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says inputs {inputs} of "
@@ -363,7 +372,8 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 def input_size(meta: dict) -> int:
     """Length of the network input the metadata describes (its ``inputs`` concatenated)."""
-    sizes = {"observation": meta["observation_size"], "action_mask": meta["num_actions"]}
+    sizes = {"observation": meta["observation_size"], "action_mask": meta["num_actions"],
+             "move_features": meta.get("move_features_size", 0)}
     return sum(sizes[piece] for piece in meta.get("inputs", DEFAULT_INPUTS))
 
 
@@ -428,6 +438,20 @@ class PolicyAgent(Agent):
         self.sample = sample
         self.name = name
         self.inputs = tuple(self.metadata.get("inputs", DEFAULT_INPUTS))
+        #: the game's move features, when the network reads them (built from the context, never from the file)
+        self.move_features = None
+        if "move_features" in self.inputs:
+            from kakurega.agents.move_features import MoveFeatures
+
+            try:
+                self.move_features = MoveFeatures(context)
+            except ValueError as error:
+                raise PolicyFileError(f"{name} reads move features: {error}") from None
+            if self.move_features.size != self.metadata.get("move_features_size"):
+                raise PolicyFileError(
+                    f"{name} reads {self.metadata.get('move_features_size')} move features; "
+                    f"{context.env_name} computes {self.move_features.size}"
+                )
 
     def outputs(self, observation_vector: np.ndarray) -> np.ndarray:
         """Raw network outputs (logits for PPO, Q-values for DQN), unmasked, for a network input vector."""
@@ -437,7 +461,10 @@ class PolicyAgent(Agent):
         """The network's input for one observation dict: its ``inputs`` pieces, concatenated."""
         if self.inputs == DEFAULT_INPUTS:
             return observation["observation"]
-        return np.concatenate([np.asarray(observation[piece], dtype=np.float32) for piece in self.inputs])
+        return np.concatenate([
+            self.move_features(observation) if piece == "move_features" else np.asarray(observation[piece], dtype=np.float32)
+            for piece in self.inputs
+        ])
 
     def probabilities(self, observation_vector: np.ndarray, legal) -> np.ndarray:
         """The policy's move probabilities over the ``legal`` action ids (softmax of the logits there)."""

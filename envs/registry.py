@@ -46,6 +46,9 @@ class EnvSpec:
     search_config: dict = field(default_factory=dict)
     #: the env's default PPO training config, relative to the source checkout ("" when none)
     train_config: str = ""
+    #: "module:Class" of the game's move features, extra network inputs computed from the observation
+    #: alone (``network.move_features``; see :mod:`kakurega.agents.move_features`); "" when none
+    move_features: str = ""
 
     @property
     def module(self) -> str:
@@ -99,6 +102,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             search_options="rollout=greedy",
             search_config={"episode": "round"},
             train_config="configs/hidden_rooms_ppo.yaml",
+            move_features="kakurega.agents.heuristics.hidden_rooms:HiddenRoomsMoveFeatures",
         ),
         EnvSpec(
             name="animal_chain_v0",

@@ -56,6 +56,47 @@ def _same_text(got: str, expected: str, what: str) -> None:
         raise AssertionError(f"{what} changed when hidden information was re-dealt:\n" + "\n".join(lines[:4]))
 
 
+# ----------------------------------------------------------- move features
+def check_move_feature_leaks(raw, features, states, samples: int = 2) -> None:
+    """A seat's move features are the same for states that seat cannot tell apart.
+
+    ``features`` is a game's move-features object (``kakurega.agents.move_features``)
+    for the seat to move. Each state, and each re-deal of its hidden facts for
+    that seat (``resample_hidden``), is set in the env ``raw`` as the game under
+    way, and the features of the seat's observation there must not change (a
+    features object that looked past the observation dict, at the env or a
+    shared rules object, would see the re-dealt facts).
+    """
+    from kakurega.envs.core.game import TERMINAL
+
+    game = raw.game
+    changed = total = 0
+
+    def features_in(state):
+        raw.game_state = state
+        raw._after_transition()
+        agent = raw.agent_selection
+        return raw.observe(agent), features(raw.observe(agent))
+
+    for index, state in enumerate(states):
+        seat = game.current_player(state)
+        if seat == TERMINAL:
+            continue
+        fingerprint = game.fingerprint(state)
+        observation, own = features_in(game.clone(state))
+        for k in range(samples):
+            sample = game.resample_hidden(state, seat, np.random.default_rng([index, k]))
+            total += 1
+            changed += game.fingerprint(sample) != fingerprint
+            seen, got = features_in(sample)
+            assert np.array_equal(seen["observation"], observation["observation"]), "re-deal changed the observation"
+            if not np.array_equal(got, own):
+                where = np.flatnonzero(got != own)[:5].tolist()
+                raise AssertionError(f"state {index}: seat {seat}'s move features changed at {where} when hidden "
+                                     "information was re-dealt")
+    assert total and changed, "resample_hidden never changed a state: the move-feature check would be vacuous"
+
+
 # ---------------------------------------------------------------- pictures
 def check_picture_leaks(raw, states, samples: int = 2, pixels: int = 3) -> None:
     """Every viewer's picture is the same for states that viewer cannot tell apart.

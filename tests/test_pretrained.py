@@ -66,14 +66,15 @@ def test_bad_pretrained_specs_are_refused():
 def test_playing_a_shipped_bot_needs_no_torch():
     if not shipped():
         pytest.skip("no bot shipped")
-    path, meta = shipped()[0]
-    code = (
-        "import sys; sys.modules['torch'] = None\n"
-        "from kakurega.agents.policy import load\n"
-        f"bot = load({str(path)!r})\n"
-        "import numpy as np\n"
-        f"print(bot.act({{'observation': np.zeros({meta['observation_size']}, np.float32), "
-        f"'action_mask': np.ones({meta['num_actions']}, np.int8)}}))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert 0 <= int(out.stdout.strip()) < meta["num_actions"]
+    for path, meta in shipped():  # every file, the ones that read move features too
+        code = (
+            "import sys; sys.modules['torch'] = None\n"
+            "from kakurega.agents.policy import load\n"
+            "from kakurega.envs import make\n"
+            f"bot = load({str(path)!r})\n"
+            f"env = make({meta['env']!r}, **{meta['env_options']!r})\n"
+            "env.reset(seed=0)\n"
+            "print(bot.act(env.observe(env.agent_selection)))\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert 0 <= int(out.stdout.strip()) < meta["num_actions"], path.name

@@ -45,6 +45,7 @@ from kakurega.envs.hidden_rooms.rules import (
     MONSTER_EXITED,
     NEIGHBOURS,
     NO_SEARCH,
+    NUM_ACTIONS,
     NUM_CELLS,
     NUMBERS,
     PLACE,
@@ -56,6 +57,7 @@ from kakurega.envs.hidden_rooms.rules import (
     HiddenRoomsGame,
     connects,
     coords,
+    tile_number,
 )
 
 NC, NN = len(COLOURS), len(NUMBERS)
@@ -165,39 +167,45 @@ class HiddenRoomsHeuristic(Agent):
         )
         return outcome != CAUGHT, m_cell, progress, outcome == MONSTER_EXITED
 
-    def _cell_score(self, view, cell: int, need: list[int]) -> float:
-        """How good it is to end the move phase on ``cell``."""
+    def _cell_parts(self, view, cell: int, need: list[int]) -> dict:
+        """What ending the move phase on ``cell`` leads to: the measurements :meth:`_cell_score` weighs."""
         game, board, monster = self.game, view["board"], view["monster"]
         alive, m_cell, progress, exits = self._survives_next(view, cell)
+        parts = {"alive": alive, "exits": exits, "escape_routes": 0, "seen": False, "near": 0, "need": need[cell],
+                 "opens_best": 0.0, "opens_forward": 0.0, "to_exit": _manhattan(cell, EXIT_CELL)}
         if not alive:
-            return -1e6
-        score = 0.0
-        if exits:
-            score -= 1e5  # lost whatever happens; still prefer cells that are otherwise good
+            return parts
         # Two-phase lookahead: some move after the next monster phase must survive the one after.
-        escape_routes = 0
         for nxt in self._reachable(board, cell, m_cell, 2):
             if nxt == EXIT_CELL:
-                escape_routes += 3
+                parts["escape_routes"] += 3
                 continue
             _, _, _, outcome, _ = game.monster_phase(monster, m_cell, progress, nxt, False)
             if outcome != CAUGHT:
-                escape_routes += 1
-        if escape_routes == 0:
-            score -= 1e4
-        elif escape_routes == 1:
-            score -= 30
-        if game.sees(monster, m_cell, cell):
-            score -= 20
-        score -= 5 * max(0, 4 - _manhattan(m_cell, cell))
-        # Progress toward the exit.
-        score -= 100 * need[cell]
+                parts["escape_routes"] += 1
+        parts["seen"] = game.sees(monster, m_cell, cell)
+        parts["near"] = max(0, 4 - _manhattan(m_cell, cell))
         dark = [nb for nb in NEIGHBOURS[cell] if nb >= 0 and board[nb] == EMPTY]
         if any(need[nb] == need[cell] for nb in dark):  # a placement here shortens the way out
-            score += 40 * self._connect_chance(view, board[cell])
+            parts["opens_best"] = self._connect_chance(view, board[cell])
         elif any(self._forward(nb, cell) for nb in dark):  # or at least opens a cell nearer the exit
-            score += 15 * self._connect_chance(view, board[cell])
-        score -= 2 * _manhattan(cell, EXIT_CELL)
+            parts["opens_forward"] = self._connect_chance(view, board[cell])
+        return parts
+
+    def _cell_score(self, view, cell: int, need: list[int]) -> float:
+        """How good it is to end the move phase on ``cell``."""
+        parts = self._cell_parts(view, cell, need)
+        if not parts["alive"]:
+            return -1e6
+        score = -1e5 if parts["exits"] else 0.0  # lost whatever happens; still prefer cells that are otherwise good
+        if parts["escape_routes"] == 0:
+            score -= 1e4
+        elif parts["escape_routes"] == 1:
+            score -= 30
+        score -= 20 * parts["seen"] + 5 * parts["near"]
+        score -= 100 * parts["need"]  # progress toward the exit
+        score += 40 * parts["opens_best"] + 15 * parts["opens_forward"]
+        score -= 2 * parts["to_exit"]
         return score
 
     # -------------------------------------------------------------- choices
@@ -278,3 +286,92 @@ class HiddenRoomsHeuristic(Agent):
             return DECLINE
         d, _ = min(options, key=lambda o: (_manhattan(o[1], EXIT_CELL), -_manhattan(o[1], view["monster_cell"])))
         return PLACE + d
+
+
+class HiddenRoomsMoveFeatures:
+    """The heuristic's measurements of every action, as numbers a network can weigh (``move_features``).
+
+    A network on the raw observation copies the heuristic's moves on its own
+    rounds but not on the states it reaches itself, and is caught (it would
+    have to learn the monster's deterministic phase and the routes through
+    the darkness from the grid). These features hand it what the heuristic
+    computes for each action, read from the child's own observation (so they
+    hold nothing the observation does not) and left to the network to weigh:
+    ``features(observation)`` is ``NUM_ACTIONS`` rows of ``PER_ACTION``
+    numbers in [0, 1], flattened; the rows of actions that are not legal in
+    the phase are zeros. Column 0 is 1 for every legal action.
+
+    * move phase, ``STEP + d`` and ``STOP_MOVING``: of the cells the move can
+      end on through that first step (the child's own cell for a stop), the
+      one the heuristic scores best: it survives the next monster phase; the
+      monster then walks off its path's end (the round is lost); escape
+      routes after it (two-phase look-ahead, 3 per way to the exit, capped at
+      10, /10); ending in the monster's sight; closeness to the monster
+      (``4 - distance``, /4); ``need`` there (fewest unexplored cells to the
+      exit, capped at 10, /10); the chance to place a tile on a best route
+      from there, or only nearer the exit; its distance to the exit /8. A
+      move onto the exit is (1, 1, 0, 1, 0, 0, 0, 0, 0, 0).
+    * search phase: for the pile, the share of its tiles that connect to the
+      tile under the child; for each memory slot, whether its tile connects,
+      the share of the other unplaced tiles that could follow it and its
+      number /6; for every search action, whether a best-route (or forward)
+      cell is open next to the child and whether the exit is one of them.
+    * place phase: for each direction, whether the cell is on a best route or
+      nearer the exit, its ``need``, its distance to the exit and to the
+      monster (/8), the drawn tile's follow share, whether memory is full and
+      whether the cell is the exit; declining keeps the follow share and the
+      memory flag.
+    """
+
+    PER_ACTION = 10
+
+    def __init__(self, context: AgentContext):
+        self._heuristic = HiddenRoomsHeuristic(context)
+        self.size = NUM_ACTIONS * self.PER_ACTION
+
+    def __call__(self, observation: dict) -> np.ndarray:
+        h = self._heuristic
+        rows = np.zeros((NUM_ACTIONS, self.PER_ACTION), dtype=np.float32)
+        phase = int(h.piece(observation, "phase").argmax()) if np.any(observation["action_mask"]) else -1
+        if phase < 0:
+            return rows.ravel()
+        view = h._decode(observation)
+        board, child = view["board"], view["child"]
+        need = h._need(board)
+        if phase == 0:
+            best: dict[int, tuple[float, list]] = {}
+            for cell, first in h._reachable(board, child, view["monster_cell"], view["steps_left"]).items():
+                action = STOP_MOVING if first == -1 else STEP + first
+                if cell == EXIT_CELL:
+                    best[action] = (float("inf"), [1, 1, 0, 1, 0, 0, 0, 0, 0, 0])
+                    continue
+                score = h._cell_score(view, cell, need)
+                if action not in best or score > best[action][0]:
+                    p = h._cell_parts(view, cell, need)
+                    best[action] = (score, [1, p["alive"], p["exits"], min(p["escape_routes"], 10) / 10, p["seen"],
+                                            p["near"] / 4, min(p["need"], 10) / 10, p["opens_best"],
+                                            p["opens_forward"], p["to_exit"] / 8])
+            for action, (_, row) in best.items():
+                rows[action] = row
+        elif phase == 1:
+            under = board[child]
+            route = h._route_cells(view, need)
+            open_, exit_ = float(bool(route)), float(EXIT_CELL in route)
+            if view["pile"]:
+                rows[SEARCH_PILE] = [1, h._connect_chance({"memory": [], "pile": view["pile"]}, under), open_, exit_,
+                                     0, 0, 1, 0, 0, 0]
+            for k, tile in enumerate(view["memory"]):
+                rows[SEARCH_MEMORY + k] = [1, connects(tile, under), open_, exit_, h._follow_chance(view, tile),
+                                           tile_number(tile) / NN, 0, 0, 0, 0]
+            rows[NO_SEARCH] = [1, 0, open_, exit_, 0, 0, 0, 0, 0, 0]
+        else:
+            follow = h._follow_chance(view, view["drawn"])
+            full = float(len(view["memory"]) >= MEMORY_CAPACITY)
+            for d, nb in enumerate(NEIGHBOURS[child]):
+                if nb >= 0 and board[nb] == EMPTY:
+                    on_route = need[nb] == need[child] or h._forward(nb, child)
+                    rows[PLACE + d] = [1, on_route, min(need[nb], 10) / 10, _manhattan(nb, EXIT_CELL) / 8,
+                                       _manhattan(nb, view["monster_cell"]) / 8, follow, full, nb == EXIT_CELL, 0, 0]
+            rows[DECLINE] = [1, 0, 0, 0, 0, follow, full, 0, 0, 0]
+        rows *= np.asarray(observation["action_mask"], dtype=np.float32)[:, None]  # legal actions only
+        return rows.ravel()

@@ -123,6 +123,9 @@ SCHEMA: dict[str, Any] = {
     "network": {
         "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network"),
         "activation": Key("str", "tanh", "activation between layers", choices=("tanh", "relu")),
+        "move_features": Key("bool", False, "also feed the network the game's move features, what its heuristic "
+                             "measures about each action, computed from the observation (for games whose registry "
+                             "entry declares them, e.g. hidden_rooms_v0; docs/training.md)"),
     },
     "opponents": Key(
         "opponents",
@@ -418,6 +421,13 @@ def _check_env(config: dict) -> None:
             raise ConfigError(f"config key '{path}': {_first_line(error)}") from None
     floats = int(raw.layout.size) if getattr(raw, "layout", None) is not None else 0
     raw.close()
+    if config["network"]["move_features"]:
+        from kakurega.agents.move_features import MoveFeatures
+
+        try:
+            floats += MoveFeatures(context).size
+        except ValueError as error:
+            raise ConfigError(f"config key 'network.move_features': {error}") from None
     algorithm = config["algorithm"]
     steps, key = (
         (config["ppo"]["n_steps"], "ppo.n_steps") if algorithm == "ppo" else (2 * config["dqn"]["buffer_size"], "dqn.buffer_size")

@@ -28,7 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from kakurega.agents.policy import DEFAULT_INPUTS, INPUT_PIECES, env_version, resolved_env_options, save_policy
+from kakurega.agents.policy import (
+    DEFAULT_INPUTS,
+    INPUT_PIECES,
+    env_version,
+    input_size,
+    resolved_env_options,
+    save_policy,
+)
 
 _ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu", "ELU": "elu", "LeakyReLU": "leaky_relu", "SiLU": "silu", "Identity": "identity"}
 ALGORITHMS = {"ppo": "logits", "dqn": "q_values"}
@@ -146,11 +153,14 @@ def policy_metadata(
     training_steps: int | None = None,
     extra: dict | None = None,
     algorithm: str | None = None,
+    move_features: bool = False,
 ) -> tuple[dict, list]:
     """``(metadata, layers)`` describing ``model`` (SB3 model or torch MLP) as a policy for ``env_name(**env_kwargs)``.
 
     ``algorithm`` (``"ppo"``: outputs are logits, ``"dqn"``: Q-values) is
     required for a plain torch network and taken from the model otherwise.
+    ``move_features``: the network read the game's move features after the
+    observation (a model trained with ``network.move_features``).
     """
     from kakurega.envs.registry import make
 
@@ -181,8 +191,18 @@ def policy_metadata(
         "network": {"type": "mlp", "activation": activation, "sizes": sizes},
         "kakurega_version": _package_version(),
     }
+    if move_features:
+        from kakurega.agents.base import AgentContext
+        from kakurega.agents.move_features import INPUT, MoveFeatures
+
+        if inputs != list(DEFAULT_INPUTS):
+            raise TypeError(f"cannot export: move features follow the observation vector alone, but the model reads {inputs}")
+        inputs = ["observation", INPUT]
+        metadata["move_features_size"] = MoveFeatures(AgentContext.from_env(raw, env_name, env_kwargs)).size
     if inputs != list(DEFAULT_INPUTS):
         metadata["inputs"] = inputs
+    if sizes[0] != input_size(metadata):
+        raise TypeError(f"cannot export: the network reads {sizes[0]} numbers, the inputs {inputs} hold {input_size(metadata)}")
     metadata.update(extra or {})
     return metadata, layers
 
@@ -195,9 +215,11 @@ def export_policy(
     training_steps: int | None = None,
     extra: dict | None = None,
     algorithm: str | None = None,
+    move_features: bool = False,
 ):
     """Write ``model``'s acting network (SB3 model or torch MLP) as a policy file at ``path``; returns the file."""
-    metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra, algorithm)
+    metadata, layers = policy_metadata(model, env_name, dict(env_kwargs or {}), training_steps, extra, algorithm,
+                                       move_features)
     return save_policy(path, layers, metadata, value_layers=value_from_model(model))
 
 

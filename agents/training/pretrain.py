@@ -46,6 +46,8 @@ def demonstration_key(config: dict) -> dict:
         "env": config["env"], "env_kwargs": config["env_kwargs"], "opponents": config["opponents"],
         "learner_seat": config["learner_seat"], "gamma": config["ppo"]["gamma"], "seed": config["seed"],
         "agent": pretrain["agent"], "steps": pretrain["steps"], "target": pretrain["target"],
+        # (listed only when on, so data files made before the key existed still match)
+        **({"move_features": True} if config["network"].get("move_features") else {}),
     }
 
 
@@ -68,7 +70,7 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
     opponents = [o if o["agent"] not in ("self", "snapshots") else {"agent": "random", "weight": o["weight"]}
                  for o in config["opponents"]]
     view = SingleAgentView(config["env"], config["env_kwargs"], opponents, learner_seat=config["learner_seat"],
-                           illegal_action="raise")
+                           illegal_action="raise", move_features=config.get("network", {}).get("move_features", False))
     demo = make_agent(agent_spec, view.context, seed)
     if target == "visits" and not hasattr(demo, "last_search"):
         raise ValueError(
@@ -91,7 +93,9 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
     outcomes = []
     while True:
         mask = view.action_masks()
-        observation = {"observation": obs, "action_mask": mask.astype(np.int8)}
+        # the players read the env's own observation; ``obs`` (what the network learns from) may
+        # carry the move features after it
+        observation = {"observation": obs[: view.context.layout.size], "action_mask": mask.astype(np.int8)}
         action = choose_action(demo, view.raw, view._learner, observation)
         observations.append(obs)
         masks.append(mask)
@@ -256,7 +260,8 @@ def dagger(model, config: dict, data: dict, say=print, progress: bool = False) -
     pretrain = config["pretrain"]
     rounds = []
     for r in range(pretrain["dagger_rounds"]):
-        meta, layers = policy_metadata(model, config["env"], config["env_kwargs"])
+        meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
+                                       move_features=config.get("network", {}).get("move_features", False))
         student = PolicyAgent(context_for(config["env"], config["env_kwargs"]), config["seed"], layers=layers,
                               metadata=meta, name="student")
         steps = pretrain["dagger_steps"] or pretrain["steps"]

@@ -60,7 +60,7 @@ class TrainResult:
 
 
 def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, illegal_action: str = "raise",
-              worker: bool = False):
+              worker: bool = False, move_features: bool = False):
     """One single-agent view (module-level and torch-free, so SubprocVecEnv workers start fast).
 
     In a worker process (``worker``) Ctrl-C is left to the main process, which saves a checkpoint.
@@ -72,7 +72,8 @@ def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, il
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    return SingleAgentView(env_name, env_kwargs, opponents, learner_seat=learner_seat, illegal_action=illegal_action)
+    return SingleAgentView(env_name, env_kwargs, opponents, learner_seat=learner_seat, illegal_action=illegal_action,
+                           move_features=move_features)
 
 
 def make_vec_env(config: dict):
@@ -84,7 +85,7 @@ def make_vec_env(config: dict):
 
     factory = functools.partial(
         make_view, config["env"], config["env_kwargs"], config["opponents"], config["learner_seat"],
-        worker=config["vec_env"] == "subproc",
+        worker=config["vec_env"] == "subproc", move_features=config["network"]["move_features"],
     )
     fns = [factory] * config["n_envs"]
     vec = SubprocVecEnv(fns) if config["vec_env"] == "subproc" else DummyVecEnv(fns)
@@ -158,7 +159,7 @@ def _callbacks(config: dict, out: Path, start_time: float):
     snapshot_dir = out / "league"
 
     def learner_snapshot(model):
-        return policy_metadata(model, config["env"], config["env_kwargs"])
+        return policy_metadata(model, config["env"], config["env_kwargs"], move_features=config["network"]["move_features"])
 
     class LeagueCallback(BaseCallback):
         """Pushes the current weights to the 'self' opponents and keeps the bounded snapshot pool."""
@@ -508,7 +509,8 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                     logger.dump(row["round"])
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
-            meta, layers = policy_metadata(model, config["env"], config["env_kwargs"])
+            meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
+                                           move_features=config["network"]["move_features"])
             snapshots = sorted((out / "league").glob("snapshot_*.safetensors"), key=lambda p: int(p.stem.split("_")[1]))
             vec_env.env_method("set_league", current=(meta, layers), snapshots=[str(p) for p in snapshots])
         remaining = config["total_timesteps"] - model.num_timesteps
@@ -526,6 +528,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         policy_path = export_policy(
             model, out / "policy.safetensors", config["env"], config["env_kwargs"],
             extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1)},
+            move_features=config["network"]["move_features"],
         )
         timesteps = int(model.num_timesteps)
     except KeyboardInterrupt:

@@ -24,6 +24,11 @@ step's info also has ``"outcome"`` (win/draw/loss, see
 :mod:`kakurega.agents.outcome`), ``"final_return"``, ``"learner_seat"`` and
 ``"opponents"``.
 
+With ``move_features=True`` each observation is followed by the game's move
+features of that observation (:mod:`kakurega.agents.move_features`; the
+``Box`` grows by their size, bounded by 1), the input of a network trained
+with ``network.move_features``.
+
 Games that end before the learner ever acts are re-dealt (counted in
 ``info["redeals"]``): they hold nothing to learn.
 
@@ -62,6 +67,7 @@ class SingleAgentView(gymnasium.Env):
         learner_seat: int | str = "random",
         render_mode: str | None = None,
         illegal_action: str = "penalize",
+        move_features: bool = False,
     ):
         from kakurega.envs.registry import make
 
@@ -84,7 +90,14 @@ class SingleAgentView(gymnasium.Env):
         self.illegal_action = illegal_action
         self.pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(opponents, self.context)
         layout = self.context.layout
-        self.observation_space = spaces.Box(0.0, layout.high.copy(), shape=(layout.size,), dtype=np.float32)
+        high = layout.high.copy()
+        self.move_features = None
+        if move_features:
+            from kakurega.agents.move_features import MoveFeatures
+
+            self.move_features = MoveFeatures(self.context)
+            high = np.concatenate([high, np.ones(self.move_features.size, dtype=high.dtype)])
+        self.observation_space = spaces.Box(0.0, high, shape=high.shape, dtype=np.float32)
         self.action_space = spaces.Discrete(self.context.num_actions)
         self._learner: str | None = None
         self._opponents: dict[str, object] = {}
@@ -211,7 +224,11 @@ class SingleAgentView(gymnasium.Env):
             self._apply(choose_action(self._opponents[current], raw, current))
 
     def _observation(self) -> np.ndarray:
-        return np.array(self.raw.observe(self._learner)["observation"], dtype=np.float32, copy=True)
+        observation = self.raw.observe(self._learner)
+        vector = np.array(observation["observation"], dtype=np.float32, copy=True)
+        if self.move_features is None:
+            return vector
+        return np.concatenate([vector, self.move_features(observation)])
 
     def _info(self, **extra) -> dict:
         return {"action_mask": self.action_masks().astype(np.int8), **extra}

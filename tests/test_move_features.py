@@ -1,0 +1,231 @@
+"""Move features (``network.move_features``): what a game's heuristic measures about each action, as
+network inputs. For every game that declares them: their shape and bounds over random games, that they
+see the acting seat's observation only (beside a leaky control the same check catches), and that a
+network trained with them is exported, loaded and played like any policy file; bad files and configs
+are refused in words."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conformance import random_states
+from leak_checks import check_move_feature_leaks
+
+from kakurega.agents.base import AgentContext, choose_action
+from kakurega.agents.move_features import MoveFeatures
+from kakurega.agents.policy import PolicyFileError, load, read_policy, save_policy
+from kakurega.agents.training.config import ConfigError, validate_config
+from kakurega.agents.training.trainer import train
+from kakurega.agents.training.view import SingleAgentView
+from kakurega.envs import ENV_SPECS, make
+
+#: (env, configuration) of every game that declares move features, in every registered configuration
+FEATURE_CASES = [
+    pytest.param(name, config, id=f"{name}-{'-'.join(f'{k}={v}' for k, v in config.items()) or 'default'}")
+    for name, spec in ENV_SPECS.items() if spec.move_features for config in spec.configurations
+]
+NO_FEATURES = next(name for name, spec in ENV_SPECS.items() if not spec.move_features)
+
+
+def test_some_game_declares_move_features():
+    assert FEATURE_CASES, "no registered env declares move features: the tests below would be vacuous"
+
+
+def features_for(name, config):
+    raw = make(name, wrapped=False, **config)
+    return raw, MoveFeatures(AgentContext.from_env(raw, name, config))
+
+
+def heuristic_observations(name, config, games: int, seed: int = 0):
+    """The acting seat's observation at every decision of heuristic-played games (they reach deep states)."""
+    from kakurega.agents.specs import make_agent
+
+    env = make(name, **config)
+    context = AgentContext.from_env(env, name, config)
+    players = {agent: make_agent("heuristic", context, seed + i) for i, agent in enumerate(env.possible_agents)}
+    for game in range(games):
+        env.reset(seed=seed + game)
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            yield observation
+            env.step(choose_action(players[agent], env, agent, observation))
+
+
+@pytest.mark.parametrize("name,config", FEATURE_CASES)
+def test_features_are_bounded_and_mark_the_legal_actions(name, config):
+    raw, features = features_for(name, config)
+    num_actions = raw.game.num_actions
+    assert features.size % num_actions == 0, "the features are one row per action"
+    per_action = features.size // num_actions
+    varied = set()
+    for observation in heuristic_observations(name, config, games=8):
+        values = features(observation)
+        assert values.shape == (features.size,) and values.dtype == np.float32
+        assert np.all(np.isfinite(values)) and values.min() >= 0 and values.max() <= 1
+        rows = values.reshape(num_actions, per_action)
+        # column 0 is the legal-action flag; the rows of illegal actions hold nothing
+        assert np.array_equal(rows[:, 0], np.asarray(observation["action_mask"], dtype=np.float32))
+        assert not rows[~observation["action_mask"].astype(bool)].any()
+        varied.update(np.flatnonzero(rows[:, 1:].std(axis=0) > 0).tolist())
+    assert len(varied) >= per_action // 2, f"only feature columns {sorted(varied)} ever vary"
+
+
+@pytest.mark.parametrize("name,config", FEATURE_CASES)
+def test_features_see_the_acting_seats_observation_only(name, config):
+    raw, features = features_for(name, config)
+    raw.reset(seed=0)
+    states = random_states(raw.game, seed=1, num_games=20, every=2)
+    check_move_feature_leaks(raw, features, states)
+
+
+class PeekingFeatures:
+    """A leaky control: besides the observation it reads the env's true state (the top of Hidden Rooms' pile)."""
+
+    def __init__(self, raw, honest):
+        self.raw, self.honest, self.size = raw, honest, honest.size
+
+    def __call__(self, observation):
+        values = self.honest(observation).copy()
+        pile = self.raw.game_state.pile
+        values[-1] = (pile[-1] % 2) if pile else 0
+        return values
+
+
+def test_move_feature_check_catches_features_that_read_the_true_state():
+    name, config = "hidden_rooms_v0", {"episode": "round"}
+    raw, features = features_for(name, config)
+    raw.reset(seed=0)
+    states = random_states(raw.game, seed=1, num_games=20, every=2)
+    with pytest.raises(AssertionError, match="move features changed"):
+        check_move_feature_leaks(raw, PeekingFeatures(raw, features), states)
+
+
+def test_an_env_without_move_features_is_refused():
+    raw = make(NO_FEATURES, wrapped=False)
+    with pytest.raises(ValueError, match="declares no move features"):
+        MoveFeatures(AgentContext.from_env(raw, NO_FEATURES, {}))
+    with pytest.raises(ConfigError, match="network.move_features.*declares no move features"):
+        validate_config({"env": NO_FEATURES, "algorithm": "ppo", "total_timesteps": 64,
+                         "network": {"move_features": True}})
+
+
+@pytest.mark.parametrize("name,config", FEATURE_CASES[:1])
+def test_the_view_appends_the_features_to_each_observation(name, config):
+    plain = SingleAgentView(name, config)
+    view = SingleAgentView(name, config, move_features=True)
+    size = plain.observation_space.shape[0]
+    assert view.observation_space.shape == (size + view.move_features.size,)
+    obs, _ = view.reset(seed=3)
+    raw_observation = view.raw.observe(view._learner)
+    assert np.array_equal(obs[:size], raw_observation["observation"])
+    assert np.array_equal(obs[size:], view.move_features(raw_observation))
+    assert view.observation_space.contains(obs)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny PPO run with move features (Hidden Rooms, one round per episode): its policy file."""
+    out = tmp_path_factory.mktemp("move_features")
+    config = validate_config({
+        "env": "hidden_rooms_v0", "env_kwargs": {"episode": "round"}, "algorithm": "ppo", "total_timesteps": 128,
+        "n_envs": 2, "seed": 0, "output_dir": str(out), "network": {"hidden": [16], "move_features": True},
+        "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1},
+        "pretrain": {"steps": 300, "epochs": 2, "dagger_rounds": 1, "dagger_steps": 100},
+        "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0, "keep": 1},
+        "logging": {"tensorboard": False, "progress_bar": False},
+    })
+    train(config, quiet=True)
+    return out / "policy.safetensors"
+
+
+def test_a_network_trained_with_features_is_exported_with_them_and_plays(trained):
+    meta, layers = read_policy(trained)
+    raw, features = features_for("hidden_rooms_v0", {"episode": "round"})
+    assert meta["inputs"] == ["observation", "move_features"]
+    assert meta["move_features_size"] == features.size
+    assert layers[0][0].shape[1] == raw.layout.size + features.size
+    agent = load(trained)
+    assert agent.move_features is not None
+    env = make("hidden_rooms_v0", episode="round")
+    env.reset(seed=5)
+    decisions = 0
+    for name in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = choose_action(agent, env, name, observation)
+        assert observation["action_mask"][action]
+        # the network read the observation and its features, in that order
+        expected = np.concatenate([observation["observation"], features(observation)])
+        assert np.array_equal(agent.network_input(observation), expected)
+        env.step(action)
+        decisions += 1
+    assert decisions > 0
+
+
+def rewritten(path, tmp_path, **changes):
+    """A copy of the policy file at ``path`` with metadata fields changed (None: removed)."""
+    meta, layers, value_layers = read_policy(path, with_value=True)
+    meta = json.loads(json.dumps(meta))
+    for key, value in changes.items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    return save_policy(tmp_path / "edited.safetensors", layers, meta, value_layers=value_layers)
+
+
+def test_bad_move_feature_metadata_is_refused_in_words(trained, tmp_path):
+    with pytest.raises(PolicyFileError, match="move_features_size.*expected an integer"):
+        read_policy(rewritten(trained, tmp_path, move_features_size=None))
+    with pytest.raises(PolicyFileError, match="move_features_size.*expected an integer"):
+        read_policy(rewritten(trained, tmp_path, move_features_size="170"))
+    with pytest.raises(PolicyFileError, match="inputs .* must list distinct pieces"):
+        read_policy(rewritten(trained, tmp_path, inputs=["observation", "move_features", "move_features"]))
+
+
+def test_a_file_whose_feature_count_differs_from_the_games_is_refused(trained, tmp_path):
+    meta, layers, value_layers = read_policy(trained, with_value=True)
+    size = meta["move_features_size"] - 10
+    (w, b), rest = layers[0], layers[1:]
+    meta = {**meta, "move_features_size": size, "network": {**meta["network"], "sizes": [w.shape[1] - 10] + meta["network"]["sizes"][1:]}}
+    meta["network"].pop("value_sizes", None)
+    path = save_policy(tmp_path / "short.safetensors", [(w[:, :-10], b), *rest], meta)
+    with pytest.raises(PolicyFileError, match=f"reads {size} move features; hidden_rooms_v0 computes {size + 10}"):
+        load(path)
+
+
+def test_a_search_guided_by_a_network_with_features_gives_it_the_features(trained):
+    from kakurega.agents.ismcts import ISMCTSAgent
+    from kakurega.agents.policy import context_for
+
+    context = context_for("hidden_rooms_v0", {"episode": "round"})
+    search = ISMCTSAgent(context, seed=0, simulations=8, prior=f"policy:{trained}")
+    assert search.leaf == "value"  # the file has a critic: leaves are scored by it, with the features too
+    widths = []
+    network = search.network
+    for method in ("probabilities", "value"):
+        original = getattr(network, method)
+
+        def recording(x, *rest, _original=original):
+            widths.append(len(x))
+            return _original(x, *rest)
+
+        setattr(network, method, recording)
+    env = make("hidden_rooms_v0", episode="round")
+    env.reset(seed=2)
+    for decision, name in enumerate(env.agent_iter()):
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated or decision >= 6:
+            break
+        action = choose_action(search, env, name, observation)
+        assert observation["action_mask"][action]
+        env.step(action)
+    size = context.layout.size + network.move_features.size
+    assert widths and set(widths) == {size}, f"the network was given inputs of widths {set(widths)}, expected {size}"
