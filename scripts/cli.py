@@ -62,6 +62,8 @@ def cmd_envs(args) -> int:
         swept = "; ".join(", ".join(f"{k}={v}" for k, v in c.items()) or "defaults" for c in spec.configurations)
         print(f"    tested configurations: {swept}")
         print(f"    heuristic: {spec.heuristic}")
+        if spec.move_features:
+            print(f"    move features (network.move_features): {spec.move_features}")
     print("\n`kakurega envs NAME` prints an env's full card (actions, observation, rewards, options).")
     return 0
 

@@ -26,6 +26,9 @@ and its booklet page is public, so the child may foresee its moves):
    declined into memory while memory has room (a sixth tile would spill it);
    with memory full it is placed anyway, since more floor means more room to
    dodge.
+
+:class:`HiddenRoomsMoveFeatures` (below) hands these measurements, per
+action, to a network (``network.move_features``), which learns their weights.
 """
 
 from __future__ import annotations

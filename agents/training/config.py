@@ -125,7 +125,7 @@ SCHEMA: dict[str, Any] = {
         "activation": Key("str", "tanh", "activation between layers", choices=("tanh", "relu")),
         "move_features": Key("bool", False, "also feed the network the game's move features, what its heuristic "
                              "measures about each action, computed from the observation (for games whose registry "
-                             "entry declares them, e.g. hidden_rooms_v0; docs/training.md)"),
+                             "entry declares them: `kakurega envs`; docs/training.md)"),
     },
     "opponents": Key(
         "opponents",

@@ -43,6 +43,9 @@ def test_envs_lists_every_env_with_options(capsys):
     for name in ENV_SPECS:
         assert name in out
     assert "num_players=4" in out and "heuristic:" in out
+    declared = [spec.move_features for spec in ENV_SPECS.values() if spec.move_features]
+    assert declared and all(f"move features (network.move_features): {path}" in out for path in declared)
+    assert out.count("move features (network.move_features)") == len(declared)
     assert main(["envs", "kakurenbo"]) == 0
     assert "Version history" in capsys.readouterr().out
 
