@@ -48,6 +48,9 @@ class MoveFeatures:
         module, _, name = path.partition(":")
         self._compute = getattr(importlib.import_module(module), name)(context)
         self.size = int(self._compute.size)
+        #: numbers per action when the features are one row per action (what ``network.feature_head`` needs), else None
+        per_action = getattr(self._compute, "PER_ACTION", None)
+        self.per_action = per_action if per_action and self.size == context.num_actions * per_action else None
 
     def __call__(self, observation: dict) -> np.ndarray:
         values = np.asarray(self._compute(observation), dtype=np.float32)

@@ -23,7 +23,11 @@ JSON document describing everything needed to use the weights safely:
                        ``["observation", "move_features"]`` for one trained
                        with ``network.move_features``, whose file then gives
                        ``move_features_size``: see
-                       :mod:`~kakurega.agents.move_features`)
+                       :mod:`~kakurega.agents.move_features`); with
+                       ``network.feature_head`` (one number per measurement
+                       of an action's row of move features) the features
+                       are not MLP inputs but add ``features @ head`` to each
+                       action's logit (:mod:`~kakurega.agents.training.feature_head`)
 =====================  =======================================================
 
 Weights are float32, float16 or int8; an int8 matrix comes with
@@ -279,7 +283,17 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     ):
         raise PolicyFileError(f"{file}: metadata field move_features_size = {short_repr(meta.get('move_features_size'))}; "
                               f"expected an integer from 1 to {MAX_LAYER_SIZE} (the inputs list move_features)")
-    if sizes[0] != input_size(meta) or sizes[-1] != meta["num_actions"]:
+    head = network.get("feature_head")
+    if head is not None and not (
+        "move_features" in inputs and isinstance(head, list) and head and len(head) <= MAX_LAYER_SIZE
+        and all(isinstance(w, (int, float)) and not isinstance(w, bool) and np.isfinite(w) for w in head)
+        and meta["move_features_size"] == meta["num_actions"] * len(head)
+    ):
+        raise PolicyFileError(
+            f"{file}: network.feature_head = {short_repr(head)}; expected a list of finite numbers, one per move "
+            f"feature of an action (move_features_size / num_actions), with move_features among the inputs"
+        )
+    if sizes[0] != mlp_input_size(meta) or sizes[-1] != meta["num_actions"]:
         raise PolicyFileError(
             f"{file}: network maps {sizes[0]} -> {sizes[-1]} but the metadata says inputs {inputs} of "
             f"observation size {meta['observation_size']} and {meta['num_actions']} actions"
@@ -377,6 +391,13 @@ def input_size(meta: dict) -> int:
     return sum(sizes[piece] for piece in meta.get("inputs", DEFAULT_INPUTS))
 
 
+def mlp_input_size(meta: dict) -> int:
+    """Length of the MLP's input: the ``inputs``, less the move features when a feature head scores them instead."""
+    if meta.get("network", {}).get("feature_head") is not None:
+        return input_size(meta) - meta["move_features_size"]
+    return input_size(meta)
+
+
 def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
     """Raise :class:`PolicyFileError` saying what differs between a policy and the env it is loaded into."""
     differences = []
@@ -438,6 +459,9 @@ class PolicyAgent(Agent):
         self.sample = sample
         self.name = name
         self.inputs = tuple(self.metadata.get("inputs", DEFAULT_INPUTS))
+        #: the feature head's weights (one per measurement of an action's row of move features), or None
+        head = self.metadata.get("network", {}).get("feature_head")
+        self.feature_head = None if head is None else np.asarray(head, dtype=np.float32)
         #: the game's move features, when the network reads them (built from the context, never from the file)
         self.move_features = None
         if "move_features" in self.inputs:
@@ -455,7 +479,12 @@ class PolicyAgent(Agent):
 
     def outputs(self, observation_vector: np.ndarray) -> np.ndarray:
         """Raw network outputs (logits for PPO, Q-values for DQN), unmasked, for a network input vector."""
-        return mlp_forward(self.layers, self.activation, observation_vector)
+        if self.feature_head is None:
+            return mlp_forward(self.layers, self.activation, observation_vector)
+        x = np.asarray(observation_vector, dtype=np.float32)
+        size = self.metadata["observation_size"]
+        features = x[..., size:].reshape(*x.shape[:-1], -1, len(self.feature_head))
+        return mlp_forward(self.layers, self.activation, x[..., :size]) + features @ self.feature_head
 
     def network_input(self, observation: dict) -> np.ndarray:
         """The network's input for one observation dict: its ``inputs`` pieces, concatenated."""
@@ -476,6 +505,8 @@ class PolicyAgent(Agent):
         """The critic's expected return for the player observing ``observation_vector``."""
         if self.value_layers is None:
             raise ValueError(f"{self.name} has no value head (exported without the critic, or a DQN file)")
+        if self.feature_head is not None:  # the critic reads the observation only
+            observation_vector = np.asarray(observation_vector)[: self.metadata["observation_size"]]
         return float(mlp_forward(self.value_layers, self.activation, observation_vector)[0])
 
     def act(self, observation: dict, sampler=None) -> int:

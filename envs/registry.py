@@ -135,6 +135,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             rollout="kakurega.agents.rollouts:animal_chain",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
             train_config="configs/animal_chain_ppo.yaml",
+            move_features="kakurega.agents.heuristics.animal_chain:AnimalChainMoveFeatures",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",

@@ -267,6 +267,36 @@ class AnimalChainHeuristic(Agent):
         return mask
 
     def _play(self, observation, legal) -> int:
+        win, plays, passes = self._play_parts(observation, legal)
+        if win is not None:
+            return win  # wins at once (the mask already applies the attack_rule)
+        best_action, best_score = None, -np.inf
+        for action, parts in plays:
+            score = self._score(parts)
+            if score > best_score:
+                best_action, best_score = action, score
+        if passes:
+            pass_score = self._score(passes[0][1])
+            if best_action is None or pass_score >= best_score:
+                return self._choose_pass([action for action, _ in passes])
+        return best_action
+
+    @staticmethod
+    def _score(parts: dict) -> float:
+        """The heuristic's weighing of what a play (or the pass) leads to (``_play_parts``)."""
+        return (-W_THREAT * parts["threat"] + W_OFFENCE * parts["offence"] + W_RACE * parts["race"]
+                + W_ROW * parts["row"] + W_TAKE * parts["take"] + W_DOUBLE * parts["double"] + W_DRAW * parts["draw"])
+
+    def _play_parts(self, observation, legal):
+        """``(winning play or None, [(play, parts)], [(pass or take, parts)])``: what each play leads to.
+
+        ``parts``: the chance the opponent can then win at once (``threat``),
+        whether we could win next turn (``offence``), the chain rule's race (rows
+        our linked chain reaches minus those the opponent's reaches), the rows
+        advanced without the chain rule (``row``, 0-4), taking a face-down card,
+        making a double, and for the pass and the takes the draw; the same parts
+        for every pass action (the position is unchanged).
+        """
         game = self.game
         P = game.num_positions
         tops, hand, copies = self._read(observation)
@@ -288,30 +318,32 @@ class AnimalChainHeuristic(Agent):
 
         def evaluate(new_tops, protected_mine, protected_theirs, new_hand, opponent_draws):
             mine_linked = theirs_linked = -1
-            race = 0.0
+            race = 0
             if chain:  # only cards linked to the attacker's base count; the race: how far each chain reaches
                 types = [FACE_DOWN if top is None else type_of_pair[top] for top in new_tops]
                 mine_linked = game.linked_mask(types, self.own_base)
                 theirs_linked = game.linked_mask(types, self.opponent_base)
                 ours = max(row_of[p] for p in range(P) if mine_linked >> p & 1)
                 theirs_reach = last_row - min(row_of[p] for p in range(P) if theirs_linked >> p & 1)
-                race = W_RACE * (ours - theirs_reach)
+                race = ours - theirs_reach
             threat = self._chance(
                 self._attack_mask(new_tops, self.own_base, protected_mine, theirs_linked), unseen, total_unseen, opponent_draws
             )
             offence = 1.0 if self._attack_mask(new_tops, self.opponent_base, protected_theirs, mine_linked) & hand_mask(new_hand) else 0.0
-            return -W_THREAT * threat + W_OFFENCE * offence + race
+            return {"threat": threat, "offence": offence, "race": race, "row": 0.0, "take": 0.0, "double": 0.0, "draw": 0.0}
 
         mine = [bool(x) for x in my_double]
         theirs = [bool(x) for x in opp_double]
-        best_action, best_score = None, -np.inf
+        plays, passes = [], []
         for action in legal:
             action = int(action)
             kind, t, p = game.decode(0, action)
             if kind != "play":
+                if kind in ("pass", "take"):
+                    passes.append(action)
                 continue
             if p in opponent_base:
-                return action  # wins at once (the mask already applies the attack_rule)
+                return action, [], []
             new_tops = list(tops)
             new_tops[p] = game.deck.card_types[t]
             new_hand = list(hand)
@@ -324,21 +356,17 @@ class AnimalChainHeuristic(Agent):
                     protected_mine[q] = protected_theirs[q] = False
             protected_mine[p] = double
             protected_theirs[p] = False
-            score = evaluate(new_tops, protected_mine, protected_theirs, new_hand, opp_hand)
+            parts = evaluate(new_tops, protected_mine, protected_theirs, new_hand, opp_hand)
             if not chain:  # (under the chain rule the race term measures progress)
-                score += W_ROW * game.row_of[p] / last_row * 4
-            if face_down[p]:
-                score += W_TAKE
-            if double:
-                score += W_DOUBLE
-            if score > best_score:
-                best_action, best_score = action, score
-        pass_actions = [int(a) for a in legal if game.decode(0, int(a))[0] in ("pass", "take")]
-        if pass_actions:
-            pass_score = evaluate(tops, mine, theirs, hand, opp_hand) + W_DRAW
-            if best_action is None or pass_score >= best_score:
-                return self._choose_pass(pass_actions)
-        return best_action
+                parts["row"] = game.row_of[p] / last_row * 4
+            parts["take"] = float(bool(face_down[p]))
+            parts["double"] = float(double)
+            plays.append((action, parts))
+        if passes:
+            parts = evaluate(tops, mine, theirs, hand, opp_hand)
+            parts["draw"] = 1.0
+            passes = [(action, parts) for action in passes]
+        return None, plays, passes
 
     def _makes_double(self, tops, t, p) -> bool:
         """Whether card type ``t`` played at ``p`` connects with one animal to two or more cards."""
@@ -373,3 +401,83 @@ class AnimalChainHeuristic(Agent):
         if len(pass_actions) == 1:
             return pass_actions[0]
         return min(pass_actions, key=lambda a: (game.row_of[game.decode(0, a)[2]], a))
+
+
+class AnimalChainMoveFeatures:
+    """The heuristic's measurements of every action, as numbers a network can weigh (``move_features``).
+
+    ``features(observation)`` is ``num_actions`` rows of ``PER_ACTION``
+    numbers in [0, 1] (flattened), read from the seat's own observation by the
+    heuristic's own evaluation; rows of actions that are not legal are zeros.
+    Columns: 0 legal; 1 the play wins at once; 2 the chance the opponent can
+    then win at once; 3 we could then win next turn; 4 the race (rows our
+    linked chain reaches minus the rows the opponent's reaches, mapped from
+    [-rows, +rows] to [0, 1]; 0.5 without the chain rule); 5 the play takes a
+    face-down card; 6 it makes a double; 7 the pass or a take (the draw);
+    8 and 9 while building one base position at a time: under the chain rule
+    the hand cards that could start a chain (/8), otherwise the unseen cards
+    that could attack the base (/8, capped at 1), and the animals the hand
+    shows (/16), after the swap (or keep); 10 for a take, how near the own
+    base row the face-down card lies (1 on it, 0 on the opponent's).
+    """
+
+    PER_ACTION = 11
+
+    def __init__(self, context: AgentContext):
+        self._heuristic = AnimalChainHeuristic(context)
+        game = self._heuristic.game
+        self.num_actions = game.num_actions
+        self.size = self.num_actions * self.PER_ACTION
+        self._rows = game.shape.num_rows - 1
+
+    def __call__(self, observation: dict) -> np.ndarray:
+        h = self._heuristic
+        rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            return rows.ravel()
+        rows[legal, 0] = 1
+        if h.piece(observation, "phase")[0]:  # building
+            if h.game.per_position:
+                for action, (starts, sides) in self._build_parts(observation, legal):
+                    rows[action, 8] = min(starts / 8, 1.0)
+                    rows[action, 9] = min(sides / 16, 1.0)
+            return rows.ravel()
+        win, plays, passes = h._play_parts(observation, legal)
+        if win is not None:
+            rows[win, 1] = 1
+            return rows.ravel()
+        span = max(1, self._rows)
+        for action, parts in plays + passes:
+            rows[action, 2:8] = (parts["threat"], parts["offence"], min(max((parts["race"] / span + 1) / 2, 0.0), 1.0),
+                                 parts["take"], parts["double"], parts["draw"])
+        game = h.game
+        for action, _ in passes:
+            kind, _, p = game.decode(0, action)
+            if kind == "take":
+                rows[action, 10] = 1 - game.row_of[p] / span
+        return rows.ravel()
+
+    def _build_parts(self, observation, legal):
+        """``(action, (chain starts or exposure, hand animals))`` of every legal keep-or-swap of the base position being decided."""
+        h = self._heuristic
+        game = h.game
+        B = game.base_size
+        tops, hand, copies = h._read(observation)
+        base = [h.type_of_pair[tops[j]] for j in h.own_base]
+        j = int(h.piece(observation, "base_position").argmax())
+        unseen = list(copies)
+        for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
+            unseen[t] -= 1
+        out = []
+        for action in legal:
+            action = int(action)
+            new_base, new_hand = list(base), list(hand)
+            if action != game.done_action:
+                t = action // B
+                new_hand[t] -= 1
+                new_hand[base[j]] += 1
+                new_base[j] = t
+            first, sides = h._base_key(new_base, new_hand, unseen)
+            out.append((action, (-first if game.chain_rule else first, -sides)))
+        return out

@@ -126,6 +126,9 @@ SCHEMA: dict[str, Any] = {
         "move_features": Key("bool", False, "also feed the network the game's move features, what its heuristic "
                              "measures about each action, computed from the observation (for games whose registry "
                              "entry declares them: `kakurega envs`; docs/training.md)"),
+        "feature_head": Key("bool", False, "PPO with move_features: score each action also by one learned weight per "
+                            "measurement over its own row of move features, instead of feeding them to the MLP "
+                            "(for games with many actions; docs/training.md)"),
     },
     "opponents": Key(
         "opponents",
@@ -373,6 +376,9 @@ def validate_config(data: dict, overrides=()) -> dict:
     for i, spec in enumerate(config["evaluation"]["final_opponents"]):
         _check_unattended_spec(f"evaluation.final_opponents[{i}]", spec, "the final evaluation")
     _check_unattended_spec("evaluation.opponent", config["evaluation"]["opponent"], "the periodic evaluation")
+    if config["network"]["feature_head"] and not (config["network"]["move_features"] and config["algorithm"] == "ppo"):
+        raise ConfigError("config key 'network.feature_head': the head scores actions by their move features; "
+                          "it needs network.move_features: true and algorithm ppo")
     if config["pretrain"]["dagger_rounds"] and not config["pretrain"]["steps"]:
         raise ConfigError("config key 'pretrain.dagger_rounds': DAgger refines a first imitation; "
                           "set pretrain.steps > 0 (or dagger_rounds to 0)")
@@ -425,9 +431,13 @@ def _check_env(config: dict) -> None:
         from kakurega.agents.move_features import MoveFeatures
 
         try:
-            floats += MoveFeatures(context).size
+            features = MoveFeatures(context)
         except ValueError as error:
             raise ConfigError(f"config key 'network.move_features': {error}") from None
+        floats += features.size
+        if config["network"]["feature_head"] and features.per_action is None:
+            raise ConfigError(f"config key 'network.feature_head': the move features of {config['env']} are not one "
+                              "row per action; set feature_head: false")
     algorithm = config["algorithm"]
     steps, key = (
         (config["ppo"]["n_steps"], "ppo.n_steps") if algorithm == "ppo" else (2 * config["dqn"]["buffer_size"], "dqn.buffer_size")

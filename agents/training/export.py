@@ -32,7 +32,7 @@ from kakurega.agents.policy import (
     DEFAULT_INPUTS,
     INPUT_PIECES,
     env_version,
-    input_size,
+    mlp_input_size,
     resolved_env_options,
     save_policy,
 )
@@ -97,6 +97,8 @@ def _extractor_inputs(extractor) -> list[str]:
 
     if isinstance(extractor, FlattenExtractor):
         return list(DEFAULT_INPUTS)
+    if type(extractor).__name__ == "SplitObservation":  # the feature head's (feature_head.py): the MLP reads the observation
+        return list(DEFAULT_INPUTS)
     if isinstance(extractor, CombinedExtractor):
         keys = list(extractor.extractors.keys())
         unknown = [k for k in keys if k not in INPUT_PIECES]
@@ -135,7 +137,7 @@ def value_from_model(model) -> list[tuple[np.ndarray, np.ndarray]] | None:
     if policy is None or not (hasattr(policy, "mlp_extractor") and hasattr(policy, "value_net")):
         return None
     extractor = policy.vf_features_extractor if hasattr(policy, "vf_features_extractor") else policy.features_extractor
-    if not isinstance(extractor, FlattenExtractor):
+    if not isinstance(extractor, FlattenExtractor) and type(extractor).__name__ != "SplitObservation":
         return None
     layers = []
     for module in list(policy.mlp_extractor.value_net) + [policy.value_net]:
@@ -191,6 +193,7 @@ def policy_metadata(
         "network": {"type": "mlp", "activation": activation, "sizes": sizes},
         "kakurega_version": _package_version(),
     }
+    head = getattr(getattr(model, "policy", None), "feature_head", None)
     if move_features:
         from kakurega.agents.base import AgentContext
         from kakurega.agents.move_features import INPUT, MoveFeatures
@@ -199,10 +202,15 @@ def policy_metadata(
             raise TypeError(f"cannot export: move features follow the observation vector alone, but the model reads {inputs}")
         inputs = ["observation", INPUT]
         metadata["move_features_size"] = MoveFeatures(AgentContext.from_env(raw, env_name, env_kwargs)).size
+        if head is not None:  # the feature head (feature_head.py): one weight per measurement, in the metadata
+            metadata["network"]["feature_head"] = model.policy.head_weights()
+    elif head is not None:
+        raise TypeError("cannot export: the model has a feature head; pass move_features=True")
     if inputs != list(DEFAULT_INPUTS):
         metadata["inputs"] = inputs
-    if sizes[0] != input_size(metadata):
-        raise TypeError(f"cannot export: the network reads {sizes[0]} numbers, the inputs {inputs} hold {input_size(metadata)}")
+    if sizes[0] != mlp_input_size(metadata):
+        raise TypeError(f"cannot export: the network reads {sizes[0]} numbers, the inputs {inputs} give it "
+                        f"{mlp_input_size(metadata)}")
     metadata.update(extra or {})
     return metadata, layers
 

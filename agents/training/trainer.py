@@ -108,13 +108,19 @@ def build_model(config: dict, vec_env, logger=None):
     if config["algorithm"] == "ppo":
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            policy_kwargs=dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=activation),
-            **config["ppo"],
-            **common,
-        )
+        policy, policy_kwargs = "MlpPolicy", dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=activation)
+        if config["network"]["feature_head"]:  # (validated: move features, one row per action)
+            from kakurega.agents.base import AgentContext
+            from kakurega.agents.move_features import MoveFeatures
+            from kakurega.agents.training.feature_head import FeatureHeadPolicy, SplitObservation
+            from kakurega.envs.registry import make
+
+            raw = make(config["env"], wrapped=False, **config["env_kwargs"])
+            features = MoveFeatures(AgentContext.from_env(raw, config["env"], config["env_kwargs"]))
+            policy = FeatureHeadPolicy
+            policy_kwargs.update(per_action=features.per_action, features_extractor_class=SplitObservation,
+                                 features_extractor_kwargs={"observation_size": int(raw.layout.size)})
+        model = MaskablePPO(policy, vec_env, policy_kwargs=policy_kwargs, **config["ppo"], **common)
     else:
         from kakurega.agents.training.masked_dqn import MaskedDQN
 
