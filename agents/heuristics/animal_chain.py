@@ -162,6 +162,16 @@ class AnimalChainHeuristic(Agent):
 
     def _build_position(self, observation, legal) -> int:
         """``building="per_position"``: keep the base card being decided, or swap in the best hand card."""
+        done = self.game.done_action
+        keys = self._position_keys(observation, legal)
+        best_action, best_key = done, keys[done]
+        for action, key in keys.items():
+            if action != done and key < best_key:
+                best_action, best_key = action, key
+        return best_action
+
+    def _position_keys(self, observation, legal) -> dict:
+        """``{action: _base_key}`` of keeping the base card being decided ("done") and of each legal swap with it."""
         game = self.game
         B = game.base_size
         tops, hand, copies = self._read(observation)
@@ -170,7 +180,7 @@ class AnimalChainHeuristic(Agent):
         unseen = list(copies)
         for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
             unseen[t] -= 1
-        best_action, best_key = game.done_action, self._base_key(base, hand, unseen)
+        keys = {game.done_action: self._base_key(base, hand, unseen)}
         for action in legal:
             action = int(action)
             if action == game.done_action:
@@ -180,10 +190,8 @@ class AnimalChainHeuristic(Agent):
             new_hand[t] -= 1
             new_hand[base[j]] += 1
             new_base[j] = t
-            key = self._base_key(new_base, new_hand, unseen)
-            if key < best_key:
-                best_action, best_key = action, key
-        return best_action
+            keys[action] = self._base_key(new_base, new_hand, unseen)
+        return keys
 
     def _base_key(self, base, hand, unseen) -> tuple:
         """Smaller is better: the chain rule: most hand cards that can start a chain; otherwise least exposure."""
@@ -438,10 +446,12 @@ class AnimalChainMoveFeatures:
             return rows.ravel()
         rows[legal, 0] = 1
         if h.piece(observation, "phase")[0]:  # building
-            if h.game.per_position:
-                for action, (starts, sides) in self._build_parts(observation, legal):
-                    rows[action, 8] = min(starts / 8, 1.0)
-                    rows[action, 9] = min(sides / 16, 1.0)
+            if h.game.per_position:  # the keys of the keep-or-swap (smaller is better): -starts or exposure, -sides
+                keys = h._position_keys(observation, legal)
+                for action in legal:
+                    first, sides = keys[int(action)]
+                    rows[action, 8] = min((-first if h.game.chain_rule else first) / 8, 1.0)
+                    rows[action, 9] = min(-sides / 16, 1.0)
             return rows.ravel()
         win, plays, passes = h._play_parts(observation, legal)
         if win is not None:
@@ -457,27 +467,3 @@ class AnimalChainMoveFeatures:
             if kind == "take":
                 rows[action, 10] = 1 - game.row_of[p] / span
         return rows.ravel()
-
-    def _build_parts(self, observation, legal):
-        """``(action, (chain starts or exposure, hand animals))`` of every legal keep-or-swap of the base position being decided."""
-        h = self._heuristic
-        game = h.game
-        B = game.base_size
-        tops, hand, copies = h._read(observation)
-        base = [h.type_of_pair[tops[j]] for j in h.own_base]
-        j = int(h.piece(observation, "base_position").argmax())
-        unseen = list(copies)
-        for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
-            unseen[t] -= 1
-        out = []
-        for action in legal:
-            action = int(action)
-            new_base, new_hand = list(base), list(hand)
-            if action != game.done_action:
-                t = action // B
-                new_hand[t] -= 1
-                new_hand[base[j]] += 1
-                new_base[j] = t
-            first, sides = h._base_key(new_base, new_hand, unseen)
-            out.append((action, (-first if game.chain_rule else first, -sides)))
-        return out

@@ -197,7 +197,11 @@ class HiddenRoomsHeuristic(Agent):
 
     def _cell_score(self, view, cell: int, need: list[int]) -> float:
         """How good it is to end the move phase on ``cell``."""
-        parts = self._cell_parts(view, cell, need)
+        return self._score_parts(self._cell_parts(view, cell, need))
+
+    @staticmethod
+    def _score_parts(parts: dict) -> float:
+        """The heuristic's weighing of :meth:`_cell_parts`."""
         if not parts["alive"]:
             return -1e6
         score = -1e5 if parts["exits"] else 0.0  # lost whatever happens; still prefer cells that are otherwise good
@@ -348,9 +352,9 @@ class HiddenRoomsMoveFeatures:
                 if cell == EXIT_CELL:
                     best[action] = (float("inf"), [1, 1, 0, 1, 0, 0, 0, 0, 0, 0])
                     continue
-                score = h._cell_score(view, cell, need)
+                p = h._cell_parts(view, cell, need)
+                score = h._score_parts(p)
                 if action not in best or score > best[action][0]:
-                    p = h._cell_parts(view, cell, need)
                     best[action] = (score, [1, p["alive"], p["exits"], min(p["escape_routes"], 10) / 10, p["seen"],
                                             p["near"] / 4, min(p["need"], 10) / 10, p["opens_best"],
                                             p["opens_forward"], p["to_exit"] / 8])
