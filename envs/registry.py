@@ -90,6 +90,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             ),
             rollout="kakurega.agents.rollouts:kakurenbo",
             train_config="configs/kakurenbo_ppo.yaml",
+            move_features="kakurega.agents.heuristics.kakurenbo:KakurenboMoveFeatures",
         ),
         EnvSpec(
             name="hidden_rooms_v0",

@@ -44,6 +44,7 @@ from kakurega.agents.base import Agent, AgentContext
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_DISCARD,
+    A_DRAW,
     A_GIVE_CARD,
     A_GIVE_COLOUR,
     A_TAKE,
@@ -129,9 +130,9 @@ class KakurenboHeuristic(Agent):
             return self._choose_target(observation, legal)
         return int(self.rng.choice(legal))
 
-    def _best(self, legal, value) -> int:
-        """The legal action with the highest value (ties broken at random)."""
-        values = np.array([value(int(a)) for a in legal])
+    def _best(self, legal, values) -> int:
+        """The legal action with the highest of ``values`` (one per legal action; ties broken at random)."""
+        values = np.asarray(values, dtype=float)
         best = np.flatnonzero(values >= values.max() - 1e-9)
         return int(legal[self.rng.choice(best)])
 
@@ -147,86 +148,107 @@ class KakurenboHeuristic(Agent):
 
     # ------------------------------------------------------------ phase 1
     def _give_card(self, observation, legal) -> int:
+        return self._best(legal, [parts["value"] for parts in self._give_card_parts(observation, legal)])
+
+    def _give_card_parts(self, observation, legal) -> list[dict]:
+        """Per legal give: the chance its partner is in the receiver's hand, and the value (cheap cards first,
+        never a likely pair handed to the receiver)."""
         prob = self._beliefs(observation)
         decode = self.game.decode
-
-        def value(a):
+        out = []
+        for a in legal:
             _kind, card, k = decode[a]
-            # cheap cards first; never hand a likely pair to the receiver
-            return -POINTS[card >> 1] * (1.0 + 4.0 * prob[card ^ 1, k])
-
-        return self._best(legal, value)
+            partner = prob[card ^ 1, k]
+            out.append({"partner": partner, "value": -POINTS[card >> 1] * (1.0 + 4.0 * partner)})
+        return out
 
     def _take(self, observation, legal) -> int:
+        return self._best(legal, [parts["value"] for parts in self._take_parts(observation, legal)])
+
+    def _take_parts(self, observation, legal) -> list[dict]:
+        """Per legal take: with cards in hand, the points expected from the pairs it completes; in
+        Kurayami phase 1 (or with an empty hand), whether it takes the colour we hold fewer of."""
         counts = self.piece(observation, "colour_counts")
         decode = self.game.decode
         mine = self._my_cards(observation)
+        out = []
         if not mine:  # Kurayami phase 1 (or an empty hand): balance colours
             want = 0 if counts[0, 0] <= counts[0, 1] else 1
-
-            def value(a):
+            for a in legal:
                 _kind, colour, k = decode[a]
-                return (colour == want) * 10.0 + counts[k, colour]
-
-            return self._best(legal, value)
+                out.append({"balance": float(colour == want), "value": (colour == want) * 10.0 + counts[k, colour]})
+            return out
         prob = self._beliefs(observation)
         scores = self.piece(observation, "scores")
-
-        def value(a):
+        for a in legal:
             _kind, colour, k = decode[a]
-            return self._pair_chance(prob, counts, mine, colour, k) + 0.01 * scores[k]
-
-        return self._best(legal, value)
+            gain = self._pair_chance(prob, counts, mine, colour, k)
+            out.append({"gain": gain, "value": gain + 0.01 * scores[k]})
+        return out
 
     def _give_colour(self, observation, legal) -> int:
+        return self._best(legal, [parts["value"] for parts in self._give_colour_parts(observation, legal)])
+
+    def _give_colour_parts(self, observation, legal) -> list[dict]:
+        """Per legal give: whether it gives the colour we hold more of, to a receiver with few cards."""
         counts = self.piece(observation, "colour_counts")
         decode = self.game.decode
         surplus = 0 if counts[0, 0] > counts[0, 1] else 1
-
-        def value(a):
+        out = []
+        for a in legal:
             _kind, colour, k = decode[a]
-            return (colour == surplus) * 10.0 - counts[k].sum()
-
-        return self._best(legal, value)
+            out.append({"balance": float(colour == surplus), "value": (colour == surplus) * 10.0 - counts[k].sum()})
+        return out
 
     # ------------------------------------------------------------ phase 2
     def _curse_give(self, observation, legal) -> int:
+        tried = self._tried.setdefault(self._position(observation), {})
+        values = []
+        for a, parts in zip(legal, self._curse_give_parts(observation, legal)):
+            # a give already made from this very position came back to it, so its gamble on a pair did not pay
+            passed = parts["passed"] - REPEAT_PENALTY * tried.get(int(a), 0)
+            values.append(parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * passed)
+        action = self._best(legal, values)
+        tried[action] = tried.get(action, 0) + 1
+        return action
+
+    def _curse_give_parts(self, observation, legal) -> list[dict]:
+        """Per legal Curse give: ``pair``, the chance the card completes a pair in the receiver's hand;
+        ``paired``, the outcome's value if it does (an end we win or lose, else our standing after the
+        points plus a bonus for nearing the end); ``passed``, its value if not (our standing, less a little
+        for a high card, whose pair may still score for us). The memory of repeated positions is left out."""
         n = self.n
         prob = self._beliefs(observation)
         counts = self.piece(observation, "colour_counts")
         scores = self.piece(observation, "scores").astype(float)
         hand_size = counts.sum(axis=1)
         decode = self.game.decode
-
-        def value(a):
+        standing = self._standing(scores)
+        out = []
+        for a in legal:
             _kind, card, k = decode[a]
             part = card >> 1
-            # keep high cards: their pairs may still score for us; a give already made from this
-            # very position came back to it, so its gamble on a pair did not pay: try another
-            passed = self._standing(scores) - KEEP_HIGH_CARDS * POINTS[part] - REPEAT_PENALTY * tried.get(a, 0)
+            passed = standing - KEEP_HIGH_CARDS * POINTS[part]
             p_pair = prob[card ^ 1, k]
-            if p_pair <= 0:
-                return passed
-            gains = np.zeros(n)
-            scorer = (k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k
-            gains[scorer] = POINTS[part]
-            left_after = hand_size[k] - 1  # the receiver's cards after the pair goes, Curse excluded
-            if part in (RIGHT_LEG, LEFT_LEG):
-                neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
-                left_after = hand_size[neighbour] - (1 if neighbour == 0 else 0)
-            if left_after <= 0:  # the receiver is left with the Curse alone: the game ends
-                final = scores + gains
-                final[k] = 0.0
-                others = np.delete(final, [0, k])
-                paired = END_WIN if others.size == 0 or final[0] >= others.max() else END_LOSS
-            else:
-                paired = self._standing(scores + gains) + PAIR_PROGRESS
-            return p_pair * paired + (1.0 - p_pair) * passed
-
-        tried = self._tried.setdefault(self._position(observation), {})
-        action = self._best(legal, value)
-        tried[action] = tried.get(action, 0) + 1
-        return action
+            paired, ends = 0.0, 0.0
+            if p_pair > 0:
+                gains = np.zeros(n)
+                scorer = (k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k
+                gains[scorer] = POINTS[part]
+                left_after = hand_size[k] - 1  # the receiver's cards after the pair goes, Curse excluded
+                if part in (RIGHT_LEG, LEFT_LEG):
+                    neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
+                    left_after = hand_size[neighbour] - (1 if neighbour == 0 else 0)
+                if left_after <= 0:  # the receiver is left with the Curse alone: the game ends
+                    final = scores + gains
+                    final[k] = 0.0
+                    others = np.delete(final, [0, k])
+                    paired = END_WIN if others.size == 0 or final[0] >= others.max() else END_LOSS
+                    ends = 1.0
+                else:
+                    paired = self._standing(scores + gains) + PAIR_PROGRESS
+            out.append({"pair": p_pair, "paired": paired, "passed": passed, "ends": ends})
+        return out
 
     @staticmethod
     def _standing(scores) -> float:
@@ -240,6 +262,12 @@ class KakurenboHeuristic(Agent):
         return vector.tobytes()
 
     def _choose_target(self, observation, legal) -> int:
+        return self._best(legal, [parts["value"] for parts in self._choose_target_parts(observation, legal)])
+
+    def _choose_target_parts(self, observation, legal) -> list[dict]:
+        """Per legal dice opponent: the best take's expected points, whether it holds the Curse (equal dice
+        would pass it to us), and, while we hold the Curse, its hand size (a well-stocked receiver keeps the
+        game going)."""
         n = self.n
         prob = self._beliefs(observation)
         counts = self.piece(observation, "colour_counts")
@@ -247,15 +275,96 @@ class KakurenboHeuristic(Agent):
         holder = int(np.flatnonzero(curse)[0]) if curse.any() else n
         mine = self._my_cards(observation)
         decode = self.game.decode
-
-        def value(a):
+        out = []
+        for a in legal:
             k = decode[a][2]
             take = max(self._pair_chance(prob, counts, mine, colour, k) for colour in (0, 1))
             v = take
             if holder == k:
                 v -= 6.0  # equal dice would pass the Curse to us
             if holder == 0:
-                v += 0.1 * counts[k].sum()  # a well-stocked receiver keeps the game going
-            return v
+                v += 0.1 * counts[k].sum()
+            out.append({"gain": take, "holder": float(holder == k), "value": v})
+        return out
 
-        return self._best(legal, value)
+
+class KakurenboMoveFeatures:
+    """The heuristic's measurements of every action, as numbers a network can weigh (``move_features``).
+
+    ``features(observation)`` is ``num_actions`` rows of ``PER_ACTION``
+    numbers in [0, 1] (flattened), read from the seat's own observation by the
+    heuristic's own evaluation; rows of actions that are not legal are zeros.
+    The heuristic's memory of repeated positions is left out: the features
+    depend on the observation alone. Columns: 0 legal; 1 the draw; 2 a
+    discard, its pair's points (/4); 3 a give's card points (/4); 4 the chance
+    that the card's partner is in the receiver's hand (a give or a Curse give);
+    5 a card give's value to the heuristic (1 + value/20: cheap cards first,
+    likely pairs never handed over); 6 the points a take (or, in Kurayami, the
+    best take after the dice against that player) expects to pair (/4, capped
+    at 1); 7 Kurayami's colour balance (the give or take keeps red and blue
+    even); 8-11 a Curse give: the value if the card pairs ((v+1)/2), the value
+    if not (v+0.5), the pair would end the game, the expected value ((v+1)/2);
+    12 the dice opponent holds the Curse; 13 the receiver's hand size (/7,
+    capped at 1); 14 the receiver's score (/16, capped at 1); 15 the action is
+    among the heuristic's best (ties all marked).
+    """
+
+    PER_ACTION = 16
+
+    def __init__(self, context: AgentContext):
+        self._heuristic = KakurenboHeuristic(context)
+        self.num_actions = self._heuristic.game.num_actions
+        self.size = self.num_actions * self.PER_ACTION
+
+    def __call__(self, observation: dict) -> np.ndarray:
+        h = self._heuristic
+        rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            return rows.ravel()
+        rows[legal, 0] = 1
+        decode = h.game.decode
+        counts = h.piece(observation, "colour_counts")
+        scores = h.piece(observation, "scores")
+        values = np.zeros(legal.size)
+        kind = decode[int(legal[-1])][0]
+        if kind == A_GIVE_CARD:
+            for i, (a, parts) in enumerate(zip(legal, h._give_card_parts(observation, legal))):
+                rows[a, 4] = parts["partner"]
+                rows[a, 5] = 1.0 + parts["value"] / 20.0
+                values[i] = parts["value"]
+        elif kind == A_TAKE:
+            for i, (a, parts) in enumerate(zip(legal, h._take_parts(observation, legal))):
+                rows[a, 6] = min(parts.get("gain", 0.0) / 4.0, 1.0)
+                rows[a, 7] = parts.get("balance", 0.0)
+                values[i] = parts["value"]
+        elif kind == A_GIVE_COLOUR:
+            for i, (a, parts) in enumerate(zip(legal, h._give_colour_parts(observation, legal))):
+                rows[a, 7] = parts["balance"]
+                values[i] = parts["value"]
+        elif kind == A_CURSE_GIVE:
+            for i, (a, parts) in enumerate(zip(legal, h._curse_give_parts(observation, legal))):
+                value = parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * parts["passed"]
+                rows[a, 4] = parts["pair"]
+                rows[a, 8] = (parts["paired"] + 1.0) / 2.0 if parts["pair"] > 0 else 0.0
+                rows[a, 9:12] = parts["passed"] + 0.5, parts["ends"], (value + 1.0) / 2.0
+                values[i] = value
+        elif kind == A_TARGET:
+            for i, (a, parts) in enumerate(zip(legal, h._choose_target_parts(observation, legal))):
+                rows[a, 6] = min(parts["gain"] / 4.0, 1.0)
+                rows[a, 12] = parts["holder"]
+                values[i] = parts["value"]
+        for i, a in enumerate(legal):
+            kind_a, argument, k = decode[a]
+            if kind_a == A_DRAW:
+                rows[a, 1] = 1
+            elif kind_a == A_DISCARD:
+                rows[a, 2] = POINTS[argument] / 4.0
+                values[i] = POINTS[argument]  # the heuristic discards the highest pair first
+            elif kind_a in (A_GIVE_CARD, A_CURSE_GIVE):
+                rows[a, 3] = POINTS[argument >> 1] / 4.0
+            if k:
+                rows[a, 13] = min(counts[k].sum() / 7.0, 1.0)
+                rows[a, 14] = min(scores[k] / 16.0, 1.0)
+        rows[legal[values >= values.max() - 1e-9], 15] = 1
+        return np.clip(rows, 0.0, 1.0, out=rows).ravel()

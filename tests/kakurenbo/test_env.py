@@ -178,6 +178,38 @@ def test_heuristic_tables_rarely_reach_the_step_limit_in_every_configuration(var
 
 
 @pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
+def test_move_features_mark_the_heuristics_choice(variant):
+    """Column 15 of the move features marks the heuristic's best actions: the heuristic's own choice at
+    every decision of heuristic tables, except where its memory of repeated positions (left out of the
+    features) turns it from a gamble that did not pay."""
+    from kakurega.agents.heuristics.kakurenbo import KakurenboMoveFeatures
+    from kakurega.agents.tournament import play_game
+
+    config = {"variant": variant, "num_players": 4}
+    env = kakurenbo_v0.raw_env(**config)
+    context = AgentContext.from_env(env, "kakurenbo_v0", config)
+    features = KakurenboMoveFeatures(context)
+    marked = decisions = repeats = 0
+
+    class Recorder(KakurenboHeuristic):
+        def act(self, observation, sampler=None):
+            nonlocal marked, decisions, repeats
+            action = super().act(observation, sampler)
+            if observation["action_mask"].sum() > 1:
+                rows = features(observation).reshape(env.game.num_actions, features.PER_ACTION)
+                decisions += 1
+                marked += rows[action, 15] == 1
+                repeats += sum(self._tried.get(self._position(observation), {}).values()) > 1
+            return action
+
+    for g in range(30):
+        play_game(env, [Recorder(context, seed=4 * g + i) for i in range(4)], seed=g)
+    assert decisions > 300
+    assert decisions - marked <= repeats, (decisions, marked, repeats)
+    assert marked / decisions > 0.95
+
+
+@pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_fast_encoder_equals_the_reference_definition(variant, n):
     """Every seat's observation, at every step of random games (step limit reached in some)."""
