@@ -57,3 +57,12 @@ class MoveFeatures:
         if values.shape != (self.size,):
             raise ValueError(f"move features of shape {values.shape}; expected ({self.size},)")
         return values
+
+
+def legal_rows(observation: dict, num_actions: int, per_action: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-action feature rows to fill, and the legal actions: ``num_actions`` rows of ``per_action``
+    zeros (float32), column 0 set to 1 on the legal actions' rows."""
+    rows = np.zeros((num_actions, per_action), dtype=np.float32)
+    legal = np.flatnonzero(observation["action_mask"])
+    rows[legal, 0] = 1
+    return rows, legal

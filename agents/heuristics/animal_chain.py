@@ -46,6 +46,7 @@ from math import perm
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.move_features import legal_rows
 from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
@@ -440,11 +441,9 @@ class AnimalChainMoveFeatures:
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
-        rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
-        legal = np.flatnonzero(observation["action_mask"])
+        rows, legal = legal_rows(observation, self.num_actions, self.PER_ACTION)
         if legal.size == 0:
             return rows.ravel()
-        rows[legal, 0] = 1
         if h.piece(observation, "phase")[0]:  # building
             if h.game.per_position:  # the keys of the keep-or-swap (smaller is better): -starts or exposure, -sides
                 keys = h._position_keys(observation, legal)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.move_features import legal_rows
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_DISCARD,
@@ -132,9 +133,13 @@ class KakurenboHeuristic(Agent):
 
     def _best(self, legal, values) -> int:
         """The legal action with the highest of ``values`` (one per legal action; ties broken at random)."""
+        return int(legal[self.rng.choice(np.flatnonzero(self._best_set(values)))])
+
+    @staticmethod
+    def _best_set(values) -> np.ndarray:
+        """Which of ``values`` tie for the highest (within rounding)."""
         values = np.asarray(values, dtype=float)
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(legal[self.rng.choice(best)])
+        return values >= values.max() - 1e-9
 
     def _my_cards(self, observation) -> list[int]:
         return [int(c) for c in np.flatnonzero(self.piece(observation, "cards")[:, 0])]
@@ -206,11 +211,15 @@ class KakurenboHeuristic(Agent):
         values = []
         for a, parts in zip(legal, self._curse_give_parts(observation, legal)):
             # a give already made from this very position came back to it, so its gamble on a pair did not pay
-            passed = parts["passed"] - REPEAT_PENALTY * tried.get(int(a), 0)
-            values.append(parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * passed)
+            values.append(self._curse_give_value(parts, REPEAT_PENALTY * tried.get(int(a), 0)))
         action = self._best(legal, values)
         tried[action] = tried.get(action, 0) + 1
         return action
+
+    @staticmethod
+    def _curse_give_value(parts: dict, penalty: float = 0.0) -> float:
+        """A Curse give's expected value from its ``parts``, ``penalty`` taken off its no-pair outcome."""
+        return parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * (parts["passed"] - penalty)
 
     def _curse_give_parts(self, observation, legal) -> list[dict]:
         """Per legal Curse give: ``pair``, the chance the card completes a pair in the receiver's hand;
@@ -318,11 +327,9 @@ class KakurenboMoveFeatures:
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
-        rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
-        legal = np.flatnonzero(observation["action_mask"])
+        rows, legal = legal_rows(observation, self.num_actions, self.PER_ACTION)
         if legal.size == 0:
             return rows.ravel()
-        rows[legal, 0] = 1
         decode = h.game.decode
         counts = h.piece(observation, "colour_counts")
         scores = h.piece(observation, "scores")
@@ -344,7 +351,7 @@ class KakurenboMoveFeatures:
                 values[i] = parts["value"]
         elif kind == A_CURSE_GIVE:
             for i, (a, parts) in enumerate(zip(legal, h._curse_give_parts(observation, legal))):
-                value = parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * parts["passed"]
+                value = h._curse_give_value(parts)
                 rows[a, 4] = parts["pair"]
                 rows[a, 8] = (parts["paired"] + 1.0) / 2.0 if parts["pair"] > 0 else 0.0
                 rows[a, 9:12] = parts["passed"] + 0.5, parts["ends"], (value + 1.0) / 2.0
@@ -366,5 +373,5 @@ class KakurenboMoveFeatures:
             if k:
                 rows[a, 13] = min(counts[k].sum() / 7.0, 1.0)
                 rows[a, 14] = min(scores[k] / 16.0, 1.0)
-        rows[legal[values >= values.max() - 1e-9], 15] = 1
+        rows[legal[h._best_set(values)], 15] = 1
         return np.clip(rows, 0.0, 1.0, out=rows).ravel()
