@@ -59,6 +59,8 @@ import numpy as np
 from kakurega.envs.compiled import compiled_modules
 
 REFERENCE = "pettingzoo/tictactoe_v3"
+#: the dtype the driver views action masks as (int8 or bool masks alike: one byte per action)
+BOOL = np.dtype(np.bool_)
 #: the clock of the throughput measurements: CPU time of this process
 CLOCK = time.process_time
 
@@ -81,7 +83,12 @@ class RandomPlay:
     hide the envs' own cost behind the driver's. The env is seeded on its
     first ``reset`` only and later games continue its random stream, as
     Gymnasium recommends for a run: seeding a numpy generator costs about
-    20 µs, which reseeding every game would add to each game's cost.
+    20 µs, which reseeding every game would add to each game's cost. The
+    legal actions are read as ``mask.view(bool).nonzero()[0]``, for every env
+    alike: numpy counts an int8 mask (PettingZoo's mask dtype) element by
+    element, about 3.7 µs for a 1,269-entry mask against 0.7 µs viewed as
+    booleans, and ``flatnonzero`` adds a reshape; the same cost of the driver
+    either way, not of the env.
     """
 
     def __init__(self, env, seed: int = 0):
@@ -104,7 +111,7 @@ class RandomPlay:
                 if terminated or truncated:
                     action = None
                 else:
-                    legal = np.flatnonzero(obs["action_mask"])
+                    legal = obs["action_mask"].view(BOOL).nonzero()[0]
                     action = int(legal[choose(len(legal))])
                 env.step(action)
                 steps += 1
