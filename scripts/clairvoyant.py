@@ -5,7 +5,8 @@
 
 It plays the tournament that docs/strength.md uses to measure a bot
 (:func:`~kakurega.agents.tournament.run_tournament`: the searching seat
-rotates, every other seat is ``--opponent``, seed 12345), except that every
+rotates, every other seat is ``--opponent``, seed 12345; in a one-seat game
+the seat plays alone), except that every
 determinization the search draws is **the true state**: the hidden cards, the
 deck or pile order, everything but the chance still to come. Such a seat
 cheats. What it wins says how far any honest player could climb above the
@@ -57,7 +58,8 @@ def run(env_name: str, options: dict, search: str, opponent: str, games: int, se
     with clairvoyant_sampling():
         result = run_tournament(env_name, [search, opponent], options, games, seed, focal=search)
     row = result.per_agent[0]
-    return {"env": env_name, "options": options, "search": search, "opponent": opponent, "games": row["games"],
+    return {"env": env_name, "options": options, "num_players": result.num_players, "search": search,
+            "opponent": opponent if result.num_players > 1 else None, "games": row["games"],
             "win_rate": row["win_rate"], "win_rate_ci95": row["win_rate_ci95"],
             "cpu_seconds": round(time.process_time() - start, 1)}
 
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"clairvoyant: {error}", file=sys.stderr)
         return 2
     lo, hi = row["win_rate_ci95"]
-    print(f"{row['search']} seeing everything, at {row['opponent']} tables: win rate {row['win_rate']:.3f} "
+    where = f"at {row['opponent']} tables" if row["opponent"] else "alone (solitaire)"
+    print(f"{row['search']} seeing everything, {where}: win rate {row['win_rate']:.3f} "
           f"[{lo:.3f}, {hi:.3f}] over {row['games']} games ({row['cpu_seconds']} s CPU)")
     print(json.dumps(row))
     return 0

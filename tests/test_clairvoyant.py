@@ -49,3 +49,10 @@ def test_a_clairvoyant_tournament_reports_the_searching_seat(capsys):
 def test_only_a_search_can_be_clairvoyant(capsys):
     assert clairvoyant.main(["kakurenbo_v0", "--search", "heuristic", "--games", "3"]) == 2
     assert "must be an ismcts spec" in capsys.readouterr().err
+
+
+def test_a_one_seat_game_is_played_alone(capsys):
+    assert clairvoyant.main(["hidden_rooms_v0", "--option", "episode=round",
+                             "--search", "ismcts:simulations=4,rollout=random", "--games", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "seeing everything, alone (solitaire)" in out and '"opponent": null' in out
