@@ -59,7 +59,7 @@ import numpy as np
 from kakurega.envs.compiled import compiled_modules
 
 REFERENCE = "pettingzoo/tictactoe_v3"
-#: the dtype the driver views action masks as (int8 or bool masks alike: one byte per action)
+#: the dtype the driver views one-byte action masks as (int8 or bool; wider masks are compared with 0)
 BOOL = np.dtype(np.bool_)
 #: the clock of the throughput measurements: CPU time of this process
 CLOCK = time.process_time
@@ -111,7 +111,8 @@ class RandomPlay:
                 if terminated or truncated:
                     action = None
                 else:
-                    legal = obs["action_mask"].view(BOOL).nonzero()[0]
+                    mask = obs["action_mask"]
+                    legal = (mask.view(BOOL) if mask.itemsize == 1 else mask != 0).nonzero()[0]
                     action = int(legal[choose(len(legal))])
                 env.step(action)
                 steps += 1

@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from kakurega.scripts import bench
@@ -123,3 +124,31 @@ def test_the_tutorial_wrapper_rewards_the_player_who_moved():
     for column in [0, 1, 0, 1, 0, 1, 0]:  # the first player fills column 0 and wins on its fourth piece
         _, reward, done, _, _ = wrapper.step(column)
     assert done and reward == 1.0
+
+
+class _WideMaskEnv:
+    """A two-action AEC stand-in whose mask is int64 (wider than a byte), to test the driver's reading of masks."""
+
+    def __init__(self, dtype):
+        self.dtype, self.actions = dtype, []
+
+    def reset(self, seed=None):
+        self.left = 3
+
+    def agent_iter(self):
+        while self.left:
+            yield "player_0"
+
+    def last(self):
+        return {"action_mask": np.array([0, 1], self.dtype)}, 0.0, False, False, {}
+
+    def step(self, action):
+        self.actions.append(action)
+        self.left -= 1
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.int64])
+def test_the_driver_picks_only_legal_actions_whatever_the_mask_dtype(dtype):
+    env = _WideMaskEnv(dtype)
+    bench.RandomPlay(env).play(0.0)
+    assert env.actions == [1, 1, 1]  # an int64 mask read as bytes would offer action 8
