@@ -88,7 +88,7 @@ class RandomPlay:
     alike: numpy counts an int8 mask (PettingZoo's mask dtype) element by
     element, about 3.7 µs for a 1,269-entry mask against 0.7 µs viewed as
     booleans, and ``flatnonzero`` adds a reshape; the same cost of the driver
-    either way, not of the env.
+    either way, not of the env. A mask wider than a byte is compared with 0.
     """
 
     def __init__(self, env, seed: int = 0):

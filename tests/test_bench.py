@@ -127,7 +127,7 @@ def test_the_tutorial_wrapper_rewards_the_player_who_moved():
 
 
 class _WideMaskEnv:
-    """A two-action AEC stand-in whose mask is int64 (wider than a byte), to test the driver's reading of masks."""
+    """A two-action AEC stand-in whose mask has the given dtype (one byte or wider), to test the driver's reading of masks."""
 
     def __init__(self, dtype):
         self.dtype, self.actions = dtype, []

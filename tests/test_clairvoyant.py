@@ -47,8 +47,9 @@ def test_a_clairvoyant_tournament_reports_the_searching_seat(capsys):
 
 
 def test_only_a_search_can_be_clairvoyant(capsys):
-    assert clairvoyant.main(["kakurenbo_v0", "--search", "heuristic", "--games", "3"]) == 2
-    assert "must be an ismcts spec" in capsys.readouterr().err
+    for spec in ("heuristic", "ismctsx:simulations=4"):
+        assert clairvoyant.main(["kakurenbo_v0", "--search", spec, "--games", "3"]) == 2
+        assert "must be an ismcts spec" in capsys.readouterr().err
 
 
 def test_a_one_seat_game_is_played_alone(capsys):
