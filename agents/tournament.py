@@ -13,13 +13,21 @@ agent's RNG is reseeded per game from ``(seed, pairing, deal, seat)``: a
 tournament is reproducible and its games do not depend on their order.
 
 **Reports.** Per agent, from the games where it is focal (both sides count
-with two seats): wins, draws and losses (see :mod:`kakurega.agents.outcome`),
-the win rate with a 95% Wilson interval, the mean reward with a 95% normal
-interval, and an OpenSkill (Plackett-Luce) rating updated game by game in a
-fixed order (the focal agent's return against the mean return of the table;
-solitaire: every agent's return on the same deal). A head-to-head matrix gives
-the win rate of the row agent against the column agent (solitaire: the share
-of deals where the row agent scored more, ties counting half).
+with two seats): wins, shared wins, draws and losses (see
+:mod:`kakurega.agents.outcome`); the **score**, the mean share of the win (a
+win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0: what the
+zero-sum rewards pay for), with a 95% Wilson interval; the win rate (outright
+wins only: a shared win is not counted as a win) with its Wilson interval;
+the mean reward with a 95% normal interval; and an OpenSkill (Plackett-Luce)
+rating updated game by game in a fixed order (the focal agent's return
+against the mean return of the table; solitaire: every agent's return on the
+same deal). A head-to-head matrix gives the score of the row agent against
+the column agent (two seats: a draw counts ½; solitaire: the share of deals
+where the row agent scored more, ties counting half).
+
+The Wilson interval of the score treats the summed shares as successes; a
+share lies in [0, 1], so its variance is at most that of a win/loss game with
+the same mean and the interval is conservative.
 """
 
 from __future__ import annotations
@@ -35,7 +43,11 @@ import numpy as np
 
 from kakurega.agents.base import Agent, choose_action
 from kakurega.agents.human import show_view
-from kakurega.agents.outcome import DRAW, LOSS, WIN, classify_outcome
+from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, win_share
+
+#: how a table counts ties, printed under every per-agent table
+SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the zero-sum "
+              "rewards pay for); won: outright wins only")
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -107,27 +119,35 @@ class AgentStats:
 
     spec: str
     games: int = 0
-    wins: int = 0
-    draws: int = 0
+    wins: int = 0  #: outright wins
+    shared: int = 0  #: wins shared with some (not all) of the table
+    draws: int = 0  #: every seat with the same return
     losses: int = 0
+    shares: float = 0.0  #: summed share of the win (see :func:`~kakurega.agents.outcome.win_share`)
     rewards: list = field(default_factory=list)
 
-    def add(self, outcome: str, reward: float) -> None:
+    def add(self, outcome: str, reward: float, share: float) -> None:
         self.games += 1
         self.wins += outcome == WIN
+        self.shared += outcome == SHARED
         self.draws += outcome == DRAW
         self.losses += outcome == LOSS
+        self.shares += share
         self.rewards.append(float(reward))
 
     def summary(self) -> dict:
         low, high = wilson_interval(self.wins, self.games)
+        score_low, score_high = wilson_interval(self.shares, self.games)
         rewards = np.asarray(self.rewards, dtype=np.float64)
         mean = float(rewards.mean()) if rewards.size else 0.0
         half = float(1.96 * rewards.std(ddof=1) / math.sqrt(rewards.size)) if rewards.size > 1 else 0.0
         return {
             "agent": self.spec,
             "games": self.games,
+            "score": self.shares / self.games if self.games else 0.0,
+            "score_ci95": [score_low, score_high],
             "wins": self.wins,
+            "shared_wins": self.shared,
             "draws": self.draws,
             "losses": self.losses,
             "win_rate": self.wins / self.games if self.games else 0.0,
@@ -148,7 +168,7 @@ class TournamentResult:
     games_per_pairing: int
     seed: int
     per_agent: list
-    head_to_head: list  #: matrix[row][col] = win rate of row vs col (None on the diagonal / unplayed)
+    head_to_head: list  #: matrix[row][col] = score of row vs col (None on the diagonal / unplayed)
     head_to_head_games: list
     ratings: list
     wall_seconds: float = 0.0
@@ -180,13 +200,16 @@ class TournamentResult:
         with open(path, "w", newline="") as f:
             writer = csv.writer(f)
             writer.writerow(
-                ["agent", "games", "wins", "draws", "losses", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
-                 "mean_reward", "mean_reward_ci_low", "mean_reward_ci_high", "rating_mu", "rating_sigma", "rating_ordinal"]
+                ["agent", "games", "score", "score_ci_low", "score_ci_high", "wins", "shared_wins", "draws", "losses",
+                 "win_rate", "win_rate_ci_low", "win_rate_ci_high", "mean_reward", "mean_reward_ci_low",
+                 "mean_reward_ci_high", "rating_mu", "rating_sigma", "rating_ordinal"]
             )
             for row in self.per_agent:
                 rating = rating_of[row["agent"]]
                 writer.writerow(
-                    [row["agent"], row["games"], row["wins"], row["draws"], row["losses"], f"{row['win_rate']:.4f}",
+                    [row["agent"], row["games"], f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}",
+                     f"{row['score_ci95'][1]:.4f}", row["wins"], row["shared_wins"], row["draws"], row["losses"],
+                     f"{row['win_rate']:.4f}",
                      f"{row['win_rate_ci95'][0]:.4f}", f"{row['win_rate_ci95'][1]:.4f}", f"{row['mean_reward']:.4f}",
                      f"{row['mean_reward_ci95'][0]:.4f}", f"{row['mean_reward_ci95'][1]:.4f}",
                      f"{rating['mu']:.3f}", f"{rating['sigma']:.3f}", f"{rating['ordinal']:.3f}"]
@@ -203,17 +226,20 @@ class TournamentResult:
         width = max(12, *(len(a) for a in self.agents))
         lines = [
             f"{self.env} {self.env_kwargs or ''} - {self.num_players} seat(s), {self.games_per_pairing} games per pairing, seed {self.seed}",
-            f"{'agent':<{width}}  {'games':>6}  {'win rate':>8}  {'95% CI':>15}  {'draws':>6}  {'mean reward':>11}  {'95% CI':>17}  {'rating':>7}",
+            f"{'agent':<{width}}  {'games':>6}  {'score':>6}  {'95% CI':>15}  {'won':>5}  {'shared':>6}  {'drawn':>5}  "
+            f"{'lost':>5}  {'mean reward':>11}  {'95% CI':>17}  {'rating':>7}",
         ]
         for row in self.per_agent:
-            low, high = row["win_rate_ci95"]
+            low, high = row["score_ci95"]
             rlow, rhigh = row["mean_reward_ci95"]
             lines.append(
-                f"{row['agent']:<{width}}  {row['games']:>6}  {row['win_rate']:>8.3f}  [{low:.3f}, {high:.3f}]  "
-                f"{row['draws']:>6}  {row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
+                f"{row['agent']:<{width}}  {row['games']:>6}  {row['score']:>6.3f}  [{low:.3f}, {high:.3f}]  "
+                f"{row['wins']:>5}  {row['shared_wins']:>6}  {row['draws']:>5}  {row['losses']:>5}  "
+                f"{row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
             )
+        lines.append(SCORE_NOTE)
         lines.append("")
-        label = "row beats column" if self.num_players == 1 else "win rate of row vs column"
+        label = "row beats column" if self.num_players == 1 else "score of row vs column"
         lines.append(f"head to head ({label}):")
         short = [a if len(a) <= 14 else "..." + a[-11:] for a in self.agents]
         lines.append(" " * width + "  " + "  ".join(f"{s:>14}" for s in short))
@@ -240,7 +266,7 @@ class TournamentResult:
             for j in range(k):
                 if not np.isnan(matrix[i, j]):
                     ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=9)
-        ax.set_title(f"{self.env}: {'row beats column' if self.num_players == 1 else 'win rate, row vs column'}")
+        ax.set_title(f"{self.env}: {'row beats column' if self.num_players == 1 else 'score, row vs column'}")
         fig.colorbar(image, ax=ax)
         fig.tight_layout()
         fig.savefig(path, dpi=100)
@@ -357,7 +383,7 @@ def run_tournament(
                 total_steps += steps
                 if on_game:
                     on_game(_record(env, d, deal_seed, 0, (specs[i],), returns, steps, moves))
-                stats[i].add(classify_outcome(returns, 0), returns[0])
+                stats[i].add(classify_outcome(returns, 0), returns[0], win_share(returns, 0))
                 returns_by_agent.append(returns[0])
                 done += 1
                 if progress:
@@ -390,18 +416,18 @@ def run_tournament(
                 done += 1
                 if progress:
                     progress(done, total_games)
-                focal_outcome = classify_outcome(returns, focal_seat)
-                stats[i].add(focal_outcome, returns[focal_seat])
+                focal_share = win_share(returns, focal_seat)
+                stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
                 if i == j:
                     continue
-                h2h_wins[i, j] += focal_outcome == WIN
+                h2h_wins[i, j] += focal_share
                 h2h_games[i, j] += 1
                 field_seats = [s for s in range(num_players) if s != focal_seat]
                 if num_players == 2:
                     other = field_seats[0]
-                    other_outcome = classify_outcome(returns, other)
-                    stats[j].add(other_outcome, returns[other])
-                    h2h_wins[j, i] += other_outcome == WIN
+                    other_share = win_share(returns, other)
+                    stats[j].add(classify_outcome(returns, other), returns[other], other_share)
+                    h2h_wins[j, i] += other_share
                     h2h_games[j, i] += 1
                 field_score = float(np.mean([returns[s] for s in field_seats]))
                 new = model.rate([[ratings[i]], [ratings[j]]], scores=[float(returns[focal_seat]), field_score])

@@ -1,7 +1,7 @@
 """kakurega environments: PettingZoo AEC envs for four hidden-information tabletop games.
 
->>> from kakurega.envs import kakurenbo_v0, list_envs, make
->>> env = kakurenbo_v0.env(variant="kurayami", num_players=4)
+>>> from kakurega.envs import kakurenbo_v1, list_envs, make
+>>> env = kakurenbo_v1.env(variant="kurayami", num_players=4)
 """
 
 # First of all: compiled modules (setup.py) are used only when they are not

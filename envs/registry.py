@@ -81,9 +81,10 @@ ENV_SPECS: dict[str, EnvSpec] = {
     spec.name: spec
     for spec in (
         EnvSpec(
-            name="kakurenbo_v0",
-            pettingzoo_id="kakurega/kakurenbo-v0",
-            summary="KAKURENBO: Old Maid with body-part pairs, variants kakurenbo and kurayami, 3-5 players",
+            name="kakurenbo_v1",
+            pettingzoo_id="kakurega/kakurenbo-v1",
+            summary="KAKURENBO: Old Maid with body-part pairs, variants kakurenbo and kurayami, 3-5 players "
+            "(zero-sum rewards)",
             heuristic="kakurega.agents.heuristics.kakurenbo:KakurenboHeuristic",
             configurations=tuple(
                 {"variant": v, "num_players": n} for v in ("kakurenbo", "kurayami") for n in (3, 4, 5)
@@ -117,10 +118,10 @@ ENV_SPECS: dict[str, EnvSpec] = {
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
         ),
         EnvSpec(
-            name="summer_hide_and_seek_v1",
-            pettingzoo_id="kakurega/summer_hide_and_seek-v1",
+            name="summer_hide_and_seek_v2",
+            pettingzoo_id="kakurega/summer_hide_and_seek-v2",
             summary="Summer Diary Day 3 Hide-and-Seek: one secret hider draws a stroke, seekers guess, 2-4 players "
-            "(the child must move; the turn order hides its lines)",
+            "(zero-sum rewards; the child must move; the turn order hides its lines)",
             heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
@@ -137,6 +138,26 @@ ENV_SPECS: dict[str, EnvSpec] = {
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
             train_config="configs/animal_chain_ppo.yaml",
             move_features="kakurega.agents.heuristics.animal_chain:AnimalChainMoveFeatures",
+        ),
+        EnvSpec(
+            name="kakurenbo_v0",
+            pettingzoo_id="kakurega/kakurenbo-v0",
+            summary="KAKURENBO, version 0 (superseded by v1: a tie at the top pays like a win)",
+            heuristic="kakurega.agents.heuristics.kakurenbo:KakurenboHeuristic",
+            configurations=tuple(
+                {"variant": v, "num_players": n} for v in ("kakurenbo", "kurayami") for n in (3, 4, 5)
+            ),
+            rollout="kakurega.agents.rollouts:kakurenbo",
+            move_features="kakurega.agents.heuristics.kakurenbo:KakurenboMoveFeatures",
+        ),
+        EnvSpec(
+            name="summer_hide_and_seek_v1",
+            pettingzoo_id="kakurega/summer_hide_and_seek-v1",
+            summary="Summer Diary Day 3 Hide-and-Seek, version 1 (superseded by v2: a tie pays like a win)",
+            heuristic="kakurega.agents.heuristics.summer_hide_and_seek:SummerHideAndSeekHeuristic",
+            configurations=tuple({"num_players": n} for n in (2, 3, 4)),
+            rollout="kakurega.agents.rollouts:summer_hide_and_seek",
+            search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",

@@ -6,13 +6,14 @@ report plays seeded tournaments through :func:`kakurega.agents.tournament.run_to
 and prints:
 
 - **tables**: games where every seat is the same kind of player (the heuristic,
-  uniformly random play; ``--ismcts-table`` adds IS-MCTS): the win rate of the
-  first player and of every seat, game length in plies (median and 90th
-  percentile), and the share of games cut off by the step limit. In a
-  solitaire game the win rate is the success rate (a positive return).
+  uniformly random play; ``--ismcts-table`` adds IS-MCTS): the score of the
+  first player and of every seat, the share of games whose top place is
+  shared (a tie), game length in plies (median and 90th percentile), and the
+  share of games cut off by the step limit. In a solitaire game the score is
+  the success rate (a positive return).
 - **gaps**: the heuristic among random players against a random player in the
   same seat on the same deals, and IS-MCTS among heuristics against a
-  heuristic in the same seat on the same deals: the difference of win rates
+  heuristic in the same seat on the same deals: the difference of scores
   (solitaire: of success rates on the same deals).
 
 **First player.** The seat of the first agent to act after the deal
@@ -20,16 +21,17 @@ and prints:
 names the seat that took the first turn of play (for games whose first turn
 is decided after a setup phase).
 
-**Wins.** A seat wins when its return is the highest at the table and not all
-returns are equal (ties share the win), as in every tournament
-(:mod:`kakurega.agents.outcome`).
+**Scores.** A seat scores its share of the win, as in every tournament
+(:mod:`kakurega.agents.outcome`): 1 when its return is the highest alone,
+1/k when k seats tie for the highest (a draw of n seats: 1/n), else 0; so
+the seats' scores of a game sum to 1, and a tie does not count as a win.
 
 **Intervals.** 95% percentile bootstrap over deals (the games of one deal,
 played once per seat, are not independent), 2000 resamples from a fixed seed.
 
 Example::
 
-    kakurega balance kakurenbo_v0 --config num_players=4 --games 400 --ismcts-budget 25
+    kakurega balance kakurenbo_v1 --config num_players=4 --games 400 --ismcts-budget 25
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kakurega.agents.outcome import WIN, classify_outcome
+from kakurega.agents.outcome import WIN, classify_outcome, win_share
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -88,7 +90,7 @@ class Games:
     """Per-game facts of one group of games, collected from tournament records."""
 
     num_players: int
-    #: deal -> list of (lineup, per-seat win flags, plies, truncated, first seat)
+    #: deal -> list of (lineup, per-seat scores, plies, truncated, first seat)
     by_deal: dict = field(default_factory=dict)
 
     def add(self, deal: int, lineup: tuple, wins: list, plies: int, truncated: bool, first: int) -> None:
@@ -111,6 +113,7 @@ class Games:
             "deals": len(self.by_deal),
             "first_player_win": Estimate.of(self.per_deal(lambda g: g[1][g[4]])),
             "seat_win": [Estimate.of(self.seat_win(s)) for s in range(self.num_players)],
+            "tied": Estimate.of(self.per_deal(lambda g: float(any(0 < x < 1 for x in g[1])))),
             "plies_median": float(np.median(lengths)),
             "plies_p90": float(np.percentile(lengths, 90)),
             "truncated": Estimate.of(self.per_deal(lambda g: float(g[3]))),
@@ -155,7 +158,10 @@ def play(env_name: str, options: dict, specs: list[str], games: int, seed: int, 
                 probe.reset(seed=record.deal_seed)
                 first_at_reset[record.deal_seed] = probe.possible_agents.index(probe.agent_selection)
             first = first_at_reset[record.deal_seed]
-        wins = [classify_outcome(record.returns, s) == WIN for s in range(n)]
+        if n == 1:  # solitaire: success (a positive return) or not
+            wins = [float(classify_outcome(record.returns, 0) == WIN)]
+        else:
+            wins = [win_share(record.returns, s) for s in range(n)]
         collected.add(record.deal, record.lineup, wins, record.plies, record.truncated, first)
 
     run_tournament(env_name, specs, options, games, seed, focal=focal, on_game=on_game)
@@ -221,12 +227,13 @@ def format_report(report: dict) -> str:
     """The report as plain text."""
     n = report["num_players"]
     solitaire = n == 1
-    rate = "success" if solitaire else "win"
+    rate = "success" if solitaire else "score"
     lines = [
         f"balance of {report['env']}{' ' + str(report['options']) if report['options'] else ''}: {n} seat(s), "
         f"{report['games']} games per group"
         + (f" ({report['ismcts_games']} with IS-MCTS)" if report["ismcts_games"] else "") + f", seed {report['seed']}",
-        "95% bootstrap intervals over deals; plies = agent actions per game",
+        "95% bootstrap intervals over deals; plies = agent actions per game"
+        + ("" if solitaire else "; score: a win 1, a win shared by k seats 1/k, a loss 0"),
         "",
         "tables (every seat the same player):",
     ]
@@ -235,9 +242,10 @@ def format_report(report: dict) -> str:
         if solitaire:
             lines.append(f"    success rate        {t['seat_win'][0].text()}")
         else:
-            lines.append(f"    first player wins   {t['first_player_win'].text()}")
+            lines.append(f"    first player score  {t['first_player_win'].text()}")
             for seat, est in enumerate(t["seat_win"]):
-                lines.append(f"    seat {seat} wins         {est.text()}")
+                lines.append(f"    seat {seat} score        {est.text()}")
+            lines.append(f"    top place shared    {t['tied'].text()}")
         lines.append(f"    plies               median {t['plies_median']:g}, 90th percentile {t['plies_p90']:g}")
         lines.append(f"    truncated           {t['truncated'].text()}")
     lines += ["", f"skill gaps ({rate} rate of the player minus the baseline's, same deals and seats):"]
@@ -269,7 +277,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "Balance report of one env: first-player and seat win rates, game length, truncation rate, and the "
         "heuristic-vs-random and IS-MCTS-vs-heuristic skill gaps, with 95%% intervals (seat-rotated, paired deals)."
     )
-    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v0 or kakurenbo")
+    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
     parser.add_argument("--games", type=int, default=200, help="games per group (rounded up to a multiple of the seat count; default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")

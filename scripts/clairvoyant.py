@@ -1,6 +1,6 @@
 """The clairvoyant bound: how much one seat can win when it sees everything. A diagnostic, not an agent.
 
-    python -m kakurega.scripts.clairvoyant kakurenbo_v0 --option num_players=4 \\
+    python -m kakurega.scripts.clairvoyant kakurenbo_v1 --option num_players=4 \\
         --option variant=kurayami --search ismcts:simulations=100,rollout=greedy --games 600
 
 It plays the tournament that docs/strength.md uses to measure a bot
@@ -61,7 +61,7 @@ def run(env_name: str, options: dict, search: str, opponent: str, games: int, se
     row = result.per_agent[0]
     return {"env": env_name, "options": options, "num_players": result.num_players, "search": search,
             "opponent": opponent if result.num_players > 1 else None, "games": row["games"],
-            "win_rate": row["win_rate"], "win_rate_ci95": row["win_rate_ci95"],
+            "score": row["score"], "score_ci95": row["score_ci95"],
             "cpu_seconds": round(time.process_time() - start, 1)}
 
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     from kakurega.scripts.evaluate import parse_options
 
     parser = argparse.ArgumentParser(prog="python -m kakurega.scripts.clairvoyant", description=__doc__.splitlines()[0])
-    parser.add_argument("env", help="registered env name, e.g. kakurenbo_v0")
+    parser.add_argument("env", help="registered env name, e.g. kakurenbo_v1")
     parser.add_argument("--option", action="append", help="env option KEY=VALUE (repeatable)")
     parser.add_argument("--search", default="ismcts:simulations=100,rollout=greedy", help="the IS-MCTS spec of the seeing seat")
     parser.add_argument("--opponent", default="heuristic", help="the agent spec of every other seat (default heuristic)")
@@ -81,9 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"clairvoyant: {error}", file=sys.stderr)
         return 2
-    lo, hi = row["win_rate_ci95"]
+    lo, hi = row["score_ci95"]
     where = f"at {row['opponent']} tables" if row["opponent"] else "alone (solitaire)"
-    print(f"{row['search']} seeing everything, {where}: win rate {row['win_rate']:.3f} "
+    print(f"{row['search']} seeing everything, {where}: score {row['score']:.3f} "
           f"[{lo:.3f}, {hi:.3f}] over {row['games']} games ({row['cpu_seconds']} s CPU)")
     print(json.dumps(row))
     return 0

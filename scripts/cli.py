@@ -4,11 +4,12 @@
     kakurega demo                        one seeded random game of every game (newest version), rendered
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
+    kakurega exploit ENV --target SPEC   approximate best responses: how much an adapted opponent wins
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega replay FILE [--gif OUT]     replay a game record in the terminal, or export a GIF
     kakurega serve [--port N]            the local web app: play by clicking, watch bots, open records
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
-    kakurega quickstart                  train a PPO bot (Summer Hide-and-Seek v1), evaluate, plot
+    kakurega quickstart                  train a PPO bot (Summer Hide-and-Seek v2), evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
     kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
@@ -151,6 +152,12 @@ def _train_rllib(args, overrides) -> int:
 # -------------------------------------------------------------------- evaluate
 def cmd_evaluate(args) -> int:
     from kakurega.scripts.evaluate import run
+
+    return run(args)
+
+
+def cmd_exploit(args) -> int:
+    from kakurega.scripts.exploit import run
 
     return run(args)
 
@@ -322,10 +329,11 @@ def beats_heuristic(rows: list) -> str:
     itself = next((r for r in rows if r["opponent"] == "heuristic" and r["agent"] == "heuristic (itself)"), None)
     if policy is None or itself is None:
         return ""
-    low, high = policy["win_rate_ci95"]
-    verdict = "beats" if low > itself["win_rate"] else "does not beat"
-    return (f"the bot {verdict} the heuristic: win rate {policy['win_rate']:.3f} [{low:.3f}, {high:.3f}] against "
-            f"{itself['win_rate']:.3f} for the heuristic in the same seats on the same deals ({policy['games']} games)")
+    low, high = policy["score_ci95"]
+    verdict = "beats" if low > itself["score"] else "does not beat"
+    return (f"the bot {verdict} the heuristic: score {policy['score']:.3f} [{low:.3f}, {high:.3f}] against "
+            f"{itself['score']:.3f} for the heuristic in the same seats on the same deals ({policy['games']} games; "
+            "a win 1, a shared win 1/k, a draw 1/n)")
 
 
 # ----------------------------------------------------------------------- bench
@@ -357,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("envs", help="list registered envs and their options, or print one env card",
                        description="List every registered env with its summary, options and defaults, tested "
                        "configurations and heuristic; with NAME, print that env's card.")
-    p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v0 or kakurenbo) to print its card")
+    p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v1 or kakurenbo) to print its card")
     p.set_defaults(func=cmd_envs)
 
     p = sub.add_parser("demo", help="play and render one seeded random game of every game (its newest version)",
@@ -400,6 +408,12 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate_parser(p)
     p.set_defaults(func=cmd_evaluate)
 
+    p = sub.add_parser("exploit", help="approximate best responses to an agent spec (its exploitability)")
+    from kakurega.scripts.exploit import build_parser as exploit_parser
+
+    exploit_parser(p)
+    p.set_defaults(func=cmd_exploit)
+
     p = sub.add_parser("balance", help="balance report of one env (seat win rates, lengths, truncation, skill gaps)")
     from kakurega.scripts.balance import build_parser as balance_parser
 
@@ -410,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play GAME in the terminal. You see only your own view of the table, and your "
                        "legal actions listed by name with numbers; type a number to play (q quits). "
                        + AGENT_SPEC_HELP + ".")
-    p.add_argument("game", help="env name, e.g. kakurenbo_v0 or kakurenbo")
+    p.add_argument("game", help="env name, e.g. kakurenbo_v1 or kakurenbo")
     p.add_argument("--opponents", nargs="*", metavar="SPEC",
                    help="one spec per other seat, or one spec for all of them (default: heuristic)")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
@@ -437,9 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="training run directories (e.g. runs/kakurenbo_ppo)")
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("quickstart", help="train a PPO bot (Summer Hide-and-Seek v1), evaluate it, plot",
+    p = sub.add_parser("quickstart", help="train a PPO bot (Summer Hide-and-Seek v2), evaluate it, plot",
                        description="The main job in one command: train a PPO bot with configs/quickstart_ppo.yaml "
-                       "(Summer Hide-and-Seek v1, 2 players: imitate the heuristic, then PPO mostly against it; "
+                       "(Summer Hide-and-Seek v2, 2 players: imitate the heuristic, then PPO mostly against it; "
                        "a few minutes on 2 cores), evaluate it against random and heuristic players (and the "
                        "shipped bot), say whether it beat the heuristic, print the tables and save plots under "
                        "--output.")

@@ -2,7 +2,7 @@
 
 Example::
 
-    kakurega evaluate kakurenbo_v0 --option num_players=4 \\
+    kakurega evaluate kakurenbo_v1 --option num_players=4 \\
         --agents policy:runs/kakurenbo_ppo/policy.safetensors heuristic random --games 400 --out runs/eval
 
 Agent kinds defined outside kakurega (``register_agent_kind`` in your own
@@ -46,11 +46,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser = parser or argparse.ArgumentParser(prog="kakurega evaluate", description=__doc__.split("\n")[0])
     parser.description = (
         "Play every pairing of the given agents on one env (seats rotated, the same deals for every pairing) "
-        "and report per agent: win rate with 95% CI, mean reward with 95% CI, OpenSkill rating; plus a "
-        "head-to-head matrix. Writes tournament.json, tournament.csv, tournament_head_to_head.csv and "
+        "and report per agent: the score (a win 1, a win shared by k seats 1/k, a loss 0) with 95% CI, wins, "
+        "shared wins, draws and losses, mean reward with 95% CI, OpenSkill rating; plus a head-to-head matrix "
+        "of scores. Writes tournament.json, tournament.csv, tournament_head_to_head.csv and "
         "tournament_heatmap.png into --out."
     )
-    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v0 or kakurenbo")
+    parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
     parser.add_argument(
         "--agents", nargs="+", required=True, metavar="SPEC",
         help="agent specs: random, heuristic, policy:PATH[,sample=true], or any registered kind",

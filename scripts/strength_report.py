@@ -35,8 +35,8 @@ def config_for(env_name: str) -> Path:
 
 
 def _fmt_ci(row: dict) -> str:
-    lo, hi = row["win_rate_ci95"]
-    return f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+    lo, hi = row["score_ci95"]
+    return f"{row['score']:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
 def _fmt_reward(row: dict) -> str:

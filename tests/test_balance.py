@@ -54,6 +54,15 @@ def test_table_summary_counts_seats_first_players_lengths_and_truncation():
     assert Estimate(0.5, 0.25, 0.75).text(signed=True) == "+0.500 [+0.250, +0.750]"
 
 
+def test_a_shared_top_place_scores_its_share_and_counts_as_a_tie():
+    games = Games(2)
+    games.add(0, ("H",) * 2, [0.5, 0.5], 10, False, 0)  # a tie: each seat scores half, as the zero-sum reward pays
+    games.add(0, ("H",) * 2, [1.0, 0.0], 10, False, 0)
+    summary = games.summary()
+    assert [e.value for e in summary["seat_win"]] == pytest.approx([0.75, 0.25])
+    assert summary["tied"].value == pytest.approx(0.5)
+
+
 # ------------------------------------------------------------- smoke runs
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_balance_report_runs_on_every_registered_env(env_name):
@@ -77,7 +86,7 @@ def test_balance_command_line(capsys, tmp_path):
     assert main(["balance", "kakurenbo", "--games", "3", "--ismcts-budget", "0", "--config", "num_players=3",
                  "--json", str(out), "--quiet"]) == 0
     text = capsys.readouterr().out
-    assert "first player wins" in text and "IS-MCTS" not in text
+    assert "first player score" in text and "top place shared" in text and "IS-MCTS" not in text
     import json
 
     assert json.loads(out.read_text())["options"] == {"num_players": 3}

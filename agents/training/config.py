@@ -109,7 +109,7 @@ DQN = {
 
 SCHEMA: dict[str, Any] = {
     "name": Key("str_or_none", None, "run name; outputs go to runs/<name> unless output_dir is set (default: <env>_<algorithm>)"),
-    "env": Key("str", REQUIRED, "registered env name, e.g. kakurenbo_v0 (see `kakurega envs`)"),
+    "env": Key("str", REQUIRED, "registered env name, e.g. kakurenbo_v1 (see `kakurega envs`)"),
     "env_kwargs": Key("dict", {}, "options passed to the env constructor, e.g. {num_players: 4}"),
     "algorithm": Key("str", REQUIRED, "ppo (sb3-contrib MaskablePPO) or dqn (kakurega MaskedDQN)", choices=("ppo", "dqn")),
     "total_timesteps": Key("int", REQUIRED, "learner steps to train for (opponent moves are not counted)", minimum=1, maximum=MAX_STEPS),

@@ -31,7 +31,7 @@ def read_progress(run_dir) -> list[dict]:
 
 
 def plot_learning_curves(run_dir, output=None) -> Path | None:
-    """Save ``plots/learning_curve.png`` of a run: training reward and win rate, evaluation win rate with CI.
+    """Save ``plots/learning_curve.png`` of a run: training reward and score, evaluation score with CI.
 
     Returns the PNG path, or ``None`` when the run has no logs yet.
     """
@@ -48,7 +48,7 @@ def plot_learning_curves(run_dir, output=None) -> Path | None:
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ax = axes[0]
-    for key, label in (("rollout/ep_rew_mean", "mean episode reward"), ("rollout/win_rate", "win rate (last 100 episodes)")):
+    for key, label in (("rollout/ep_rew_mean", "mean episode reward"), ("rollout/score", "score (last 100 episodes)")):
         xs, ys = _series(progress, "time/total_timesteps", key)
         if xs:
             ax.plot(xs, ys, label=label)
@@ -58,14 +58,14 @@ def plot_learning_curves(run_dir, output=None) -> Path | None:
     ax.legend(loc="best")
     ax = axes[1]
     if evaluations:
-        xs, ys = _series(evaluations, "timesteps", "win_rate")
-        _, low = _series(evaluations, "timesteps", "win_rate_ci_low")
-        _, high = _series(evaluations, "timesteps", "win_rate_ci_high")
+        xs, ys = _series(evaluations, "timesteps", "score")
+        _, low = _series(evaluations, "timesteps", "score_ci_low")
+        _, high = _series(evaluations, "timesteps", "score_ci_high")
         opponent = evaluations[-1].get("opponent", "")
-        ax.plot(xs, ys, marker="o", label=f"win rate vs {opponent}")
+        ax.plot(xs, ys, marker="o", label=f"score vs {opponent} (a win 1, a shared win 1/k)")
         if len(low) == len(xs) and len(high) == len(xs):
             ax.fill_between(xs, low, high, alpha=0.25, label="95% CI")
-        _, baseline = _series(evaluations, "timesteps", "baseline_win_rate")
+        _, baseline = _series(evaluations, "timesteps", "baseline_score")
         if len(baseline) == len(xs):
             ax.plot(xs, baseline, linestyle="--", color="grey", label=f"random vs {opponent}")
         ax.set_ylim(0, 1)

@@ -113,7 +113,7 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
                 running = r + gamma * running
                 episode_returns.append(running)
             returns.extend(reversed(episode_returns))
-            outcomes.append(info.get("outcome"))
+            outcomes.append((info.get("outcome"), info.get("score", 0.0)))
             rewards = []
             if len(actions) >= steps:
                 break
@@ -129,7 +129,8 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
         "actions": np.asarray(actions, dtype=np.int64),
         "returns": np.asarray(returns, dtype=np.float32),
         "episodes": len(outcomes),
-        "win_rate": sum(o == "win" for o in outcomes) / max(1, len(outcomes)),
+        "win_rate": sum(o == "win" for o, _ in outcomes) / max(1, len(outcomes)),  # outright wins
+        "score": sum(share for _, share in outcomes) / max(1, len(outcomes)),  # shared wins count 1/k
     }
     if target == "visits":
         data["targets"] = np.asarray(targets, dtype=np.float32)

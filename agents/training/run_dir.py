@@ -31,10 +31,10 @@ from kakurega.agents.training.config import ConfigError
 
 MANIFEST = ".kakurega-run.json"
 LOCK = ".kakurega-lock"
-#: every top-level entry a run (train or quickstart) may write; nothing else is ever deleted
+#: every top-level entry a run (train, quickstart or exploit) may write; nothing else is ever deleted
 RUN_ENTRIES = (
     "config.yaml", "policy.safetensors", "checkpoints", "league", "logs", "tb", "eval.csv", "evaluation",
-    "plots", "summary.json", "tournament",
+    "plots", "summary.json", "tournament", "exploit.json", "exploit.txt",
 )
 
 

@@ -201,7 +201,7 @@ def _callbacks(config: dict, out: Path, start_time: float):
             return True
 
     class OutcomeCallback(BaseCallback):
-        """Logs win/draw/loss rates of the last 100 training episodes and the opponent mix."""
+        """Logs the score and the win/shared/draw rates of the last 100 training episodes (see ``agents.outcome``)."""
 
         def _on_training_start(self) -> None:
             self.outcomes = deque(maxlen=100)
@@ -209,11 +209,13 @@ def _callbacks(config: dict, out: Path, start_time: float):
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
                 if done and "outcome" in info:
-                    self.outcomes.append(info["outcome"])
+                    self.outcomes.append((info["outcome"], info["score"]))
             if self.outcomes:
                 n = len(self.outcomes)
-                self.logger.record("rollout/win_rate", sum(o == "win" for o in self.outcomes) / n)
-                self.logger.record("rollout/draw_rate", sum(o == "draw" for o in self.outcomes) / n)
+                self.logger.record("rollout/score", sum(share for _, share in self.outcomes) / n)
+                self.logger.record("rollout/win_rate", sum(o == "win" for o, _ in self.outcomes) / n)
+                self.logger.record("rollout/shared_win_rate", sum(o == "shared" for o, _ in self.outcomes) / n)
+                self.logger.record("rollout/draw_rate", sum(o == "draw" for o, _ in self.outcomes) / n)
             return True
 
     class EvalCallback(BaseCallback):
@@ -239,22 +241,25 @@ def _callbacks(config: dict, out: Path, start_time: float):
             )
             row = result.per_agent[0]
             if self._baseline is None:
-                self._baseline = random_baseline(config, opponent, evaluation["games"])["win_rate"]
+                self._baseline = random_baseline(config, opponent, evaluation["games"])["score"]
+            self.logger.record("eval/score", row["score"])
+            self.logger.record("eval/score_ci_low", row["score_ci95"][0])
+            self.logger.record("eval/score_ci_high", row["score_ci95"][1])
             self.logger.record("eval/win_rate", row["win_rate"])
             self.logger.record("eval/win_rate_ci_low", row["win_rate_ci95"][0])
             self.logger.record("eval/win_rate_ci_high", row["win_rate_ci95"][1])
             self.logger.record("eval/mean_reward", row["mean_reward"])
-            self.logger.record("eval/random_baseline_win_rate", self._baseline)
+            self.logger.record("eval/random_baseline_score", self._baseline)
             path = out / "eval.csv"
             new = not path.exists()
             with open(path, "a", newline="") as f:
                 writer = csv.writer(f)
                 if new:
-                    writer.writerow(["timesteps", "wall_seconds", "opponent", "games", "win_rate", "win_rate_ci_low",
-                                     "win_rate_ci_high", "mean_reward", "baseline_win_rate"])
+                    writer.writerow(["timesteps", "wall_seconds", "opponent", "games", "score", "score_ci_low",
+                                     "score_ci_high", "win_rate", "mean_reward", "baseline_score"])
                 writer.writerow([self.num_timesteps, f"{time.perf_counter() - start_time:.1f}", opponent, row["games"],
-                                 f"{row['win_rate']:.4f}", f"{row['win_rate_ci95'][0]:.4f}", f"{row['win_rate_ci95'][1]:.4f}",
-                                 f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"])
+                                 f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}", f"{row['score_ci95'][1]:.4f}",
+                                 f"{row['win_rate']:.4f}", f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"])
 
         def _on_step(self) -> bool:
             if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
@@ -367,18 +372,22 @@ def _slug(spec: str) -> str:
 
 def evaluation_table(config: dict, rows: list) -> str:
     """The final evaluation as a plain-text table."""
+    from kakurega.agents.tournament import SCORE_NOTE
+
     head = (
         f"{config['env']} {config['env_kwargs'] or ''}: {config['algorithm']} policy, "
         f"greedy, seat rotated, paired deals (seed {config['evaluation']['seed']})"
     )
-    lines = [head, f"{'opponent':<14} {'agent':<18} {'games':>6} {'win rate':>9} {'95% CI':>16} {'mean reward':>12} {'95% CI':>18}"]
+    lines = [head, f"{'opponent':<14} {'agent':<18} {'games':>6} {'score':>6} {'95% CI':>16} {'won':>5} {'shared':>6} "
+                   f"{'drawn':>5} {'mean reward':>12} {'95% CI':>18}"]
     for r in rows:
-        lo, hi = r["win_rate_ci95"]
+        lo, hi = r["score_ci95"]
         rlo, rhi = r["mean_reward_ci95"]
         lines.append(
-            f"{r['opponent']:<14} {r['agent']:<18} {r['games']:>6} {r['win_rate']:>9.3f} [{lo:.3f}, {hi:.3f}] "
-            f"{r['mean_reward']:>12.3f} [{rlo:+.3f}, {rhi:+.3f}]"
+            f"{r['opponent']:<14} {r['agent']:<18} {r['games']:>6} {r['score']:>6.3f} [{lo:.3f}, {hi:.3f}] "
+            f"{r['wins']:>5} {r['shared_wins']:>6} {r['draws']:>5} {r['mean_reward']:>12.3f} [{rlo:+.3f}, {rhi:+.3f}]"
         )
+    lines.append(SCORE_NOTE)
     return "\n".join(lines)
 
 

@@ -20,8 +20,8 @@ included), and every ``info`` carries ``"action_mask"``, the mask of the
 observation returned with it as an ``int8`` array of 0/1 (all zeros once the
 game is over), the dtype of the AEC envs' masks, so libraries that compute
 ``1 - mask`` get the illegal actions. The final
-step's info also has ``"outcome"`` (win/draw/loss, see
-:mod:`kakurega.agents.outcome`), ``"final_return"``, ``"learner_seat"`` and
+step's info also has ``"outcome"`` (win/shared/draw/loss) and ``"score"``
+(the learner's share of the win; see :mod:`kakurega.agents.outcome`), ``"final_return"``, ``"learner_seat"`` and
 ``"opponents"``.
 
 With ``move_features=True`` each observation is followed by the game's move
@@ -47,7 +47,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kakurega.agents.base import AgentContext, choose_action
-from kakurega.agents.outcome import classify_outcome
+from kakurega.agents.outcome import classify_outcome, win_share
 from kakurega.agents.training.league import OpponentPool
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, check_render_mode
 
@@ -142,6 +142,7 @@ class SingleAgentView(gymnasium.Env):
             seat = self.raw.possible_agents.index(self._learner)
             info.update(
                 outcome=classify_outcome(returns, seat),
+                score=win_share(returns, seat),
                 final_return=self._totals[self._learner],
                 learner_seat=seat,
                 opponents=dict(self._opponent_labels),

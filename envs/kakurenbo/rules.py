@@ -21,6 +21,7 @@ import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
+from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_returns
 from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import COLOUR_OF, CURSE, NUM_BODY_CARDS, UNKNOWN
 
@@ -36,8 +37,16 @@ VARIANT_OPTION = Option("variant", str, "kakurenbo", "hide-and-seek (faces seen,
 NUM_PLAYERS_OPTION = Option("num_players", int, 4, "players at the table", low=MIN_PLAYERS, high=MAX_PLAYERS)
 MAX_STEPS_OPTION = Option("max_steps", int, DEFAULT_MAX_STEPS, "agent actions after which the game is truncated "
                           "and scored as ended", low=1, high=MAX_STEPS)
+#: version 0's reward option ("win" is the shared-win scheme of :mod:`kakurega.envs.core.rewards`)
 REWARD_OPTION = Option("reward", str, "win", "+1 each winner / −1 everyone else at the end, or points as scored",
                 choices=REWARD_MODES)
+#: version 1's: zero-sum by default, the old scheme kept as ``"shared_win"``
+REWARD_OPTION_V1 = Option("reward", str, ZERO_SUM, "``\"zero_sum\"``: n/(n−1)·(1/k − 1/n) to each of k winners, "
+                          "−1/(n−1) to every other player (a lone winner +1); ``\"shared_win\"``: +1 each winner, "
+                          "−1 everyone else; ``\"points\"``: points as scored", choices=(ZERO_SUM, SHARED_WIN, "points"))
+#: what the rules accept: every version's modes ("win" and "shared_win" are one scheme)
+GAME_REWARD_OPTION = Option("reward", str, "win", "the reward mode of any version",
+                            choices=("win", ZERO_SUM, SHARED_WIN, "points"))
 
 PARTS = ("head", "chest", "waist", "right arm", "left arm", "right leg", "left leg")
 POINTS = (4, 3, 3, 2, 2, 1, 1)
@@ -180,14 +189,16 @@ class KakurenboGame(Game):
         variant: str = VARIANT_OPTION.default,
         num_players: int = NUM_PLAYERS_OPTION.default,
         max_steps: int = MAX_STEPS_OPTION.default,
-        reward: str = REWARD_OPTION.default,
+        reward: str = GAME_REWARD_OPTION.default,
     ):
         """The rules for these options, each checked by its :class:`Option` (as the env checks them)."""
         self.variant = VARIANT_OPTION.check(variant)
         self.kurayami = variant == "kurayami"
         self.num_players = n = NUM_PLAYERS_OPTION.check(num_players)
         self.max_steps = MAX_STEPS_OPTION.check(max_steps)
-        self.reward = REWARD_OPTION.check(reward)
+        self.reward = GAME_REWARD_OPTION.check(reward)
+        #: how winning pays ("zero_sum" or "shared_win"; unused in points mode)
+        self.win_scheme = ZERO_SUM if reward == ZERO_SUM else SHARED_WIN
         m = n - 1
         self.num_offsets = m
         self.DISCARD_BASE = 1
@@ -600,16 +611,13 @@ class KakurenboGame(Game):
         return [s for s in candidates if scores[s] == best]
 
     def returns(self, state: KakurenboState) -> np.ndarray:
-        """Cumulative returns: win mode pays +1/-1 at the end; points mode pays points as scored."""
+        """Cumulative returns: the win schemes pay at the end (:mod:`~kakurega.envs.core.rewards`); points as scored."""
         finished = state.over or state.steps >= self.max_steps
         if self.reward == "points":
             return np.asarray(self.final_scores(state) if finished else state.scores, dtype=np.float64)
         if not finished:
             return self._zeros  # shared and read-only
-        result = np.full(self.num_players, -1.0)
-        for seat in self.winners(state):
-            result[seat] = 1.0
-        return result
+        return win_returns(self.win_scheme, self.num_players, self.winners(state))
 
     # ----------------------------------------------------------------- words
     def seat_name(self, seat: int) -> str:

@@ -46,6 +46,7 @@ import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
+from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_returns
 from kakurega.envs.summer_hide_and_seek.belief import BeliefModel, iter_bits, mask_of
 from kakurega.envs.summer_hide_and_seek.geometry import (
     first_squares,
@@ -72,8 +73,17 @@ MAP_OPTION = Option("map", (str, os.PathLike, SummerMap, type(None)), None, "Non
                     expected="None (default map), a YAML file path or a SummerMap")
 STRICT_MOVES_OPTION = Option("strict_moves", bool, False, "also apply the white-end rule to moves (the seed's most "
                              "literal reading)")
+#: versions 0 and 1 ("win" is the shared-win scheme of :mod:`kakurega.envs.core.rewards`)
 REWARD_OPTION = Option("reward", str, "win", "``\"win\"``: +1 each winner, −1 each other player at the end; "
                        "``\"vp\"``: VP as they are scored", choices=REWARD_MODES)
+#: version 2: zero-sum by default, the old scheme kept as ``"shared_win"``
+REWARD_OPTION_V2 = Option("reward", str, ZERO_SUM, "``\"zero_sum\"``: n/(n−1)·(1/k − 1/n) to each of k winners, "
+                          "−1/(n−1) to every other player at the end (2 players: win +1, loss −1, tie 0); "
+                          "``\"shared_win\"``: +1 each winner, −1 each other player; ``\"vp\"``: VP as they are "
+                          "scored", choices=(ZERO_SUM, SHARED_WIN, "vp"))
+#: what the rules accept: every version's modes ("win" and "shared_win" are one scheme)
+GAME_REWARD_OPTION = Option("reward", str, "win", "the reward mode of any version",
+                            choices=("win", ZERO_SUM, SHARED_WIN, "vp"))
 MAX_STEPS_OPTION = Option("max_steps", int, 1000, "actions after which the game is truncated", low=1, high=MAX_STEPS)
 # Rule settings each version fixes (not env options).
 MUST_MOVE_OPTION = Option("must_move", bool, False, "the child must draw at least one line each turn")
@@ -138,7 +148,7 @@ class SummerHideAndSeekGame(Game):
         num_players: int = NUM_PLAYERS_OPTION.default,
         summer_map: SummerMap | None = None,
         strict_moves: bool = STRICT_MOVES_OPTION.default,
-        reward: str = REWARD_OPTION.default,
+        reward: str = GAME_REWARD_OPTION.default,
         max_steps: int = MAX_STEPS_OPTION.default,
         must_move: bool = MUST_MOVE_OPTION.default,
         score_truncation: bool = SCORE_TRUNCATION_OPTION.default,
@@ -148,7 +158,9 @@ class SummerHideAndSeekGame(Game):
         self.num_players = num_players = NUM_PLAYERS_OPTION.check(num_players)
         self.map = summer_map if summer_map is not None else load_map()
         self.strict_moves = STRICT_MOVES_OPTION.check(strict_moves)
-        self.reward = REWARD_OPTION.check(reward)
+        self.reward = GAME_REWARD_OPTION.check(reward)
+        #: how winning pays ("zero_sum" or "shared_win"; unused in vp mode)
+        self.win_scheme = ZERO_SUM if reward == ZERO_SUM else SHARED_WIN
         self.max_steps = max_steps = MAX_STEPS_OPTION.check(max_steps)
         self.must_move = MUST_MOVE_OPTION.check(must_move)
         self.score_truncation = SCORE_TRUNCATION_OPTION.check(score_truncation)
@@ -480,7 +492,7 @@ class SummerHideAndSeekGame(Game):
         return [seat for seat, vp in enumerate(state.vp) if vp == best]
 
     def returns(self, state: SummerState) -> np.ndarray:
-        """Cumulative returns (in "win" mode, before the end: one shared read-only array of zeros).
+        """Cumulative returns (in the win schemes, before the end: one shared read-only array of zeros).
 
         With ``score_truncation`` a game cut off by the step limit pays the
         standings, as if it had ended ("vp" mode pays VP as scored anyway).
@@ -489,9 +501,7 @@ class SummerHideAndSeekGame(Game):
             return np.asarray(state.vp, dtype=np.float64)
         if state.phase != OVER and not (self.score_truncation and state.steps >= self.max_steps):
             return self._no_returns
-        out = np.full(self.num_players, -1.0)
-        out[self.winners(state)] = 1.0
-        return out
+        return win_returns(self.win_scheme, self.num_players, self.winners(state))
 
     # ------------------------------------------------------------------ words
     def describe_action(self, action: int) -> tuple[str, int]:

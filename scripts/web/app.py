@@ -131,7 +131,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
 
     env = message.get("env")
     if not isinstance(env, str):
-        raise RequestError("new: 'env' must be an env name such as 'kakurenbo_v0'")
+        raise RequestError("new: 'env' must be an env name such as 'kakurenbo_v1'")
     name = resolve_env_name(env)
     options = message.get("options") or {}
     if not isinstance(options, dict):

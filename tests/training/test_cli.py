@@ -24,7 +24,7 @@ TINY = [
 def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"envs", "demo", "train", "evaluate", "play", "plot", "quickstart", "balance", "train-bots",
+    assert set(commands) == {"envs", "demo", "train", "evaluate", "exploit", "play", "plot", "quickstart", "balance", "train-bots",
                              "bench", "playthroughs", "replay", "serve"}
     for name, sub in commands.items():
         if name in ("bench", "train-bots"):  # their arguments belong to the scripts they run
@@ -61,9 +61,9 @@ def test_demo_plays_the_newest_version_of_every_game(capsys):
 def test_a_game_name_without_version_means_its_newest_version():
     from kakurega.scripts.evaluate import resolve_env_name
 
-    assert resolve_env_name("summer_hide_and_seek") == "summer_hide_and_seek_v1"
+    assert resolve_env_name("summer_hide_and_seek") == "summer_hide_and_seek_v2"
     assert resolve_env_name("summer_hide_and_seek_v0") == "summer_hide_and_seek_v0"
-    assert resolve_env_name("kakurenbo") == "kakurenbo_v0"
+    assert resolve_env_name("kakurenbo") == "kakurenbo_v1"
 
 
 def test_train_evaluate_plot_end_to_end(tmp_path, capsys):
@@ -74,7 +74,7 @@ def test_train_evaluate_plot_end_to_end(tmp_path, capsys):
     out_dir = tmp_path / "eval"
     assert main(["evaluate", "kakurenbo", "--agents", f"policy:{policy}", "random", "--games", "8", "--seed", "1", "--out", str(out_dir)]) == 0
     out = capsys.readouterr().out
-    assert "win rate" in out and "head to head" in out
+    assert "score" in out and "head to head" in out
     data = json.loads((out_dir / "tournament.json").read_text())
     assert data["agents"] == [f"policy:{policy}", "random"] and data["games_per_pairing"] == 8
     assert (out_dir / "tournament_heatmap.png").is_file() and (out_dir / "tournament.csv").is_file()

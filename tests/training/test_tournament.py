@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from kakurega.agents.outcome import classify_outcome, ranks
+from kakurega.agents.outcome import classify_outcome, ranks, win_share
 from kakurega.agents.tournament import play_game, run_tournament, wilson_interval
 
 
@@ -94,11 +94,12 @@ def test_outputs_json_csv_heatmap(nim, tmp_path):
     data = json.loads(paths["json"].read_text())
     assert data["agents"] == ["random", "heuristic"] and "ratings" in data
     rows = paths["csv"].read_text().splitlines()
-    assert rows[0].startswith("agent,games,wins,draws,losses,win_rate,win_rate_ci_low")
+    assert rows[0].startswith("agent,games,score,score_ci_low,score_ci_high,wins,shared_wins,draws,losses,win_rate")
     assert len(rows) == 3
     assert paths["head_to_head_csv"].read_text().splitlines()[0] == "row_vs_column,random,heuristic"
     assert paths["heatmap"].read_bytes()[:4] == b"\x89PNG"
-    assert "win rate" in result.table()
+    assert "score" in result.table()
+    assert "a win shared by k seats 1/k" in result.table()  # every table says how a tie is counted
 
 
 def test_wilson_interval_known_values():
@@ -110,11 +111,47 @@ def test_wilson_interval_known_values():
 
 @pytest.mark.parametrize(
     "returns, seat, outcome",
-    [([1, -1], 0, "win"), ([1, -1], 1, "loss"), ([0, 0], 0, "draw"), ([1, 1, -1, 1], 3, "win"),
-     ([5, 5, 0], 2, "loss"), ([1], 0, "win"), ([0], 0, "draw"), ([-1], 0, "loss")],
+    [([1, -1], 0, "win"), ([1, -1], 1, "loss"), ([0, 0], 0, "draw"), ([1, 1, -1, 1], 3, "shared"),
+     ([1, -1, -1, -1], 0, "win"), ([5, 5, 0], 2, "loss"), ([5, 5, 0], 1, "shared"), ([1], 0, "win"), ([0], 0, "draw"),
+     ([-1], 0, "loss")],
 )
 def test_outcome_classification(returns, seat, outcome):
     assert classify_outcome(returns, seat) == outcome
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_the_score_is_what_the_zero_sum_reward_pays_for(num_players):
+    """Every seat's zero-sum reward is n/(n-1) * (share - 1/n), and the shares of a game sum to 1."""
+    from itertools import combinations
+
+    from kakurega.envs.core.rewards import zero_sum_returns
+
+    n = num_players
+    for k in range(1, n + 1):
+        for winners in combinations(range(n), k):
+            returns = zero_sum_returns(n, winners)
+            shares = [win_share(returns, seat) for seat in range(n)]
+            assert sum(shares) == pytest.approx(1.0)
+            for seat in range(n):
+                assert returns[seat] == pytest.approx(n / (n - 1) * (shares[seat] - 1 / n))
+                expected = "draw" if k == n else ("win" if k == 1 else "shared") if seat in winners else "loss"
+                assert classify_outcome(returns, seat) == expected
+
+
+def test_a_shared_win_scores_less_than_a_win_in_the_tables(monkeypatch):
+    """Tournament rows and the head-to-head matrix count a k-way tie at the top as 1/k, not as a win."""
+    import kakurega.agents.tournament as tournament
+
+    outcomes = iter([[1.0, 1.0, -1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, 1.0]] * 10)
+    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (next(outcomes), 1))
+    result = run_tournament("summer_hide_and_seek_v2", ["random", "heuristic"], {"num_players": 3}, games=3, seed=0,
+                            focal="random")
+    row = result.per_agent[0]
+    # the focal agent on seats 0, 1, 2 of one deal: it shares a win by 2, loses, shares a win by 2
+    assert (row["wins"], row["shared_wins"], row["losses"]) == (0, 2, 1)
+    assert row["score"] == pytest.approx((0.5 + 0.0 + 0.5) / 3)
+    assert result.head_to_head[0][1] == pytest.approx(row["score"])
+    assert row["win_rate"] == 0.0
 
 
 def test_ranks_share_ties():
