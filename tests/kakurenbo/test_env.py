@@ -7,7 +7,7 @@ import pytest
 
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.heuristics.kakurenbo import KakurenboHeuristic
-from kakurega.envs import kakurenbo_v0, make
+from kakurega.envs import kakurenbo_v1, make
 from kakurega.envs.kakurenbo import reference
 from kakurega.envs.kakurenbo.rules import KakurenboGame
 
@@ -21,7 +21,8 @@ BAD_ARGUMENTS = [
     ({"num_players": True},            TypeError,  "num_players must be an integer"),
     ({"max_steps": 0},                 ValueError, "max_steps must be an integer from 1 to 1000000, got 0"),
     ({"max_steps": "200"},             TypeError,  "max_steps must be an integer from 1 to 1000000, got '200' of type str"),
-    ({"reward": "score"},              ValueError, "reward must be 'win' or 'points', got 'score'"),
+    ({"reward": "score"},              ValueError, "reward must be one of 'zero_sum', 'shared_win', 'points', got 'score'"),
+    ({"reward": "win"},                ValueError, "reward must be one of 'zero_sum', 'shared_win', 'points', got 'win'"),
     ({"render_mode": "rgb"},           ValueError, "render_mode='rgb'"),
     ({"render_view": "player_9"},      ValueError, "render_view='player_9'"),
 ]
@@ -30,20 +31,20 @@ BAD_ARGUMENTS = [
 @pytest.mark.parametrize("kwargs,error,words", BAD_ARGUMENTS, ids=[str(k) for k, _, _ in BAD_ARGUMENTS])
 def test_bad_constructor_arguments_fail_clearly(kwargs, error, words):
     with pytest.raises(error, match=re.escape(words)):
-        kakurenbo_v0.env(**kwargs)
+        kakurenbo_v1.env(**kwargs)
 
 
 def test_unknown_options_are_rejected():
     with pytest.raises(TypeError, match="players"):
-        kakurenbo_v0.raw_env(players=4)
+        kakurenbo_v1.raw_env(players=4)
 
 
 @pytest.mark.parametrize("n,size,obs_size", [(3, 74, 134), (4, 107, 165), (5, 140, 196)])
 def test_spaces_match_the_env_card(n, size, obs_size):
-    e = kakurenbo_v0.env(num_players=n)
+    e = kakurenbo_v1.env(num_players=n)
     assert e.action_space("player_0").n == size
     assert e.observation_space("player_0")["observation"].shape == (obs_size,)
-    card = kakurenbo_v0.__doc__
+    card = kakurenbo_v1.__doc__
     assert "74 (3 players), 107 (4), 140 (5)" in card and "size 134 / 165 / 196" in card
 
 
@@ -66,20 +67,20 @@ CARD_EXAMPLES = [
 def test_env_card_worked_examples_are_right(n, action, words):
     game = KakurenboGame("kakurenbo", n)
     assert game.action_to_string(None, action) == words
-    assert f"``{action}``" in kakurenbo_v0.__doc__
+    assert f"``{action}``" in kakurenbo_v1.__doc__
 
 
 def test_env_card_block_starts_are_right():
     for n, starts in ((3, "0, 1, 8, 36, 40, 44, 72"), (4, "0, 1, 8, 50, 56, 62, 104"), (5, "0, 1, 8, 64, 72, 80, 136")):
         g = KakurenboGame("kakurenbo", n)
         got = ", ".join(str(x) for x in (0, 1, g.GIVE_CARD_BASE, g.GIVE_COLOUR_BASE, g.TAKE_BASE, g.CURSE_GIVE_BASE, g.TARGET_BASE))
-        assert got == starts and starts in kakurenbo_v0.__doc__
+        assert got == starts and starts in kakurenbo_v1.__doc__
 
 
 def test_env_card_observation_table_is_the_layout():
-    raw = kakurenbo_v0.raw_env(num_players=4)
+    raw = kakurenbo_v1.raw_env(num_players=4)
     for line in raw.layout.markdown_table().splitlines()[2:]:
-        assert line in kakurenbo_v0.__doc__
+        assert line in kakurenbo_v1.__doc__
 
 
 def test_pettingzoo_registry_and_project_make():
@@ -88,11 +89,11 @@ def test_pettingzoo_registry_and_project_make():
     e = pettingzoo.make("aec", "kakurega/kakurenbo-v0", variant="kurayami", num_players=5)
     e.reset(seed=0)
     assert e.unwrapped.game.kurayami and len(e.possible_agents) == 5
-    assert make("kakurenbo_v0", wrapped=False).game.num_players == 4
+    assert make("kakurenbo_v1", wrapped=False).game.num_players == 4
 
 
 def test_render_views_hide_what_they_must():
-    e = kakurenbo_v0.env(num_players=3, render_mode="ansi", render_view="player_1")
+    e = kakurenbo_v1.env(num_players=3, render_mode="ansi", render_view="player_1")
     e.reset(seed=2)
     raw = e.unwrapped
     own = raw.game_state.hands[1][0]
@@ -107,7 +108,7 @@ def test_render_views_hide_what_they_must():
 
 
 def test_illegal_action_message_names_the_action_and_the_rule():
-    raw = kakurenbo_v0.raw_env(num_players=4)
+    raw = kakurenbo_v1.raw_env(num_players=4)
     raw.reset(seed=0)
     with pytest.raises(ValueError, match="discard the head pair.*you do not hold the head pair"):
         raw.step(1)
@@ -116,8 +117,8 @@ def test_illegal_action_message_names_the_action_and_the_rule():
 # ------------------------------------------------------------ heuristic
 def play_match(variant, n, games, seed=0):
     """Heuristic on a rotating seat against random agents: its wins and the random seats' mean wins."""
-    env = kakurenbo_v0.env(variant=variant, num_players=n)
-    context = AgentContext.from_env(env, "kakurenbo_v0", {"variant": variant, "num_players": n})
+    env = kakurenbo_v1.env(variant=variant, num_players=n)
+    context = AgentContext.from_env(env, "kakurenbo_v1", {"variant": variant, "num_players": n})
     wins = random_wins = 0.0
     for g in range(games):
         seat = g % n
@@ -156,8 +157,8 @@ def truncated_share(variant, n, games, seed=0):
     """Share of heuristic-table games (every seat the heuristic) cut off by the step limit."""
     from kakurega.agents.tournament import play_game
 
-    env = kakurenbo_v0.raw_env(variant=variant, num_players=n)
-    context = AgentContext.from_env(env, "kakurenbo_v0", {"variant": variant, "num_players": n})
+    env = kakurenbo_v1.raw_env(variant=variant, num_players=n)
+    context = AgentContext.from_env(env, "kakurenbo_v1", {"variant": variant, "num_players": n})
     truncated = 0
     for g in range(games):
         agents = [KakurenboHeuristic(context, seed=seed + n * g + i) for i in range(n)]
@@ -186,8 +187,8 @@ def test_move_features_mark_the_heuristics_choice(variant):
     from kakurega.agents.tournament import play_game
 
     config = {"variant": variant, "num_players": 4}
-    env = kakurenbo_v0.raw_env(**config)
-    context = AgentContext.from_env(env, "kakurenbo_v0", config)
+    env = kakurenbo_v1.raw_env(**config)
+    context = AgentContext.from_env(env, "kakurenbo_v1", config)
     features = KakurenboMoveFeatures(context)
     marked = decisions = repeats = 0
 
@@ -213,7 +214,7 @@ def test_move_features_mark_the_heuristics_choice(variant):
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_fast_encoder_equals_the_reference_definition(variant, n):
     """Every seat's observation, at every step of random games (step limit reached in some)."""
-    raw = kakurenbo_v0.raw_env(variant=variant, num_players=n, max_steps=35)
+    raw = kakurenbo_v1.raw_env(variant=variant, num_players=n, max_steps=35)
     game, layout = raw.game, raw.layout
     rng = np.random.default_rng(n)
     states = []

@@ -5,7 +5,7 @@ import pytest
 
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic
-from kakurega.envs import summer_hide_and_seek_v0, summer_hide_and_seek_v1
+from kakurega.envs import summer_hide_and_seek_v0, summer_hide_and_seek_v1, summer_hide_and_seek_v2
 from kakurega.envs.summer_hide_and_seek.map_data import parse_map
 from kakurega.envs.summer_hide_and_seek.rules import SEEK
 
@@ -93,12 +93,19 @@ def test_render_views():
 
 
 def test_env_card_documents_every_section_and_the_heuristic_figures():
-    card = summer_hide_and_seek_v1.__doc__
+    card = summer_hide_and_seek_v2.__doc__
     for words in ("Action", "Observation", "Rewards", "Public belief", "Hidden information", "Stuck rule",
                   "Decisions where the rules page was silent", "find rate", "Version history", "``3S + 1``",
-                  "continue", "must move", "scores the standings", "determinization sampler"):
+                  "continue", "must move", "scores the standings", "determinization sampler", "zero_sum",
+                  "shared_win"):
         assert words in card, words
     assert "{figures}" not in card and "{layout_table}" not in card
+
+
+def test_superseded_version_1_card_says_so_and_keeps_its_reward():
+    card = summer_hide_and_seek_v1.__doc__
+    for words in ("Superseded", "summer_hide_and_seek_v2", "Rewards", "Version history", "+1 to each player"):
+        assert words in card, words
 
 
 def test_version_0_card_says_it_is_superseded_and_names_its_leak_and_exploit():

@@ -31,7 +31,7 @@ BASE = {"env": "kakurenbo_v0", "algorithm": "ppo", "total_timesteps": 1000}
         ({"opponents": [{"agent": "random", "weight": -1}]}, r"'opponents\[0\].weight': expected a number from 0 to 1000000, got -1"),
         ({"opponents": [{"agent": "random", "weight": 0}]}, r"'opponents': the weights sum to 0"),
         ({"opponents": [{"weight": 1}]}, r"'opponents\[0\].agent': expected an agent spec string, got None"),
-        ({"env": "chess_v9"}, r"config key 'env': unknown env 'chess_v9'; registered envs: kakurenbo_v0"),
+        ({"env": "chess_v9"}, r"config key 'env': unknown env 'chess_v9'; registered envs: kakurenbo_v1"),
         ({"evaluation": {"final_opponents": []}}, r"'evaluation.final_opponents': expected a list of agent spec strings"),
         ({"logging": {"tensorboard": "yes"}}, r"'logging.tensorboard': expected true or false, got 'yes'"),
     ],

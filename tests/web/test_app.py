@@ -99,7 +99,7 @@ def test_watching_bots_from_a_chosen_view(client):
         ("not json", "not valid JSON"),
         ("[1, 2]", "unknown message type None"),
         ('{"type": "dance"}', "unknown message type 'dance'; expected a JSON object with \"type\" one of new, act"),
-        ('{"type": "new", "env": "chess"}', "unknown env 'chess'; registered envs: kakurenbo_v0"),
+        ('{"type": "new", "env": "chess"}', "unknown env 'chess'; registered envs: kakurenbo_v1"),
         ('{"type": "new", "env": 3}', "'env' must be an env name"),
         ('{"type": "new", "env": "kakurenbo", "options": {"num_players": 9}}', "num_players"),
         ('{"type": "new", "env": "kakurenbo", "options": {"colour": "red"}}', "colour"),

@@ -95,7 +95,7 @@ def _mutated(**changes) -> str:
         (_mutated(version="1"), "version: expected the integer 1"),
         (_mutated(seed=KeyError), "missing key(s) seed"),
         (_mutated(colour="red"), "unknown key(s) 'colour'"),
-        (_mutated(env="chess_v0"), "env: unknown env 'chess_v0'; registered envs: kakurenbo_v0"),
+        (_mutated(env="chess_v0"), "env: unknown env 'chess_v0'; registered envs: kakurenbo_v1"),
         (_mutated(env_version=0), "env_version: expected 1"),
         (_mutated(options=[1]), "options: expected an object"),
         (_mutated(seed=-1), "seed: expected an integer in [0, 2**64)"),
