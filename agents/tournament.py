@@ -171,6 +171,9 @@ class TournamentResult:
     head_to_head: list  #: matrix[row][col] = score of row vs col (None on the diagonal / unplayed)
     head_to_head_games: list
     ratings: list
+    #: matrix[row][col] = share of the games of that pairing whose top place was shared (a tie or a draw); the
+    #: diagonal holds a pairing of an agent with copies of itself (a one-agent tournament); None where unplayed
+    ties: list = field(default_factory=list)
     wall_seconds: float = 0.0
     total_steps: int = 0
 
@@ -185,6 +188,7 @@ class TournamentResult:
             "per_agent": self.per_agent,
             "head_to_head": self.head_to_head,
             "head_to_head_games": self.head_to_head_games,
+            "ties": self.ties,
             "ratings": self.ratings,
             "total_steps": self.total_steps,
             "wall_seconds": self.wall_seconds,
@@ -246,6 +250,12 @@ class TournamentResult:
         for name, row in zip(self.agents, self.head_to_head):
             cells = "  ".join(f"{'-':>14}" if v is None else f"{v:>14.3f}" for v in row)
             lines.append(f"{name:<{width}}  {cells}")
+        if self.num_players > 1 and self.ties:
+            lines += ["", "ties (share of the pairing's games whose top place was shared):"]
+            lines.append(" " * width + "  " + "  ".join(f"{s:>14}" for s in short))
+            for name, row in zip(self.agents, self.ties):
+                cells = "  ".join(f"{'-':>14}" if v is None else f"{v:>14.3f}" for v in row)
+                lines.append(f"{name:<{width}}  {cells}")
         return "\n".join(lines)
 
     def heatmap(self, path) -> None:
@@ -350,6 +360,8 @@ def run_tournament(
     stats = [AgentStats(spec) for spec in specs]
     h2h_wins = np.zeros((k, k))
     h2h_games = np.zeros((k, k), dtype=int)
+    pair_games = np.zeros((k, k), dtype=int)
+    pair_ties = np.zeros((k, k), dtype=int)
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -416,6 +428,13 @@ def run_tournament(
                 done += 1
                 if progress:
                     progress(done, total_games)
+                tied = int(sum(r == max(returns) for r in returns) > 1)
+                for a, b in ((i, j), (j, i)):
+                    pair_games[a, b] += 1
+                    pair_ties[a, b] += tied
+                if i == j:
+                    pair_games[i, i] -= 1  # counted twice above
+                    pair_ties[i, i] -= tied
                 focal_share = win_share(returns, focal_seat)
                 stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
                 if i == j:
@@ -447,6 +466,8 @@ def run_tournament(
         per_agent=[s.summary() for s in stats],
         head_to_head=head_to_head,
         head_to_head_games=h2h_games.tolist(),
+        ties=[[None if pair_games[i, j] == 0 else float(pair_ties[i, j] / pair_games[i, j]) for j in range(k)]
+              for i in range(k)],
         ratings=[
             {"agent": spec, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
             for spec, r in zip(specs, ratings)

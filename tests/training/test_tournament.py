@@ -152,6 +152,17 @@ def test_a_shared_win_scores_less_than_a_win_in_the_tables(monkeypatch):
     assert row["score"] == pytest.approx((0.5 + 0.0 + 0.5) / 3)
     assert result.head_to_head[0][1] == pytest.approx(row["score"])
     assert row["win_rate"] == 0.0
+    assert result.ties[0][1] == result.ties[1][0] == pytest.approx(2 / 3)  # two of the three games tied at the top
+    assert "ties (share of the pairing's games" in result.table()
+
+
+def test_an_agent_against_copies_of_itself_reports_its_tie_rate(monkeypatch):
+    import kakurega.agents.tournament as tournament
+
+    outcomes = iter([[1.0, 1.0], [1.0, -1.0], [0.0, 0.0], [-1.0, 1.0]])
+    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (next(outcomes), 1))
+    result = run_tournament("summer_hide_and_seek_v2", ["heuristic"], {"num_players": 2}, games=4, seed=0)
+    assert result.ties == [[pytest.approx(0.5)]]
 
 
 def test_ranks_share_ties():
