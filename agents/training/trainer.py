@@ -144,7 +144,9 @@ def _build(config: dict, vec_env, logger):
         return build_model(config, vec_env, logger)
     except (MemoryError, RuntimeError) as error:
         text = str(error)
-        if not isinstance(error, MemoryError) and "memory" not in text.lower():
+        if not isinstance(error, MemoryError) and not any(
+            words in text.lower() for words in ("can't allocate memory", "out of memory", "cannot allocate memory")
+        ):
             raise
         first = (text.strip().splitlines() or [type(error).__name__])[0][:200]
         raise ConfigError(

@@ -270,18 +270,24 @@ def test_a_network_too_large_for_memory_is_refused_in_words(nim, tmp_path, monke
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="a machine with CUDA trains there")
-@pytest.mark.parametrize("device", ["cuda", "cuda:1"])
-def test_cuda_without_cuda_is_refused_instead_of_training_on_the_cpu(nim, tmp_path, device):
+@pytest.mark.parametrize("device", ["cuda", "one beyond the machine's"])
+def test_a_cuda_device_torch_cannot_find_is_refused_instead_of_training_on_the_cpu(nim, tmp_path, device):
+    import torch
+
     from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.trainer import train
 
-    with pytest.raises(ConfigError, match=f"'device': {device}, but torch finds no CUDA device here.*device: cpu"):
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if device == "cuda" and count:
+        pytest.skip("this machine has CUDA")
+    device = "cuda" if device == "cuda" else f"cuda:{count}"
+    found = f"only {count} CUDA device" if count else "no CUDA device"
+    with pytest.raises(ConfigError, match=f"'device': {device}, but torch finds {found}.*device: cpu"):
         train(_config(tmp_path / "run", device=device), quiet=True)
     assert not (tmp_path / "run").exists()
     from kakurega.agents.training.trainer import check_device
 
-    check_device("auto")  # the control: auto takes the CPU here
+    check_device("auto")  # the control: auto and cpu are taken everywhere
     check_device("cpu")
 
 
