@@ -76,6 +76,7 @@ _REQUIRED = ("env", "env_options", "observation_size", "num_actions", "algorithm
 MAX_METADATA_BYTES = 100_000
 MAX_LAYERS = 64
 MAX_LAYER_SIZE = 1 << 16
+MAX_SAFETENSORS_HEADER = 100_000_000  #: the safetensors format's own bound of its JSON header
 #: the pieces of an observation dict a network may read, and the default input
 INPUT_PIECES = ("observation", "action_mask", "move_features")
 DEFAULT_INPUTS = ("observation",)
@@ -153,7 +154,7 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     float32 size, for the files shipped in the package. Both are read back as
     float32. Returns the file written.
     """
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save as to_bytes
 
     if precision not in PRECISIONS:
         raise ValueError(f"save_policy: precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
@@ -199,8 +200,15 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
             f"save_policy: activation {meta['network'].get('activation')!r} is not supported; "
             f"expected one of {sorted(ACTIVATIONS)}"
         )
+    data = to_bytes(tensors, metadata={METADATA_KEY: json.dumps(_jsonable(meta), sort_keys=True)})
     tmp = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(tmp), metadata={METADATA_KEY: json.dumps(_jsonable(meta), sort_keys=True)})
+    tmp.unlink(missing_ok=True)  # a stale one, or a link: a new file is made ("x"), never written through a link
+    try:
+        with open(tmp, "xb") as handle:
+            handle.write(data)
+    except OSError as error:  # e.g. a full disk; a failed write names no file: name it
+        tmp.unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(tmp)) from None
     os.replace(tmp, path)  # never leave a half-written policy behind
     return path
 
@@ -225,8 +233,15 @@ def _check_safetensors_bytes(path: Path) -> None:
         head = f.read(9)
     if len(head) == 9:
         (header_len,) = struct.unpack("<Q", head[:8])
-        if header_len <= size - 8 and head[8:9] == b"{":
-            return
+        # a safetensors file: a little-endian header length (under 100 MB, so its high bytes are zero: no pickle
+        # starts so), then the JSON header; the length's first byte may be anything, '(' or 0x80 included
+        if head[8:9] == b"{" and header_len < MAX_SAFETENSORS_HEADER:
+            if header_len <= size - 8:
+                return
+            raise PolicyFileError(
+                f"{path} is a safetensors file cut short or corrupt: its header needs {header_len + 8} bytes, the file "
+                f"holds {size}; copy or export the policy again"
+            )
     if head[:4] == b"PK\x03\x04":
         raise PolicyFileError(
             f"{path} is a zip archive (a torch .pt file or an SB3 .zip checkpoint, which contain pickles); "

@@ -100,6 +100,7 @@ def cmd_demo(args) -> int:
 def _run_training(config, overrides, **options):
     """``(result, 0)`` of a training run, or ``(None, exit status)`` once the reason it stopped is printed."""
     from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.run_dir import RunWriteError
     from kakurega.agents.training.trainer import TrainingInterrupted, train
 
     try:
@@ -107,6 +108,9 @@ def _run_training(config, overrides, **options):
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return None, 2
+    except RunWriteError as error:  # a full disk, a read-only place: what stopped and what is intact
+        print(f"error: {error}", file=sys.stderr)
+        return None, 1
     except TrainingInterrupted as stop:  # Ctrl-C: a checkpoint was saved; one line says where
         print(f"\n{stop}", file=sys.stderr)
         return None, 130

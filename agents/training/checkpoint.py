@@ -18,10 +18,14 @@ A checkpoint is a directory ``checkpoints/step_<N>/`` holding:
 Safetensors is a JSON header plus raw numbers and JSON is data, so nothing in a
 checkpoint is ever unpickled or executed: a run directory from a stranger is
 safe to resume. A checkpoint is written into a hidden temporary directory
-(every file fsynced) and renamed into place, so a crash leaves the previous
-checkpoints intact; :func:`latest_good` verifies sizes, checksums and that
-``state.json`` and every tensor file read, and falls back to the previous
-checkpoint when the newest is cut short or corrupt.
+(every file fsynced) and renamed into place, so a crash or a full disk leaves
+the previous checkpoints intact; :func:`latest_good` verifies sizes, checksums,
+that ``state.json`` and every tensor file read and that the counters are
+integers in range (``num_timesteps`` the step the directory is named after),
+and falls back to the previous checkpoint when the newest is cut short,
+corrupt or forged; :func:`restore` refuses optimizer tensors of another shape
+than their parameters. Rotation deletes only real ``step_<N>`` directories,
+never a link.
 
 SB3 ``.zip`` checkpoints (``checkpoint.sb3_zip: true``) are written beside them
 for users who want them; they hold pickles, so kakurega never loads them.
@@ -39,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kakurega.agents.training.run_dir import fsync_directory
+from kakurega.agents.training.run_dir import fsync_directory, write_new
+from kakurega.envs.core.safe_load import short_repr
 
 FORMAT = "kakurega-checkpoint"
 FORMAT_VERSION = 1
@@ -139,58 +144,73 @@ def _sha256(data: bytes) -> str:
 
 
 def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool = False) -> Path:
-    """Write a checkpoint of ``model`` into ``directory`` atomically, keep the newest ``keep``; returns its path."""
+    """Write a checkpoint of ``model`` into ``directory`` atomically, keep the newest ``keep``; returns its path.
+
+    A write that fails (a full disk) removes the half-written checkpoint and
+    raises :class:`OSError` naming the file; the checkpoints before it are untouched.
+    """
     from safetensors.numpy import save as to_bytes
 
     directory.mkdir(parents=True, exist_ok=True)
+    if directory.is_symlink():
+        raise CheckpointError(f"{directory} is a symbolic link; checkpoints are written only into a real directory")
     step = int(model.num_timesteps)
     final = directory / f"{PREFIX}{step}"
     tmp = directory / f".{PREFIX}{step}.tmp"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    _remove_entry(tmp)
     tmp.mkdir()
-    state, files = _model_state(model, replay)
-    listing = {}
-    for name, arrays in files.items():
-        data = to_bytes(arrays) if arrays else to_bytes({"empty": np.zeros(0, np.float32)})
-        _write(tmp / f"{name}.safetensors", data)
-        listing[f"{name}.safetensors"] = {"bytes": len(data), "sha256": _sha256(data)}
-    data = json.dumps(state).encode()
-    _write(tmp / "state.json", data)
-    listing["state.json"] = {"bytes": len(data), "sha256": _sha256(data)}
-    _write(tmp / "manifest.json", json.dumps({"format": FORMAT, "step": step, "files": listing}, indent=2).encode())
-    fsync_directory(tmp)
-    if final.exists():  # the same step saved twice (e.g. the end of a run resumed at its end)
-        shutil.rmtree(final)
+    try:
+        state, files = _model_state(model, replay)
+        listing = {}
+        for name, arrays in files.items():
+            data = to_bytes(arrays) if arrays else to_bytes({"empty": np.zeros(0, np.float32)})
+            write_new(tmp / f"{name}.safetensors", data)
+            listing[f"{name}.safetensors"] = {"bytes": len(data), "sha256": _sha256(data)}
+        data = json.dumps(state).encode()
+        write_new(tmp / "state.json", data)
+        listing["state.json"] = {"bytes": len(data), "sha256": _sha256(data)}
+        write_new(tmp / "manifest.json", json.dumps({"format": FORMAT, "step": step, "files": listing}, indent=2).encode())
+        fsync_directory(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # leave the space and the directory as they were
+        raise
+    _remove_entry(final)  # the same step saved twice (e.g. the end of a run resumed at its end)
     os.replace(tmp, final)
     fsync_directory(directory)
     if sb3_zip:
+        _remove_entry(directory / f"model_{step}.zip")
         model.save(directory / f"model_{step}.zip")
         if replay and getattr(model, "replay_buffer", None) is not None:
+            _remove_entry(directory / f"replay_{step}.pkl")
             model.save_replay_buffer(directory / f"replay_{step}.pkl")
     for stale in checkpoints(directory)[:-keep]:
         remove(stale)
     return final
 
 
-def _write(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+def _remove_entry(path: Path) -> None:
+    """Delete ``path``: a link or a file is unlinked (a link's target is never touched), a real directory removed."""
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
 
 
 def remove(path: Path) -> None:
-    """Delete checkpoint ``path`` and any SB3 files of the same step."""
-    shutil.rmtree(path, ignore_errors=True)
+    """Delete checkpoint ``path`` and any SB3 files of the same step (a link is unlinked, never followed)."""
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
     step = path.name[len(PREFIX):]
     for extra in (f"model_{step}.zip", f"replay_{step}.pkl"):
         (path.parent / extra).unlink(missing_ok=True)
 
 
 def checkpoints(directory: Path) -> list[Path]:
-    """Checkpoint directories in ``directory``, oldest first (temporary ones excluded)."""
-    found = [p for p in Path(directory).glob(f"{PREFIX}*") if p.is_dir() and p.name[len(PREFIX):].isdigit()]
+    """Checkpoint directories in ``directory``, oldest first (temporary ones and links excluded)."""
+    found = [p for p in Path(directory).glob(f"{PREFIX}*")
+             if p.is_dir() and not p.is_symlink() and p.name[len(PREFIX):].isdigit()]
     return sorted(found, key=lambda p: int(p.name[len(PREFIX):]))
 
 
@@ -217,13 +237,21 @@ def verify(path: Path) -> dict:
     if "state.json" not in contents or "weights.safetensors" not in contents:
         raise CheckpointError(f"{path}: the manifest lacks state.json or weights.safetensors")
     # a checksum only proves the files are the ones the manifest lists: check that they read, too
-    _read_state(contents["state.json"], path)
+    state = _read_state(contents["state.json"], path)
     for name in contents:
         if name.endswith(".safetensors"):
             _read_arrays(contents[name], f"{path}/{name}")
+    step = path.name[len(PREFIX):]
+    if step.isdigit() and not (state["num_timesteps"] == manifest.get("step") == int(step)):
+        raise CheckpointError(
+            f"{path}: state.json says num_timesteps {short_repr(state['num_timesteps'])} and the manifest step "
+            f"{short_repr(manifest.get('step'))}; a checkpoint of step {step} holds {step} in both"
+        )
     return contents
 
 
+_COUNTERS = ("num_timesteps", "n_updates", "episode_num", "n_calls")
+MAX_COUNTER = 2**53  #: bound of a checkpoint's counters (every integer up to it is exact in JSON readers)
 _STATE_KEYS = ("algorithm", "num_timesteps", "n_updates", "episode_num", "n_calls", "exploration_rate",
                "ep_info_buffer", "optimizer", "rng")
 
@@ -239,6 +267,14 @@ def _read_state(data: bytes, source: Path) -> dict:
     missing = [key for key in _STATE_KEYS if key not in state]
     if missing or not isinstance(state["rng"], dict) or not {"torch", "numpy", "python"} <= set(state["rng"]):
         raise CheckpointError(f"{source}/state.json lacks {', '.join(missing) or 'rng states'}")
+    for key in _COUNTERS:
+        value = state[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNTER:
+            raise CheckpointError(f"{source}/state.json: {key} = {short_repr(value)}; expected an integer from 0 to "
+                                  f"{MAX_COUNTER}")
+    rate = state["exploration_rate"]
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+        raise CheckpointError(f"{source}/state.json: exploration_rate = {short_repr(rate)}; expected a number from 0 to 1")
     return state
 
 
@@ -279,6 +315,24 @@ def restore(model, contents: dict, source: Path) -> None:
         raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
 
 
+def _check_optimizer_fits(optimizer, source: Path) -> None:
+    """Raise :class:`CheckpointError` unless every per-parameter state (Adam's moments) has its parameter's shape.
+
+    ``load_state_dict`` checks only the number of parameters; a moment of another
+    shape would load and crash the first update.
+    """
+    for group in optimizer.param_groups:
+        for index, param in enumerate(group["params"]):
+            for name, value in optimizer.state.get(param, {}).items():
+                shape = tuple(getattr(value, "shape", ()))
+                expected = () if name == "step" else tuple(param.shape)
+                if shape != expected and not (name == "step" and shape == (1,)):
+                    raise CheckpointError(
+                        f"{source} does not fit the model this config builds: optimizer state {name} of parameter "
+                        f"{index} has shape {shape}, the model's needs {expected}"
+                    )
+
+
 def _restore(model, state: dict, arrays, source: Path) -> None:
     """The body of :func:`restore`: any error here means the checkpoint does not fit the model."""
     import torch
@@ -286,6 +340,7 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
     weights = {k: torch.from_numpy(v.copy()) for k, v in arrays("weights").items()}
     model.policy.load_state_dict(weights)
     model.policy.optimizer.load_state_dict(_join(state["optimizer"], arrays("optimizer")))
+    _check_optimizer_fits(model.policy.optimizer, source)
     model.num_timesteps = int(state["num_timesteps"])
     model._n_updates = int(state["n_updates"])
     model._episode_num = int(state["episode_num"])

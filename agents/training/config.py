@@ -29,6 +29,8 @@ MAX_SEED = 2**32 - 1  #: numpy's seeds are 32-bit
 MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  #: network.hidden bounds
 #: memory a rollout or replay buffer may take (observations, float32), checked when the config loads
 MAX_BUFFER_BYTES = 8 * 2**30
+#: bound of the network's training state: weights, gradients and Adam moments (and DQN's target network)
+MAX_NETWORK_BYTES = 4 * 2**30
 
 
 class ConfigError(ValueError):
@@ -117,11 +119,11 @@ SCHEMA: dict[str, Any] = {
     "n_envs": Key("int", 8, "parallel copies of the env", minimum=1, maximum=256),
     "vec_env": Key("str", "dummy", "dummy (one process) or subproc (one process per env)", choices=("dummy", "subproc")),
     "learner_seat": Key("seat", "random", "the learner's seat each episode: random or a fixed seat number"),
-    "device": Key("str", "cpu", "torch device (cpu, cuda, auto)"),
+    "device": Key("str", "cpu", "torch device (cpu, cuda, cuda:N, mps, auto); one torch cannot find here is refused"),
     "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default)", minimum=0, maximum=1024),
     "output_dir": Key("str_or_none", None, "where the run writes its files (default runs/<name>)"),
     "network": {
-        "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network"),
+        "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network (its training state at most 4 GiB)"),
         "activation": Key("str", "tanh", "activation between layers", choices=("tanh", "relu")),
         "move_features": Key("bool", False, "also feed the network the game's move features, what its heuristic "
                              "measures about each action, computed from the observation (for games whose registry "
@@ -438,6 +440,7 @@ def _check_env(config: dict) -> None:
         if config["network"]["feature_head"] and features.per_action is None:
             raise ConfigError(f"config key 'network.feature_head': the move features of {config['env']} are not one "
                               "row per action; set feature_head: false")
+    _check_network_size(config, floats, context.num_actions)
     algorithm = config["algorithm"]
     steps, key = (
         (config["ppo"]["n_steps"], "ppo.n_steps") if algorithm == "ppo" else (2 * config["dqn"]["buffer_size"], "dqn.buffer_size")
@@ -459,6 +462,29 @@ def _check_env(config: dict) -> None:
                 f"{floats} observation values would take {needed / 2**30:.1f} GiB; the limit is "
                 f"{MAX_BUFFER_BYTES / 2**30:g} GiB (MAX_BUFFER_BYTES)"
             )
+
+
+def network_bytes(config: dict, inputs: int, actions: int) -> int:
+    """Bytes of the network's training state: 4-byte weights, their gradients and two Adam moments each
+    (PPO: policy and value networks; DQN: the Q-network, plus its target network's weights)."""
+    hidden = list(config["network"]["hidden"])
+
+    def parameters(sizes):
+        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+
+    if config["algorithm"] == "ppo":
+        return 4 * 4 * (parameters([inputs, *hidden, actions]) + parameters([inputs, *hidden, 1]))
+    return 4 * 5 * parameters([inputs, *hidden, actions])
+
+
+def _check_network_size(config: dict, inputs: int, actions: int) -> None:
+    needed = network_bytes(config, max(inputs, 1), max(actions, 1))
+    if needed > MAX_NETWORK_BYTES:
+        raise ConfigError(
+            f"config key 'network.hidden': a network of layers {config['network']['hidden']} on {inputs} observation "
+            f"values and {actions} actions would take {needed / 2**30:.1f} GiB to train (weights, gradients, Adam "
+            f"moments); the limit is {MAX_NETWORK_BYTES / 2**30:g} GiB (MAX_NETWORK_BYTES): use smaller layers"
+        )
 
 
 def _first_line(error: Exception, limit: int = 300) -> str:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
+
+from kakurega.agents.training.run_dir import atomic_write_bytes
 
 
 def _read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text; a run writes its CSV logs as UTF-8: repair or remove it") from None
 
 
 def _series(rows: list[dict], x_key: str, y_key: str) -> tuple[list[float], list[float]]:
@@ -79,6 +85,8 @@ def plot_learning_curves(run_dir, output=None) -> Path | None:
     fig.tight_layout()
     output = Path(output) if output else run_dir / "plots" / "learning_curve.png"
     output.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output, dpi=100)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
+    atomic_write_bytes(output, image.getvalue())  # a new file renamed into place: never written through a link
     return output

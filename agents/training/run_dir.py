@@ -1,6 +1,6 @@
 """The run directory: what a run owns, who writes it, and cutting it back to a checkpoint.
 
-Three guarantees, each in one place:
+Four guarantees, each in one place:
 
 - **Nothing is deleted that a run did not create.** A run writes a manifest
   (:data:`MANIFEST`) before anything else. ``--overwrite`` removes only the
@@ -10,6 +10,12 @@ Three guarantees, each in one place:
 - **One writer at a time.** :class:`RunLock` holds :data:`LOCK` (the owner's
   PID and host); a second writer is refused with the holder's PID, and the
   lock of a process that no longer runs is taken over.
+- **Nothing is written or deleted outside the run.** Before a run reads or
+  writes anything, :func:`check_entries` refuses a symbolic link or a special
+  file (FIFO, socket, device) among the entries a run owns, at any depth, so
+  a stranger's run directory cannot point a resume at other files; the run's
+  own writes replace files (:func:`atomic_write_bytes`, never through a link)
+  rather than changing them in place.
 - **Resume as if the run never died.** :func:`cut_back` drops every CSV row,
   league snapshot and checkpoint written after the checkpoint a run resumes
   from, so the resumed run writes them again exactly once.
@@ -19,11 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import io
+import errno
 import json
 import os
 import shutil
 import socket
+import stat
 import struct
 from pathlib import Path
 
@@ -36,6 +43,23 @@ RUN_ENTRIES = (
     "config.yaml", "policy.safetensors", "checkpoints", "league", "logs", "tb", "eval.csv", "evaluation",
     "plots", "summary.json", "tournament", "exploit.json", "exploit.txt",
 )
+#: the entries a run appends to (every other file it writes is replaced whole, so a hard link there is harmless)
+APPENDED = ("eval.csv",)
+
+
+class RunWriteError(OSError):
+    """The storage stopped a run (a full disk, a read-only place); the message says which file and what is intact."""
+
+
+#: errors of the storage itself, which a message in words explains (other OS errors propagate as they are)
+STORAGE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO, errno.EFBIG,
+                  errno.ENOTDIR, errno.EISDIR, errno.ELOOP, errno.ENAMETOOLONG}
+
+
+def why(error: OSError) -> str:
+    """``error`` in words: its file and its reason (``No space left on device``)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename else reason
 
 
 # ---------------------------------------------------------------- ownership
@@ -86,6 +110,44 @@ def holds_files(out: Path) -> bool:
     return out.is_dir() and any(p.name != LOCK for p in out.iterdir())
 
 
+def _owned(name: str) -> bool:
+    """True for a top-level name a run reads, writes or deletes (its entries, their temporaries, manifest, lock)."""
+    base = name.removeprefix(".").removesuffix(".tmp")
+    return name.startswith(LOCK) or name in (MANIFEST, f".{MANIFEST}.tmp") or base in RUN_ENTRIES
+
+
+def check_entries(out: Path) -> None:
+    """Raise :class:`ConfigError` if an entry the run owns, at any depth, is a symbolic link or a special file.
+
+    A run writes, appends to, cuts back and deletes these entries: through a link
+    it would change files outside the run, and a FIFO would hang it.
+    """
+    if not out.is_dir():
+        return
+    pending = [entry for entry in os.scandir(out) if _owned(entry.name)]
+    while pending:
+        entry = pending.pop()
+        if entry.is_symlink():
+            raise ConfigError(
+                f"{entry.path} is a symbolic link (to {os.readlink(entry.path)[:200]}); the entries of a run directory "
+                "must be real files and directories, so that the run never writes or deletes outside it: "
+                "remove the link (or replace it by a copy of what it points to) and try again"
+            )
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISDIR(mode):
+            pending.extend(os.scandir(entry.path))
+        elif not stat.S_ISREG(mode):
+            raise ConfigError(
+                f"{entry.path} is not a regular file (a FIFO, socket or device); a run directory holds only files "
+                "and directories: remove it and try again"
+            )
+        elif entry.name in APPENDED and entry.stat(follow_symlinks=False).st_nlink > 1:
+            raise ConfigError(
+                f"{entry.path} is a hard link (the same file has another name, maybe outside the run); the run appends "
+                "to it: replace it by a copy and try again"
+            )
+
+
 # --------------------------------------------------------------------- lock
 def _alive(pid: int) -> bool:
     try:
@@ -122,16 +184,25 @@ class RunLock:
 
     def _holder(self) -> tuple[int | None, str]:
         try:
-            pid_text, _, host = self.path.read_text().partition("@")
+            pid_text, _, host = read_regular(self.path, 200).decode().partition("@")
             return int(pid_text), host.strip()
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # missing, unreadable, a link or a FIFO: nobody holds it
             return None, ""
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`ConfigError` naming the process that holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self._create():
-            return
+        directory = self.path.parent
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"cannot create the run directory {directory}: {_blocked(directory, error)}; "
+                              "choose an output_dir in a place you can write") from None
+        try:
+            if self._create():
+                return
+        except OSError as error:
+            raise ConfigError(f"cannot write in the run directory {directory}: {why(error)}; "
+                              "choose an output_dir in a place you can write") from None
         with _directory_mutex(self.path.parent):  # two processes never both take over one dead lock
             pid, host = self._holder()
             if pid is not None and (host != socket.gethostname() or _alive(pid)):
@@ -147,7 +218,8 @@ class RunLock:
     def _create(self) -> bool:
         """Create the lock, complete with this process's PID, unless it exists (``os.link`` is atomic)."""
         tmp = self.path.with_name(f"{LOCK}.{os.getpid()}.tmp")
-        tmp.write_text(f"{os.getpid()}@{socket.gethostname()}\n")
+        tmp.unlink(missing_ok=True)  # a stale one (or a planted link: unlinking never touches its target)
+        write_new(tmp, f"{os.getpid()}@{socket.gethostname()}\n".encode())
         try:
             os.link(tmp, self.path)
         except FileExistsError:
@@ -171,16 +243,50 @@ class RunLock:
         self.release()
 
 
+def _blocked(directory: Path, error: OSError) -> str:
+    """Why ``directory`` cannot be created: a file in its way, or ``error`` in words."""
+    for parent in (directory, *directory.parents):
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                return f"{parent} is a file, not a directory"
+            break
+    return why(error)
+
+
 # ------------------------------------------------------------ atomic writes
+def write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` (never through a link, never over an existing file) holding ``data``, fsynced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:  # e.g. a full disk; a failed write names no file: name it
+        path.unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(path)) from None
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never a mix."""
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never a mix.
+
+    The data goes to a new temporary file, renamed over ``path``: a link at
+    either name is replaced, never followed.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    tmp.unlink(missing_ok=True)
+    write_new(tmp, data)
     os.replace(tmp, path)
     fsync_directory(path.parent)
+
+
+def read_regular(path: Path, max_bytes: int) -> bytes:
+    """The first ``max_bytes`` of regular file ``path``; a link or a FIFO raises :class:`OSError` without blocking."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read(max_bytes)
 
 
 def fsync_directory(path: Path) -> None:
@@ -202,30 +308,74 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
     """Drop the rows of CSV ``path`` whose ``step_column`` exceeds ``step``, and rows cut short; returns rows dropped.
 
     A row with no step (e.g. the behaviour-cloning row before training) is kept.
+    The file is read row by row (its size does not bound memory) and replaced
+    only when a row was dropped; a file that is not UTF-8 CSV raises
+    :class:`ConfigError` naming it.
     """
     if not path.is_file():
         return 0
-    with open(path, newline="") as handle:
-        text = handle.read()
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows or step_column not in rows[0]:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.unlink(missing_ok=True)
+    dropped, done, rows = 0, False, None
+    try:
+        with open(path, newline="", encoding="utf-8") as source:
+            rows = csv.reader(source)
+            header = next(rows, None)
+            if not header or step_column not in header:
+                return 0
+            column = header.index(step_column)
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644),
+                      "w", newline="", encoding="utf-8") as target:
+                writer = csv.writer(target, lineterminator="\n")
+                writer.writerow(header)
+                for row in rows:
+                    if _keep_row(row, len(header), column, step):
+                        writer.writerow(row)
+                    else:
+                        dropped += 1
+                target.flush()
+                os.fsync(target.fileno())
+            done = True
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (it holds the byte 0x{error.object[error.start]:02x}); a run writes its CSV logs "
+            "as UTF-8, so something else changed this file: repair or remove it, then resume"
+        ) from None
+    except csv.Error as error:
+        line = f", line {rows.line_num}" if rows is not None else ""
+        raise ConfigError(f"{path}: not a readable CSV file ({str(error)[:200]}{line}); "
+                          "repair or remove it, then resume") from None
+    finally:
+        if not (done and dropped):
+            tmp.unlink(missing_ok=True)
+    if not dropped:
         return 0
-    column = rows[0].index(step_column)
-    kept = [rows[0]]
-    for row in rows[1:]:
-        if len(row) != len(rows[0]):
-            continue  # cut short by a crash
-        try:
-            if row[column] == "" or float(row[column]) <= step:
-                kept.append(row)
-        except ValueError:
-            pass  # a garbled row
-    dropped = len(rows) - len(kept)
-    if dropped:
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows(kept)
-        atomic_write_bytes(path, buffer.getvalue().encode())
+    os.replace(tmp, path)
+    fsync_directory(path.parent)
     return dropped
+
+
+def _keep_row(row: list, width: int, column: int, step: int) -> bool:
+    """True for a whole row whose step is empty or at most ``step`` (a row cut short or garbled is dropped)."""
+    if len(row) != width:
+        return False  # cut short by a crash
+    try:
+        return row[column] == "" or float(row[column]) <= step
+    except ValueError:
+        return False  # a garbled row
+
+
+def append_csv_row(path: Path, header: list, row: list) -> None:
+    """Append ``row`` to CSV ``path`` (``header`` first when the file is new), never through a link or into a FIFO."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    with open(os.open(path, flags, 0o644), "a", newline="", encoding="utf-8") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise ConfigError(f"{path} is not a plain file of the run (a FIFO, device or hard link); remove it")
+        writer = csv.writer(handle)
+        if info.st_size == 0:
+            writer.writerow(header)
+        writer.writerow(row)
 
 
 def cut_events(path: Path, step: int) -> int:

@@ -18,13 +18,15 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
 A run is crash-consistent: checkpoints are written atomically, ``--resume``
 takes the newest one that verifies and first cuts every CSV row and league
 snapshot written after it (:mod:`~kakurega.agents.training.run_dir`), and
-Ctrl-C saves a checkpoint before it stops. No game-specific code lives here:
+Ctrl-C saves a checkpoint before it stops. A symbolic link or a FIFO among the
+entries above is refused before anything is read or written, and a full disk
+or a read-only place stops the run with a :class:`~kakurega.agents.training.run_dir.RunWriteError`
+naming the file and the checkpoints that are intact. No game-specific code lives here:
 everything comes from the registry, the agent specs and the config.
 """
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import time
@@ -134,6 +136,23 @@ def build_model(config: dict, vec_env, logger=None):
     if logger is not None:
         model.set_logger(logger)
     return model
+
+
+def _build(config: dict, vec_env, logger):
+    """:func:`build_model`, with a network that does not fit in memory refused in words."""
+    try:
+        return build_model(config, vec_env, logger)
+    except (MemoryError, RuntimeError) as error:
+        text = str(error)
+        if not isinstance(error, MemoryError) and not any(
+            words in text.lower() for words in ("can't allocate memory", "out of memory", "cannot allocate memory")
+        ):
+            raise
+        first = (text.strip().splitlines() or [type(error).__name__])[0][:200]
+        raise ConfigError(
+            f"config key 'network.hidden': the network {config['network']['hidden']} does not fit in the memory of "
+            f"{config['device']} ({first}); use smaller layers"
+        ) from None
 
 
 def _crossed(last: int, now: int, every: int) -> bool:
@@ -250,16 +269,14 @@ def _callbacks(config: dict, out: Path, start_time: float):
             self.logger.record("eval/win_rate_ci_high", row["win_rate_ci95"][1])
             self.logger.record("eval/mean_reward", row["mean_reward"])
             self.logger.record("eval/random_baseline_score", self._baseline)
-            path = out / "eval.csv"
-            new = not path.exists()
-            with open(path, "a", newline="") as f:
-                writer = csv.writer(f)
-                if new:
-                    writer.writerow(["timesteps", "wall_seconds", "opponent", "games", "score", "score_ci_low",
-                                     "score_ci_high", "win_rate", "mean_reward", "baseline_score"])
-                writer.writerow([self.num_timesteps, f"{time.perf_counter() - start_time:.1f}", opponent, row["games"],
-                                 f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}", f"{row['score_ci95'][1]:.4f}",
-                                 f"{row['win_rate']:.4f}", f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"])
+            run_dir.append_csv_row(
+                out / "eval.csv",
+                ["timesteps", "wall_seconds", "opponent", "games", "score", "score_ci_low", "score_ci_high", "win_rate",
+                 "mean_reward", "baseline_score"],
+                [self.num_timesteps, f"{time.perf_counter() - start_time:.1f}", opponent, row["games"],
+                 f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}", f"{row['score_ci95'][1]:.4f}",
+                 f"{row['win_rate']:.4f}", f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"],
+            )
 
         def _on_step(self) -> bool:
             if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
@@ -336,8 +353,8 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
             rows.append(row)
     table = evaluation_table(config, rows)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "evaluation.json").write_text(json.dumps(rows, indent=2))
-    (directory / "evaluation.txt").write_text(table + "\n")
+    run_dir.atomic_write_bytes(directory / "evaluation.json", json.dumps(rows, indent=2).encode())
+    run_dir.atomic_write_bytes(directory / "evaluation.txt", (table + "\n").encode())
     return rows, table
 
 
@@ -415,10 +432,12 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
                 "one (--overwrite), or choose another output_dir"
             )
         run_dir.check_replaceable(out)
+    check_device(config["device"])
     created = not out.exists()
     lock = run_dir.RunLock(out)
     lock.acquire()
     try:
+        run_dir.check_entries(out)  # before anything is read, written or deleted: no link leads out of the run
         if resume:
             found = _prepare_resume(config, out, say)
         else:
@@ -428,18 +447,49 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
             found = None
             run_dir.write_manifest(out)
         say(f"run directory: {out}")
-        run_dir.atomic_write_bytes(out / "config.yaml", dump_config(config).encode())
         try:
+            run_dir.atomic_write_bytes(out / "config.yaml", dump_config(config).encode())
             return _run(config, out, found, say, quiet)
         except Exception:
             if not resume and not checkpoints.checkpoints(out / "checkpoints"):
                 # failed before its first checkpoint: leave no half run that blocks the corrected rerun
                 run_dir.remove_run_files(out)
             raise
+    except OSError as error:
+        if isinstance(error, run_dir.RunWriteError) or error.errno not in run_dir.STORAGE_ERRNOS:
+            raise
+        raise run_dir.RunWriteError(_write_failure(out, error)) from None
     finally:
         lock.release()
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
+
+
+def check_device(device: str) -> None:
+    """Raise :class:`ConfigError` when ``device`` names an accelerator torch cannot use here
+    (SB3 would quietly train on the CPU instead); ``auto`` takes CUDA when there is one."""
+    import torch
+
+    if device.startswith("cuda"):
+        index = int(device.partition(":")[2] or 0)
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if index >= count:
+            found = f"only {count} CUDA device{'s' * (count != 1)}" if count else "no CUDA device"
+            raise ConfigError(f"config key 'device': {device}, but torch finds {found} here; "
+                              "use device: cpu, or auto to train on CUDA where there is one")
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError("config key 'device': mps, but torch finds no Apple GPU (MPS) here; use device: cpu or auto")
+
+
+def _write_failure(out: Path, error: OSError) -> str:
+    """Why a run stopped on a file it could not write, and what of it is intact."""
+    kept = checkpoints.checkpoints(out / "checkpoints") if out.is_dir() else []
+    if kept:
+        after = (f"its checkpoints up to {kept[-1].name} are intact: make room (or fix the directory), "
+                 "then continue with --resume")
+    else:
+        after = "it had no checkpoint yet, so nothing of it was kept: make room (or fix the directory), then start it again"
+    return f"the run in {out} stopped: {run_dir.why(error)}; {after}"
 
 
 def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
@@ -494,7 +544,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     cpu_start = time.process_time()
     model = None
     try:
-        model = build_model(config, vec_env, logger)
+        model = _build(config, vec_env, logger)
         if found is not None:
             path, contents = found
             checkpoints.restore(model, contents, path)

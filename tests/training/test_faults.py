@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from training_helpers import tree_digest
 
 from kakurega.envs.core.safe_load import MAX_NODES, SafeLoadError, load_file, load_text, short_repr
 from kakurega.envs.registry import ENV_SPECS, make
@@ -38,17 +39,6 @@ def alias_bomb(top_key: str, levels: int = 9) -> str:
         lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
     lines.append(f"{top_key}: *a{levels - 1}")
     return "\n".join(lines) + "\n"
-
-
-def tree_digest(root: Path, skip: Path | None = None) -> dict:
-    """``{relative path: sha256}`` of every file under ``root`` except under ``skip``."""
-    digest = {}
-    for path in sorted(root.rglob("*")):
-        if skip is not None and (path == skip or skip in path.parents):
-            continue
-        if path.is_file():
-            digest[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return digest
 
 
 # ------------------------------------------------------------ the safe loader

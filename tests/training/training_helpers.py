@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from kakurega.envs.registry import ENV_SPECS
 
 #: every registered env (the toy game is added by tests that want it)
@@ -32,3 +35,14 @@ def tiny_config(env: str, algorithm: str, output_dir, **overrides) -> dict:
         else:
             config[key] = value
     return config
+
+
+def tree_digest(root: Path, skip: Path | None = None) -> dict:
+    """``{relative path: sha256}`` of every file under ``root`` except under ``skip``."""
+    digest = {}
+    for path in sorted(root.rglob("*")):
+        if skip is not None and (path == skip or skip in path.parents):
+            continue
+        if path.is_file():
+            digest[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digest
