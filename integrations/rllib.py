@@ -270,9 +270,9 @@ def actor_network(module):
 
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", encoder)
-    layers = [m for m in actor.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
-    head = [m for m in module.pi.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
-    return nn.Sequential(*layers, *head)
+    # every leaf module in order: export_policy refuses, by name, one it cannot reproduce (never skipped)
+    leaves = [m for part in (actor, module.pi) for m in part.modules() if not list(m.children())]
+    return nn.Sequential(*leaves)
 
 
 def export_module(module, path, env_name: str, env_kwargs: dict | None = None, training_steps: int = 0):
