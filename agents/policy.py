@@ -7,7 +7,9 @@ safetensors header's metadata carries, under the key ``kakurega_policy``, a
 JSON document describing everything needed to use the weights safely:
 
 =====================  =======================================================
-``format``             ``"kakurega-policy"`` (``format_version`` 1)
+``format``             ``"kakurega-policy"`` (``format_version`` 1; 2 for a
+                       network with layer normalization, which older
+                       readers refuse instead of misreading)
 ``env``                registry name, e.g. ``"kakurenbo_v0"``; ``env_version``
 ``env_options``        every ``raw_env`` option, defaults filled in
 ``observation_size``   length of the observation vector
@@ -15,7 +17,12 @@ JSON document describing everything needed to use the weights safely:
 ``algorithm``          ``"ppo"`` (outputs are logits) or ``"dqn"`` (Q-values)
 ``training_steps``     environment steps the learner had taken when saved
 ``network``            ``{"type": "mlp", "sizes": [in, h1, ..., out], "activation": "tanh"}``;
-                       ``value_sizes`` ``[in, h1, ..., 1]`` when the file has a value head
+                       ``value_sizes`` ``[in, h1, ..., 1]`` when the file has a value head;
+                       ``layer_norm``: optional, one entry per hidden layer,
+                       ``null`` or the epsilon of a layer normalization
+                       applied after that layer's affine map and before its
+                       activation (weights ``layer_<i>.norm_weight`` and
+                       ``layer_<i>.norm_bias``), as torch's ``nn.LayerNorm``
 ``inputs``             optional: the observation pieces the network reads,
                        concatenated in order (default ``["observation"]``;
                        ``["action_mask", "observation"]`` for a network that
@@ -60,7 +67,9 @@ from kakurega.agents.base import Agent, AgentContext
 from kakurega.envs.core.safe_load import load_text, short_repr
 
 FORMAT = "kakurega-policy"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the version written for a network without layer normalization (readable by every kakurega)
+PLAIN_FORMAT_VERSION = 1
 METADATA_KEY = "kakurega_policy"
 DIRECTORY_FILE = "policy.safetensors"
 ACTIVATIONS = {
@@ -86,6 +95,24 @@ _COSMETIC_OPTIONS = ("render_mode", "render_view")
 
 class PolicyFileError(ValueError):
     """A policy file that cannot be used: corrupt, unsafe, or made for another env."""
+
+
+class MLPLayers(list):
+    """An MLP's ``(weight[out, in], bias[out])`` pairs, input first, with its layer normalizations.
+
+    ``norms`` has one entry per hidden layer: ``None``, or ``(eps, weight, bias)`` of a layer
+    normalization applied after that layer's affine map, before the activation (``nn.LayerNorm``
+    over the layer's outputs). A plain list of pairs is an MLP without normalization.
+    """
+
+    def __init__(self, pairs=(), norms=None):
+        super().__init__(pairs)
+        self.norms = list(norms) if norms is not None else [None] * max(len(self) - 1, 0)
+
+
+def layer_norms(layers) -> list:
+    """The per-hidden-layer normalizations of ``layers`` (all ``None`` for a plain list of pairs)."""
+    return list(getattr(layers, "norms", None) or [None] * max(len(layers) - 1, 0))
 
 
 # --------------------------------------------------------------------- options
@@ -181,9 +208,20 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
         sizes.append(int(weight.shape[0]))
     meta = dict(metadata)
     meta["format"] = FORMAT
-    meta["format_version"] = FORMAT_VERSION
     meta["network"] = dict(meta.get("network", {}), type="mlp", sizes=sizes)
     meta["network"].pop("value_sizes", None)
+    meta["network"].pop("layer_norm", None)
+    norms = layer_norms(layers)
+    if len(norms) != len(layers) - 1:
+        raise ValueError(f"save_policy: {len(norms)} layer norms for {len(layers) - 1} hidden layers")
+    for i, norm in enumerate(norms):
+        if norm is not None:
+            eps, weight, bias = norm
+            tensors[f"layer_{i}.norm_weight"] = np.ascontiguousarray(weight, dtype=np.float32)
+            tensors[f"layer_{i}.norm_bias"] = np.ascontiguousarray(bias, dtype=np.float32)
+    if any(norm is not None for norm in norms):
+        meta["network"]["layer_norm"] = [None if norm is None else float(norm[0]) for norm in norms]
+    meta["format_version"] = FORMAT_VERSION if "layer_norm" in meta["network"] else PLAIN_FORMAT_VERSION
     if value_layers:
         value_sizes = [int(value_layers[0][0].shape[1])]
         for i, (weight, bias) in enumerate(value_layers):
@@ -282,10 +320,10 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     _check_metadata(meta, file)
     network = meta["network"]
     sizes = network["sizes"]
-    layers = _read_layers(file, tensors, "layer", sizes)
+    layers = MLPLayers(_read_layers(file, tensors, "layer", sizes), _read_norms(file, tensors, network, sizes))
     value_sizes = network.get("value_sizes")
     value_layers = _read_layers(file, tensors, "value", value_sizes) if value_sizes is not None else None
-    described = 2 * len(layers) + 2 * len(value_layers or ())
+    described = 2 * len(layers) + 2 * len(value_layers or ()) + 2 * sum(norm is not None for norm in layers.norms)
     described += sum(f"{prefix}_{i}.weight_scale" in tensors for prefix, group in (("layer", layers), ("value", value_layers or ()))
                      for i in range(len(group)))
     if len(tensors) != described:
@@ -314,6 +352,30 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
             f"observation size {meta['observation_size']} and {meta['num_actions']} actions"
         )
     return (meta, layers, value_layers) if with_value else (meta, layers)
+
+
+def _read_norms(file: Path, tensors: dict, network: dict, sizes: list) -> list:
+    """The layer normalizations ``network.layer_norm`` describes, checked: ``None`` or ``(eps, weight, bias)``."""
+    described = network.get("layer_norm")
+    if described is None:
+        return [None] * (len(sizes) - 2)
+    if not isinstance(described, list) or len(described) != len(sizes) - 2 or not all(
+        eps is None or (isinstance(eps, (int, float)) and not isinstance(eps, bool) and 0 < eps < 1) for eps in described
+    ):
+        raise PolicyFileError(f"{file}: network.layer_norm = {short_repr(described)}; expected a list of "
+                              f"{len(sizes) - 2} entries (one per hidden layer), each null or an epsilon between 0 and 1")
+    norms = []
+    for i, eps in enumerate(described):
+        if eps is None:
+            norms.append(None)
+            continue
+        pair = [tensors.get(f"layer_{i}.norm_{part}") for part in ("weight", "bias")]
+        if any(t is None or t.shape != (sizes[i + 1],) or t.dtype not in (np.float16, np.float32)
+               or not np.all(np.isfinite(t)) for t in pair):
+            raise PolicyFileError(f"{file}: layer {i} normalization needs finite float layer_{i}.norm_weight and "
+                                  f"layer_{i}.norm_bias of shape ({sizes[i + 1]},)")
+        norms.append((float(eps), pair[0].astype(np.float32), pair[1].astype(np.float32)))
+    return norms
 
 
 def _read_layers(file: Path, tensors: dict, prefix: str, sizes: list) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -438,12 +500,18 @@ def check_compatible(meta: dict, context: AgentContext, source: str = "policy", 
 
 
 def mlp_forward(layers, activation: str, x: np.ndarray) -> np.ndarray:
-    """Outputs of the MLP for a batch (or one vector) of observations."""
+    """Outputs of the MLP for a batch (or one vector) of observations (layer normalizations included)."""
     act = ACTIVATIONS[activation]
+    norms = layer_norms(layers)
     h = np.asarray(x, dtype=np.float32)
     for i, (weight, bias) in enumerate(layers):
         h = h @ weight.T + bias
         if i < len(layers) - 1:
+            if norms[i] is not None:
+                eps, scale, shift = norms[i]
+                mean = h.mean(axis=-1, keepdims=True)
+                centred = h - mean
+                h = centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps) * scale + shift
             h = act(h)
     return h
 

@@ -5,9 +5,9 @@ single-seat view, flat ``Box`` observations, opponents inside ``step``), and
 one masking line before sampling. Trains, then exports the actor as a
 kakurega policy file that ``kakurega evaluate`` plays::
 
-    python examples/cleanrl_ppo.py --env-id kakurega.envs:kakurega/animal_chain-v0 \\
+    python examples/cleanrl_ppo.py --env-id kakurega.envs:kakurega/animal_chain-v1 \\
         --total-timesteps 50000 --export runs/cleanrl/policy.safetensors
-    kakurega evaluate animal_chain --agents policy:runs/cleanrl/policy.safetensors heuristic random
+    kakurega evaluate animal_chain_v1 --agents policy:runs/cleanrl/policy.safetensors heuristic random
 
 The ``kakurega.envs:`` prefix makes Gymnasium import kakurega first, so the id
 also resolves inside vector-env workers (``--async-envs`` uses processes).
@@ -27,7 +27,7 @@ from torch.distributions.categorical import Categorical
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--env-id", default="kakurega.envs:kakurega/animal_chain-v0")
+    p.add_argument("--env-id", default="kakurega.envs:kakurega/animal_chain-v1")
     p.add_argument("--opponents", nargs="*", default=["random"], help="agent specs of the opponent seats")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--total-timesteps", type=int, default=50_000)

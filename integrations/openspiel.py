@@ -17,14 +17,16 @@ How the pieces map:
 - **Rules**: the game's own rules engine (``kakurega.envs.core.game.Game``):
   ``legal_actions``, ``apply_action``, ``current_player``, ``returns``,
   ``action_to_string``, no re-implementation.
-- **Chance** is *sampled stochastic* (``ChanceMode.SAMPLED_STOCHASTIC``): the
-  engines shuffle and draw inside ``initial_state`` and ``apply_action`` from
-  a ``numpy`` generator, so there are no explicit chance nodes. Each new state
-  gets its own generator, seeded from the game's (parameter ``seed``, default
-  0; ``seed=-1`` draws fresh entropy); clones copy it, so a clone replays the
-  same chance outcomes. Algorithms that enumerate chance outcomes (CFR,
-  exact best response, expectiminimax) do not apply; sampling algorithms
-  (MCTS, IS-MCTS, NFSP, RL through ``rl_environment``) do.
+- **Chance** is *explicit* (``ChanceMode.EXPLICIT_STOCHASTIC``) and all of it
+  comes first: a new state is a chance node that draws a 32-bit seed in
+  ``SEED_DRAWS`` uniform outcomes of ``SEED_OUTCOMES`` each; the seed starts
+  the numpy generator from which the engine deals (``initial_state``) and
+  draws during play (``apply_action``). So the history (seed draws, then
+  moves) determines the state: states serialize, pickle and deep-copy, and
+  clones replay the same chance. Algorithms that sample chance (IS-MCTS,
+  outcome- and external-sampling MCCFR, NFSP, RL through ``rl_environment``)
+  apply; those that enumerate it (CFR, exact best response, expectiminimax)
+  would walk 2**32 deals.
 - **Observation tensor**: exactly the env's observation vector of that player
   (the same encoder, layout and named pieces as ``observer.dict``).
 - **Observation string**: the same vector as text, piece by piece (each
@@ -34,12 +36,17 @@ How the pieces map:
   one line per decision so far holding a digest of the player's observation
   at that point and, on its own moves, the action it chose. Two states give a
   player the same string exactly when every observation it has had, and every
-  move it made, agree. (No information-state tensor: the history has no fixed
-  size.)
+  move it made, agree. There is no information-state tensor (the history
+  has no fixed size): asking for one raises an error that says so.
 - **Returns**: the rules' cumulative returns; ``RewardModel.TERMINAL``: what
   counts is the total at the end (what MCTS-style bots require). Games that
   declare ``utility_bounds`` give them as min/max utility; the others get a
   wide default (``DEFAULT_UTILITY_BOUND``).
+- **Bots**: :class:`KakuregaBot` is a ``pyspiel.Bot`` playing any kakurega
+  agent spec (``heuristic``, ``policy:PATH``, ``ismcts:...``, ``pretrained``)
+  from the seat's own observation (and, for search agents, a sampler of that
+  seat's information state); :class:`ISMCTSBot` is OpenSpiel's IS-MCTS with
+  the ``restart_at`` that ``pyspiel.evaluate_bots`` calls.
 - **Determinization**: ``state.resample_from_infostate(player, sampler)`` is
   the rules' ``resample_hidden`` (what the player does not know re-dealt,
   future chance re-seeded from ``sampler``), so OpenSpiel's ``ISMCTSBot``
@@ -64,7 +71,11 @@ from kakurega.envs.registry import ENV_SPECS, make
 PREFIX = "python_kakurega_"
 DEFAULT_UTILITY_BOUND = 1000.0  #: |utility| bound for games that declare none
 DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games that declare no limit
+SEED_DRAWS, SEED_OUTCOMES = 4, 256  #: the chance moves that draw a new state's 32-bit seed
 _PARAMETER_TYPES = (bool, int, float, str)
+NO_INFORMATION_STATE_TENSOR = (
+    "kakurega games have no information-state tensor (a player's history has no fixed size): use "
+    "information_state_string (perfect recall) or observation_tensor (the env's observation vector)")
 
 
 def short_name(env_name: str, versioned: bool = True) -> str:
@@ -80,11 +91,9 @@ def _version(env_name: str) -> int:
 
 
 def game_parameters(env_name: str) -> dict:
-    """The env options that can be OpenSpiel parameters, with their defaults, plus ``seed``."""
-    parameters = {name: default for name, default in ENV_SPECS[env_name].option_defaults().items()
-                  if type(default) in _PARAMETER_TYPES}
-    parameters["seed"] = 0
-    return parameters
+    """The env options that can be OpenSpiel parameters, with their defaults."""
+    return {name: default for name, default in ENV_SPECS[env_name].option_defaults().items()
+            if type(default) in _PARAMETER_TYPES}
 
 
 class _Shared:
@@ -110,25 +119,23 @@ class KakuregaGame(pyspiel.Game):
 
     def __init__(self, params=None):
         params = dict(params or {})
-        seed = int(params.pop("seed", 0))
         self.shared = _Shared(self.env_name, params)
         rules = self.shared.game
         bound = getattr(rules, "utility_bounds", None) or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
         info = pyspiel.GameInfo(
             num_distinct_actions=int(rules.num_actions),
-            max_chance_outcomes=0,
+            max_chance_outcomes=SEED_OUTCOMES,
             num_players=int(rules.num_players),
             min_utility=float(bound[0]),
             max_utility=float(bound[1]),
             utility_sum=None,
             max_game_length=int(getattr(rules, "max_game_length", None) or DEFAULT_MAX_GAME_LENGTH),
         )
-        super().__init__(self.game_type, info, {**params, "seed": seed})
-        self.rng = np.random.default_rng(None if seed < 0 else seed)
+        super().__init__(self.game_type, info, params)
 
     def new_initial_state(self):
-        """A new deal, its chance drawn from a generator seeded by the game's."""
-        return KakuregaState(self, np.random.default_rng(int(self.rng.integers(2**63 - 1))))
+        """A new game: the chance node that draws its seed."""
+        return KakuregaState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         """The observation tensor/string (default) or the information-state string (perfect recall)."""
@@ -145,20 +152,26 @@ class KakuregaGame(pyspiel.Game):
 class KakuregaState(pyspiel.State):
     """One deal of a kakurega game."""
 
-    def __init__(self, game, rng=None):
+    def __init__(self, game):
         super().__init__(game)
         self.shared = game.shared
-        self.rng = rng if rng is not None else np.random.default_rng()
-        rules = self.shared.game
-        self.state = rules.initial_state(self.rng)
+        #: the seed outcomes drawn so far; the deal happens when all are in
+        self.seed_draws: list[int] = []
+        self.rng = None
+        self.state = None
         #: per player, one line per decision: digest of its observation, and its own action
-        self.history_lines = [[] for _ in range(rules.num_players)]
-        self._record()
+        self.history_lines = [[] for _ in range(self.shared.game.num_players)]
 
     def current_player(self):
-        """The seat to act, or ``TERMINAL``."""
+        """The seat to act, ``CHANCE`` while the seed is drawn, or ``TERMINAL``."""
+        if self.state is None:
+            return pyspiel.PlayerId.CHANCE
         player = self.shared.game.current_player(self.state)
         return pyspiel.PlayerId.TERMINAL if player == TERMINAL else int(player)
+
+    def chance_outcomes(self):
+        """The next part of the seed: ``SEED_OUTCOMES`` equally likely values."""
+        return [(value, 1.0 / SEED_OUTCOMES) for value in range(SEED_OUTCOMES)] if self.state is None else []
 
     def _legal_actions(self, player):
         """Legal action ids of ``player`` (none for a player not to act)."""
@@ -167,7 +180,14 @@ class KakuregaState(pyspiel.State):
         return [int(a) for a in self.shared.game.legal_actions(self.state)]
 
     def _apply_action(self, action):
-        """Apply the current player's action; chance inside the rules uses this state's generator."""
+        """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator."""
+        if self.state is None:
+            self.seed_draws.append(int(action))
+            if len(self.seed_draws) == SEED_DRAWS:
+                self.rng = np.random.default_rng(self.seed_draws)
+                self.state = self.shared.game.initial_state(self.rng)
+                self._record()
+            return
         player = self.current_player()
         self.shared.game.apply_action(self.state, int(action), self.rng)
         self.history_lines[player][-1] += f" a{int(action)}"
@@ -196,19 +216,25 @@ class KakuregaState(pyspiel.State):
         return hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
 
     def _action_to_string(self, player, action):
-        """The action in the rules' words."""
+        """The action in the rules' words (a seed draw: its value)."""
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"seed draw {len(self.seed_draws) + 1} of {SEED_DRAWS}: {int(action)}"
         return self.shared.game.action_to_string(self.state, int(action))
 
     def is_terminal(self):
         """True when the game ended or was cut off by its step limit."""
-        return self.shared.game.current_player(self.state) == TERMINAL
+        return self.state is not None and self.shared.game.current_player(self.state) == TERMINAL
 
     def returns(self):
         """Cumulative return of every player so far."""
+        if self.state is None:
+            return [0.0] * self.shared.game.num_players
         return [float(r) for r in self.shared.game.returns(self.state)]
 
     def __str__(self):
         """The table as a spectator sees it (public information only)."""
+        if self.state is None:
+            return f"dealing: seed draws {self.seed_draws}"
         return self.shared.env.render_state(self.state, None)
 
 
@@ -220,8 +246,11 @@ class KakuregaObserver:
         self.dict = {name: layout.view(self.tensor, name) for name in layout.pieces}
 
     def set_from(self, state, player):
-        """Fill ``tensor`` with ``player``'s observation of ``state``."""
-        self.tensor[:] = state.shared.env.encode(state.state, player)
+        """Fill ``tensor`` with ``player``'s observation of ``state`` (zeros before the deal)."""
+        if state.state is None:
+            self.tensor[:] = 0.0
+        else:
+            self.tensor[:] = state.shared.env.encode(state.state, player)
 
     def string_from(self, state, player):
         """``player``'s observation as text: each named piece with its nonzero entries (``index:value``)."""
@@ -240,7 +269,8 @@ class InformationStateObserver:
     dict: dict = {}
 
     def set_from(self, state, player):
-        """Nothing to write: there is no information-state tensor."""
+        """Refuse: there is no information-state tensor."""
+        raise NotImplementedError(NO_INFORMATION_STATE_TENSOR)
 
     def string_from(self, state, player):
         """``player``'s seat, then one line per decision: observation digest and its own action."""
@@ -254,7 +284,7 @@ def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
         short_name=name,
         long_name=f"kakurega {env_name}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -289,7 +319,9 @@ def register_games() -> dict[str, str]:
                 continue
             rules = rules or make(env_name, wrapped=False).game
             game_type = _game_type(env_name, rules, name)
-            game_class = type(f"KakuregaGame_{env_name}", (KakuregaGame,), {"env_name": env_name, "game_type": game_type})
+            class_name = f"KakuregaGame_{name.removeprefix(PREFIX)}"
+            game_class = type(class_name, (KakuregaGame,), {"env_name": env_name, "game_type": game_type})
+            globals()[class_name] = game_class  # pickle finds a game's class by its module and name
             pyspiel.register_game(game_type, game_class)
     return names
 

@@ -23,8 +23,9 @@ only without masking) ends the game with -1 for its player, as ``env()`` does.
 - ``"learner"``: each episode one random seat plays module ``"learner"``;
   every other seat draws an entry of ``opponents`` (weighted, as in training
   configs). Agent specs (``heuristic``, ``random``, ``policy:PATH``, your own
-  kinds) are frozen kakurega agents: they act inside the env through
-  kakurega's agent protocol (each sees only its own observation), so RLlib
+  kinds) are frozen kakurega agents, one object per seat: they act inside
+  the env through kakurega's agent protocol (each sees only its own
+  observation), so RLlib
   neither trains nor sees them. ``self`` and ``snapshots`` seats play the
   learner module too (RLlib keeps no frozen snapshots: both mean the current
   learner).
@@ -88,7 +89,7 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
 
             self.entries = parse_entries(config.get("opponents") or ["random"])
         self.rng = np.random.default_rng(config.get("seed"))
-        self._agents: dict[str, object] = {}  # frozen kakurega agents by spec, built once
+        self._agents: dict[tuple[str, str], object] = {}  # frozen kakurega agents by (spec, seat), built once
         self._frozen: dict[str, object] = {}
         self._pending: dict[str, float] = {}
         self._started: set[str] = set()
@@ -106,7 +107,7 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             for name in self.possible_agents:
                 spec = self.entries[int(self.rng.choice(len(weights), p=weights / weights.sum()))].agent
                 if name != learner and spec not in ("self", "snapshots"):
-                    self._frozen[name] = self._frozen_agent(spec)
+                    self._frozen[name] = self._frozen_agent(spec, name)
         self.agents = [a for a in self.possible_agents if a not in self._frozen]
         self._pending = {a: 0.0 for a in self.agents}
         self._started = set()
@@ -134,13 +135,14 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         return self._observations(), {current: self._pay(current)}, {"__all__": False}, {"__all__": False}, {}
 
     # ------------------------------------------------------------ internals
-    def _frozen_agent(self, spec: str):
-        """The kakurega agent of ``spec`` (built once, reseeded from this env's generator each game)."""
+    def _frozen_agent(self, spec: str, seat: str):
+        """The kakurega agent of ``spec`` for ``seat`` (built once per seat, reseeded from this env's generator
+        each game): two seats never share an agent object, its generator or its caches."""
         from kakurega.agents.specs import make_agent
 
-        agent = self._agents.get(spec)
+        agent = self._agents.get((spec, seat))
         if agent is None:
-            agent = self._agents[spec] = make_agent(spec, self.context, int(self.rng.integers(2**31 - 1)))
+            agent = self._agents[spec, seat] = make_agent(spec, self.context, int(self.rng.integers(2**31 - 1)))
         agent.rng = np.random.default_rng(int(self.rng.integers(2**31 - 1)))
         agent.reset()
         return agent
@@ -268,9 +270,9 @@ def actor_network(module):
 
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", encoder)
-    layers = [m for m in actor.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
-    head = [m for m in module.pi.modules() if isinstance(m, (nn.Linear, nn.Tanh, nn.ReLU, nn.ELU, nn.SiLU))]
-    return nn.Sequential(*layers, *head)
+    # every leaf module in order: export_policy refuses, by name, one it cannot reproduce (never skipped)
+    leaves = [m for part in (actor, module.pi) for m in part.modules() if not list(m.children())]
+    return nn.Sequential(*leaves)
 
 
 def export_module(module, path, env_name: str, env_kwargs: dict | None = None, training_steps: int = 0):

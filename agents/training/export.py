@@ -9,9 +9,12 @@ Accepted sources:
   online Q-network (Q-values);
 - a plain torch MLP: an ``nn.Sequential`` (nested ones are flattened) or a
   list of modules made of ``nn.Linear`` layers with one activation between
-  them, mapping the observation vector to logits (``algorithm="ppo"``) or
-  Q-values (``algorithm="dqn"``). Other libraries' networks (RLlib, Tianshou,
-  CleanRL) export this way.
+  them, each optionally after an ``nn.LayerNorm``, mapping the observation
+  vector to logits (``algorithm="ppo"``) or Q-values (``algorithm="dqn"``).
+  Other libraries' networks (RLlib, Tianshou, CleanRL, AgileRL's
+  ``QNetwork`` through :func:`agilerl_modules`) export this way; any other
+  module (dropout, convolution, a custom layer) is refused by name, never
+  skipped.
 
 The acting part is exported; a PPO model with an ``MlpPolicy`` also gets its critic
 (``mlp_extractor.value_net`` then ``value_net``) as the file's value head, which
@@ -31,6 +34,7 @@ import numpy as np
 from kakurega.agents.policy import (
     DEFAULT_INPUTS,
     INPUT_PIECES,
+    MLPLayers,
     env_version,
     mlp_input_size,
     resolved_env_options,
@@ -48,12 +52,14 @@ def _activation_name(module_class) -> str:
     return name
 
 
-def layers_from_modules(modules) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+def layers_from_modules(modules) -> tuple[MLPLayers, str]:
     """``(layers, activation)`` of a torch MLP given as ``nn.Sequential`` or a list of modules.
 
     The modules must be ``nn.Linear`` layers with one kind of activation
-    between them (none after the last layer). A network with a single layer
-    has activation ``"identity"``.
+    between them, each optionally preceded by an ``nn.LayerNorm`` over the
+    layer's outputs (kept in ``layers.norms``); a trailing ``nn.Identity`` is
+    dropped. Anything else is refused with its name. A network with a single
+    layer has activation ``"identity"``.
     """
     import torch.nn as nn
 
@@ -67,18 +73,31 @@ def layers_from_modules(modules) -> tuple[list[tuple[np.ndarray, np.ndarray]], s
                 flat.append(module)
 
     walk([modules] if isinstance(modules, nn.Module) else list(modules))
-    layers, activations = [], []
+    while len(flat) > 1 and isinstance(flat[-1], nn.Identity):
+        flat.pop()
+    layers, activations, norms = [], [], []
     for position, module in enumerate(flat):
+        previous = flat[position - 1] if position else None
         if isinstance(module, nn.Linear):
             if module.bias is None:
                 raise TypeError(f"cannot export {module!r}: Linear layers need a bias")
             layers.append((module.weight.detach().cpu().numpy().astype(np.float32), module.bias.detach().cpu().numpy().astype(np.float32)))
+            norms.append(None)
+        elif isinstance(module, nn.LayerNorm):
+            width = layers[-1][0].shape[0] if layers else None
+            if not isinstance(previous, nn.Linear) or tuple(module.normalized_shape) != (width,) or position == len(flat) - 1:
+                raise TypeError(f"cannot export {module!r} at position {position}: a LayerNorm must follow a hidden "
+                                "Linear layer directly and normalize its outputs")
+            weight = module.weight.detach().cpu().numpy() if module.weight is not None else np.ones(width)
+            bias = module.bias.detach().cpu().numpy() if module.bias is not None else np.zeros(width)
+            norms[-1] = (float(module.eps), weight.astype(np.float32), bias.astype(np.float32))
         elif type(module).__name__ in _ACTIVATION_NAMES:
-            if not layers or position == len(flat) - 1 or isinstance(flat[position - 1], type(module)):
+            if not layers or position == len(flat) - 1 or type(previous).__name__ in _ACTIVATION_NAMES:
                 raise TypeError(f"cannot export {module!r} at position {position}: activations go between Linear layers")
             activations.append(type(module))
         else:
-            raise TypeError(f"cannot export layer {module!r}: only nn.Linear and the activations {sorted(_ACTIVATION_NAMES)}")
+            raise TypeError(f"cannot export layer {module!r}: only nn.Linear, nn.LayerNorm and the activations "
+                            f"{sorted(_ACTIVATION_NAMES)}")
     if not layers:
         raise TypeError("cannot export a network without nn.Linear layers")
     if len(set(activations)) > 1:
@@ -88,7 +107,20 @@ def layers_from_modules(modules) -> tuple[list[tuple[np.ndarray, np.ndarray]], s
     for (w_in, _), (w_out, _) in zip(layers, layers[1:]):
         if w_out.shape[1] != w_in.shape[0]:
             raise TypeError(f"cannot export: a layer of {w_in.shape[0]} outputs feeds one of {w_out.shape[1]} inputs")
-    return layers, _activation_name(activations[0]) if activations else "identity"
+    return MLPLayers(layers, norms[:-1]), _activation_name(activations[0]) if activations else "identity"
+
+
+def agilerl_modules(network) -> list:
+    """The modules of an AgileRL ``QNetwork`` (e.g. ``DQN(...).actor``) in order: its encoder MLP, then its head.
+
+    Its forward pass is ``head_net(encoder(x))``, both ``EvolvableMLP`` networks of ``Linear``, ``LayerNorm`` and
+    activation layers; any other network kind (dueling or distributional heads, CNN encoders) is refused.
+    """
+    encoder, head = getattr(network, "encoder", None), getattr(network, "head_net", None)
+    if type(network).__name__ != "QNetwork" or type(encoder).__name__ != "EvolvableMLP" or type(head).__name__ != "EvolvableMLP":
+        raise TypeError(f"cannot export AgileRL {type(network).__name__} (encoder {type(encoder).__name__}, head "
+                        f"{type(head).__name__}): only a QNetwork of two EvolvableMLPs (DQN's default on a Box)")
+    return list(encoder.model) + list(head.model)
 
 
 def _extractor_inputs(extractor) -> list[str]:

@@ -29,6 +29,11 @@ features of that observation (:mod:`kakurega.agents.move_features`; the
 ``Box`` grows by their size, bounded by 1), the input of a network trained
 with ``network.move_features``.
 
+Env options go in ``env_kwargs`` or directly as keyword arguments
+(``SingleAgentView("kakurenbo_v0", num_players=3)``, which is how
+``gymnasium.make("kakurega/kakurenbo-v0", num_players=3)`` passes them, the
+convention of every kakurega Gymnasium id).
+
 Games that end before the learner ever acts are re-dealt (counted in
 ``info["redeals"]``): they hold nothing to learn.
 
@@ -68,11 +73,15 @@ class SingleAgentView(gymnasium.Env):
         render_mode: str | None = None,
         illegal_action: str = "penalize",
         move_features: bool = False,
+        **env_options,
     ):
         from kakurega.envs.registry import make
 
         self.env_name = env_name
-        self.env_kwargs = dict(env_kwargs or {})
+        both = sorted(set(env_options) & set(env_kwargs or {}))
+        if both:
+            raise TypeError(f"env options {both} given both in env_kwargs and as keyword arguments; give each once")
+        self.env_kwargs = {**(env_kwargs or {}), **env_options}
         self.raw = make(env_name, wrapped=False, **self.env_kwargs)
         self.context = AgentContext.from_env(self.raw, env_name, self.env_kwargs)
         self.num_players = self.context.num_players

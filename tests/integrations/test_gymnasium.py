@@ -158,3 +158,28 @@ def test_a_pettingzoo_without_registry_is_no_hard_failure(monkeypatch):
         "print('ok')\n"
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def _options_of(env) -> dict:
+    inner = env.unwrapped
+    return (inner.raw if hasattr(inner, "raw") else inner.aec).game.options
+
+
+OPTION_CASES = [(env_id, spec.configurations[-1]) for spec in ENV_SPECS.values()
+                for env_id in [spec.pettingzoo_id, *spec.gymnasium_envs]]
+
+
+@pytest.mark.parametrize("env_id, options", OPTION_CASES, ids=[env_id for env_id, _ in OPTION_CASES])
+def test_every_gymnasium_id_takes_env_options_as_keyword_arguments(env_id, options):
+    direct = _options_of(gymnasium.make(env_id, **options))
+    for name, value in options.items():
+        assert direct[name] == value
+    if env_id in [spec.pettingzoo_id for spec in ENV_SPECS.values()]:  # the single-seat views' older form still works
+        assert _options_of(gymnasium.make(env_id, env_kwargs=options)) == direct
+        with pytest.raises(TypeError, match="given both"):
+            gymnasium.make(env_id, env_kwargs=options, **options)
+
+
+def test_a_misspelt_option_names_the_options():
+    with pytest.raises(TypeError, match="no option 'num_player'.*num_players"):
+        gymnasium.make("kakurega/kakurenbo-v0", num_player=3)

@@ -29,18 +29,63 @@ def test_every_registered_env_is_an_openspiel_game(env_name):
     assert game.num_distinct_actions() == raw.game.num_actions
     assert game.num_players() == raw.game.num_players
     assert game.observation_tensor_shape() == [raw.layout.size]
-    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+
+
+def _deal(game, seed_draws=(1, 2, 3, 4)):
+    """A new state past its chance node (the seed drawn as ``seed_draws``)."""
+    state = game.new_initial_state()
+    for value in seed_draws:
+        assert state.is_chance_node()
+        state.apply_action(value)
+    assert not state.is_chance_node()
+    return state
 
 
 @pytest.mark.parametrize("env_name, params", CASES, ids=[f"{n}-{p}" for n, p in CASES])
 def test_openspiel_random_simulation_test(env_name, params):
     game = _load(env_name, params)
-    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_games_and_states_pickle_deepcopy_and_serialize(env_name):
+    import copy
+    import pickle
+
+    game = _load(env_name)
+    state = _deal(game)
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert str(pickle.loads(pickle.dumps(game))) == str(game)
+    restored = [pickle.loads(pickle.dumps(state)), copy.deepcopy(state),
+                pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]]
+    for copy_ in restored:
+        assert copy_.history() == state.history() and str(copy_) == str(state)
+        assert all(copy_.observation_tensor(p) == state.observation_tensor(p) for p in range(game.num_players()))
+        assert copy_.legal_actions() == state.legal_actions()
+
+
+def test_the_history_determines_the_state():
+    """Two states given the same seed draws and moves are the same game (and other draws another deal)."""
+    game = _load("kakurenbo_v0", {"num_players": 3})
+    first, second, other = _deal(game), _deal(game), _deal(game, (4, 3, 2, 1))
+    assert first.observation_tensor(0) == second.observation_tensor(0)
+    assert any(first.observation_tensor(p) != other.observation_tensor(p) for p in range(3))
+
+
+def test_asking_for_an_information_state_tensor_says_there_is_none():
+    state = _deal(_load("animal_chain_v0"))
+    with pytest.raises(Exception, match="no information-state tensor.*information_state_string"):
+        state.information_state_tensor(0)
 
 
 def test_serialized_states_round_trip():
     game = _load("animal_chain_v0")
-    state = game.new_initial_state()
+    state = _deal(game)
     for _ in range(5):
         state.apply_action(state.legal_actions()[0])
     copy = game.deserialize_state(state.serialize())
@@ -51,10 +96,10 @@ def test_serialized_states_round_trip():
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_observation_tensors_are_the_envs_observations(env_name):
     """Replaying the same seed and actions in the env gives the same vectors, for clones on diverging branches too."""
-    game = _load(env_name, {"seed": 7})
+    game = _load(env_name)
     rng = np.random.default_rng(0)
     for _ in range(3):
-        state = game.new_initial_state()
+        state = _deal(game, rng.integers(256, size=4))
         branch = None
         moves = 0
         while not state.is_terminal() and moves < 60:
@@ -73,7 +118,7 @@ def test_observation_tensors_are_the_envs_observations(env_name):
 
 def test_information_states_are_perfect_recall_and_private():
     game = _load("animal_chain_v0")
-    state = game.new_initial_state()
+    state = _deal(game)
     seen = [state.information_state_string(p) for p in range(2)]
     player = state.current_player()
     action = state.legal_actions()[0]
@@ -87,9 +132,9 @@ def test_information_states_are_perfect_recall_and_private():
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_a_players_view_does_not_depend_on_what_it_cannot_know(env_name):
     """Re-deal the hidden part for a player: its tensor and strings stay; the control (another seat's) may change."""
-    game = _load(env_name, {"seed": 3})
+    game = _load(env_name)
     rng = np.random.default_rng(1)
-    state = game.new_initial_state()
+    state = _deal(game, (3, 0, 0, 0))
     for _ in range(4):
         if state.is_terminal():
             break
@@ -104,8 +149,8 @@ def test_a_players_view_does_not_depend_on_what_it_cannot_know(env_name):
 
 
 def test_resampled_worlds_keep_the_players_information_state():
-    game = _load("summer_hide_and_seek_v0", {"seed": 2})
-    state = game.new_initial_state()
+    game = _load("summer_hide_and_seek_v0")
+    state = _deal(game, (2, 0, 0, 0))
     rng = np.random.default_rng(0)
     for _ in range(6):
         state.apply_action(int(rng.choice(state.legal_actions())))
@@ -119,19 +164,48 @@ def test_resampled_worlds_keep_the_players_information_state():
 
 
 def test_ismcts_bot_plays_through_the_bridge():
-    from open_spiel.python.algorithms import ismcts, mcts
+    from kakurega.integrations.openspiel_bots import ISMCTSBot
 
-    game = _load("animal_chain_v0", {"seed": 1})
-    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
-    bots = [
-        ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=8, random_state=np.random.RandomState(0)),
-        pyspiel.make_uniform_random_bot(1, 0),
-    ]
-    state = game.new_initial_state()
-    moves = 0
-    while not state.is_terminal() and moves < 400:
-        action = bots[state.current_player()].step(state)
-        assert action in state.legal_actions()
-        state.apply_action(action)
-        moves += 1
-    assert state.is_terminal()
+    game = _load("animal_chain_v0")
+    bots = [ISMCTSBot.with_random_rollouts(game, simulations=8, seed=0), pyspiel.make_uniform_random_bot(1, 0)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "random", "ismcts:simulations=8", "pretrained"])
+def test_any_kakurega_agent_spec_is_a_pyspiel_bot(spec):
+    from kakurega.integrations.openspiel_bots import KakuregaBot
+
+    game = _load("kakurenbo_v0", {"num_players": 4})
+    bots = [KakuregaBot(game, seat, spec if seat == 0 else "random", seed=seat) for seat in range(4)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 0)
+    assert len(returns) == 4 and all(r in (-1.0, 1.0) for r in returns)
+
+
+def test_a_bots_agent_sees_only_its_own_seat():
+    """The agent's observations equal its seat's env observation; re-dealing what it cannot know changes none
+    of its moves (the control: re-dealing what another seat cannot know, its own hand included, changes what
+    it is shown)."""
+    from kakurega.integrations.openspiel_bots import KakuregaBot
+
+    game = _load("kakurenbo_v0", {"num_players": 3})
+    bot = KakuregaBot(game, 0, "heuristic", seed=0)
+    seen = []
+    act = bot.agent.act
+    bot.agent.act = lambda observation, sampler=None: seen.append(observation["observation"].copy()) or act(observation)
+    state, rng, checked, changed = _deal(game), np.random.default_rng(0), 0, 0
+    rules = state.shared.game
+    while not state.is_terminal() and checked < 5:
+        if state.current_player() == 0:
+            action = bot.step(state)
+            assert np.array_equal(seen[-1], state.observation_tensor(0))
+            original = state.state
+            state.state = rules.resample_hidden(original, 0, np.random.default_rng(checked))
+            assert bot.step(state) == action and np.array_equal(seen[-1], seen[-2])
+            state.state = rules.resample_hidden(original, 1, np.random.default_rng(checked))
+            bot.step(state)
+            changed += not np.array_equal(seen[-1], seen[-2])
+            state.state = original
+            checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 0 and changed > 0

@@ -128,3 +128,15 @@ def test_the_exported_file_acts_as_the_rllib_module(local_ray, tmp_path):
             assert agent.act(observation) == int(np.argmax(np.where(legal, row, -np.inf)))
     finally:
         algo.stop()
+
+
+def test_frozen_seats_never_share_an_agent_object():
+    """Two seats that draw the same spec get two agents (own generator, own caches), as the training view does."""
+    env = bridge.KakuregaMultiAgentEnv({"env": "kakurenbo_v0", "env_kwargs": {"num_players": 4}, "mapping": "learner",
+                                        "opponents": ["heuristic"], "seed": 0})
+    for seed in range(3):
+        env.reset(seed=seed)
+        frozen = list(env._frozen.values())
+        assert len(frozen) == 3
+        assert len({id(agent) for agent in frozen}) == 3
+        assert len({id(agent.rng) for agent in frozen}) == 3
