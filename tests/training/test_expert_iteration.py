@@ -188,3 +188,28 @@ def test_an_imitation_data_set_too_large_for_memory_is_refused(nim, tmp_path):
     with pytest.raises(ConfigError, match=r"'pretrain.steps': 1010000000 imitation states .* the limit is 8 GiB"):
         validate_config(tiny_config(nim.NAME, "ppo", tmp_path,
                                     pretrain={"steps": 10_000_000, "dagger_rounds": 100}))
+
+
+def test_the_demonstrator_is_reset_at_the_start_of_every_episode(nim, tmp_path, monkeypatch):
+    """An agent that keeps memory of a game must start each demonstration game fresh (one reset per game)."""
+    import kakurega.agents.specs as specs
+    from kakurega.agents.base import Agent
+
+    events = []
+
+    class Counting(Agent):
+        def reset(self):
+            events.append("reset")
+
+        def act(self, observation, sampler=None):
+            events.append("act")
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    monkeypatch.setitem(specs._KINDS, "counting", lambda context, seed, options, argument: Counting(context, seed))
+    config = validate_config(tiny_config(nim.NAME, "ppo", tmp_path, opponents=["random"]))
+    data = collect_demonstrations(config, "counting", 40, seed=0)
+    assert data["episodes"] > 3
+    # a reset before the first move of each episode (the last reset may open an episode cut off by the step count)
+    assert events[0] == "reset" and events.count("reset") in (data["episodes"], data["episodes"] + 1)
+    games = "".join("R" if e == "reset" else "a" for e in events).split("R")[1:]
+    assert all(games[:data["episodes"]]), "every episode's moves follow a reset"
