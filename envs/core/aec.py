@@ -246,9 +246,16 @@ class TurnBasedAECEnv(AECEnv):
             self._legal = []
             self._mask = self._no_actions
             self._legal_flags = self._no_flags
-            # Dead agents are removed one by one through step(None); the last
-            # actor stays selected so that its final reward is read first.
-            if getattr(self, "agent_selection", None) not in self.agents:
+            # Dead agents are removed one by one through step(None). As in
+            # PettingZoo's classic envs, the seat after the last actor is selected
+            # first: a vectorizer that resets a finished game at its next step
+            # (SuperSuit's) moves on to that seat, which then reads its ending.
+            last = getattr(self, "agent_selection", None)
+            if last in self._seat:
+                seat = self._seat[last]
+                following = self.possible_agents[seat + 1:] + self.possible_agents[:seat + 1]
+                self.agent_selection = next(a for a in following if a in self.agents)
+            else:
                 self.agent_selection = self.agents[0]
             return
         if self._flags_from_game:
