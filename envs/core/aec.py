@@ -80,6 +80,7 @@ class TurnBasedAECEnv(AECEnv):
         *,
         name: str | None = None,
         picture=None,
+        state_vector=None,
     ):
         super().__init__()
         if name is not None:  # the env's registry name: metadata["name"], str(env)
@@ -109,6 +110,12 @@ class TurnBasedAECEnv(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        #: the game's :class:`~kakurega.envs.core.state_vector.StateVector` (``state()``), or None
+        self.state_vector = state_vector
+        if state_vector is not None:
+            state_layout = state_vector.layout
+            #: the ``Box`` of :meth:`state` (PettingZoo's ``state_space``)
+            self.state_space = spaces.Box(0.0, state_layout.high, shape=(state_layout.size,), dtype=state_layout.dtype)
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._num_actions = game.num_actions
         self._no_flags = bytes(game.num_actions)
@@ -338,6 +345,18 @@ class TurnBasedAECEnv(AECEnv):
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
+
+    def state(self) -> np.ndarray:
+        """The whole true state as a fresh float32 vector (``state_vector.layout`` names its pieces).
+
+        For centralised training only (a critic's input): it holds every
+        seat's private facts and what nobody knows, so it is never an agent's input.
+        """
+        if self.game_state is None:
+            raise self._usage_error("state")
+        if self.state_vector is None:
+            raise NotImplementedError(f"{self.metadata.get('name', self.game.name)} declares no state vector")
+        return self.state_vector.encode(self.game_state)
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last()``, refused in words before ``reset`` and once every agent has stepped out."""
