@@ -83,6 +83,10 @@ class TurnBasedAECEnv(AECEnv):
         state_vector=None,
     ):
         super().__init__()
+        # PettingZoo's aec_to_parallel (which this flag gates) needs the agents to act in a fixed
+        # cycle: a one-seat game does; a turn-based game of several seats does not (players act
+        # several times in a row). turn_based_aec_to_parallel works on every env, flag or not.
+        self.metadata = {**self.metadata, "is_parallelizable": game.num_players == 1}
         if name is not None:  # the env's registry name: metadata["name"], str(env)
             self.metadata = {**self.metadata, "name": name}
         check_render_mode(render_mode, self.metadata["render_modes"])

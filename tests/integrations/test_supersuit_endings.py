@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from kakurega.envs import make
 from kakurega.integrations.flat import flat_observation_v0
@@ -73,3 +74,41 @@ def test_control_tictactoe_ends_the_same_way():
 
     games = vectorized_endings(tictactoe_v3.env())
     assert len(games) >= 3
+
+
+class _RecordingParallel(turn_based_aec_to_parallel_wrapper):
+    """The parallel form, keeping the returns of each game it finished (read before the reset that follows)."""
+
+    def __init__(self, aec_env):
+        super().__init__(aec_env)
+        self.finished = []
+
+    def reset(self, seed=None, options=None):
+        raw = self.aec_env.unwrapped
+        if getattr(self, "agents", None) == []:
+            self.finished.append(raw.game.returns(raw.game_state).tolist())
+        return super().reset(seed=seed, options=options)
+
+
+@pytest.mark.parametrize(("name", "config"), registry_cases())
+def test_the_parallel_vectorizer_gives_every_seat_its_ending(name, config):
+    """SuperSuit's ``pettingzoo_env_to_vec_env_v1`` on the parallel form: every seat's terminal, every reward."""
+    parallel = _RecordingParallel(flat_observation_v0(make(name, **config)))
+    vec = supersuit.concat_vec_envs_v1(supersuit.pettingzoo_env_to_vec_env_v1(parallel), 2)
+    seats = len(parallel.possible_agents)
+    _, infos = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ends, rewards = np.zeros(2 * seats, dtype=int), np.zeros(2 * seats)
+    for _ in range(400):
+        legal = [np.flatnonzero(info.get("action_mask", [])) for info in infos]
+        actions = [int(rng.choice(options)) if len(options) else 0 for options in legal]  # 0: not that seat's turn
+        _, reward, terminated, truncated, infos = vec.step(np.array(actions))
+        done = (terminated | truncated).reshape(2, seats)
+        assert (done.all(axis=1) | ~done.any(axis=1)).all(), "a game ended for some of its seats only"
+        ends += terminated | truncated
+        rewards += reward
+    for i, markov in enumerate(vec.vec_envs):
+        recorded, raw = markov.par_env, markov.par_env.aec_env.unwrapped
+        assert len(recorded.finished) >= 1 and (ends[i * seats : (i + 1) * seats] == len(recorded.finished)).all()
+        expected = np.sum(recorded.finished, axis=0) + raw.game.returns(raw.game_state)  # the game under way too
+        np.testing.assert_allclose(rewards[i * seats : (i + 1) * seats], expected, atol=1e-5)
