@@ -1,9 +1,9 @@
 """Generated tables of the env cards: each env's Options and Observation tables, written from its declaration.
 
-An env card (the env module's docstring) holds two generated tables between
+An env card (the env module's docstring) holds three generated tables between
 marker lines: the Options table, from the module's ``DEFINITION.all_options``,
-and the Observation table, from the observation layout of the env with its
-default options. ``python -m kakurega.scripts.cards --write`` rewrites them
+the Observation table, from the observation layout of the env with its
+default options, and the State table, from its state vector (``env.state()``). ``python -m kakurega.scripts.cards --write`` rewrites them
 in every registered env module; without ``--write`` it lists the cards whose
 tables are stale and exits 1 (``tests/test_cards.py`` runs the same check).
 """
@@ -19,7 +19,7 @@ from kakurega.envs.core.options import markdown_table
 from kakurega.envs.registry import ENV_SPECS
 
 COMMAND = "python -m kakurega.scripts.cards --write"
-TABLES = ("options", "observation")
+TABLES = ("options", "observation", "state")
 
 
 def begin_marker(table: str) -> str:
@@ -33,9 +33,23 @@ def end_marker(table: str) -> str:
 
 
 def generated_tables(definition) -> dict[str, str]:
-    """``{"options": ..., "observation": ...}``: the Markdown tables of one env declaration."""
-    layout = definition.build().layout
-    return {"options": markdown_table(definition.all_options), "observation": layout.markdown_table()}
+    """``{"options": ..., "observation": ..., "state": ...}``: the Markdown tables of one env declaration."""
+    raw = definition.build()
+    if raw.state_vector is None:
+        raise ValueError(f"{definition.name} declares no state_vector: every env's card documents its state() "
+                         "(see docs/adding_a_game.md)")
+    return {"options": markdown_table(definition.all_options), "observation": raw.layout.markdown_table(),
+            "state": state_table(raw.state_vector, len(raw.possible_agents))}
+
+
+def state_table(state_vector, num_players: int) -> str:
+    """What ``state()`` holds with the default options: the observations, then a table of the unseen pieces."""
+    size, each = state_vector.layout.size, state_vector.observation_size
+    return (
+        f"`state()`: {size} float32 entries with the default options. Entries 0..{num_players * each - 1}: the "
+        f"observation of each seat in seat order ({each} each; pieces `player_<i>/<piece>`); then the facts "
+        "no seat observes:\n\n" + state_vector.layout.markdown_table(prefix="unseen/")
+    )
 
 
 def with_tables(text: str, tables: dict[str, str], where: str) -> str:

@@ -323,3 +323,23 @@ def check_leaks(raw_env, states, min_changed_fraction=0.05, samples=3):
     assert total and changed / total >= min_changed_fraction, (
         f"resample_hidden changed the hidden state in only {changed}/{total} samples: the leak test would be vacuous"
     )
+
+
+def check_unseen_order_in_state(env, field: str, steps: int = 4) -> None:
+    """Swapping the two bottom cards of ``state.<field>`` (a pile whose order nobody sees) changes ``state()``.
+
+    The control of the state vector's hidden-facts check: every seat's
+    observation stays the same, so only the unseen pieces can tell the two
+    states apart. ``env`` is a raw env; it is reset and played ``steps`` moves.
+    """
+    env.reset(seed=0)
+    for _ in range(steps):
+        env.step(int(env.legal_actions()[0]))
+    game, state = env.game, env.game_state
+    other = game.clone(state)
+    order = getattr(other, field)
+    assert len(order) >= 3 and order[0] != order[1], f"play fewer steps: {field} is {order}"
+    order[0], order[1] = order[1], order[0]
+    for seat in range(game.num_players):
+        assert np.array_equal(env.encode(state, seat), env.encode(other, seat)), "an observation shows the order"
+    assert not np.array_equal(env.state_vector.encode(state), env.state_vector.encode(other))

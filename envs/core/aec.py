@@ -80,8 +80,13 @@ class TurnBasedAECEnv(AECEnv):
         *,
         name: str | None = None,
         picture=None,
+        state_vector=None,
     ):
         super().__init__()
+        # PettingZoo's aec_to_parallel (which this flag gates) needs the agents to act in a fixed
+        # cycle: a one-seat game does; a turn-based game of several seats does not (players act
+        # several times in a row). turn_based_aec_to_parallel works on every env, flag or not.
+        self.metadata = {**self.metadata, "is_parallelizable": game.num_players == 1}
         if name is not None:  # the env's registry name: metadata["name"], str(env)
             self.metadata = {**self.metadata, "name": name}
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -109,6 +114,12 @@ class TurnBasedAECEnv(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        #: the game's :class:`~kakurega.envs.core.state_vector.StateVector` (``state()``), or None
+        self.state_vector = state_vector
+        if state_vector is not None:
+            state_layout = state_vector.layout
+            #: the ``Box`` of :meth:`state` (PettingZoo's ``state_space``)
+            self.state_space = spaces.Box(0.0, state_layout.high, shape=(state_layout.size,), dtype=state_layout.dtype)
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._num_actions = game.num_actions
         self._no_flags = bytes(game.num_actions)
@@ -246,9 +257,16 @@ class TurnBasedAECEnv(AECEnv):
             self._legal = []
             self._mask = self._no_actions
             self._legal_flags = self._no_flags
-            # Dead agents are removed one by one through step(None); the last
-            # actor stays selected so that its final reward is read first.
-            if getattr(self, "agent_selection", None) not in self.agents:
+            # Dead agents are removed one by one through step(None). As in
+            # PettingZoo's classic envs, the seat after the last actor is selected
+            # first: a vectorizer that resets a finished game at its next step
+            # (SuperSuit's) moves on to that seat, which then reads its ending.
+            last = getattr(self, "agent_selection", None)
+            if last in self._seat:
+                seat = self._seat[last]
+                following = self.possible_agents[seat + 1:] + self.possible_agents[:seat + 1]
+                self.agent_selection = next(a for a in following if a in self.agents)
+            else:
                 self.agent_selection = self.agents[0]
             return
         if self._flags_from_game:
@@ -331,6 +349,18 @@ class TurnBasedAECEnv(AECEnv):
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
+
+    def state(self) -> np.ndarray:
+        """The whole true state as a fresh float32 vector (``state_vector.layout`` names its pieces).
+
+        For centralised training only (a critic's input): it holds every
+        seat's private facts and what nobody knows, so it is never an agent's input.
+        """
+        if self.game_state is None:
+            raise self._usage_error("state")
+        if self.state_vector is None:
+            raise NotImplementedError(f"{self.metadata.get('name', self.game.name)} declares no state vector")
+        return self.state_vector.encode(self.game_state)
 
     def last(self, observe: bool = True):
         """PettingZoo's ``last()``, refused in words before ``reset`` and once every agent has stepped out."""

@@ -10,6 +10,7 @@ docstring) plus one declaration::
         game=KakurenboGame,            # rules: called with the checked options (and ``rules``)
         observer=KakurenboObserver,    # observer(game): .layout and .encode(state, seat)
         renderer=KakurenboRenderer,    # renderer(game): .render_text(state, viewer)
+        state_vector=KakurenboStateVector,  # state_vector(game, observer): env.state() (centralised training)
     )
     raw_env, env = DEFINITION.factories(__name__)
 
@@ -64,6 +65,9 @@ class EnvDefinition:
     rules: dict = field(default_factory=dict)
     #: ``picture(game)``: the game's picture object, or None when the game has none
     picture: Callable[[Game], Any] | None = None
+    #: ``state_vector(game, observer)``: the game's :class:`~kakurega.envs.core.state_vector.StateVector`
+    #: (``env.state()``, for centralised training only), or None when the game has none
+    state_vector: Callable[[Game, Any], Any] | None = None
 
     @property
     def name(self) -> str:
@@ -98,6 +102,7 @@ class EnvDefinition:
             render_view=render_view,
             name=self.name,
             picture=None if self.picture is None else self.picture(game),
+            state_vector=None if self.state_vector is None else self.state_vector(game, observer),
         )
         #: the game options the env was built with (checked, defaults filled in)
         raw.options = options

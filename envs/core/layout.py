@@ -94,10 +94,12 @@ class ObservationLayout:
         piece = self.pieces[name]
         return slice(piece.start, piece.stop)
 
-    def markdown_table(self) -> str:
-        """The layout as a Markdown table (for env cards and docs)."""
+    def markdown_table(self, prefix: str = "") -> str:
+        """The layout as a Markdown table (for env cards and docs); only the pieces named ``prefix...`` if given."""
         rows = ["| piece | shape | offsets | range | meaning |", "|---|---|---|---|---|"]
         for p in self.pieces.values():
+            if not p.name.startswith(prefix):
+                continue
             rows.append(
                 f"| `{p.name}` | {p.shape} | {p.start}..{p.stop - 1} | 0..{p.high:g} | {p.description} |"
             )
