@@ -19,6 +19,7 @@ two kinds of agent are driven the same way.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +68,9 @@ class Agent(ABC):
 
     #: True for agents that search over determinizations (see choose_action)
     wants_sampler: bool = False
+    #: set by a runner that bounds thinking time (the web app): a searching agent calls it between
+    #: simulations and, once it returns True, plays its best move so far; None: search to the end
+    should_stop: Callable[[], bool] | None = None
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         self.context = context

@@ -56,6 +56,11 @@ returns so far plus each seat's predicted return to come), or by a rollout
 Spec: ``ismcts:simulations=400,c=0.7,rollout=greedy,depth=0,bias=1,prior=greedy,widen=1,seed=3``
 or ``ismcts:simulations=100,prior=policy:PATH,leaf=value``
 (see :func:`make_ismcts_agent`; docs/search.md has speed and strength figures).
+Every setting has a cap (:data:`MAX_SIMULATIONS` simulations, a rollout
+depth of :data:`MAX_ROLLOUT_DEPTH`, ``c`` <= :data:`MAX_C`, ``bias`` <=
+:data:`MAX_BIAS`, ``widen`` <= :data:`MAX_WIDEN`), refused in words past it;
+a runner that bounds the time per move sets the agent's ``should_stop``
+(the search then plays its best move after the simulations done so far).
 """
 
 from __future__ import annotations
@@ -91,15 +96,23 @@ class _Node:
         self.total = 0.0
 
 
-def _check_number(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not value >= 0:
-        raise ValueError(f"ISMCTSAgent: {name} must be a number >= 0, got {value!r}")
+#: the largest value of each search setting: a spec can ask for much, never for hours per move or gigabytes
+MAX_SIMULATIONS = 100_000
+MAX_ROLLOUT_DEPTH = 100_000
+MAX_C = 100.0
+MAX_BIAS = 1_000.0
+MAX_WIDEN = 100.0
+
+
+def _check_number(value, name: str, maximum: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not 0 <= value <= maximum:
+        raise ValueError(f"ISMCTSAgent: {name} must be a number from 0 to {maximum:g} (the cap), got {value!r}")
     return float(value)
 
 
-def _check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"ISMCTSAgent: {name} must be an integer >= {minimum}, got {value!r}")
+def _check_int(value, name: str, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not minimum <= value <= maximum:
+        raise ValueError(f"ISMCTSAgent: {name} must be an integer from {minimum} to {maximum:,} (the cap), got {value!r}")
     return int(value)
 
 
@@ -144,13 +157,13 @@ class ISMCTSAgent(Agent):
         heuristic_factory: Callable | None = None,
     ):
         super().__init__(context, seed)
-        self.simulations = _check_int(simulations, "simulations", 1)
-        self.c = _check_number(c, "c")
+        self.simulations = _check_int(simulations, "simulations", 1, MAX_SIMULATIONS)
+        self.c = _check_number(c, "c", MAX_C)
         if rollout not in ROLLOUTS:
             raise ValueError(f"ISMCTSAgent: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.rollout = rollout
-        self.max_rollout_depth = _check_int(max_rollout_depth, "max_rollout_depth", 0)
-        self.bias = _check_number(bias, "bias")
+        self.max_rollout_depth = _check_int(max_rollout_depth, "max_rollout_depth", 0, MAX_ROLLOUT_DEPTH)
+        self.bias = _check_number(bias, "bias", MAX_BIAS)
         self.network = None
         if prior not in PRIORS:
             from kakurega.agents.specs import make_agent, parse_spec
@@ -169,7 +182,7 @@ class ISMCTSAgent(Agent):
                     "the observation vector (and the game's move features) only (export it from an MlpPolicy)"
                 )
         self.prior = prior
-        self.widen = _check_number(widen, "widen")
+        self.widen = _check_number(widen, "widen", MAX_WIDEN)
         if leaf is None:
             leaf = "value" if self.network is not None and self.network.value_layers is not None else "rollout"
         if leaf not in LEAVES:
@@ -236,7 +249,11 @@ class ISMCTSAgent(Agent):
         start = time.perf_counter()
         root = _Node()
         scale = [math.inf, -math.inf]  # smallest and largest return seen
+        done = 0
         for simulation in range(self.simulations):
+            if simulation and self.should_stop is not None and self.should_stop():
+                break  # the runner's time is up: the best move of the simulations so far
+            done += 1
             state = sampler(chance_rng)
             if simulation == 0:
                 self._check_root(state, legal)
@@ -259,12 +276,12 @@ class ISMCTSAgent(Agent):
             key=lambda a: (children[a].visits, children[a].total / max(children[a].visits, 1), a == hint, -a),
         )
         self.last_search = {
-            "simulations": self.simulations,
+            "simulations": done,
             "seconds": seconds,
             "visits": {a: children[a].visits for a in legal if a in children},
         }
         self.totals["searched"] += 1
-        self.totals["simulations"] += self.simulations
+        self.totals["simulations"] += done
         self.totals["seconds"] += seconds
         return int(best)
 
@@ -537,6 +554,8 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
                 f"agent spec 'ismcts': option {key}={text!r} is not a valid {convert.__name__}"
             ) from None
         if name is None:
+            if not 0 <= value < 2**63:
+                raise ValueError(f"agent spec 'ismcts': option seed={text!r}: expected an integer from 0 to 2**63 - 1")
             seed = value
         else:
             kwargs[name] = value

@@ -216,6 +216,10 @@ def _check_fields(data, source: str) -> Record:
     options = data["options"]
     if not isinstance(options, dict):
         raise _fail(source, "options", f"expected an object of env options (keyword arguments), got {short_repr(options)}")
+    shown = [key for key in COSMETIC_OPTIONS if key in options]
+    if shown:
+        raise _fail(source, "options", f"{', '.join(shown)} chooses how a game is shown, not how it is played: a "
+                                       "record never holds it (choose the view when replaying: --view)")
     seed = data["seed"]
     if not _is_int(seed) or not 0 <= seed < 2**64:
         raise _fail(source, "seed", f"expected an integer in [0, 2**64), got {short_repr(seed)}")

@@ -92,12 +92,13 @@ def parse_spec(spec: str) -> AgentSpec:
 INTERACTIVE_KINDS = {"human"}
 
 
-def require_unattended(spec: AgentSpec, role: str) -> AgentSpec:
-    """``spec`` unless its kind needs a person (:data:`INTERACTIVE_KINDS`), which cannot play ``role``."""
+def require_unattended(spec: AgentSpec, role: str,
+                       reason: str = "nobody answers while a run trains or evaluates") -> AgentSpec:
+    """``spec`` unless its kind needs a person (:data:`INTERACTIVE_KINDS`), which cannot play ``role`` (``reason``: why)."""
     if spec.kind in INTERACTIVE_KINDS:
         raise ValueError(
             f"agent spec {spec.text!r} needs a person at the terminal, so it cannot be {role} "
-            "(nobody answers while a run trains or evaluates); use random, heuristic or policy:PATH"
+            f"({reason}); use random, heuristic or policy:PATH"
         )
     return spec
 

@@ -201,6 +201,10 @@ def cmd_play(args) -> int:
 
     name = resolve_env_name(args.game)
     options = parse_options(args.option)
+    if args.record:  # checked before the first move: a finished game is never lost to an unwritable place
+        from kakurega.scripts.destination import writable_file
+
+        writable_file(args.record, "--record")
     env = make(name, wrapped=False, **options)
     context = AgentContext.from_env(env, name, options)
     n = context.num_players

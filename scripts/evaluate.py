@@ -97,6 +97,10 @@ def run(args) -> int:
     if not args.quiet and sys.stderr.isatty():
         def progress(done, total):
             print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    if args.out:  # checked before the first game, like the record directory
+        from kakurega.scripts.destination import writable_dir
+
+        writable_dir(args.out, "--out")
     on_game = None if not getattr(args, "record_dir", None) else record_writer(env_name, options, args.record_dir)
     result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress, on_game=on_game)
     print(result.table())
@@ -118,12 +122,10 @@ def run(args) -> int:
 
 def record_writer(env_name: str, options: dict, directory):
     """An ``on_game`` callback of :func:`run_tournament` that saves each game's record as ``game-NNNNNN.json``."""
-    from pathlib import Path
-
     from kakurega.agents.record import Record
+    from kakurega.scripts.destination import writable_dir
 
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = writable_dir(directory, "--record-dir")  # before the first game, not after it
     count = 0
 
     def write(game) -> None:

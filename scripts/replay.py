@@ -18,6 +18,8 @@ import sys
 
 #: the most frames a GIF export takes (one per position), so a runaway record cannot fill the disk
 MAX_GIF_FRAMES = 5_000
+#: the frame rates a GIF can show (its delays are 20 ms to 655 s; the last frame is shown three times as long)
+MIN_FPS, MAX_FPS = 0.01, 50.0
 CAPTION_HEIGHT = 22
 
 
@@ -34,20 +36,24 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                              "player_1, or a seat number")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each move (q quits)")
     parser.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF of the chosen view")
-    parser.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
+    parser.add_argument("--fps", type=float, default=2.0,
+                        help=f"GIF frames per second, {MIN_FPS:g} to {MAX_FPS:g} (default 2)")
     return parser
 
 
 def run(args) -> int:
-    from kakurega.agents.record import RecordError, load_record
+    from kakurega.agents.record import load_record
 
     try:
         record = load_record(args.record)
         if args.gif:
             return _export_gif(record, args)
         return _show_in_terminal(record, args)
-    except RecordError as error:
+    except ValueError as error:  # a bad record, view, --fps or --gif destination
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # e.g. the disk filled while the GIF was written (nothing half-written is left)
+        print(f"error: {error.filename or args.gif}: cannot write ({error.strerror or error})", file=sys.stderr)
         return 2
 
 
@@ -116,28 +122,32 @@ def _caption(frame, text: str):
 
 def _export_gif(record, args) -> int:
     from kakurega.agents.record import Replayer, describe_move, parse_view
+    from kakurega.scripts.destination import writable_file
+    from kakurega.scripts.gif import GifWriter
 
-    if not args.fps > 0:
-        raise ValueError(f"--fps must be a positive number, got {args.fps}")
+    if not MIN_FPS <= args.fps <= MAX_FPS:  # NaN fails too
+        raise ValueError(f"--fps must be a number from {MIN_FPS:g} to {MAX_FPS:g} (GIF frames last 20 ms to "
+                         f"100 s), got {args.fps:g}")
     probe = Replayer(record)
     view = parse_view(probe.raw, args.view)
     if len(record.moves) + 1 > MAX_GIF_FRAMES:
         raise ValueError(f"{args.record}: {len(record.moves)} moves; a GIF takes at most {MAX_GIF_FRAMES - 1}")
+    writable_file(args.gif, "--gif")  # before the first frame is drawn
     replayer = Replayer(record, render_mode="rgb_array", render_view=view)
     raw = replayer.raw
     total = len(record.moves)
-    frames = [_caption(raw.render(), f"{record.env}: the deal")]
-    while replayer.next_move() is not None:
-        agent, action = replayer.next_move()
-        words = describe_move(raw, agent, action, view)
-        replayer.step()
-        frames.append(_caption(raw.render(), f"move {replayer.position}/{total}: {words}"))
-    replayer.check_end()
-    duration = max(20, int(round(1000 / args.fps)))
-    # the last frame stays three times as long, so the final position can be read before the loop restarts
-    durations = [duration] * (len(frames) - 1) + [3 * duration]
-    frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False)
-    print(f"wrote {args.gif}: {len(frames)} frames at {args.fps:g} fps, view {view or 'spectator'}")
+    duration = int(round(1000 / args.fps))
+    # frames go to the file as they are drawn (memory stays bounded whatever the length); the last frame
+    # stays three times as long, so the final position can be read before the loop restarts
+    with GifWriter(args.gif, duration, 3 * duration) as gif:
+        gif.add(_caption(raw.render(), f"{record.env}: the deal"))
+        while replayer.next_move() is not None:
+            agent, action = replayer.next_move()
+            words = describe_move(raw, agent, action, view)
+            replayer.step()
+            gif.add(_caption(raw.render(), f"move {replayer.position}/{total}: {words}"))
+        replayer.check_end()
+    print(f"wrote {args.gif}: {gif.frames} frames at {args.fps:g} fps, view {view or 'spectator'}")
     print(_result(replayer))
     return 0
 

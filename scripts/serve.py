@@ -2,6 +2,7 @@
 
     kakurega serve                               http://127.0.0.1:8765/
     kakurega serve --port 9000 --record-dir runs/records
+    kakurega serve --data-dir my_decks --move-seconds 5
 
 The server listens on 127.0.0.1 unless ``--host`` says otherwise; see
 :mod:`kakurega.scripts.web.app` for the protocol and docs/web.md for the page.
@@ -10,9 +11,15 @@ The server listens on 127.0.0.1 unless ``--host`` says otherwise; see
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 DEFAULT_PORT = 8765
+#: default and bounds of --move-seconds (kept here so that --help works without the web extra)
+MOVE_SECONDS = 10.0
+MIN_MOVE_SECONDS, MAX_MOVE_SECONDS = 0.1, 600.0
+#: after Ctrl-C, the longest the server waits for open requests to finish
+SHUTDOWN_SECONDS = 5
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -28,6 +35,13 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
                         help="write the record of every finished game into DIR (see `kakurega replay`)")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="offer the data files (.yaml, .yml, .json) directly inside DIR to the page's file "
+                             "options (deck, shape, map, booklet) by name, beside the shipped ones; a request "
+                             "never gives a path")
+    parser.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
+                        help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to "
+                             f"{MAX_MOVE_SECONDS:g} (default {MOVE_SECONDS:g}); a search then plays its best move so far")
     parser.add_argument("--quiet", action="store_true", help="no request log")
     return parser
 
@@ -44,14 +58,29 @@ def run(args) -> int:
     if not 0 <= args.port < 65536:
         print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
+    if not MIN_MOVE_SECONDS <= args.move_seconds <= MAX_MOVE_SECONDS:  # NaN fails too
+        print(f"error: --move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got "
+              f"{args.move_seconds:g}", file=sys.stderr)
+        return 2
+    from kakurega.scripts.destination import DestinationError, writable_dir
+
+    try:  # checked now, not when the first game ends
+        if args.record_dir is not None:
+            writable_dir(args.record_dir, "--record-dir")
+        if args.data_dir is not None and not os.path.isdir(args.data_dir):
+            raise DestinationError(f"--data-dir {args.data_dir}: not a directory")
+    except DestinationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
               "(and run any agent spec, policy files included)", file=sys.stderr)
-    app = create_app(record_dir=args.record_dir, host=args.host)
+    app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
+                     move_seconds=args.move_seconds)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"kakurega serve: open http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024,
-                log_level="warning" if args.quiet else "info")
+                log_level="warning" if args.quiet else "info", timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0
 
 

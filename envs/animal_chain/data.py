@@ -3,7 +3,9 @@
 Both are plain data files (``envs/data/animal_chain_deck.yaml`` and
 ``envs/data/animal_chain_shape.yaml`` by default) so that a user can play
 with other decks and boards. Anything the rules cannot play with is refused
-with a :class:`AnimalChainDataError` naming the file, the field and the value.
+with a :class:`AnimalChainDataError` naming the file and the field (and the
+value when it came from a mapping in code: a file's values are never quoted
+back, only their type).
 Files are read with :mod:`kakurega.envs.core.safe_load` (no duplicate keys,
 alias bombs or deep nesting; 1 MB at most) and every number has an upper
 bound: ``copies`` <= :data:`MAX_COPIES`, at most :data:`MAX_ANIMALS` animals
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from kakurega.envs.core.safe_load import load_file, load_text, short_repr
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr, shown
 
 #: the rules page: a board has at most 45 cards
 MAX_BOARD_CARDS = 45
@@ -121,9 +123,8 @@ def read_data(source: str | os.PathLike | Mapping | None, default: str) -> tuple
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"expected a file path or a mapping, got {short_repr(source)} of type {type(source).__name__}")
     path = os.fspath(source)
-    if not os.path.isfile(path):
-        raise AnimalChainDataError(f"{path}: no such file")
-    return _top_mapping(load_file(path, error=AnimalChainDataError), path), path
+    what = "deck file" if default == DEFAULT_DECK else "shape file"
+    return _top_mapping(load_file(path, error=AnimalChainDataError, what=what), path), path
 
 
 def _top_mapping(data, source: str) -> Mapping:
@@ -133,7 +134,8 @@ def _top_mapping(data, source: str) -> Mapping:
 
 
 def _fail(source: str, field: str, value: Any, expected: str):
-    raise AnimalChainDataError(f"{source}: {field} = {short_repr(value)}: {expected}")
+    # a value read from a file is never quoted back: only a mapping given in code is
+    raise AnimalChainDataError(f"{source}: {field} = {shown(value, source == '<dict>')}: {expected}")
 
 
 def _check_keys(source: str, where: str, data: Mapping, allowed: set[str], required: set[str]) -> None:

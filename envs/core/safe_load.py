@@ -18,7 +18,10 @@ is built, each with a message naming the file, the key and the limit:
 
 Duplicate keys are refused in YAML and JSON alike. Error messages elsewhere
 quote bad values with :func:`short_repr`, which is bounded in time and length
-whatever it is given.
+whatever it is given, except values read from a file: :func:`shown` gives
+only their type, and a syntax error gives the line and column, never the
+file's text. :func:`read_file` opens a path without ever blocking and reads
+only a regular file (no FIFO, device, ``/dev/stdin`` or directory).
 
 >>> load_text("a: 1\\nb: [2, 3]", "example.yaml")
 {'a': 1, 'b': [2, 3]}
@@ -31,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import reprlib
+import stat
 
 import yaml
 
@@ -57,6 +61,15 @@ def short_repr(value, limit: int = SHORT_REPR_LENGTH) -> str:
     """``repr(value)`` cut to ``limit`` characters, in bounded time even for huge or shared structures."""
     text = _repr.repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value, quote: bool = True) -> str:
+    """``short_repr(value)``, or only its type (``<str>``) when ``quote`` is False.
+
+    Loaders pass ``quote=False`` for values read from a file: an error never
+    quotes a file's content back (the path may name someone else's file).
+    """
+    return short_repr(value) if quote else f"<{type(value).__name__}>"
 
 
 # ------------------------------------------------------------------------ YAML
@@ -245,26 +258,80 @@ def load_text(
     except UnicodeDecodeError as failure:
         raise error(f"{source}: not UTF-8 text ({failure.reason} at byte {failure.start})") from None
     except yaml.YAMLError as failure:
-        raise error(f"{source}: not valid YAML/JSON: {_first_lines(failure)}") from None
+        raise error(f"{source}: not valid YAML/JSON: {_yaml_words(failure)}") from None
     except json.JSONDecodeError as failure:
         raise error(f"{source}: not valid JSON: {failure}") from None
     except (ValueError, TypeError, RecursionError) as failure:  # e.g. an integer of more than 4300 digits
         raise error(f"{source}: cannot be read: {_first_lines(failure)}") from None
 
 
-def load_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
-              json_only: bool | None = None, **limits):
-    """The data in the YAML or JSON file at ``path`` (JSON if it ends in ``.json``, or if ``json_only``), within the limits."""
+def read_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
+              what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``max_bytes``), opened without ever blocking.
+
+    The file is opened non-blocking and checked *after* opening (``fstat``:
+    no window to swap it): a FIFO, ``/dev/stdin``, a device, a socket or a
+    directory is refused at once in words instead of waiting for a writer or
+    reading for ever; so is a missing file or one over the size limit.
+    ``what`` names the kind of file in messages (``"booklet file"``).
+    """
     source = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(source, "rb") as handle:
-            raw = handle.read(max_bytes + 1)
+        descriptor = os.open(source, flags)
+    except FileNotFoundError:
+        raise error(f"{source}: cannot read the {what}: no such file") from None
     except OSError as failure:
-        raise error(f"{source}: cannot read the file ({failure.strerror or failure})") from None
-    if len(raw) > max_bytes:
+        raise error(f"{source}: cannot read the {what} ({failure.strerror or failure})") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise error(f"{source}: {_file_kind(mode)}, not a regular file; expected a {what} (YAML or JSON)")
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(descriptor, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as failure:
+        raise error(f"{source}: cannot read the {what} ({failure.strerror or failure})") from None
+    finally:
+        os.close(descriptor)
+    if size > max_bytes:
         raise error(f"{source}: larger than {max_bytes} bytes; the limit is max_bytes={max_bytes}")
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    for test, words in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                        (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return words
+    return "not a plain file"
+
+
+def load_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
+              json_only: bool | None = None, what: str = "file", **limits):
+    """The data in the YAML or JSON file at ``path`` (JSON if it ends in ``.json``, or if ``json_only``), within the limits.
+
+    The file is read with :func:`read_file`: a regular file only, never a blocking open.
+    """
+    source = os.fspath(path)
+    raw = read_file(source, max_bytes=max_bytes, error=error, what=what)
     json_only = source.endswith(".json") if json_only is None else json_only
     return load_text(raw, source, json_only=json_only, max_bytes=max_bytes, error=error, **limits)
+
+
+def _yaml_words(failure: yaml.YAMLError) -> str:
+    """What is wrong and where (line, column), without the quoted lines of the file PyYAML adds."""
+    if not isinstance(failure, yaml.MarkedYAMLError):
+        return _first_lines(failure)
+    parts = [part for part in (failure.context, failure.problem) if part]
+    mark = failure.problem_mark or failure.context_mark
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return _first_lines(ValueError("; ".join(parts) or type(failure).__name__)) + where
 
 
 def _first_lines(failure: Exception, lines: int = 6, limit: int = 400) -> str:

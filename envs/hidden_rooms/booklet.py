@@ -13,7 +13,10 @@ A booklet is a YAML (or JSON, which YAML reads too) mapping with a
   (same row or column, within range).
 
 Any mistake raises :class:`BookletError` (a ``ValueError``) naming the
-monster, the field and the offending value (quoted short). Files are read
+monster and the field, and the offending value (quoted short) when the
+booklet was given as data; of a file, only the value's type is named (a
+file's content is never quoted back). A path that is missing, a directory,
+a FIFO or a device is a :class:`BookletError` too. Files are read
 with :mod:`kakurega.envs.core.safe_load` (no duplicate keys, alias bombs or
 deep nesting; 1 MB at most); a booklet holds at most :data:`MAX_MONSTERS`
 monsters of at most :data:`MAX_PATH_LENGTH` cells.
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from kakurega.envs.core.options import Option
-from kakurega.envs.core.safe_load import load_file, load_text, short_repr
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr, shown
 
 GRID = 5  #: rows and columns of the room
 START_CELL = (GRID - 1, GRID - 1)
@@ -70,21 +73,24 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _monster_label(index: int, raw) -> str:
-    if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"]:
+def _monster_label(index: int, raw, quote: bool = True) -> str:
+    if quote and isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"]:
         return f"monster {index} ({short_repr(raw['name'])})"
     return f"monster {index}"
 
 
-def validate_monster(index: int, raw, source: str = "booklet") -> Monster:
-    """A :class:`Monster` from one raw booklet entry, or :class:`BookletError` saying what is wrong."""
-    label = _monster_label(index, raw)
+def validate_monster(index: int, raw, source: str = "booklet", quote: bool = True) -> Monster:
+    """A :class:`Monster` from one raw booklet entry, or :class:`BookletError` saying what is wrong.
+
+    ``quote=False`` (data read from a file): errors give a bad value's type, never the value.
+    """
+    label = _monster_label(index, raw, quote)
 
     def fail(field: str, value, expected: str):
-        raise BookletError(f"{source}: {label}, field {short_repr(field)}: got {short_repr(value)}; expected {expected}")
+        raise BookletError(f"{source}: {label}, field {short_repr(field)}: got {shown(value, quote)}; expected {expected}")
 
     if not isinstance(raw, dict):
-        raise BookletError(f"{source}: {label}: got {short_repr(raw)}; expected a mapping of traits {list(TRAITS)}")
+        raise BookletError(f"{source}: {label}: got {shown(raw, quote)}; expected a mapping of traits {list(TRAITS)}")
     for key in raw:
         if key not in TRAITS:
             fail(key, raw[key], f"no such trait; known traits are {list(TRAITS)}")
@@ -140,8 +146,8 @@ def validate_monster(index: int, raw, source: str = "booklet") -> Monster:
     )
 
 
-def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
-    """Every monster of a parsed booklet (``{"monsters": [...]}``), validated."""
+def validate_booklet(data, source: str = "booklet", quote: bool = True) -> tuple[Monster, ...]:
+    """Every monster of a parsed booklet (``{"monsters": [...]}``), validated (``quote``: see :func:`validate_monster`)."""
     if not isinstance(data, dict) or "monsters" not in data:
         raise BookletError(f"{source}: expected a mapping with a 'monsters' list, got {type(data).__name__}")
     extra = [k for k in data if k not in ("monsters", "version", "title")]
@@ -150,14 +156,15 @@ def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
     monsters_raw = data["monsters"]
     if not isinstance(monsters_raw, list) or not 1 <= len(monsters_raw) <= MAX_MONSTERS:
         raise BookletError(
-            f"{source}: field 'monsters': got {short_repr(monsters_raw)}; expected a list of 1 to {MAX_MONSTERS} monsters"
+            f"{source}: field 'monsters': got {shown(monsters_raw, quote)}; expected a list of 1 to {MAX_MONSTERS} monsters"
         )
-    monsters = tuple(validate_monster(i, raw, source) for i, raw in enumerate(monsters_raw))
+    monsters = tuple(validate_monster(i, raw, source, quote) for i, raw in enumerate(monsters_raw))
     seen: dict[str, int] = {}
     for i, monster in enumerate(monsters):
         if monster.name in seen:
+            named = f" ({short_repr(monster.name)})" if quote else ""
             raise BookletError(
-                f"{source}: monster {i} ({short_repr(monster.name)}), field 'name': got {short_repr(monster.name)}; "
+                f"{source}: monster {i}{named}, field 'name': got {shown(monster.name, quote)}; "
                 f"expected a name not already used by monster {seen[monster.name]}"
             )
         seen[monster.name] = i
@@ -166,8 +173,8 @@ def validate_booklet(data, source: str = "booklet") -> tuple[Monster, ...]:
 
 #: the env option naming the booklet (envs/core/options.py)
 BOOKLET_OPTION = Option("booklet", (str, os.PathLike, type(None)), None, "None loads the default booklet (7 "
-                        "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file raises "
-                        "``BookletError`` naming monster, field and value",
+                        "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file (or a path "
+                        "that is no regular file) raises ``BookletError`` naming monster and field",
                         expected="a file path (str or PathLike) to a YAML or JSON booklet, or None")
 
 
@@ -177,6 +184,4 @@ def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
         text = resources.files("kakurega.envs").joinpath("data", DEFAULT_BOOKLET).read_text(encoding="utf-8")
         return validate_booklet(load_text(text, DEFAULT_BOOKLET, error=BookletError), DEFAULT_BOOKLET)
     source = os.fspath(path)
-    if not os.path.isfile(source):
-        raise FileNotFoundError(f"booklet file {short_repr(source)} does not exist")
-    return validate_booklet(load_file(source, error=BookletError), source)
+    return validate_booklet(load_file(source, error=BookletError, what="booklet file"), source, quote=False)

@@ -14,7 +14,9 @@ A map is a YAML mapping with these fields:
   carrying it, a terrain symbol a terrain cell.
 
 Any mistake raises :class:`MapError` (a ``ValueError``) naming the row and
-column (0-based) or the field, and what was expected. Files are read with
+column (0-based) or the field, and what was expected (a value read from a
+file is never quoted back, only its type; a path that is missing, a
+directory, a FIFO or a device is a :class:`MapError` too). Files are read with
 :mod:`kakurega.envs.core.safe_load` (no duplicate keys, alias bombs or deep
 nesting; 1 MB at most); a grid has at most :data:`MAX_SIDE` rows and columns,
 an icon is worth at most :data:`MAX_VP` VP.
@@ -26,7 +28,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-from kakurega.envs.core.safe_load import load_file, load_text, short_repr
+from kakurega.envs.core.safe_load import load_file, load_text, short_repr, shown
 
 PATH_SYMBOL = "."
 KIND_PATH, KIND_BLACK, KIND_WHITE = 0, 1, 2
@@ -118,15 +120,18 @@ def load_map(path: str | os.PathLike | None = None) -> SummerMap:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"map must be a file path (str or os.PathLike) or None, got {type(path).__name__}")
     source = os.fspath(path)
-    return parse_map(load_file(source, error=MapError), source)
+    return parse_map(load_file(source, error=MapError, what="map file"), source, quote=False)
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_map(raw, source: str = "map") -> SummerMap:
-    """A :class:`SummerMap` from the raw YAML mapping, or :class:`MapError` saying what is wrong."""
+def parse_map(raw, source: str = "map", quote: bool = True) -> SummerMap:
+    """A :class:`SummerMap` from the raw YAML mapping, or :class:`MapError` saying what is wrong.
+
+    ``quote=False`` (data read from a file): errors give a bad value's type, never the value.
+    """
 
     def fail(message: str):
         raise MapError(f"{source}: {message}")
@@ -141,22 +146,22 @@ def parse_map(raw, source: str = "map") -> SummerMap:
             fail(f"missing field {short_repr(key)}")
     name = raw.get("name", "map")
     if not isinstance(name, str):
-        fail(f"field 'name': expected a string, got {short_repr(name)}")
+        fail(f"field 'name': expected a string, got {shown(name, quote)}")
 
     terrain = raw["terrain"]
     if not isinstance(terrain, dict) or not terrain:
-        fail(f"field 'terrain': expected a non-empty mapping symbol -> name, got {short_repr(terrain)}")
+        fail(f"field 'terrain': expected a non-empty mapping symbol -> name, got {shown(terrain, quote)}")
     terrain_names = {}
     for symbol, tname in terrain.items():
         if not isinstance(symbol, str) or len(symbol) != 1 or symbol.isalnum() or symbol == PATH_SYMBOL or symbol.isspace():
             fail(f"field 'terrain': symbol {short_repr(symbol)} must be one character, not a letter, digit, space or '.'")
         if not isinstance(tname, str) or not tname:
-            fail(f"field 'terrain.{symbol}': expected a name (string), got {short_repr(tname)}")
+            fail(f"field 'terrain.{symbol}': expected a name (string), got {shown(tname, quote)}")
         terrain_names[symbol] = tname
 
     icons_raw = raw["icons"]
     if not isinstance(icons_raw, dict) or not icons_raw:
-        fail(f"field 'icons': expected a non-empty mapping LETTER -> {{name, vp}}, got {short_repr(icons_raw)}")
+        fail(f"field 'icons': expected a non-empty mapping LETTER -> {{name, vp}}, got {shown(icons_raw, quote)}")
     icons: list[IconType] = []
     icon_index: dict[str, int] = {}
     for letter, entry in icons_raw.items():
@@ -164,7 +169,7 @@ def parse_map(raw, source: str = "map") -> SummerMap:
         if not isinstance(letter, str) or len(letter) != 1 or not ("A" <= letter <= "Z"):
             fail(f"field 'icons': key {short_repr(letter)} must be one uppercase letter A-Z")
         if not isinstance(entry, dict):
-            fail(f"{where}: expected a mapping with 'name' and 'vp', got {short_repr(entry)}")
+            fail(f"{where}: expected a mapping with 'name' and 'vp', got {shown(entry, quote)}")
         for key in entry:
             if key not in ("name", "vp"):
                 fail(f"{where}: unknown key {short_repr(key)}; expected 'name' and 'vp'")
@@ -172,10 +177,10 @@ def parse_map(raw, source: str = "map") -> SummerMap:
             fail(f"field 'icons.{letter}.vp': missing: every icon needs its VP")
         vp = entry["vp"]
         if not _is_int(vp) or not 1 <= vp <= MAX_VP:
-            fail(f"field 'icons.{letter}.vp': expected an integer from 1 to {MAX_VP}, got {short_repr(vp)}")
+            fail(f"field 'icons.{letter}.vp': expected an integer from 1 to {MAX_VP}, got {shown(vp, quote)}")
         iname = entry.get("name", letter)
         if not isinstance(iname, str) or not iname:
-            fail(f"field 'icons.{letter}.name': expected a string, got {short_repr(iname)}")
+            fail(f"field 'icons.{letter}.name': expected a string, got {shown(iname, quote)}")
         icon_index[letter] = len(icons)
         icons.append(IconType(letter, iname, vp))
 
@@ -207,15 +212,15 @@ def parse_map(raw, source: str = "map") -> SummerMap:
                 letter = symbol.upper()
                 if letter not in icon_index:
                     fail(
-                        f"row {r}, column {c}: icon {short_repr(symbol)} has no VP: field 'icons' has no entry "
-                        f"{short_repr(letter)} (known icons: {', '.join(icon_index)})"
+                        f"row {r}, column {c}: icon {shown(symbol, quote)} has no VP: field 'icons' has no entry "
+                        f"{shown(letter, quote)} (known icons: {', '.join(icon_index)})"
                     )
                 squares.append((r, c))
                 kinds.append(KIND_BLACK if symbol.isupper() else KIND_WHITE)
                 icon_of.append(icon_index[letter])
             else:
                 fail(
-                    f"row {r}, column {c}: unknown cell symbol {short_repr(symbol)}; expected '.' (path square), "
+                    f"row {r}, column {c}: unknown cell symbol {shown(symbol, quote)}; expected '.' (path square), "
                     f"an icon letter (UPPER black-framed, lower white-framed) or a terrain symbol "
                     f"({' '.join(terrain_names)})"
                 )
@@ -233,11 +238,11 @@ def parse_map(raw, source: str = "map") -> SummerMap:
         icon_of=tuple(icon_of),
         source=source,
     )
-    _check_rarity(result, fail)
+    _check_rarity(result, fail, quote)
     return result
 
 
-def _check_rarity(summer_map: SummerMap, fail) -> None:
+def _check_rarity(summer_map: SummerMap, fail, quote: bool = True) -> None:
     """The rules: the rarer an icon type on the map, the more VP it is worth."""
     counts = summer_map.icon_counts()
     icons = summer_map.icons
@@ -246,6 +251,6 @@ def _check_rarity(summer_map: SummerMap, fail) -> None:
             if counts[a] and counts[b] and counts[a] < counts[b] and icons[a].vp <= icons[b].vp:
                 fail(
                     f"field 'icons.{icons[a].letter}.vp': icon {icons[a].letter!r} appears {counts[a]} times, "
-                    f"rarer than {icons[b].letter!r} ({counts[b]} times), so it must be worth more than "
-                    f"{icons[b].vp} VP, got {icons[a].vp}"
+                    f"rarer than {icons[b].letter!r} ({counts[b]} times), so it must be worth more VP than "
+                    f"{icons[b].letter!r}" + (f" ({icons[b].vp} VP), got {icons[a].vp}" if quote else "")
                 )

@@ -17,7 +17,17 @@ request never ends the connection nor changes a game.
 ``{"type": "join", "game": ID}``                           reopen a game after a reload (one tab at a time)
 ``{"type": "open_record", "record": TEXT, "view"}``        open a game record to step through
 ``{"type": "seek", "position": K}``                        the record's position after K moves
+``{"type": "abandon"}``                                    drop the open game, at once: a bot
+                                                           thinking about it stops (reply
+                                                           ``abandoned``)
 =========================================================  ==================================
+
+Requests of one connection are answered in order, one at a time; an
+``abandon`` acts as soon as it arrives, even while a bot thinks. Every
+request is bounded in time: a bot thinks at most ``move_seconds`` per move
+(a search then plays its best move so far), data files are opened without
+ever blocking, and a closed tab calls off its bot's thinking. Options that
+name a file take only the names the app offers (:mod:`kakurega.scripts.web.data_files`).
 
 A page may only talk to the server that served it: websocket requests from
 another origin are refused (a web page elsewhere cannot drive the app), and
@@ -32,15 +42,18 @@ import logging
 import threading
 from pathlib import Path
 
-from kakurega.scripts.web.session import GameSession, ReplaySession, RequestError
+from kakurega.scripts.web.data_files import DataFiles
+from kakurega.scripts.web.session import MOVE_SECONDS, GameSession, ReplaySession, RequestError
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (a game record upload is the largest)
 MAX_MESSAGE_BYTES = 2_500_000
 #: games and replays kept at once (the oldest ones no tab has open are dropped first)
 MAX_SESSIONS = 64
+#: requests of one connection waiting for their turn (a page sends one at a time)
+MAX_PENDING = 16
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_TYPES = ("new", "act", "next", "join", "open_record", "seek")
+_TYPES = ("new", "act", "next", "join", "open_record", "seek", "abandon")
 
 log = logging.getLogger("kakurega.scripts.web")
 
@@ -48,9 +61,12 @@ log = logging.getLogger("kakurega.scripts.web")
 class Sessions:
     """The games and replays the server holds, and which of them a connection has open."""
 
-    def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS):
+    def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS,
+                 data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
         self.record_dir = record_dir
         self.max_sessions = max_sessions
+        self.data_files = DataFiles(data_dir)
+        self.move_seconds = move_seconds
         self.by_id: dict[str, GameSession | ReplaySession] = {}
         self.open: dict[str, object] = {}  # session id -> the connection that has it open
         self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
@@ -90,6 +106,38 @@ class Sessions:
         with self.lock:
             return next((self.by_id[key] for key, holder in self.open.items() if holder is connection), None)
 
+    def abandon(self, connection) -> str | None:
+        """Drop the game ``connection`` has open (a bot thinking about it stops); its id, or None."""
+        with self.lock:
+            session = self.current(connection)
+            if session is None:
+                return None
+            if isinstance(session, GameSession):
+                session.abandoned.set()
+            self.release(connection)
+            del self.by_id[session.id]
+            return session.id
+
+    def call_off(self, connection) -> None:
+        """Stop at once the bot thinking in the game ``connection`` has open (an ``abandon`` on its way)."""
+        session = self.current(connection)
+        if isinstance(session, GameSession):
+            session.abandoned.set()
+
+    def abandon_all(self) -> None:
+        """Call off every game (the server is stopping)."""
+        with self.lock:
+            for session in self.by_id.values():
+                if isinstance(session, GameSession):
+                    session.abandoned.set()
+
+
+class Connection:
+    """One websocket: ``closed`` is set when it goes away (its bot's thinking is then called off)."""
+
+    def __init__(self):
+        self.closed = threading.Event()
+
 
 def _env_list() -> list[dict]:
     """Every registered env: name, summary, default options, tested configurations, seat names."""
@@ -125,7 +173,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
     """A :class:`GameSession` from a ``new`` request, every field checked."""
     import numpy as np
 
-    from kakurega.agents.specs import seat_lineup
+    from kakurega.agents.specs import parse_spec, require_unattended, seat_lineup
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import resolve_env_name
 
@@ -136,6 +184,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
     options = message.get("options") or {}
     if not isinstance(options, dict):
         raise RequestError("new: 'options' must be an object of env options, e.g. {\"num_players\": 3}")
+    options = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
     num_players = len(make(name, wrapped=False, **options).possible_agents)
     seat = message.get("seat", "random")
     seed = message.get("seed")
@@ -154,11 +203,15 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
         raise RequestError("new: 'agents' must be a list of agent spec strings, e.g. [\"heuristic\"]")
     if seat is not None and num_players == 1:
         agents = []  # a solitaire game: the agents field of the page has no seat to fill
+    for spec in agents:
+        require_unattended(parse_spec(spec), "a bot seat of the web app",
+                           "you play your own seat on the page; nobody answers at the server's terminal")
     lineup = seat_lineup(name, num_players, seat, agents)
     view = message.get("view")
     if view == "spectator":
         view = None
-    return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir)
+    return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir,
+                       move_seconds=sessions.move_seconds)
 
 
 def handle(message, sessions: Sessions, connection) -> dict:
@@ -179,9 +232,11 @@ def handle(message, sessions: Sessions, connection) -> dict:
         view = message.get("view")
         if view is not None and not isinstance(view, str):
             raise RequestError("open_record: 'view' must be null (spectator), an agent name or a seat number")
-        session = ReplaySession(text, view)
+        session = ReplaySession(text, view, data_files=sessions.data_files)
         sessions.add(session, connection)
         return session.message()
+    if kind == "abandon":
+        return {"type": "abandoned", "game": sessions.abandon(connection)}
     if kind == "join":
         session = sessions.by_id.get(message.get("game"))
         if session is None:
@@ -206,7 +261,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
         if kind == "act":
             session.act(message.get("action"))
         else:
-            session.advance()
+            session.advance(getattr(connection, "closed", threading.Event()).is_set)
         return session.message(events_from=min(seen, len(session.events)))
 
 
@@ -235,8 +290,13 @@ def origin_allowed(headers) -> bool:
     return origin in (f"http://{host}", f"https://{host}")
 
 
-def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
-    """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere)."""
+def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", data_dir: str | Path | None = None,
+               move_seconds: float = MOVE_SECONDS):
+    """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere);
+    ``data_dir``: a directory whose data files requests may name (beside the shipped ones);
+    ``move_seconds``: the longest a bot thinks about one move."""
+    import contextlib
+
     import anyio
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
@@ -246,7 +306,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
     from starlette.staticfiles import StaticFiles
     from starlette.websockets import WebSocketDisconnect
 
-    sessions = Sessions(record_dir)
+    sessions = Sessions(record_dir, data_dir=data_dir, move_seconds=move_seconds)
     env_list: list = []
 
     async def index(request):
@@ -255,33 +315,67 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
     async def envs(request):
         if not env_list:
             env_list.extend(await anyio.to_thread.run_sync(_env_list))
-        return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or "")})
+        return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
+                             "data_files": sessions.data_files.names(), "move_seconds": move_seconds})
+
+    async def answer(message, connection) -> dict:
+        """The reply to one request (an exception, a malformed frame, is answered in words)."""
+        if isinstance(message, Exception):
+            return error_message(message)
+        try:
+            return await anyio.to_thread.run_sync(handle, message, sessions, connection)
+        except (RequestError, ValueError, TypeError) as error:
+            return error_message(error)
+        except Exception as error:  # a bug must not end the server: log it, tell the page
+            log.exception("request failed")
+            return error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
+                                              "the game was left as it was"))
+
+    async def reply_in_order(ws, requests, connection) -> None:
+        async with requests:
+            async for message in requests:
+                reply = await answer(message, connection)
+                try:
+                    await ws.send_text(json.dumps(reply))
+                except (WebSocketDisconnect, RuntimeError):  # the page went away while a reply was being sent
+                    connection.closed.set()
+                    return
 
     async def websocket(ws):
         if not origin_allowed(ws.headers):
             await ws.close(code=1008)
             return
         await ws.accept()
-        connection = object()
+        connection = Connection()
+        send, requests = anyio.create_memory_object_stream(MAX_PENDING)
         try:
-            while True:
-                frame = await ws.receive()
-                if frame["type"] == "websocket.disconnect":
-                    break
-                try:
-                    message = parse_request(frame.get("text"))
-                    reply = await anyio.to_thread.run_sync(handle, message, sessions, connection)
-                except (RequestError, ValueError, TypeError) as error:
-                    reply = error_message(error)
-                except Exception as error:  # a bug must not end the server: log it, tell the page
-                    log.exception("request failed")
-                    reply = error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
-                                                       "the game was left as it was"))
-                await ws.send_text(json.dumps(reply))
-        except WebSocketDisconnect:  # the page went away while a reply was being sent
+            async with anyio.create_task_group() as group:
+                group.start_soon(reply_in_order, ws, requests, connection)
+                async with send:
+                    while not connection.closed.is_set():
+                        frame = await ws.receive()
+                        if frame["type"] == "websocket.disconnect":
+                            break
+                        try:
+                            message = parse_request(frame.get("text"))
+                        except RequestError as error:
+                            message = error
+                        if isinstance(message, dict) and message.get("type") == "abandon":
+                            sessions.call_off(connection)  # at once, not after the request a bot is thinking on
+                        await send.send(message)
+                # the tab is gone: its bot stops thinking, and what it had queued is dropped
+                connection.closed.set()
+                group.cancel_scope.cancel()
+        except WebSocketDisconnect:
             pass
         finally:
+            connection.closed.set()
             sessions.release(connection)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        sessions.abandon_all()  # Ctrl-C: every bot stops thinking, so the server stops at once
 
     loopback = host in LOOPBACK_HOSTS
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS if loopback else ["*"])]
@@ -293,6 +387,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1"):
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         middleware=middleware,
+        lifespan=lifespan,
     )
     app.state.sessions = sessions
     return app

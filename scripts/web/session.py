@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from kakurega.agents.record import Record, Replayer, describe_move, new_seed, parse_record
 from kakurega.envs.core.safe_load import short_repr
+from kakurega.scripts.serve import MOVE_SECONDS  # the longest a bot thinks about one move (default)
 
 #: the person's seat in a lineup of agent specs
 PERSON = "you"
@@ -88,13 +90,19 @@ class GameSession:
     """
 
     def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
-                 seed: int | None = None, record_dir: str | Path | None = None):
+                 seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
         from kakurega.agents.base import AgentContext
         from kakurega.agents.specs import make_agent
         from kakurega.envs.registry import make
+        from kakurega.scripts.destination import writable_dir
 
+        if record_dir is not None:  # checked before the first move: a finished game is never lost to it
+            writable_dir(record_dir, "the record directory (--record-dir)")
         self.id = secrets.token_urlsafe(12)
         self.env_name = env_name
+        self.move_seconds = move_seconds
+        #: set when the game is abandoned: a bot thinking stops, and the game takes no more moves
+        self.abandoned = threading.Event()
         self.raw = make(env_name, wrapped=False, **options)
         context = AgentContext.from_env(self.raw, env_name, options)
         agents = self.raw.possible_agents
@@ -149,10 +157,16 @@ class GameSession:
             summary = ", ".join(f"{a} {r:+g}" for a, r in self.record.returns.items())
             self.events.append(f"game over ({self.record.end}): {summary}")
             if self.record_dir is not None:
-                self.record_path = self.record.save(self.record_dir / f"{self.env_name}-{self.id}.json")
+                path = self.record_dir / f"{self.env_name}-{self.id}.json"
+                try:
+                    self.record_path = self.record.save(path)
+                except OSError as error:  # e.g. the disk filled during the game: the game stands, say so
+                    self.events.append(f"the record could not be written to {path} ({error.strerror or error})")
 
     def act(self, action) -> None:
         """The person's move ``action``; refused in words when it is not theirs to make or illegal."""
+        if self.abandoned.is_set():
+            raise RequestError("this game was abandoned; start a new one")
         if self.person is None:
             raise RequestError("nobody plays in this game: the bots play it alone (send next to see their moves)")
         if self.over:
@@ -167,16 +181,36 @@ class GameSession:
                                f"{', '.join(map(str, names[:20]))}{'...' if len(names) > 20 else ''})")
         self._play(self.person, action)
 
-    def advance(self) -> None:
-        """Let the agent whose turn it is make its move (refused when it is the person's turn or the game is over)."""
+    def advance(self, should_stop=None) -> None:
+        """Let the agent whose turn it is make its move (refused when it is the person's turn or the game is over).
+
+        A searching bot thinks at most :attr:`move_seconds`, then plays its best
+        move so far; when ``should_stop()`` (the tab went away) or the game is
+        abandoned while it thinks, nothing is played.
+        """
         from kakurega.agents.base import choose_action
 
+        if self.abandoned.is_set():
+            raise RequestError("this game was abandoned; start a new one")
         if self.over:
             raise RequestError("the game is over; start a new one")
         agent = self.raw.agent_selection
         if agent == self.person:
             raise RequestError("it is your turn: click the table to move")
-        action = choose_action(self.agents[agent], self.raw, agent)
+        bot = self.agents[agent]
+        deadline = time.monotonic() + self.move_seconds
+
+        def called_off() -> bool:
+            return self.abandoned.is_set() or (should_stop is not None and should_stop())
+
+        bot.should_stop = lambda: called_off() or time.monotonic() > deadline
+        try:
+            action = choose_action(bot, self.raw, agent)
+        finally:
+            bot.should_stop = None
+        if called_off():
+            raise RequestError(f"{agent}'s move was called off (the game was abandoned or its tab closed); "
+                               "nothing was played")
         if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
             raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
         self._play(agent, action)
@@ -185,11 +219,16 @@ class GameSession:
 class ReplaySession:
     """A record opened in the web app: positions sent one at a time, as the chosen view saw them."""
 
-    def __init__(self, text: str, view: str | None, source: str = "the uploaded record"):
+    def __init__(self, text: str, view: str | None, source: str = "the uploaded record", data_files=None):
         from kakurega.agents.record import parse_view
 
         self.id = secrets.token_urlsafe(12)
         self.record = parse_record(text, source)
+        from kakurega.scripts.web.data_files import DataFiles
+
+        # the record's options may name only files the app offers (default: the shipped ones)
+        data_files = DataFiles() if data_files is None else data_files
+        self.record.options = data_files.resolve(self.record.env, self.record.options, f"{source}: options")
         self.replayer = Replayer(self.record)
         try:
             self.view = parse_view(self.replayer.raw, view)

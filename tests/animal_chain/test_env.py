@@ -23,7 +23,7 @@ BAD_OPTIONS = [
     ({"max_turns": True}, TypeError, "max_turns must be an integer from 1 to 100000"),
     ({"deck": 42}, TypeError, "deck must be a path to a YAML/JSON file"),
     ({"shape": ["rows"]}, TypeError, "shape must be a path"),
-    ({"deck": "no/such/deck.yaml"}, AnimalChainDataError, "no/such/deck.yaml: no such file"),
+    ({"deck": "no/such/deck.yaml"}, AnimalChainDataError, "no/such/deck.yaml: cannot read the deck file: no such file"),
     ({"shape": {"rows": [2, 3, 4]}}, AnimalChainDataError, "look the same from both sides"),
     ({"render_mode": "rgb"}, ValueError, "render_mode='rgb' is not supported"),
     ({"render_view": "player_2"}, ValueError, "render_view='player_2' is not an agent"),

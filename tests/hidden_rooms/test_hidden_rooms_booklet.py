@@ -91,7 +91,7 @@ def test_yaml_and_json_files_load(tmp_path):
     (tmp_path / "bad.yaml").write_text("monsters: [\n")
     with pytest.raises(BookletError, match="not valid YAML"):
         load_booklet(tmp_path / "bad.yaml")
-    with pytest.raises(FileNotFoundError, match="nowhere.yaml"):
+    with pytest.raises(BookletError, match="nowhere.yaml: cannot read the booklet file: no such file"):
         load_booklet(tmp_path / "nowhere.yaml")
     with pytest.raises(TypeError, match="booklet must be a file path"):
         load_booklet(42)

@@ -6,6 +6,7 @@ import pytest
 
 from hidden_rooms.hidden_rooms_helpers import game_with, monster, table, tile
 from kakurega.envs import hidden_rooms_v0
+from kakurega.envs.hidden_rooms.booklet import BookletError
 from kakurega.envs.hidden_rooms.rules import cell_of
 
 
@@ -18,7 +19,7 @@ from kakurega.envs.hidden_rooms.rules import cell_of
         ({"max_turns": 2.5}, TypeError, ["max_turns", "integer"]),
         ({"max_turns": True}, TypeError, ["max_turns"]),
         ({"booklet": 3}, TypeError, ["booklet", "file path"]),
-        ({"booklet": "/nonexistent/booklet.yaml"}, FileNotFoundError, ["/nonexistent/booklet.yaml"]),
+        ({"booklet": "/nonexistent/booklet.yaml"}, BookletError, ["/nonexistent/booklet.yaml: cannot read the booklet file: no such file"]),
         ({"render_mode": "rgb"}, ValueError, ["render_mode", "ansi", "rgb_array"]),
         ({"render_view": "player_1"}, ValueError, ["render_view", "player_0"]),
     ],

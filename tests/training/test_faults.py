@@ -134,7 +134,7 @@ def test_every_loader_refuses_an_alias_bomb_in_a_subprocess_under_a_time_limit(k
     "kind, text, message",
     [
         ("deck", "animals: [{name: a, label: Aa}, {name: b, label: Bb}]\ncards: [{left: a, right: b, copies: 1000000000}]\n",
-         "copies = 1000000000: expected an integer from 1 to 1000"),
+         "copies = <int>: expected an integer from 1 to 1000"),  # a file's values are never quoted back
         ("deck", "animals: []\nanimals: []\ncards: []\n", "key 'animals' appears twice"),
         ("shape", "rows: [1000000, 1000000]\n", "expected a number of cards from 1 to 45"),
         ("booklet", "monsters: [{name: m, path: [[0, 0], [0, 1]], sight_range: 99999999999, sight_shape: radius}]\n",

@@ -201,6 +201,9 @@ function start() {
   try { options = JSON.parse($("options").value || "{}"); } catch (error) { showError(`Options: not valid JSON (${error.message})`); return; }
   const seatValue = $("seat").value;
   const seed = $("seed").value.trim();
+  clearTimeout(botTimer);
+  // a bot may be thinking about the game being left: call it off at once (the server answers in order)
+  if (current && current.type === "state" && !current.over && current.waiting_for === "bot") send({ type: "abandon" });
   current = null;
   paused = false;
   $("pause").textContent = "Pause";
