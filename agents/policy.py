@@ -516,9 +516,45 @@ def mlp_forward(layers, activation: str, x: np.ndarray) -> np.ndarray:
     return h
 
 
+#: bounds of the sampling temperature (spec option ``temperature=T``)
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0
+
+
+def sampling_options(options: dict, where: str) -> tuple[bool, float]:
+    """``(sample, temperature)`` from a policy spec's options (``sample=true``, ``temperature=T``).
+
+    A temperature turns sampling on; unknown options are refused, naming the ones there are.
+
+    >>> sampling_options({"temperature": "0.5"}, "policy")
+    (True, 0.5)
+    """
+    from kakurega.agents.specs import parse_bool
+
+    unknown = sorted(set(options) - {"sample", "temperature"})
+    if unknown:
+        raise ValueError(f"agent spec {where!r}: unknown option(s) {', '.join(unknown)}; expected sample=true|false "
+                         f"and temperature=T ({MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g})")
+    temperature = 1.0
+    if "temperature" in options:
+        try:
+            temperature = float(options["temperature"])
+        except (TypeError, ValueError):
+            temperature = float("nan")
+        if not MIN_TEMPERATURE <= temperature <= MAX_TEMPERATURE:
+            raise ValueError(f"agent spec {where!r}: temperature must be a number from {MIN_TEMPERATURE:g} to "
+                             f"{MAX_TEMPERATURE:g}, got {options['temperature']!r}")
+    sample = parse_bool(options.get("sample", "true" if "temperature" in options else "false"),
+                        f"{where} option 'sample'")
+    if "temperature" in options and not sample:
+        raise ValueError(f"agent spec {where!r}: temperature=T samples the moves; it cannot go with sample=false")
+    return sample, temperature
+
+
 class PolicyAgent(Agent):
     """Acts with a trained network: greedy by default, or sampling (``sample=True``).
 
+    Sampling draws from the softmax of the logits divided by ``temperature``
+    (1: the policy as trained; lower: closer to greedy; higher: flatter).
     Illegal actions get ``-inf`` before the argmax/softmax, so the agent only
     ever picks legal actions. Greedy ties go to the lowest action id.
     """
@@ -532,8 +568,12 @@ class PolicyAgent(Agent):
         sample: bool = False,
         name: str = "policy",
         value_layers=None,
+        temperature: float = 1.0,
     ):
         super().__init__(context, seed)
+        if not MIN_TEMPERATURE <= float(temperature) <= MAX_TEMPERATURE:
+            raise ValueError(f"temperature must be from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}, got {temperature!r}")
+        self.temperature = float(temperature)
         self.layers = layers
         #: the critic, when the file has one (see :meth:`value`)
         self.value_layers = value_layers
@@ -599,7 +639,7 @@ class PolicyAgent(Agent):
         scores = self.outputs(self.network_input(observation)).astype(np.float64)
         scores = np.where(mask, scores, -np.inf)
         if self.sample:
-            shifted = scores - scores.max()
+            shifted = (scores - scores.max()) / self.temperature
             probs = np.exp(shifted)
             probs /= probs.sum()
             return int(self.rng.choice(len(probs), p=probs))
@@ -620,6 +660,7 @@ def load(
     seed: int | None = None,
     sample: bool = False,
     strict_options: bool = True,
+    temperature: float = 1.0,
 ) -> PolicyAgent:
     """Load a policy file as an :class:`~kakurega.agents.base.Agent`.
 
@@ -638,4 +679,4 @@ def load(
                                   f"{short_repr(meta['env_options'])}, cannot be made: {message}") from None
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
     return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
-                       value_layers=value_layers)
+                       value_layers=value_layers, temperature=temperature)

@@ -183,8 +183,10 @@ def _make_policy(context, seed, options, argument):
 
     if not argument:
         raise ValueError("agent spec 'policy' needs a path: 'policy:path/to/policy.safetensors'")
-    sample = parse_bool(options.get("sample", "false"), "policy option 'sample'")
-    return load(argument, context=context, seed=seed, sample=sample)
+    from kakurega.agents.policy import sampling_options
+
+    sample, temperature = sampling_options(options, "policy")
+    return load(argument, context=context, seed=seed, sample=sample, temperature=temperature)
 
 
 def _make_human(context, seed, options, argument):
@@ -195,10 +197,12 @@ def _make_human(context, seed, options, argument):
 
 register_agent_kind("random", _make_random, "uniformly random over the legal actions")
 register_agent_kind("heuristic", _make_heuristic, "the game's rule-based player (from the registry)")
-register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true]")
+register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true][,temperature=T]")
 register_agent_kind("human", _make_human, "a person at the terminal")
 
-_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample",)}
+_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample", "temperature")}
+#: kinds of the package that register themselves when their module is first imported
+_LAZY_KINDS = ("ismcts", "pretrained")
 
 
 def _import_kind(kind: str) -> AgentFactory | None:
@@ -219,6 +223,8 @@ def make_agent(spec: str | AgentSpec, context: AgentContext, seed: int | None = 
     parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
     factory = _KINDS.get(parsed.kind) or _import_kind(parsed.kind)
     if factory is None:
+        for kind in _LAZY_KINDS:  # list them too, imported or not
+            _import_kind(kind)
         raise ValueError(
             f"unknown agent kind {parsed.kind!r} in spec {parsed.text!r}; expected one of: "
             + ", ".join(sorted(_KINDS))

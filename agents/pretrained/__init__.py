@@ -1,6 +1,6 @@
 """Shipped bots: a trained policy file per game configuration, the agent spec ``pretrained``.
 
-``pretrained`` (or ``pretrained:sample=true``) loads the file in this folder
+``pretrained`` (or ``pretrained:sample=true``, ``pretrained:temperature=0.5``) loads the file in this folder
 that was trained for the env and options being played, e.g.::
 
     kakurega play kakurenbo_v0 --opponents pretrained
@@ -58,18 +58,14 @@ def _non_default(meta: dict) -> dict:
 
 
 def make_pretrained_agent(context: AgentContext, seed, options: dict, argument):
-    """Factory of the spec kind ``pretrained[:sample=true]``."""
-    from kakurega.agents.policy import load
-    from kakurega.agents.specs import parse_bool
+    """Factory of the spec kind ``pretrained[:sample=true][,temperature=T]``."""
+    from kakurega.agents.policy import load, sampling_options
 
     if argument is not None:
         raise ValueError(f"agent spec 'pretrained' takes no path (it picks the shipped file), got {argument!r}")
-    unknown = sorted(set(options) - {"sample"})
-    if unknown:
-        raise ValueError(f"agent spec 'pretrained': unknown option(s) {', '.join(unknown)}; expected sample=true|false")
-    sample = parse_bool(options.get("sample", "false"), "pretrained option 'sample'")
+    sample, temperature = sampling_options(options, "pretrained")
     path = find(context.env_name, context.env_kwargs)
-    agent = load(path, context=context, seed=seed, sample=sample)
+    agent = load(path, context=context, seed=seed, sample=sample, temperature=temperature)
     agent.name = "pretrained"
     return agent
 

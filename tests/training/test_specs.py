@@ -100,3 +100,31 @@ def test_human_agent_maps_numbers_to_legal_actions_only(nim):
     quitter = HumanAgent(context, 0, input_fn=lambda prompt: "q", output_fn=lambda s: None)
     with pytest.raises(KeyboardInterrupt):
         quitter.act({"observation": np.zeros(14, np.float32), "action_mask": mask})
+
+
+def test_temperature_samples_from_the_tempered_policy(nim, tmp_path):
+    """temperature=T divides the logits: a low temperature plays (almost) greedily, a high one (almost) uniformly."""
+    from collections import Counter
+
+    from kakurega.agents.policy import PolicyAgent, sampling_options
+
+    context = context_for(nim.NAME, {})
+    layers = [(np.zeros((3, context.layout.size), dtype=np.float32), np.array([2.0, 1.0, 0.0], dtype=np.float32))]
+    observation = {"observation": np.zeros(context.layout.size, dtype=np.float32),
+                   "action_mask": np.array([1, 1, 1], dtype=np.int8)}
+
+    def shares(temperature):
+        agent = PolicyAgent(context, 0, layers=layers, sample=True, temperature=temperature)
+        counts = Counter(agent.act(observation) for _ in range(4000))
+        return [counts[a] / 4000 for a in range(3)]
+
+    expected = np.exp(np.array([2.0, 1.0, 0.0]) / 2.0)
+    np.testing.assert_allclose(shares(2.0), expected / expected.sum(), atol=0.03)
+    assert shares(0.05)[0] > 0.99 and max(shares(100.0)) < 0.38
+    assert sampling_options({"temperature": "0.5"}, "policy") == (True, 0.5)
+    assert sampling_options({}, "policy") == (False, 1.0)
+    for options, words in (({"temperature": "0"}, "from 0.01 to 100"), ({"temperature": "hot"}, "from 0.01 to 100"),
+                           ({"temperature": "2", "sample": "false"}, "cannot go with sample=false"),
+                           ({"temp": "2"}, "unknown option")):
+        with pytest.raises(ValueError, match=words):
+            sampling_options(options, "policy")
