@@ -57,9 +57,7 @@ def _suite_for(args):
 
     if args.suite:
         suite = load_suite(args.suite)
-        if args.env and resolve_env_name(args.env) != suite.env:
-            raise ValueError(f"{args.suite} holds positions of {suite.env}, not {resolve_env_name(args.env)}")
-        return suite
+        return _in_env(suite, resolve_env_name(args.env)) if args.env else suite
     if not args.env:
         raise ValueError("name an env (e.g. kakurega tactics animal_chain --agents heuristic) or give --suite FILE")
     env_name = resolve_env_name(args.env)
@@ -69,10 +67,18 @@ def _suite_for(args):
 
         names = ", ".join(p.stem for p in shipped_suites()) or "none"
         raise ValueError(f"no tactics suite for {env_name} ({path} does not exist); suites: {names}")
-    suite = load_suite(path)
-    if suite.env != env_name:
-        raise ValueError(f"the tactics suite of this game holds positions of {suite.env}, not {env_name}: "
-                         f"run kakurega tactics {suite.env}")
+    return _in_env(load_suite(path), env_name)
+
+
+def _in_env(suite, env_name: str):
+    """``suite`` itself, or its positions that re-verify in ``env_name`` (another version of the game)."""
+    from kakurega.agents.tactics.patterns import reverified_in
+
+    if suite.env == env_name:
+        return suite
+    suite, left_out = reverified_in(suite, env_name)
+    print(f"positions of {suite.source} ({len(suite.positions) + left_out}, made in another version) replayed in "
+          f"{env_name}: {len(suite.positions)} re-verify there, {left_out} left out")
     return suite
 
 

@@ -19,6 +19,7 @@ from kakurega.agents.specs import register_agent_kind
 from kakurega.agents.tactics import load_suite, replay, score_agents, suite_path, verify
 from kakurega.agents.tactics import patterns as tactics_patterns
 from kakurega.agents.tactics.generate import PLANS, generate
+from kakurega.agents.tactics.patterns import reverified_in
 from kakurega.agents.tactics.suite import SuiteError, parse_suite
 from kakurega.envs.registry import make
 from kakurega.scripts.cli import main
@@ -194,8 +195,8 @@ def test_the_cli_prints_the_table_and_writes_the_figures(tmp_path, capsys):
 
 
 def test_the_cli_says_what_is_wrong(tmp_path, capsys):
-    assert main(["tactics", "kakurenbo_v0", "--agents", "random"]) == 2
-    assert "holds positions of kakurenbo_v1, not kakurenbo_v0" in capsys.readouterr().err
+    assert main(["tactics", "animal_chain_v0", "--agents", "random"]) == 2  # other rules: no claim holds
+    assert "no position of" in capsys.readouterr().err
     assert main(["tactics", "kakurenbo", "--suite", str(tmp_path / "none.json"), "--agents", "random"]) == 2
     assert "cannot read the file" in capsys.readouterr().err
     assert main(["tactics", "kakurenbo"]) == 2
@@ -213,3 +214,13 @@ def test_the_cli_says_what_is_wrong(tmp_path, capsys):
     assert main(["tactics", "--suite", str(path), "--verify"]) == 1
     out = capsys.readouterr().out
     assert "kakurenbo-curse_win-01: the claimed action(s) [0] are not legal" in out and "2 positions, 1 problem" in out
+
+
+def test_a_suite_replays_in_another_version_of_its_game_only_where_its_claims_hold_there():
+    suite = shipped("kakurenbo")
+    same_rules, left_out = reverified_in(suite, "kakurenbo_v0")  # v0 differs from v1 in its rewards only
+    assert same_rules.env == "kakurenbo_v0" and left_out == 0 and len(same_rules.positions) == len(suite.positions)
+    with pytest.raises(ValueError, match="re-verifies"):
+        reverified_in(shipped("animal_chain"), "animal_chain_v0")  # v0: other base building, other turns
+    with pytest.raises(ValueError, match="not of"):
+        reverified_in(suite, "animal_chain_v1")

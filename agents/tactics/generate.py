@@ -40,8 +40,14 @@ PLANS = {
 }
 
 
-def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", "random"), progress=None) -> Suite:
-    """A suite for ``plan``: positions found in seeded games, each verified through the rules."""
+def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", "random"), explore: float = 0.25,
+             progress=None) -> Suite:
+    """A suite for ``plan``: positions found in seeded games, each verified through the rules.
+
+    ``explore``: the share of moves played uniformly at random instead of the
+    seat's player (a heuristic repeats itself from deal to deal). A position
+    whose observation (of the seat to act) is already in the suite is skipped.
+    """
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.specs import make_agent
     from kakurega.envs.registry import make
@@ -56,6 +62,7 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
     env = make(plan.env, wrapped=False, **plan.options)
     context = AgentContext.from_env(env, plan.env, plan.options)
     game = game_of(plan.env)
+    seen: set = set()  # (observation, mask) of the positions kept
     for number in range(plan.max_games):
         if all(len(found[name]) >= wanted[name] for name in found):
             break
@@ -64,6 +71,7 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
         agents = [make_agent(str(pick.choice(lineup)), context, seed=deal_seed + seat)
                   for seat in range(context.num_players)]
         env.reset(seed=deal_seed)
+        wander = np.random.default_rng([seed, number, 1])
         for agent in agents:
             agent.reset()
         moves: list[int] = []
@@ -72,8 +80,10 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
             agent_name = env.agent_selection
             if env.terminations[agent_name] or env.truncations[agent_name]:
                 break
+            observation = env.observe(agent_name)
+            key = (observation["observation"].tobytes(), observation["action_mask"].tobytes())
             for pattern in patterns:
-                if pattern.name in taken or len(found[pattern.name]) >= wanted[pattern.name]:
+                if key in seen or pattern.name in taken or len(found[pattern.name]) >= wanted[pattern.name]:
                     continue
                 claim = pattern.find(env.game, env.game_state)
                 if claim is None:
@@ -86,9 +96,12 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
                 if not verify(plan.env, position, samples=samples, envs=envs):
                     found[pattern.name].append(position)
                     taken.add(pattern.name)
+                    seen.add(key)
                     break  # one claim per position
             seat = env.possible_agents.index(agent_name)
             action = choose_action(agents[seat], env, agent_name)
+            if wander.random() < explore:
+                action = int(wander.choice(env.legal_actions()))
             env.step(action)
             moves.append(action)
         if progress is not None:

@@ -28,8 +28,10 @@ kakurenbo curse_win        good  the Curse give ends the game at once, the giver
 kakurenbo curse_loss       bad   the Curse give ends the game at once with the giver among the losers,
                                  while another give surely keeps the game going
 summer seek_certain        good  the public belief is one square: a piece there finds the child
+                                 (the child's VP only grow while it is hidden)
 summer child_stuck         bad   the line leaves the child stuck (found at once), while another line
-                                 or stop is not stuck and reaches at least as many VP
+                                 or stop is not stuck and reaches at least as many VP (no position of
+                                 the last round once the child has won whatever happens)
 =========================  ====  ===============================================================
 """
 
@@ -310,10 +312,22 @@ def _kk_confirm(expected: str):
 
 
 # ----------------------------------------------------------- Summer Hide-and-Seek
+def _su_decided(game, state) -> bool:
+    """True in the last round once the child's VP (this turn's icons included) exceed everyone else's.
+
+    Nobody else scores any more, so the child wins whatever happens: no move of
+    the round is better than another and the position proves nothing.
+    """
+    if state.round != game.num_players - 1:
+        return False
+    child_vp = state.vp[state.child] + sum(game.map.icons[i].vp for i in state.turn_icons)
+    return all(child_vp > vp for seat, vp in enumerate(state.vp) if seat != state.child)
+
+
 def _su_seek_certain(game, state) -> Claim | None:
     from kakurega.envs.summer_hide_and_seek import rules as su
 
-    if state.phase != su.SEEK or state.belief.bit_count() != 1:
+    if state.phase != su.SEEK or state.belief.bit_count() != 1 or _su_decided(game, state):
         return None
     square = state.belief.bit_length() - 1
     if square in state.pieces:  # an earlier seeker of this turn already covers it
@@ -340,7 +354,7 @@ def _su_line(game, state, action, rng):
 def _su_child_stuck(game, state) -> Claim | None:
     from kakurega.envs.summer_hide_and_seek import rules as su
 
-    if state.phase != su.CHILD or state.continue_due or game.current_player(state) != state.child:
+    if state.phase != su.CHILD or state.continue_due or _su_decided(game, state):
         return None
     rng = np.random.default_rng(0)
     stuck, best_free = [], -1
@@ -446,3 +460,21 @@ def verify(env_name: str, position, samples: int = 8, seed: int = 0, envs: dict 
             if problem:
                 problems.append(f"{position.id}: {game.action_to_string(sample, action)} in {where}: {problem}")
     return problems
+
+
+def reverified_in(suite, env_name: str, samples: int = 2):
+    """``suite`` replayed in ``env_name``, another version of its game: ``(suite, left_out)``.
+
+    A position is kept only if its claim re-verifies in that env (same moves,
+    same claim); ``left_out`` counts the others. How a version scores a game
+    does not change these claims, so a version with the same rules keeps them all.
+    """
+    from dataclasses import replace
+
+    if game_of(env_name) != game_of(suite.env):
+        raise ValueError(f"{suite.source} holds positions of {suite.env}, not of {env_name}'s game")
+    envs: dict = {}
+    kept = [p for p in suite.positions if not verify(env_name, p, samples=samples, envs=envs)]
+    if not kept:
+        raise ValueError(f"no position of {suite.source} ({suite.env}) re-verifies in {env_name}")
+    return replace(suite, env=env_name, positions=kept), len(suite.positions) - len(kept)
