@@ -127,8 +127,10 @@ def _ac_stop_win(game, state) -> Claim | None:
     opponent = 1 - seat
     held = sum(state.hands[opponent])
     unseen = _ac_unseen(game, state, seat)
-    if held == 0 or sum(unseen) - held > 4 * game.num_types:  # too many unseen cards for a pigeonhole
+    if held == 0:
         return None
+    # The opponent's hand lies among the cards unseen before the move (a move can only show the mover more),
+    # so if fewer of them than it holds fail to win after the move, one of its cards wins.
     rng = np.random.default_rng(0)
     bad, safe = [], 0
     worst = 0
