@@ -5,6 +5,7 @@
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
     kakurega exploit ENV --target SPEC   approximate best responses: how much an adapted opponent wins
+    kakurega tactics ENV --agents ...    share of a game's tactics positions each agent solves
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega replay FILE [--gif OUT]     replay a game record in the terminal, or export a GIF
     kakurega serve [--port N]            the local web app: play by clicking, watch bots, open records
@@ -162,6 +163,12 @@ def cmd_evaluate(args) -> int:
 
 def cmd_exploit(args) -> int:
     from kakurega.scripts.exploit import run
+
+    return run(args)
+
+
+def cmd_tactics(args) -> int:
+    from kakurega.scripts.tactics import run
 
     return run(args)
 
@@ -421,6 +428,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     exploit_parser(p)
     p.set_defaults(func=cmd_exploit)
+
+    p = sub.add_parser("tactics", help="share of a game's tactics positions (provably right or losing moves) "
+                       "each agent solves")
+    from kakurega.scripts.tactics import build_parser as tactics_parser
+
+    tactics_parser(p)
+    p.set_defaults(func=cmd_tactics)
 
     p = sub.add_parser("balance", help="balance report of one env (seat win rates, lengths, truncation, skill gaps)")
     from kakurega.scripts.balance import build_parser as balance_parser

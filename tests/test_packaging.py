@@ -52,7 +52,11 @@ for name, spec in ENV_SPECS.items():
             env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             steps += 1
         played[f"{name} {config}"] = steps
-print(json.dumps({"envs": kakurega.envs.__file__, "played": played}))
+from kakurega.agents.tactics.suite import load_suite, shipped_suites
+suites = shipped_suites()
+assert all(str(path).startswith(unpacked) for path in suites), suites
+positions = {path.stem: len(load_suite(path).positions) for path in suites}
+print(json.dumps({"envs": kakurega.envs.__file__, "played": played, "suites": positions}))
 """
 
 
@@ -99,3 +103,6 @@ def test_the_wheel_ships_every_package_and_every_registered_env_runs_from_it(tmp
 
     assert len(report["played"]) == sum(len(spec.configurations) for spec in ENV_SPECS.values())
     assert all(steps > 0 for steps in report["played"].values())
+    from kakurega.agents.tactics.suite import shipped_suites
+
+    assert report["suites"].keys() == {path.stem for path in shipped_suites()} != set()  # the tactics suites ship

@@ -25,7 +25,7 @@ def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
     assert set(commands) == {"envs", "demo", "train", "evaluate", "exploit", "play", "plot", "quickstart", "balance", "train-bots",
-                             "bench", "playthroughs", "replay", "serve"}
+                             "bench", "playthroughs", "replay", "serve", "tactics"}
     for name, sub in commands.items():
         if name in ("bench", "train-bots"):  # their arguments belong to the scripts they run
             continue

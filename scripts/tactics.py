@@ -1,0 +1,160 @@
+"""``kakurega tactics``: the share of a game's tactics positions each agent solves.
+
+Examples::
+
+    kakurega tactics animal_chain --agents random heuristic pretrained
+    kakurega tactics hidden_rooms --agents heuristic ismcts:simulations=100 --json runs/tactics.json
+    kakurega tactics summer_hide_and_seek --verify          re-derive every stored claim from the rules
+    kakurega tactics --generate                             rebuild every shipped suite (minutes)
+
+A suite is data (``envs/data/tactics/<game>.json``): each position is the seed
+and the moves that reach it through the rules engine, the seat to act, the
+right moves ("good") or the blunders ("bad") and the reason. See
+:mod:`kakurega.agents.tactics` and docs/strength.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega tactics", description=__doc__.split("\n")[0])
+    parser.description = (
+        "Ask agents at every position of a game's tactics suite (positions with a provably right or provably "
+        "losing move, derived from the rules) and report the share each solves, per category, with a 95% "
+        "interval, and the ids of the positions it failed. Each agent is reset and asked cold at the position, "
+        "from its own observation as in play."
+    )
+    parser.add_argument("env", nargs="?", help="env or game name, e.g. animal_chain or kakurenbo_v1 (with "
+                        "--generate: only that game's suite; without a name, every suite)")
+    parser.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs: random, heuristic, pretrained, "
+                        "policy:PATH, ismcts:..., or any registered kind")
+    parser.add_argument("--suite", default=None, metavar="FILE", help="a suite file (default: the game's shipped "
+                        "suite, envs/data/tactics/<game>.json)")
+    parser.add_argument("--category", action="append", metavar="NAME", help="only positions of this category "
+                        "(repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the agents (default 0)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--verify", action="store_true", help="re-derive every claim of the suite from the rules "
+                        "and print the problems (exit status 1 if any)")
+    parser.add_argument("--generate", action="store_true", help="rebuild the suites by searching seeded games "
+                        "(writes --out)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="--generate: where to write the suites "
+                        "(default: the shipped folder envs/data/tactics)")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
+                        help="import MODULE first (repeatable): a module that registers agent kinds")
+    return parser
+
+
+def _suite_for(args):
+    from kakurega.agents.tactics.suite import load_suite, suite_path
+    from kakurega.scripts.evaluate import resolve_env_name
+
+    if args.suite:
+        suite = load_suite(args.suite)
+        return _in_env(suite, resolve_env_name(args.env)) if args.env else suite
+    if not args.env:
+        raise ValueError("name an env (e.g. kakurega tactics animal_chain --agents heuristic) or give --suite FILE")
+    env_name = resolve_env_name(args.env)
+    path = suite_path(env_name)
+    if not path.is_file():
+        from kakurega.agents.tactics.suite import shipped_suites
+
+        names = ", ".join(p.stem for p in shipped_suites()) or "none"
+        raise ValueError(f"no tactics suite for {env_name} ({path} does not exist); suites: {names}")
+    return _in_env(load_suite(path), env_name)
+
+
+def _in_env(suite, env_name: str):
+    """``suite`` itself, or its positions that re-verify in ``env_name`` (another version of the game)."""
+    from kakurega.agents.tactics.patterns import reverified_in
+
+    if suite.env == env_name:
+        return suite
+    suite, left_out = reverified_in(suite, env_name)
+    print(f"positions of {suite.source} ({len(suite.positions) + left_out}, made in another version) replayed in "
+          f"{env_name}: {len(suite.positions)} re-verify there, {left_out} left out")
+    return suite
+
+
+def _generate(args) -> int:
+    from kakurega.agents.tactics.generate import PLANS, generate
+    from kakurega.agents.tactics.patterns import game_of
+    from kakurega.agents.tactics.suite import DIRECTORY
+    from kakurega.scripts.evaluate import resolve_env_name
+
+    games = list(PLANS)
+    if args.env:
+        game = game_of(resolve_env_name(args.env))
+        if game not in PLANS:
+            raise ValueError(f"no tactics plan for {game}; plans: {', '.join(PLANS)}")
+        games = [game]
+    out = Path(args.out) if args.out else DIRECTORY
+    for game in games:
+        def progress(done, counts, game=game):
+            if not args.quiet and sys.stderr.isatty():
+                found = ", ".join(f"{k} {v}" for k, v in counts.items())
+                print(f"\r{game}: {done} games, found {found}", end="", file=sys.stderr, flush=True)
+
+        suite = generate(PLANS[game], seed=args.seed, progress=progress)
+        if not args.quiet and sys.stderr.isatty():
+            print(file=sys.stderr)
+        path = suite.save(out / f"{game}.json")
+        counts = {c: sum(p.category == c for p in suite.positions) for c in suite.categories()}
+        print(f"wrote {path}: {len(suite.positions)} positions ({', '.join(f'{k} {v}' for k, v in counts.items())})")
+    return 0
+
+
+def _verify(suite) -> int:
+    from kakurega.agents.tactics.patterns import verify
+
+    envs: dict = {}
+    problems = [problem for position in suite.positions for problem in verify(suite.env, position, envs=envs)]
+    for problem in problems:
+        print(problem)
+    print(f"{suite.source}: {len(suite.positions)} positions, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def run(args) -> int:
+    from kakurega.agents.tactics.score import score_agents
+    from kakurega.scripts.evaluate import import_agent_modules
+
+    import_agent_modules(getattr(args, "imports", None))
+    if args.generate:
+        return _generate(args)
+    suite = _suite_for(args)
+    if args.verify:
+        return _verify(suite)
+    if not args.agents:
+        raise ValueError("give --agents SPEC... (e.g. --agents random heuristic pretrained), or --verify")
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        def progress(done, total):
+            print(f"\r{done}/{total} positions", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    result = score_agents(suite, args.agents, seed=args.seed, categories=args.category, progress=progress)
+    print(result.table())
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {path}")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, TypeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
