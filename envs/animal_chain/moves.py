@@ -12,6 +12,15 @@ from __future__ import annotations
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PLAY
 
 
+def second_person(verb: str) -> str:
+    """``"passes"`` -> ``"pass"``, ``"draws"`` -> ``"draw"``, ``"is"`` -> ``"are"``, ``"has"`` -> ``"have"``."""
+    if verb in ("is", "has"):
+        return {"is": "are", "has": "have"}[verb]
+    if verb.endswith("es") and verb[:-2].endswith(("s", "sh", "ch", "x")):
+        return verb[:-2]
+    return verb[:-1]
+
+
 class _Words:
     """The words of one move for one viewer."""
 
@@ -27,7 +36,7 @@ class _Words:
     def does(self, seat: int, verb: str) -> str:
         """``"player_1 plays"`` or ``"you play"`` (``verb`` in the third person)."""
         if seat == self.viewer:
-            return "you " + ("are" if verb == "is" else "have" if verb == "has" else verb[:-1])
+            return "you " + second_person(verb)
         return f"player_{seat} {verb}"
 
     def card(self, card_type: int) -> str:
@@ -95,9 +104,9 @@ class _Words:
             first = after.first_player
             second = 1 - first
             drawn = before.deck[-1]
-            extra = self.card(drawn) if self.viewer == second else "a card"
+            extra = f": {self.card(drawn)}" if self.viewer == second else ""
             words += (f"; both bases turn face up; {self.does(first, 'plays')} first and "
-                      f"{self.does(second, 'draws')} an extra card: {extra}")
+                      f"{self.does(second, 'draws')} an extra card{extra}")
         elif after.to_move != actor:
             words += f"; player_{after.to_move} builds next"
         return words

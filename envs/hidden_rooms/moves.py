@@ -28,11 +28,13 @@ from kakurega.envs.hidden_rooms.rules import (
     tile_name,
 )
 
+#: how a round ended, said of "you" and of "the child"
 _OUTCOMES = {
-    ESCAPED: "reaches the way out: an escape",
-    CAUGHT: "is caught by the monster: a fail",
-    MONSTER_EXITED: "is left behind: the monster walked its whole path (a fail)",
+    ESCAPED: ("you reach", "the child reaches", "the way out: an escape"),
+    CAUGHT: ("you are", "the child is", "caught by the monster: a fail"),
+    MONSTER_EXITED: ("you are", "the child is", "left behind: the monster walked its whole path (a fail)"),
 }
+_TURN_LIMIT = ("you run", "the child runs", "out of turns: the turn limit is reached (a fail)")
 
 
 class _Words:
@@ -53,19 +55,14 @@ class _Words:
         if STEP <= action < STEP + 4:
             child_cell = NEIGHBOURS[before.child][action - STEP]
         outcomes = after.results[len(before.results):]
-        if outcomes and outcomes[0] in (CAUGHT, MONSTER_EXITED):
+        # the monster of this round moved when the turn went on, or when it ended the round
+        if (outcomes and outcomes[0] in (CAUGHT, MONSTER_EXITED)) or (
+                not outcomes and after.turn != before.turn):
             words.append(self._monster(before.monster, before.monster_cell, before.progress, child_cell,
                                        before.chasing))
-        elif after.rounds == before.rounds and after.turn != before.turn:
-            words.append(self._monster(before.monster, before.monster_cell, before.progress, child_cell,
-                                       before.chasing))
-        for k, outcome in enumerate(outcomes):
-            if k > 0 and outcome in (CAUGHT, MONSTER_EXITED):  # a round that ended in its first monster phase
-                monster = after.monster if after.phase == OVER else None
-                if monster is not None:
-                    words.append(self._monster(monster, self.game.paths[monster][0], 0, START_CELL, False))
-            ending = _OUTCOMES.get(outcome, "runs out of turns: the turn limit is reached (a fail)")
-            words.append(f"{self.child} {ending}" if self.child == "you" else f"the child {ending}")
+        for outcome in outcomes:
+            you, child, ending = _OUTCOMES.get(outcome, _TURN_LIMIT)
+            words.append(f"{you if self.child == 'you' else child} {ending}")
         if outcomes:
             words.append(f"escapes {after.escapes}, fails {after.fails}")
         if after.phase == OVER:

@@ -64,6 +64,15 @@ def describe_event(game, event: tuple) -> str:
     return " ".join(str(x) for x in event)
 
 
+def second_person(verb: str) -> str:
+    """``"passes"`` -> ``"pass"``, ``"draws"`` -> ``"draw"``, ``"is"`` -> ``"are"``, ``"has"`` -> ``"have"``."""
+    if verb in ("is", "has"):
+        return {"is": "are", "has": "have"}[verb]
+    if verb.endswith("es") and verb[:-2].endswith(("s", "sh", "ch", "x")):
+        return verb[:-2]
+    return verb[:-1]
+
+
 class _Words:
     """The words of one move for one viewer."""
 
@@ -78,7 +87,7 @@ class _Words:
     def does(self, seat: int, verb: str) -> str:
         """``"player_1 draws"`` or ``"you draw"`` (``verb`` in the third person)."""
         if seat == self.viewer:
-            return "you " + ("have" if verb == "has" else verb[:-1])
+            return "you " + second_person(verb)
         return f"{self.game.seat_name(seat)} {verb}"
 
     def whose(self, seat: int) -> str:
