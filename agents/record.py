@@ -24,9 +24,9 @@ and the web app (``kakurega serve --record-dir DIR``) write records;
     }
 
 A record is a complete log: with the seed, it determines every hidden card.
-Whoever watches a replay chooses a view (:func:`describe_move` and the
-renders of that view), and a player's view shows, at each move, only what
-that player knew then. Reading a record never trusts it: the file goes
+Whoever watches a replay chooses a view (:func:`describe_move`: every move
+in the words that view may know, and the renders of that view), and a
+player's view shows, at each move, only what that player knew then. Reading a record never trusts it: the file goes
 through the safe loader (size, depth and duplicate keys), every field is
 type-checked, and replaying checks that each move is its agent's turn and
 legal, and that the game ends with the recorded returns
@@ -356,18 +356,20 @@ def iter_positions(replayer: Replayer) -> Iterator[tuple[str, int] | None]:
 
 
 # --------------------------------------------------------------------- views
-def describe_move(raw, agent: str, action: int, view: str | None, state=None) -> str:
-    """``agent``'s move ``action`` in ``state`` (default: ``raw``'s current one, *before* the move) as ``view`` may know it.
+def describe_move(raw, agent: str, action: int, view: str | None, before, after=None) -> str:
+    """``agent``'s move ``action`` from state ``before`` to ``after`` (default: ``raw``'s current one) as ``view`` may know it.
 
-    The actor's own view gets the move in words (the actor chose it knowing
-    its own hand); every other view, the spectator included, learns only who
-    moved: the words of a move can name a card its owner hid (``give right
-    arm (red) to player_2``), so what changed for them is left to their own
-    render.
+    The rules' words (``Game.public_action_string``): the whole move where it
+    is public, its public part where it is not, and what followed that the
+    view sees (a hand swap, an announcement, the monster's steps, the end).
+    A view's own seat is "you"; the spectator (None) gets the public part only.
     """
-    if view == agent:
-        return f"{agent}: {raw.game.action_to_string(raw.game_state if state is None else state, int(action))}"
-    return f"{agent} moved"
+    game = raw.game
+    seat = game.current_player(before)
+    if raw.possible_agents[seat] != agent:
+        raise ValueError(f"describe_move: {agent} did not move in the state given, {raw.possible_agents[seat]} did")
+    viewer = None if view is None else raw.possible_agents.index(view)
+    return game.public_action_string(before, int(action), raw.game_state if after is None else after, viewer)
 
 
 def parse_view(raw, view: str | None) -> str | None:

@@ -206,6 +206,13 @@ of face-down cards. Every channel, and how it is closed:
   while building, its own base; the opponent's base is drawn face down and
   its swaps change nothing; the spectator sees public facts only (hand
   sizes, not hands). Tested on pairs of states in one information set.
+  The last move is outlined (a play's or a take's position, the winning
+  card; a base swap only in its builder's view).
+* **Move words** (``game.public_action_string(before, action, after,
+  viewer)``, what play, replays and the web log show): plays and board takes
+  in full, in the viewer's frame; the card a pass draws or a take or play
+  puts in the hand named to its player only; base building as "decides on a
+  base card" to the opponent. Tested like the renders (``tests/test_move_words.py``).
 * **Turn order**: base building has exactly 4 decisions per player in every
   deal, so ``agent_selection`` and the step at which play starts do not
   depend on the swaps (v0's variable number of swaps showed in it). During

@@ -228,7 +228,8 @@ and `tests/conformance.py`, each with a leaky control that fails them):
 |---|---|
 | observation | the encoder reads the placed tiles, memory, monster, path progress, score and the drawn tile while it is being placed; the pile enters only as its composition (tiles not placed and not in memory); reshuffled piles give byte-identical observations |
 | action mask, `infos` | legal moves depend on the room, memory and the drawn tile only; `infos` hold the mask |
-| render (`render_text`, pictures) | draws the same public facts as the observation; identical across reshuffled piles |
+| render (`render_text`, pictures) | draws the same public facts as the observation; identical across reshuffled piles; the cell of the last step or placed tile is outlined |
+| move words (`game.public_action_string`) | the child's action (the tile drawn and where it went), then the monster's steps, the round's end and the score | identical across reshuffled piles (`tests/test_move_words.py`) |
 | turn order and end | one agent; the round ends on public events (escape, caught, path walked, turn limit) |
 | determinization sampler | built from the information state (`resample_hidden` with a fixed generator), with a rules object kept for the child's seat alone; pickles of samplers from two piles the child cannot tell apart are identical |
 | objects handed to agents | each agent builds its own rules object from the context (`context.new_rules()`), never the env's |

@@ -209,6 +209,7 @@ how each is kept to what that player may know (tests in
 | determinization sampler | full states for search agents | ``resample_hidden`` reads only the player's knowledge row, the awareness bits it can tell and public facts; re-dealing first does not change its output |
 | objects handed to agents | ``AgentContext`` (its ``rules`` recipe), the sampler | each agent builds its own rules object (``context.new_rules()``), never the env's; the sampler holds the player's information state and a rules object kept for that seat alone (``tests/test_hidden_information.py`` walks every reference); the state has no scratch field (the fingerprint covers every field, the derived ``colour_counts`` included) |
 | events, last action | what the render lists and the ``last_*`` pieces | only their public part: who drew, gave or took a card of which colour to or from whom |
+| move words (``game.public_action_string``) | every move as a viewer may know it: play, replays, the web log | the public events, a card's face only to those who see it (giver and receiver, taker and victim, everyone for an open hand or a discard), a shown or swapped hand to its players; identical for moves a viewer cannot tell apart (``tests/test_move_words.py``) |
 
 Public (in everyone's observation): variant, phase, pending decision, whose
 turn and who decides, the pile size and its top card's colour (card backs
@@ -290,7 +291,8 @@ any view.
 picture of the same view (:mod:`kakurega.envs.kakurenbo.picture`): the viewer
 at the bottom and the others clockwise, faces with their colour and body part
 on a little figure, backs in their colour, Kaku's Curse, scores, discarded
-pairs, the pile with its top colour, the dice and the last events.
+pairs, the pile with its top colour, the dice and the last events; the
+hands the last move touched (its mover's and the other player's) are outlined.
 ``env.unwrapped.scene(agent_or_None)`` gives the picture as shapes (SVG:
 ``kakurega.envs.core.picture.to_svg``); in the view of the player to act its
 cards, the other players and the pile carry the actions they stand for.

@@ -202,6 +202,7 @@ def cmd_play(args) -> int:
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.outcome import classify_outcome
+    from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, seat_lineup
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import parse_options, resolve_env_name
@@ -257,11 +258,11 @@ def cmd_play(args) -> int:
                 print("\n" + "-" * 60)
             show_view(agent, env, current)
             action = choose_action(agent, env, current)
+            before = env.game.clone(env.game_state)
             env.step(action)
             if record:
                 record.add(current, action)
-            if agent is not human:
-                print(f"{current} has moved.")
+            print(f"- {describe_move(env, current, action, me, before)}")
             for a in env.possible_agents:
                 totals[a] += env.rewards.get(a, 0.0)
     except KeyboardInterrupt as stop:

@@ -7,8 +7,9 @@
 
 Every move is checked while it is replayed (its agent's turn, legal), and so
 is the ending: the replayed returns must be the recorded ones. A player's
-view shows that player's render and its own moves in words; the other moves
-show only who moved (see :func:`kakurega.agents.record.describe_move`).
+view shows that player's render, and every move in the words that view may
+know: the whole move where it is public, its public part where it is not
+(see :func:`kakurega.agents.record.describe_move`).
 """
 
 from __future__ import annotations
@@ -90,8 +91,9 @@ def _show_in_terminal(record, args) -> int:
             print("stopped.")
             return 0
         agent, action = replayer.next_move()
-        words = describe_move(raw, agent, action, view)
+        before = raw.game.clone(raw.game_state)
         replayer.step()
+        words = describe_move(raw, agent, action, view, before)
         print(f"\n--- move {replayer.position}/{total}: {words}")
         print(raw.render_text(view))
     replayer.check_end()
@@ -143,8 +145,9 @@ def _export_gif(record, args) -> int:
         gif.add(_caption(raw.render(), f"{record.env}: the deal"))
         while replayer.next_move() is not None:
             agent, action = replayer.next_move()
-            words = describe_move(raw, agent, action, view)
+            before = raw.game.clone(raw.game_state)
             replayer.step()
+            words = describe_move(raw, agent, action, view, before)
             gif.add(_caption(raw.render(), f"move {replayer.position}/{total}: {words}"))
         replayer.check_end()
     print(f"wrote {args.gif}: {gif.frames} frames at {args.fps:g} fps, view {view or 'spectator'}")

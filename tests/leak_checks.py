@@ -591,3 +591,150 @@ def _mutate_in_place(value) -> bool:
 
 #: what ``_mutate_in_place`` adds to a dict or a set
 _NEW_KEY = ("added by the check",)
+
+
+# -------------------------------------------------------------- move words
+def move_transitions(game, seed: int, num_games: int, every: int = 3, max_steps: int = 100_000) -> list:
+    """``(before, action, after)`` of every ``every``-th move of random games played on the rules alone."""
+    from kakurega.envs.core.game import TERMINAL
+
+    rng = np.random.default_rng(seed)
+    moves = []
+    for _ in range(num_games):
+        state = game.initial_state(rng)
+        for step in range(max_steps):
+            if game.current_player(state) == TERMINAL:
+                break
+            action = int(rng.choice(game.legal_actions(state)))
+            before = game.clone(state)
+            game.apply_action(state, action, rng)
+            if step % every == 0:
+                moves.append((before, action, game.clone(state)))
+        else:
+            raise AssertionError(f"game did not end within {max_steps} steps")
+    return moves
+
+
+def information(game, state, seat: int) -> bytes:
+    """What ``seat`` knows in ``state``: the fingerprint of its information state (``resample_hidden`` with a fixed generator)."""
+    return game.fingerprint(game.resample_hidden(state, seat, np.random.default_rng(0)))
+
+
+def public_action(game, action: int):
+    """The action itself where every player sees it and the state may forget it, else None.
+
+    A Summer seeker's piece is public (the rules page), but the state forgets
+    the last guesses of a round once the round ends; the moves a seat cannot
+    tell apart then still place the same piece.
+    """
+    if game.name == "summer_hide_and_seek" and game.describe_action(action)[0] == "place":
+        return action
+    return None
+
+
+def alternative_moves(game, before, action, after, seat: int, index: int, samples: int = 2, chance: int = 2):
+    """Moves ``seat`` cannot tell from ``before -> action -> after``: ``(before', action', after')``.
+
+    ``before'`` is ``before`` re-dealt for the seat (``resample_hidden``);
+    every legal action there is applied with ``chance`` chance draws, and a
+    result is kept when the seat's information after it is what it is after
+    the true move (the seat knew the same before and after). The mover
+    knows its own action, and everyone a public one (:func:`public_action`):
+    then only ``action`` itself is tried.
+    """
+    target = information(game, after, seat)
+    mover = game.current_player(before) == seat
+    public = public_action(game, action)
+    for k in range(samples):
+        sample = game.resample_hidden(before, seat, np.random.default_rng([index, seat, k]))
+        for other in [action] if mover or public is not None else game.legal_actions(sample):
+            for c in range(chance):
+                result = game.clone(sample)
+                game.apply_action(result, other, np.random.default_rng([index, seat, k, other, c]))
+                if information(game, result, seat) == target:
+                    yield sample, other, result
+
+
+def check_move_word_leaks(game, moves, words=None, samples: int = 2) -> None:
+    """Every viewer's words for a move are the same for every move it cannot tell apart.
+
+    ``words(before, action, after, viewer)`` defaults to the rules'
+    ``public_action_string``. For each move and seat, the moves that seat
+    cannot tell from it (:func:`alternative_moves`) must get the same words
+    for the seat, and for the spectator (who knows less than any seat).
+    """
+    words = words or game.public_action_string
+    compared = differed = 0
+    for index, (before, action, after) in enumerate(moves):
+        spectator = words(before, action, after, None)
+        fingerprint = game.fingerprint(after)
+        for seat in range(game.num_players):
+            own = words(before, action, after, seat)
+            for other_before, other, other_after in alternative_moves(game, before, action, after, seat, index, samples):
+                compared += 1
+                differed += other != action or game.fingerprint(other_after) != fingerprint
+                for viewer, expected in ((seat, own), (None, spectator)):
+                    got = words(other_before, other, other_after, viewer)
+                    if got != expected:
+                        raise AssertionError(
+                            f"move {index}: the words for {'the spectator' if viewer is None else f'seat {viewer}'} "
+                            f"differ between moves seat {seat} cannot tell apart:\n  true move: {expected!r}\n"
+                            f"  other:     {got!r}"
+                        )
+    assert compared and differed, "no move had an alternative the seat could not tell apart: the check would be vacuous"
+
+
+def check_move_words_complete(game, moves, render, words=None, chance: int = 3) -> None:
+    """The words tell every public consequence of a move: equal words, equal public outcome.
+
+    From each ``before``, every legal action is applied with ``chance``
+    chance draws; moves the spectator's words describe alike must leave the
+    spectator the same table (``render(after, None)``), and moves a seat's
+    words describe alike must leave that seat knowing the same
+    (:func:`information`). A move whose words left out a public fact (the
+    colour given, the target, the dice, an announcement) would be caught.
+    """
+    words = words or game.public_action_string
+    groups = 0
+    for index, (before, _action, _after) in enumerate(moves):
+        seen: dict = {}
+        for other in game.legal_actions(before):
+            for c in range(chance):
+                after = game.clone(before)
+                game.apply_action(after, other, np.random.default_rng([index, other, c]))
+                viewers = [(None, render(after, None))]
+                viewers += [(seat, information(game, after, seat)) for seat in range(game.num_players)]
+                for viewer, outcome in viewers:
+                    key = (viewer, words(before, other, after, viewer))
+                    groups += key in seen
+                    first = seen.setdefault(key, (outcome, other))
+                    if first[0] != outcome:
+                        raise AssertionError(
+                            f"move {index}: actions {first[1]} and {other} (or two chance draws) are told alike to "
+                            f"{'the spectator' if viewer is None else f'seat {viewer}'} ({key[1]!r}) but leave "
+                            "it knowing different things: the words leave out a public fact"
+                        )
+    assert groups, "no two moves were told alike: the completeness check would be vacuous"
+
+
+def check_last_move_mark_leaks(game, picture, moves, samples: int = 1) -> None:
+    """The picture after a move, last move outlined, is the same for every move the viewer cannot tell apart.
+
+    ``picture.scene(after, viewer, (seat, action))``, for the seat and for the
+    spectator, over the moves of :func:`alternative_moves`.
+    """
+    compared = differed = 0
+    for index, (before, action, after) in enumerate(moves):
+        actor = game.current_player(before)
+        spectator = picture.scene(after, None, (actor, action))
+        fingerprint = game.fingerprint(after)
+        for seat in range(game.num_players):
+            own = picture.scene(after, seat, (actor, action))
+            for _before, other, other_after in alternative_moves(game, before, action, after, seat, index, samples):
+                compared += 1
+                differed += other != action or game.fingerprint(other_after) != fingerprint
+                for viewer, expected in ((seat, own), (None, spectator)):
+                    _same_scene(picture.scene(other_after, viewer, (actor, other)), expected,
+                                f"move {index}: the picture with the last move outlined, for "
+                                f"{'the spectator' if viewer is None else f'seat {viewer}'},")
+    assert compared and differed, "no move had an alternative the seat could not tell apart: the check would be vacuous"

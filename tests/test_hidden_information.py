@@ -210,8 +210,8 @@ class LeakyPicture:
     def __init__(self, picture, hidden_fact):
         self.picture, self.hidden_fact = picture, hidden_fact
 
-    def scene(self, state, view):
-        scene = self.picture.scene(state, view)
+    def scene(self, state, view, last_move=None):
+        scene = self.picture.scene(state, view, last_move)
         scene.add(Text(2, 2, str(self.hidden_fact(state, view)), size=6, anchor="start"))
         return scene
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from kakurega.envs.animal_chain.render import status_parts
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, AnimalChainGame
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Polygon, Rect, Scene, Text, button
+from kakurega.envs.core.picture import BLACK, WHITE, Circle, Polygon, Rect, Scene, Text, button, last_move_mark
 
 CARD_W, CARD_H = 96, 64
 HALF = CARD_W / 2 + 3  # pixels per half-card column (a small gap between cards)
@@ -121,8 +121,12 @@ class AnimalChainPicture:
         ]
 
     # ------------------------------------------------------------ scene
-    def scene(self, state, view: int | None = None) -> Scene:
-        """The table in a picture, drawn from what ``view`` may know."""
+    def scene(self, state, view: int | None = None, last_move: tuple | None = None) -> Scene:
+        """The table in a picture, drawn from what ``view`` may know; ``last_move`` ``(seat, action)`` is outlined.
+
+        A play or a take outlines its position (everyone sees it); a base swap
+        only in its builder's view.
+        """
         game = self.game
         frame = 0 if view is None else view
         acting = view is not None and view == state.to_move and bool(game.legal_actions(state))
@@ -137,11 +141,28 @@ class AnimalChainPicture:
         own_y = board_y + self.board_h + 20
         self._hand(scene, state, 1 - frame, opponent_y, frame, view, acting)
         add(Rect(MARGIN - 8, board_y - 8, self.board_w + 16, self.board_h + 12, fill=BOARD_BG, radius=10))
+        for p, label in self._touched(state, view, last_move):
+            add(last_move_mark(*self._xy(game.to_frame(frame, p), board_y), CARD_W, CARD_H, label))
         for q in range(game.num_positions):  # q: position in the viewer's frame
             self._position(scene, state, q, frame, view, acting, board_y)
         self._hand(scene, state, frame, own_y, frame, view, acting)
         self._side(scene, state, frame, acting, board_y)
         return scene
+
+    def _touched(self, state, view, last_move) -> list[tuple[int, str]]:
+        """``(absolute position, label)`` of what the last move touched that ``view`` may see."""
+        game = self.game
+        if last_move is None or not 0 <= last_move[1] < game.num_actions:
+            return []
+        seat, action = last_move
+        kind, _card_type, where = game.decode(seat, action)
+        if kind == "play":
+            return [(where, "the winning move" if state.winner == seat else "the last move")]
+        if kind == "take":
+            return [(where, "the last move: a face-down card taken")]
+        if kind == "swap" and view == seat:
+            return [(game.own_base_in_frame[seat][where], "your last swap")]
+        return []
 
     def _xy(self, q: int, board_y: float) -> tuple[float, float]:
         """Top-left pixel of frame position ``q`` (the viewer's base row at the bottom)."""

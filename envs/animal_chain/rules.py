@@ -846,6 +846,15 @@ class AnimalChainGame(Game):
             return "pass without drawing (no deck and no face-down card left)"
         return f"pass and take the face-down card at {self.position_name(seat, where)}"
 
+    def public_action_string(self, before, action: int, after, viewer: int | None) -> str:
+        """The move in ``viewer``'s words, in its own frame (:mod:`~kakurega.envs.animal_chain.moves`).
+
+        E.g. ``"player_1 plays Fx|Pg onto r4c2; the card lands on the base row of you: player_1 wins"``.
+        """
+        from kakurega.envs.animal_chain.moves import public_action_string
+
+        return public_action_string(self, before, action, after, viewer)
+
     def illegal_reason(self, state, action: int) -> str:
         """Why ``action`` is illegal, in the words of the rules."""
         action = int(action)

@@ -130,6 +130,7 @@ class TurnBasedAECEnv(AECEnv):
         self._flags_from_game = type(game).legal_flags is not Game.legal_flags
         self.rng = np.random.default_rng()
         self.game_state = None
+        self.last_move = None
         self.num_steps = 0
         #: per seat, the rules object its determinization samplers use (built on first use)
         self._seat_rules: dict[int, Game] = {}
@@ -147,6 +148,8 @@ class TurnBasedAECEnv(AECEnv):
         if seed is not None or self.game_state is None:
             self.rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state(self.rng)
+        #: ``(seat, action)`` of the last move (None before the first): the pictures outline what it touched
+        self.last_move = None
         self.num_steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -189,6 +192,7 @@ class TurnBasedAECEnv(AECEnv):
         game = self.game
         state = self.game_state
         game.apply_action(state, action, self.rng)
+        self.last_move = (self._seat[agent], action)
         self.num_steps += 1
         # Rewards are the change of the rules' cumulative returns (plain floats:
         # numpy arithmetic on 3-5 numbers costs more than the loop). Most steps
@@ -426,7 +430,7 @@ class TurnBasedAECEnv(AECEnv):
             raise ValueError(f"view={short_repr(view)} is not an agent; expected None or one of {self.possible_agents}")
         if self.picture is None:
             raise NotImplementedError(f"{self.metadata.get('name', self.game.name)} has no picture maker")
-        return self.picture.scene(self.game_state, None if view is None else self._seat[view])
+        return self.picture.scene(self.game_state, None if view is None else self._seat[view], self.last_move)
 
     def render(self):
         """``ansi``: the text picture; ``rgb_array``: an H x W x 3 uint8 image; ``human``: the image in a window.

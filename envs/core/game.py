@@ -148,6 +148,17 @@ class Game(ABC):
     def action_to_string(self, state, action: int) -> str:
         """The action in words, for logs, errors and renders."""
 
+    def public_action_string(self, before, action: int, after, viewer: int | None) -> str:
+        """What ``viewer`` (a seat; None: a spectator) may know of the move ``action`` from ``before`` to ``after``.
+
+        The whole move where it is public, its public part where it is not,
+        with the consequences the viewer sees (cards that moved, points
+        scored, the end), in sentences joined by ``"; "``. Words for the
+        viewer's own seat say "you". Equal for any two moves the viewer cannot
+        tell apart (``tests/test_move_words.py``). This default says only who moved.
+        """
+        return f"player_{self.current_player(before)} moved"
+
     def illegal_reason(self, state, action: int) -> str:
         """Why ``action`` is illegal in ``state``; games override this with rule-specific words."""
         legal = self.legal_actions(state)

@@ -40,6 +40,8 @@ WHITE = (255, 255, 255)
 BLACK = (0, 0, 0)
 #: pixels are drawn at this multiple of the scene size, then scaled down (smooth edges)
 SUPERSAMPLE = 2
+#: the colour of the band around what the last move touched (:func:`last_move_mark`)
+LAST_MOVE = (0, 170, 255)
 #: the text anchors (the point ``(x, y)`` is the left end, middle or right end of the line, vertically centred)
 ANCHORS = ("start", "middle", "end")
 
@@ -368,3 +370,13 @@ def button(x: float, y: float, w: float, h: float, text: str, actions: tuple, si
              label=text),
         Text(x + w / 2, y + h / 2, text, fill=BLACK, size=size),
     ]
+
+
+def last_move_mark(x: float, y: float, w: float, h: float, label: str = "the last move", pad: float = 5,
+                   radius: float = 9) -> Rect:
+    """A band in :data:`LAST_MOVE` around the box ``(x, y, w, h)`` that the last move touched.
+
+    Drawn *before* the card or square it marks, so it shows as an outline
+    around it and never covers a clickable shape.
+    """
+    return Rect(x - pad, y - pad, w + 2 * pad, h + 2 * pad, fill=LAST_MOVE, radius=radius, label=label)

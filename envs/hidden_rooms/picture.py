@@ -9,7 +9,7 @@ moving, don't search and decline.
 
 from __future__ import annotations
 
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button
+from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button, last_move_mark
 from kakurega.envs.hidden_rooms.booklet import GRID
 from kakurega.envs.hidden_rooms.rules import (
     DECLINE,
@@ -101,8 +101,8 @@ class HiddenRoomsPicture:
         """Top-left pixel of ``cell``."""
         return MARGIN + (cell % GRID) * CELL, TOP + (cell // GRID) * CELL
 
-    def scene(self, state, view: int | None = None) -> Scene:
-        """The table in a picture (the pile's order is never read)."""
+    def scene(self, state, view: int | None = None, last_move: tuple | None = None) -> Scene:
+        """The table in a picture (the pile's order is never read); the cell ``last_move`` touched is outlined."""
         game = self.game
         scene = Scene(WIDTH, HEIGHT, background=(246, 242, 232), title="Hidden Rooms")
         add = scene.add
@@ -120,10 +120,13 @@ class HiddenRoomsPicture:
         add(Rect(MARGIN - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
         acting = view == 0 and state.phase in (MOVE, SEARCH, PLACING)
         targets = self._cell_actions(state) if acting else {}
+        touched = self._touched(state, last_move)
         for cell in range(GRID * GRID):
             x, y = self.cell_box(cell)
             tile = state.board[cell]
             actions = targets.get(cell, ())
+            if cell == touched:
+                add(last_move_mark(x + 3, y + 3, CELL - 6, CELL - 6, "the last move", pad=3))
             if tile == EMPTY:
                 add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=FLOOR if actions else DARK, outline=(60, 60, 74),
                          width=1, radius=6, actions=actions, label=f"dark cell ({cell // GRID}, {cell % GRID})"))
@@ -156,6 +159,19 @@ class HiddenRoomsPicture:
         add(Text(ex + 22, ey + CELL - 14, "EXIT", size=11))
         self._panel(scene, state, monster, acting)
         return scene
+
+    @staticmethod
+    def _touched(state, last_move) -> int:
+        """The cell the last move touched (a step's or a placed tile's), or -1; none once a new round is laid out."""
+        if last_move is None or state.board.count(EMPTY) == len(state.board) - 1:
+            return -1
+        action = last_move[1]
+        if STEP <= action < STEP + 4:
+            return state.child
+        if PLACE <= action < PLACE + 4:
+            cell = NEIGHBOURS[state.child][action - PLACE]  # the child has not moved since: placing ends its turn
+            return cell if cell >= 0 and state.board[cell] != EMPTY else -1
+        return -1
 
     def _cell_actions(self, state) -> dict[int, tuple]:
         """Per neighbour cell of the child: the step and place actions that name it."""

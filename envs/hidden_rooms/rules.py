@@ -470,6 +470,16 @@ class HiddenRoomsGame(Game):
             return "decline to place"
         return f"action {action} (no such action; expected 0..{NUM_ACTIONS - 1})"
 
+    def public_action_string(self, before: HiddenRoomsState, action: int, after: HiddenRoomsState,
+                             viewer: int | None) -> str:
+        """The move in words, then the monster's phase it set off (:mod:`~kakurega.envs.hidden_rooms.moves`).
+
+        E.g. ``"you step to (3, 4); the monster Wanderer moves (0, 4) -> (1, 4) -> (2, 4)"``.
+        """
+        from kakurega.envs.hidden_rooms.moves import public_action_string
+
+        return public_action_string(self, before, action, after, viewer)
+
     def illegal_reason(self, state: HiddenRoomsState, action: int) -> str:
         """Why ``action`` is illegal now, in the rules' words."""
         phase = state.phase

@@ -17,7 +17,7 @@ players' cards (take a card of that colour) and the other players' boxes
 
 from __future__ import annotations
 
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Rect, Scene, Text
+from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Rect, Scene, Text, last_move_mark
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.render import describe_event, status_text, visible_hand
 from kakurega.envs.kakurenbo.rules import (
@@ -141,8 +141,13 @@ class KakurenboPicture:
     def __init__(self, game: KakurenboGame):
         self.game = game
 
-    def scene(self, state, view: int | None = None) -> Scene:
-        """The table in a picture, drawn from what ``view`` may know."""
+    def scene(self, state, view: int | None = None, last_move: tuple | None = None) -> Scene:
+        """The table in a picture, drawn from what ``view`` may know.
+
+        The hands the last move touched (its public part, ``state.last_move``:
+        the mover and the player it gave to or took from) are outlined;
+        ``last_move`` is not needed (the state keeps it).
+        """
         game = self.game
         n = game.num_players
         scene = Scene(WIDTH, HEIGHT, background=TABLE, title=f"KAKURENBO ({game.variant})")
@@ -153,7 +158,11 @@ class KakurenboPicture:
         boxes = {bottom: OWN_BOX}
         for k, box in enumerate(OTHER_BOXES[n], start=1):
             boxes[(bottom + k) % n] = box
+        kind, mover, other, _colour = state.last_move
         for seat in range(n):
+            if kind >= 0 and seat in (mover, other):
+                add_label = "the last move" if seat == mover else "the last move's other player"
+                scene.add(last_move_mark(*boxes[seat], label=add_label, pad=4, radius=12))
             self._seat(scene, state, seat, boxes[seat], known, view, acting)
         self._centre(scene, state, CENTRE[n], acting, finished)
         return scene

@@ -11,6 +11,7 @@ nothing about the faces behind the backs.
 from __future__ import annotations
 
 from kakurega.envs.kakurenbo.knowledge import CURSE
+from kakurega.envs.kakurenbo.moves import describe_event
 from kakurega.envs.kakurenbo.rules import (
     COLOURS,
     KIND_NAMES,
@@ -21,43 +22,6 @@ from kakurega.envs.kakurenbo.rules import (
 )
 
 _BACK = {0: "[red ?]", 1: "[blue ?]"}
-
-
-def describe_event(game: KakurenboGame, event: tuple) -> str:
-    """One public event in words."""
-    name = game.seat_name
-    kind = event[0]
-    if kind == "draw":
-        return f"{name(event[1])} draws a {COLOURS[event[2]]} card"
-    if kind == "give":
-        return f"{name(event[1])} gives a {COLOURS[event[3]]} card to {name(event[2])}"
-    if kind == "take":
-        return f"{name(event[1])} takes a {COLOURS[event[3]]} card from {name(event[2])}"
-    if kind == "give Curse":
-        return f"{name(event[1])} gives Kaku's Curse and a {COLOURS[event[3]]} card to {name(event[2])}"
-    if kind == "discard":
-        return f"{name(event[1])} discards the {PARTS[event[2]]} pair"
-    if kind == "dice":
-        return f"dice: red {event[1]}, blue {event[2]}"
-    if kind == "dice opponent":
-        return f"{name(event[1])} rolls the dice against {name(event[2])}"
-    if kind == "Curse passes":
-        return f"equal dice: Kaku's Curse passes from {name(event[1])} to {name(event[2])}"
-    if kind == "shows hand":
-        return f"{name(event[1])} shows the hand to {name(event[2])}"
-    if kind == "exchanges hands":
-        return f"{name(event[1])} and {name(event[2])} exchange hands (the Curse stays)"
-    if kind == "opens hand":
-        return f"{name(event[1])}'s hand is open from now on"
-    if kind == "flip":
-        return "everyone flips their cards and sees their faces"
-    if kind == "takes the Curse":
-        return f"{name(event[1])} drew the last body part and takes Kaku's Curse: phase 2"
-    if kind == "nobody to take from":
-        return f"{name(event[1])} finds nobody to take from"
-    if kind == "stuck with the Curse":
-        return f"{name(event[1])} holds Kaku's Curse alone: the game ends"
-    return " ".join(str(x) for x in event)
 
 
 def visible_hand(state, seat: int, known: list[int] | None) -> tuple[list[int], list[int], bool]:

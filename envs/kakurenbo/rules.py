@@ -654,6 +654,16 @@ class KakurenboGame(Game):
             return f"give Kaku's Curse with {card_name(arg)} to {whom}"
         return f"roll the dice against {whom}"
 
+    def public_action_string(self, before: KakurenboState, action: int, after: KakurenboState,
+                             viewer: int | None) -> str:
+        """The move in ``viewer``'s words (:mod:`~kakurega.envs.kakurenbo.moves`): its public events, faces the viewer knows.
+
+        E.g. to player_0: ``"player_2 takes your chest (blue)"``; to player_1: ``"player_2 takes a blue card from player_0"``.
+        """
+        from kakurega.envs.kakurenbo.moves import public_action_string
+
+        return public_action_string(self, before, action, after, viewer)
+
     def illegal_reason(self, state: KakurenboState, action: int) -> str:
         """Why ``action`` is illegal now, in the words of the rules."""
         if not 0 <= action < self.num_actions:

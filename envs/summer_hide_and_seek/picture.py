@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button
+from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button, last_move_mark
 from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_PATH
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, PHASE_NAMES, START
 
@@ -138,10 +138,15 @@ class SummerHideAndSeekPicture:
         row, col = self.game.map.squares[square]
         return MARGIN + col * CELL + CELL / 2, TOP + row * CELL + CELL / 2
 
-    def scene(self, state, view: int | None = None) -> Scene:
-        """The table in a picture, drawn from what ``view`` may know."""
+    def scene(self, state, view: int | None = None, last_move: tuple | None = None) -> Scene:
+        """The table in a picture, drawn from what ``view`` may know; ``last_move`` ``(seat, action)`` is outlined.
+
+        A seeker's piece is outlined for everyone; the child's start or line
+        only in the child's own view.
+        """
         game = self.game
         m = game.map
+        touched = self._touched(state, view, last_move)
         scene = Scene(self.width, self.height, background=(250, 246, 236), title=m.name)
         add = scene.add
         over = state.phase == OVER
@@ -161,6 +166,8 @@ class SummerHideAndSeekPicture:
                 if s < 0:
                     add(*terrain_shapes(x, y, terrain.get(m.cells[r][c], "")))
                     continue
+                if s in touched:
+                    add(last_move_mark(x + 2, y + 2, CELL - 4, CELL - 4, touched[s], pad=3))
                 self._square(scene, s, x, y, self._square_actions(state, s) if acting else ())
         if is_child:
             self._stroke(scene, state)
@@ -181,6 +188,19 @@ class SummerHideAndSeekPicture:
                 add(*pawn_shapes(cx + 12 - 8 * (seat % 2), cy + 4, SEAT_COLOURS[seat % len(SEAT_COLOURS)], seat))
         self._panel(scene, state, view, is_child, acting, over)
         return scene
+
+    def _touched(self, state, view, last_move) -> dict[int, str]:
+        """``{square: label}`` of what the last move touched that ``view`` may see."""
+        game = self.game
+        if last_move is None or not 0 <= last_move[1] < game.num_actions:
+            return {}
+        seat, action = last_move
+        kind, square = game.describe_action(action)
+        if kind == "place":
+            return {square: f"player_{seat}'s last guess"}
+        if kind in ("start", "line") and view == seat and state.stroke and state.stroke[-1] == square:
+            return {square: "your last line" if kind == "line" else "your start"}
+        return {}
 
     def _square_actions(self, state, s: int) -> tuple:
         """Every action naming square ``s``: start there, draw a line to it, place the piece on it."""

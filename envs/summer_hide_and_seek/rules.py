@@ -542,6 +542,15 @@ class SummerHideAndSeekGame(Game):
                 return f"{word} {self.map.square_name(state.square)} -> {name}, cost {entry[1]}"
         return f"line to {name}"
 
+    def public_action_string(self, before: SummerState, action: int, after: SummerState, viewer: int | None) -> str:
+        """The move in ``viewer``'s words (:mod:`~kakurega.envs.summer_hide_and_seek.moves`): a seeker never reads the child's lines.
+
+        E.g. to a seeker: ``"player_0 (the child) acts in secret; player_0 (the child) announces cost 3 and icons: ..."``.
+        """
+        from kakurega.envs.summer_hide_and_seek.moves import public_action_string
+
+        return public_action_string(self, before, action, after, viewer)
+
     def illegal_reason(self, state: SummerState, action: int) -> str:
         kind, square = self.describe_action(action)
         m = self.map

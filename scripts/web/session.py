@@ -9,8 +9,8 @@ classes; everything a browser is ever sent is built here, by
   and the same view as text;
 - whose turn it is (the order of turns is public), and the legal actions of
   the view's player by name, only when it is that player's turn;
-- public events: who moved (a player's own moves in words), and the final
-  returns once the game is over.
+- public events: every move in the words the view may know (the rules'
+  ``public_action_string``), and the final returns once the game is over.
 
 Nothing else of the game state is read, so a player's page holds nothing that
 player may not know (tests/web/test_leaks.py re-deals the hidden part of the
@@ -55,7 +55,7 @@ def view_message(raw, view: str | None, state=None) -> dict:
     to_move = None if over else raw.possible_agents[current]
     message = {
         "view": view,
-        "svg": to_svg(raw.picture.scene(state, seat)),
+        "svg": to_svg(raw.picture.scene(state, seat, raw.last_move if state is raw.game_state else None)),
         "text": raw.render_state(state, seat),
         "to_move": to_move,
         "legal": {},
@@ -149,8 +149,9 @@ class GameSession:
 
     def _play(self, agent: str, action: int) -> None:
         """Play a checked legal move: event, record, step, and the record file once the game is over."""
-        self.events.append(describe_move(self.raw, agent, action, self.view))
+        before = self.raw.game.clone(self.raw.game_state)
         self.raw.step(action)
+        self.events.append(describe_move(self.raw, agent, action, self.view, before))
         self.record.add(agent, action)
         if self.over:
             self.record.finish(self.raw)
@@ -252,8 +253,9 @@ class ReplaySession:
             return
         self.replayer.seek(position - 1)
         agent, action = self.replayer.next_move()
-        self.last_move = describe_move(self.replayer.raw, agent, action, self.view)
+        before = self.replayer.raw.game.clone(self.replayer.raw.game_state)
         self.replayer.step()
+        self.last_move = describe_move(self.replayer.raw, agent, action, self.view, before)
         if position == moves:
             self.replayer.check_end()
 

@@ -94,15 +94,22 @@ def test_control_a_leaky_message_is_caught(env_name, options):
     assert caught, "the check did not catch a message carrying another seat's picture"
 
 
-def test_a_page_sees_other_players_moves_only_as_who_moved():
+def test_a_page_tells_every_move_in_its_seats_words():
     session = GameSession("kakurenbo_v0", {"num_players": 3}, ["random", None, "random"], seed=4)
     rng = np.random.default_rng(0)
+    expected = []
     while not session.over:
-        if session.raw.agent_selection == session.person:
-            session.act(int(rng.choice(session.raw.legal_actions())))
+        raw = session.raw
+        before = raw.game.clone(raw.game_state)
+        if raw.agent_selection == session.person:
+            action = int(rng.choice(raw.legal_actions()))
+            session.act(action)
         else:
             session.advance()
+            action = session.record.moves[-1][1]
+        expected.append(raw.game.public_action_string(before, action, raw.game_state, 1))
     moves = session.events[:-1]
     assert session.events[-1].startswith("game over")
-    assert all(e in ("player_0 moved", "player_2 moved") or e.startswith("player_1: ") for e in moves)
-    assert any(e.startswith("player_1: ") for e in moves) and any(e.endswith(" moved") for e in moves)
+    assert moves == expected  # player_1's words for every move (tests/test_move_words.py: they leak nothing)
+    assert any(e.startswith("you ") for e in moves)
+    assert any(e.startswith(("player_0 gives a", "player_2 gives a", "player_0 takes", "player_2 takes")) for e in moves)
