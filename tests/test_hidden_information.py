@@ -25,6 +25,7 @@ from leak_checks import (
     check_samplers_over_games,
     check_state_fields,
     check_turn_order,
+    check_word_leaks,
     env_targets,
     find_path,
     rules_objects,
@@ -188,6 +189,44 @@ def test_render_check_catches_a_leaky_render():
     check_render_leaks(toy_env(), states_of(raw, seed=0, num_games=3, every=1))  # the honest render passes
     with pytest.raises(AssertionError, match="render changed"):
         check_render_leaks(raw, states_of(raw, seed=0, num_games=3, every=1))
+
+
+# --------------------------------------------------------------- result words
+def ends_of(raw, seed: int, num_games: int, cut_at: int | None = None) -> list:
+    """States of random games: every 7th, and the end of each (cut off at ``cut_at`` plies when given)."""
+    game, states = raw.game, []
+    for g in range(num_games):
+        rng = np.random.default_rng([seed, g])
+        state = game.initial_state(rng)
+        plies = 0
+        while game.current_player(state) != TERMINAL and plies != cut_at:
+            game.apply_action(state, int(rng.choice(game.legal_actions(state))), rng)
+            plies += 1
+            if plies % 7 == 0:
+                states.append(game.clone(state))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_result_words_tell_each_viewer_only_what_it_knows(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_word_leaks(raw.game, ends_of(raw, seed=31, num_games=3) + ends_of(raw, seed=32, num_games=2, cut_at=25))
+
+
+def test_word_check_catches_result_words_that_tell_a_hidden_fact():
+    raw = make("summer_hide_and_seek_v2", wrapped=False, num_players=2, max_steps=25)
+    states = ends_of(raw, seed=33, num_games=3)  # cut off by the step limit in the middle of a round
+    assert any(raw.game.is_truncated(state) and state.stroke for state in states)
+    check_word_leaks(raw.game, states)
+    game = raw.game
+    honest = type(game).result_words
+    leaky = type("LeakyWords", (type(game),), {
+        "result_words": lambda self, state, viewer=None: honest(self, state, viewer) + [f"the child is on {state.stroke}"]
+    })
+    game.__class__ = leaky
+    with pytest.raises(AssertionError, match="words changed"):
+        check_word_leaks(game, states)
 
 
 # ------------------------------------------------------------------- pictures
