@@ -103,6 +103,6 @@ def test_a_page_sees_other_players_moves_only_as_who_moved():
         else:
             session.advance()
     moves = session.events[:-1]
-    assert session.events[-1].startswith("game over")
+    assert session.events[-1].startswith("Game over. ")
     assert all(e in ("player_0 moved", "player_2 moved") or e.startswith("player_1: ") for e in moves)
     assert any(e.startswith("player_1: ") for e in moves) and any(e.endswith(" moved") for e in moves)
