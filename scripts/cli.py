@@ -393,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rules", help="the rules of a game, written for players",
                        description="Print the rules of GAME as a page for the people at the table (Markdown): "
                        "how to play the newest version, what each older version does differently.")
-    p.add_argument("game", help="a game or env name, e.g. kakurenbo or summer_hide_and_seek_v1")
+    p.add_argument("game", help="a game or env name, e.g. kakurenbo or kakurenbo_v0")
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("demo", help="play and render one seeded random game of every game (its newest version)",
