@@ -539,6 +539,12 @@ def main(argv=None) -> int:
             raise
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (kakurega rules kakurenbo | head): stop without a traceback
+        try:  # what is left in the buffer goes nowhere, so the exit does not fail on it either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
 
 
 if __name__ == "__main__":

@@ -67,6 +67,18 @@ def test_rules_prints_each_games_page_for_players(capsys):
     assert "unknown game 'chess'; expected a game (animal_chain, hidden_rooms, kakurenbo" in capsys.readouterr().err
 
 
+def test_a_reader_that_goes_away_stops_the_output_without_a_traceback(monkeypatch):
+    import io
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["rules", "kakurenbo"]) == 1  # e.g. `kakurega rules kakurenbo | head`
+    assert main(["envs"]) == 1
+
+
 def test_every_env_card_points_to_the_shipped_rules_page(capsys):
     for name in ENV_SPECS:
         assert main(["envs", name]) == 0
