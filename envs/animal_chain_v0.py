@@ -9,8 +9,9 @@ once for "done", so the opponent, watching ``agent_selection``, learns how
 many swaps were made (v1 gives every player exactly one decision per base
 position). Use v1 for new work.
 
-Rules: ``shared/rules/animal_chain.md`` (the project's binding rules page,
-from the publisher's text). Rules engine: :mod:`kakurega.envs.animal_chain.rules`;
+Rules: ``kakurega rules animal_chain`` (the players' page, shipped in
+``kakurega/envs/data/rules/``; it follows the project's binding rules page, from
+the publisher's text). Rules engine: :mod:`kakurega.envs.animal_chain.rules`;
 observation: :mod:`~kakurega.envs.animal_chain.observation`; text rendering:
 :mod:`~kakurega.envs.animal_chain.render`; deck and board data:
 :mod:`~kakurega.envs.animal_chain.data` (``envs/data/animal_chain_deck.yaml``,

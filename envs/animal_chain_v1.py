@@ -1,6 +1,7 @@
 """Animal Chain (どうぶつれんさ) v1 — two players race to chain animal cards from their own base onto the other's.
 
-Rules: ``shared/rules/animal_chain.md`` (the project's binding rules page,
+Rules: ``kakurega rules animal_chain`` (the players' page, shipped in
+``kakurega/envs/data/rules/``; it follows the project's binding rules page,
 from the publisher's text), with its version-1 decisions: **the chain rule**
 and **one base-building decision per base position**. Rules engine:
 :mod:`kakurega.envs.animal_chain.rules` (options ``connection_rule="chain"``,

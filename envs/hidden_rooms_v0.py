@@ -8,7 +8,7 @@
 | Agents | `["player_0"]` (the child; solitaire) |
 | Action space | `Discrete(17)` |
 | Observation | `Dict(observation=Box(0, 1, (560,), float32), action_mask=Box(0, 1, (17,), int8))` with the default booklet (7 monsters) |
-| Rules | `shared/rules/hidden_rooms.md`; engine in `kakurega.envs.hidden_rooms.rules` |
+| Rules | `kakurega rules hidden_rooms` (the players' page, shipped in `kakurega/envs/data/rules/`); engine in `kakurega.envs.hidden_rooms.rules` |
 
 The room is a 5x5 grid, row 0 at the top. The child starts on the start tile
 at (4, 4) and escapes by stepping onto (0, 0). The 24 room tiles (red, blue,

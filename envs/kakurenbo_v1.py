@@ -1,6 +1,8 @@
 """KAKURENBO 掴恋慕 — Old Maid with body-part pairs (PettingZoo AEC env) — ``kakurenbo_v1``.
 
-Rules: ``../shared/rules/kakurenbo.md`` (binding). Rules engine:
+Rules: ``kakurega rules kakurenbo`` (the players' page, shipped in
+``kakurega/envs/data/rules/``; it follows the project's binding rules page).
+Rules engine:
 :mod:`kakurega.envs.kakurenbo.rules`; observation encoder:
 :mod:`kakurega.envs.kakurenbo.observation`; card knowledge and inference:
 :mod:`kakurega.envs.kakurenbo.knowledge`; text renderer:

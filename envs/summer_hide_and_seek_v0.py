@@ -3,8 +3,8 @@
 One hider (the **child**) draws a secret stroke of straight lines across a
 map; everyone else (the **seekers**) guesses where it is from what it must
 announce. Every player is the child in one round; the most victory points (VP)
-wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding), as first
-released.
+wins. Rules: ``kakurega rules summer_hide_and_seek`` (the players' page, shipped
+in ``kakurega/envs/data/rules/``, which says what this version does differently).
 
 **Superseded by** ``summer_hide_and_seek_v1``, which closes two flaws this
 version keeps unchanged (it stays importable and registered for

@@ -3,7 +3,8 @@
 One hider (the **child**) draws a secret stroke of straight lines across a
 map; everyone else (the **seekers**) guesses where it is from what it must
 announce. Every player is the child in one round; the most victory points (VP)
-wins. Rules: ``shared/rules/summer_hide_and_seek.md`` (binding), with its
+wins. Rules: ``kakurega rules summer_hide_and_seek`` (the players' page, shipped
+in ``kakurega/envs/data/rules/``; it follows the project's binding rules page), with its
 version-1 decisions: the child must draw at least one line each turn, a game
 cut off by the step limit is scored from the standings, and the turn order
 reveals no more than the announcements (one child decision per unit of cost);

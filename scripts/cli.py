@@ -1,6 +1,7 @@
 """The ``kakurega`` command line: one entry point for training, evaluation, play and inspection.
 
     kakurega envs [NAME]                 list envs and options, or print one env card
+    kakurega rules GAME                  the rules of a game, written for players
     kakurega demo                        one seeded random game of every game (newest version), rendered
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
@@ -42,8 +43,11 @@ def cmd_envs(args) -> int:
     from kakurega.scripts.evaluate import resolve_env_name
 
     if args.name:
+        from kakurega.envs.rules_pages import game_of
+
         spec = ENV_SPECS[resolve_env_name(args.name)]
         print((spec.load().__doc__ or "(this env has no card)").strip())
+        print(f"\nThe rules for players: `kakurega rules {game_of(spec.name)}`.")
         return 0
     for spec in ENV_SPECS.values():
         print(f"{spec.name}  ({spec.pettingzoo_id})")
@@ -67,6 +71,14 @@ def cmd_envs(args) -> int:
         if spec.move_features:
             print(f"    move features (network.move_features): {spec.move_features}")
     print("\n`kakurega envs NAME` prints an env's full card (actions, observation, rewards, options).")
+    return 0
+
+
+# ---------------------------------------------------------------------- rules
+def cmd_rules(args) -> int:
+    from kakurega.envs.rules_pages import rules_page
+
+    print(rules_page(args.game).rstrip())
     return 0
 
 
@@ -201,7 +213,6 @@ def cmd_play(args) -> int:
 
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.human import HumanAgent, show_view
-    from kakurega.agents.outcome import classify_outcome
     from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, seat_lineup
     from kakurega.envs.registry import make
@@ -247,7 +258,6 @@ def cmd_play(args) -> int:
     env.reset(seed=record.seed if record else args.seed)
     for agent in seats:
         agent.reset()
-    totals = {a: 0.0 for a in env.possible_agents}
     try:
         while True:
             current = env.agent_selection
@@ -263,17 +273,14 @@ def cmd_play(args) -> int:
             if record:
                 record.add(current, action)
             print(f"- {describe_move(env, current, action, me, before)}")
-            for a in env.possible_agents:
-                totals[a] += env.rewards.get(a, 0.0)
     except KeyboardInterrupt as stop:
         print(f"\ngame abandoned ({stop}){'; no record written (only finished games are recorded)' if record else ''}.")
         return 130
     print("\n" + "=" * 60 + "\nGame over. The table as you see it now:")
     print(env.render_text(me))
-    returns = [totals[a] for a in env.possible_agents]
-    for s, a in enumerate(env.possible_agents):
-        who = "you" if s == seat else a
-        print(f"  {who:>8}: {returns[s]:+g} ({classify_outcome(returns, s)})")
+    print()
+    for line in env.game.result_words(env.game_state, seat):
+        print(line)
     if record:
         record.finish(env)
         print(f"game record written to {record.save(args.record)}; watch it with: kakurega replay {args.record}")
@@ -383,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
                        "configurations and heuristic; with NAME, print that env's card.")
     p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v1 or kakurenbo) to print its card")
     p.set_defaults(func=cmd_envs)
+
+    p = sub.add_parser("rules", help="the rules of a game, written for players",
+                       description="Print the rules of GAME as a page for the people at the table (Markdown): "
+                       "how to play the newest version, what each older version does differently.")
+    p.add_argument("game", help="a game or env name, e.g. kakurenbo or kakurenbo_v0")
+    p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("demo", help="play and render one seeded random game of every game (its newest version)",
                        description="Play one seeded game of the newest version of each game with uniformly random agents, "
@@ -527,6 +540,12 @@ def main(argv=None) -> int:
             raise
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (kakurega rules kakurenbo | head): stop without a traceback
+        try:  # what is left in the buffer goes nowhere, so the exit does not fail on it either
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 1
 
 
 if __name__ == "__main__":

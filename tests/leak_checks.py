@@ -56,6 +56,39 @@ def _same_text(got: str, expected: str, what: str) -> None:
         raise AssertionError(f"{what} changed when hidden information was re-dealt:\n" + "\n".join(lines[:4]))
 
 
+# ------------------------------------------------------------ result words
+def words_of(game, state, viewer) -> list[str]:
+    """What a game tells ``viewer`` in words: its result once over, else the rounds finished so far."""
+    from kakurega.envs.core.game import TERMINAL
+
+    if game.current_player(state) == TERMINAL:
+        return game.result_words(state, viewer)
+    return game.round_words(state, viewer)
+
+
+def check_word_leaks(game, states, samples: int = 2) -> None:
+    """Every viewer's result and round words are the same for states that viewer cannot tell apart.
+
+    As :func:`check_render_leaks`: states re-dealt for a seat must give that
+    seat and the spectator the same words (``states`` should hold finished
+    games: the result words are told only then).
+    """
+    changed = total = 0
+    for index, state in enumerate(states):
+        fingerprint = game.fingerprint(state)
+        spectator = words_of(game, state, None)
+        for seat in range(game.num_players):
+            own = words_of(game, state, seat)
+            for k in range(samples):
+                sample = game.resample_hidden(state, seat, np.random.default_rng([index, seat, k]))
+                total += 1
+                changed += game.fingerprint(sample) != fingerprint
+                _same_text("\n".join(words_of(game, sample, seat)), "\n".join(own), f"state {index}: seat {seat}'s words")
+                _same_text("\n".join(words_of(game, sample, None)), "\n".join(spectator),
+                           f"state {index} re-dealt for seat {seat}: the spectator's words")
+    assert total and changed, "resample_hidden never changed a state: the word check would be vacuous"
+
+
 # ----------------------------------------------------------- move features
 def check_move_feature_leaks(raw, features, states, samples: int = 2) -> None:
     """A seat's move features are the same for states that seat cannot tell apart.

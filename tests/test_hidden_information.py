@@ -25,6 +25,7 @@ from leak_checks import (
     check_samplers_over_games,
     check_state_fields,
     check_turn_order,
+    check_word_leaks,
     env_targets,
     find_path,
     rules_objects,
@@ -188,6 +189,43 @@ def test_render_check_catches_a_leaky_render():
     check_render_leaks(toy_env(), states_of(raw, seed=0, num_games=3, every=1))  # the honest render passes
     with pytest.raises(AssertionError, match="render changed"):
         check_render_leaks(raw, states_of(raw, seed=0, num_games=3, every=1))
+
+
+# --------------------------------------------------------------- result words
+def ends_of(raw, seed: int, num_games: int, cut_at: int | None = None) -> list:
+    """States of random games: every 7th, and the end of each (cut off at ``cut_at`` plies when given)."""
+    game, states = raw.game, []
+    for g in range(num_games):
+        rng = np.random.default_rng([seed, g])
+        state = game.initial_state(rng)
+        plies = 0
+        while game.current_player(state) != TERMINAL and plies != cut_at:
+            game.apply_action(state, int(rng.choice(game.legal_actions(state))), rng)
+            plies += 1
+            if plies % 7 == 0:
+                states.append(game.clone(state))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_result_words_tell_each_viewer_only_what_it_knows(name, config):
+    raw = make(name, wrapped=False, **config)
+    check_word_leaks(raw.game, ends_of(raw, seed=31, num_games=3) + ends_of(raw, seed=32, num_games=2, cut_at=25))
+
+
+class LeakyWordsToy(toy_game.ToyGame):
+    """Its result words tell every seat's secret: the word check must catch it."""
+
+    def result_words(self, state, viewer=None):
+        return super().result_words(state, viewer) + [f"the secrets were {state.secrets}"]
+
+
+def test_word_check_catches_result_words_that_tell_a_hidden_fact():
+    check_word_leaks(toy_game.ToyGame(), ends_of(toy_env(), seed=33, num_games=3))  # the honest words pass
+    raw = toy_env(LeakyWordsToy())
+    with pytest.raises(AssertionError, match="words changed"):
+        check_word_leaks(raw.game, ends_of(raw, seed=33, num_games=3))
 
 
 # ------------------------------------------------------------------- pictures

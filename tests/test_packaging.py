@@ -56,7 +56,10 @@ from kakurega.agents.tactics.suite import load_suite, shipped_suites
 suites = shipped_suites()
 assert all(str(path).startswith(unpacked) for path in suites), suites
 positions = {path.stem: len(load_suite(path).positions) for path in suites}
-print(json.dumps({"envs": kakurega.envs.__file__, "played": played, "suites": positions}))
+from kakurega.envs.rules_pages import DIRECTORY, page_path, title
+assert str(DIRECTORY).startswith(unpacked), DIRECTORY
+rules = {str(page_path(name).relative_to(unpacked)): title(name) for name in ENV_SPECS}
+print(json.dumps({"envs": kakurega.envs.__file__, "played": played, "suites": positions, "rules": rules}))
 """
 
 
@@ -106,3 +109,7 @@ def test_the_wheel_ships_every_package_and_every_registered_env_runs_from_it(tmp
     from kakurega.agents.tactics.suite import shipped_suites
 
     assert report["suites"].keys() == {path.stem for path in shipped_suites()} != set()  # the tactics suites ship
+    from kakurega.envs.rules_pages import title
+
+    # every game's players' page ships, title and all
+    assert report["rules"] == {f"kakurega/envs/data/rules/{name.rpartition('_v')[0]}.md": title(name) for name in ENV_SPECS}

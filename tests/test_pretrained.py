@@ -1,9 +1,10 @@
 """Shipped bots: every file in agents/pretrained loads through the spec ``pretrained`` in the
 configuration it was trained for, is small, plays legal moves without torch, and a configuration
-without a bot gets a message listing those that have one."""
+without a bot gets a message in words naming the options that have one."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -48,11 +49,34 @@ def test_a_shipped_bot_loads_as_pretrained_and_plays_legal_games(path, meta):
     assert moves > 0
 
 
-def test_a_configuration_without_a_bot_lists_the_shipped_ones():
+def test_a_configuration_without_a_bot_says_in_words_which_options_have_one():
     env = make("kakurenbo_v0", num_players=3, variant="kurayami")
     context = AgentContext.from_env(env, "kakurenbo_v0", {"num_players": 3, "variant": "kurayami", "max_steps": 17})
-    with pytest.raises(ValueError, match="no pretrained bot for kakurenbo_v0 .*; shipped bots: "):
+    with pytest.raises(ValueError) as error:
         make_agent("pretrained", context)
+    assert str(error.value) == ("no shipped bot for kakurenbo_v0 with max_steps 17, 3 players; max_steps 200, "
+                                "4 players has one (or choose heuristic)")
+    with pytest.raises(ValueError) as error:
+        find("kakurenbo_v0", {"num_players": 3})
+    assert str(error.value) == "no shipped bot for kakurenbo_v0 with 3 players; 4 players has one (or choose heuristic)"
+    with pytest.raises(ValueError, match=r"^no shipped bot for animal_chain_v0; shipped bots play animal_chain_v1, "):
+        find("animal_chain_v0")
+
+
+def test_the_default_opponent_is_the_shipped_bot_exactly_where_one_is_shipped():
+    from kakurega.agents.policy import resolved_env_options
+    from kakurega.agents.pretrained import default_opponent, shipped
+    from kakurega.envs.registry import ENV_SPECS
+
+    with_bot = {(meta["env"], json.dumps(meta["env_options"], sort_keys=True)) for _, meta in shipped()}
+    seen = 0
+    for name, spec in ENV_SPECS.items():
+        for config in spec.configurations:
+            key = (name, json.dumps(resolved_env_options(name, config), sort_keys=True))
+            expected = "pretrained" if key in with_bot else "heuristic"
+            assert default_opponent(name, config) == expected, (name, config)
+            seen += expected == "pretrained"
+    assert seen == len(with_bot)  # every shipped bot plays a tested configuration
 
 
 def test_bad_pretrained_specs_are_refused():

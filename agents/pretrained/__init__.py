@@ -36,7 +36,11 @@ def file_name(env_name: str, env_kwargs: dict | None = None) -> str:
 
 
 def find(env_name: str, env_kwargs: dict | None = None) -> Path:
-    """The shipped file trained for ``env_name`` with exactly these options (defaults filled in)."""
+    """The shipped file trained for ``env_name`` with exactly these options (defaults filled in).
+
+    None shipped: ValueError in words, naming the options that have one
+    ("no shipped bot for kakurenbo_v0 with 3 players; 4 players has one").
+    """
     from kakurega.agents.policy import resolved_env_options
 
     wanted = resolved_env_options(env_name, env_kwargs)
@@ -44,17 +48,42 @@ def find(env_name: str, env_kwargs: dict | None = None) -> Path:
     for path, meta in available:
         if meta["env"] == env_name and meta["env_options"] == wanted:
             return path
-    listing = "; ".join(f"{meta['env']} {_non_default(meta)}" for _, meta in available) or "none"
-    raise ValueError(
-        f"no pretrained bot for {env_name} with options {env_kwargs or {}}; shipped bots: {listing}"
-    )
+    raise ValueError(_no_bot(env_name, wanted, [meta for _, meta in available]))
 
 
-def _non_default(meta: dict) -> dict:
+def has_bot(env_name: str, env_kwargs: dict | None = None) -> bool:
+    """True when a bot is shipped for ``env_name`` with these options (``pretrained`` then plays it)."""
     from kakurega.agents.policy import resolved_env_options
 
-    defaults = resolved_env_options(meta["env"], {})
-    return {k: v for k, v in meta["env_options"].items() if defaults.get(k) != v}
+    wanted = resolved_env_options(env_name, env_kwargs)
+    return any(meta["env"] == env_name and meta["env_options"] == wanted for _, meta in shipped())
+
+
+def default_opponent(env_name: str, env_kwargs: dict | None = None) -> str:
+    """The agent spec a person plays against by default: ``"pretrained"`` where a bot is shipped, else ``"heuristic"``."""
+    return "pretrained" if has_bot(env_name, env_kwargs) else "heuristic"
+
+
+def _option_words(options: dict) -> str:
+    """``{"num_players": 3, "variant": "kurayami"}`` -> ``"3 players, variant kurayami"``."""
+    words = [f"{value} players" if key == "num_players" else f"{key} {value}" for key, value in options.items()]
+    return ", ".join(words) or "the default options"
+
+
+def _no_bot(env_name: str, wanted: dict, available: list[dict]) -> str:
+    """Why no shipped bot plays ``env_name`` with ``wanted``, and the options of the closest bots (fewest changes)."""
+    bots = [meta["env_options"] for meta in available if meta["env"] == env_name]
+    if not bots:
+        envs = sorted({meta["env"] for meta in available})
+        return (f"no shipped bot for {env_name}; shipped bots play {', '.join(envs) or 'no env'} "
+                "(choose heuristic, or one of those envs)")
+    differences = [{key for key in bot.keys() | wanted.keys() if bot.get(key) != wanted.get(key)} for bot in bots]
+    fewest = min(len(keys) for keys in differences)  # the bots closest to what was asked
+    closest = [(bot, keys) for bot, keys in zip(bots, differences) if len(keys) == fewest]
+    keys = sorted(set().union(*(keys for _, keys in closest)))
+    offers = [_option_words({key: bot.get(key) for key in keys}) for bot, _ in closest]
+    return (f"no shipped bot for {env_name} with {_option_words({key: wanted.get(key) for key in keys})}; "
+            f"{' or '.join(offers)} {'has' if len(offers) == 1 else 'have'} one (or choose heuristic)")
 
 
 def make_pretrained_agent(context: AgentContext, seed, options: dict, argument):

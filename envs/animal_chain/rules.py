@@ -533,6 +533,12 @@ class AnimalChainGame(Game):
         """+1 winner, -1 loser; 0 each otherwise (also before the end). Read-only."""
         return self._returns_of_winner[state.winner]
 
+    def result_words(self, state, viewer: int | None = None) -> list[str]:
+        """How the finished game ended, in words (:mod:`kakurega.envs.animal_chain.results`)."""
+        from kakurega.envs.animal_chain import results
+
+        return results.result_words(self, state, viewer)
+
     # -------------------------------------------------------------- connections
     def refresh(self, state: AnimalChainState) -> None:
         """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""

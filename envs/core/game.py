@@ -159,6 +159,22 @@ class Game(ABC):
         """
         return f"player_{self.current_player(before)} moved"
 
+    def result_words(self, state, viewer: int | None = None) -> list[str]:
+        """How a finished game ended, for ``viewer`` (a seat, "you"; None: a spectator): the headline first.
+
+        Who won and why, in the players' words; a tie is said as a tie. Told
+        from what ``viewer`` may know only. Games override this with their own
+        words (:mod:`kakurega.envs.core.results`); the default tells the
+        returns' winner.
+        """
+        from kakurega.envs.core.results import by_returns
+
+        return by_returns(self.returns(state), viewer)
+
+    def round_words(self, state, viewer: int | None = None) -> list[str]:
+        """One line per finished round of a game played in rounds ("Round 1: you escaped."); [] for other games."""
+        return []
+
     def illegal_reason(self, state, action: int) -> str:
         """Why ``action`` is illegal in ``state``; games override this with rule-specific words."""
         legal = self.legal_actions(state)

@@ -428,6 +428,18 @@ class HiddenRoomsGame(Game):
         """Cumulative reward of the child so far."""
         return np.array([state.total_return])
 
+    def result_words(self, state, viewer: int | None = None) -> list[str]:
+        """How the finished game ended, in words (:mod:`kakurega.envs.hidden_rooms.results`)."""
+        from kakurega.envs.hidden_rooms import results
+
+        return results.result_words(self, state, viewer)
+
+    def round_words(self, state, viewer: int | None = None) -> list[str]:
+        """One line per finished round (:mod:`kakurega.envs.hidden_rooms.results`)."""
+        from kakurega.envs.hidden_rooms import results
+
+        return results.round_words(self, state, viewer)
+
     def clone(self, state: HiddenRoomsState) -> HiddenRoomsState:
         """An independent copy of ``state``."""
         return state.copy()

@@ -619,6 +619,12 @@ class KakurenboGame(Game):
             return self._zeros  # shared and read-only
         return win_returns(self.win_scheme, self.num_players, self.winners(state))
 
+    def result_words(self, state, viewer: int | None = None) -> list[str]:
+        """How the finished game ended, in words (:mod:`kakurega.envs.kakurenbo.results`)."""
+        from kakurega.envs.kakurenbo import results
+
+        return results.result_words(self, state, viewer)
+
     # ----------------------------------------------------------------- words
     def seat_name(self, seat: int) -> str:
         """``"player_2"``."""

@@ -126,6 +126,8 @@ class SummerState:
     history: list = field(default_factory=list)
     #: *hidden* (``paced_turns`` only): the child's last line was a shortcut, its next decision is continue
     continue_due: bool = False
+    #: finished rounds: the seats whose piece stood on the child's square (empty when the child was stuck)
+    found_by: list = field(default_factory=list)
 
     @property
     def child(self) -> int:
@@ -474,6 +476,9 @@ class SummerHideAndSeekGame(Game):
         icon_vp = self._icon_vp
         gained = sum([icon_vp[i] for _cost, icons in state.announcements for i in icons])
         state.history.append((state.child, tuple(state.stroke), gained, len(state.announcements), how))
+        square = state.stroke[-1]
+        state.found_by.append(tuple(seat for seat, piece in enumerate(state.pieces) if piece == square)
+                              if how == FOUND_BY_GUESS else ())
         state.round += 1
         state.phase = OVER if state.round == self.num_players else START
         state.stroke = []
@@ -502,6 +507,18 @@ class SummerHideAndSeekGame(Game):
         if state.phase != OVER and not (self.score_truncation and state.steps >= self.max_steps):
             return self._no_returns
         return win_returns(self.win_scheme, self.num_players, self.winners(state))
+
+    def result_words(self, state, viewer: int | None = None) -> list[str]:
+        """How the finished game ended, in words (:mod:`kakurega.envs.summer_hide_and_seek.results`)."""
+        from kakurega.envs.summer_hide_and_seek import results
+
+        return results.result_words(self, state, viewer)
+
+    def round_words(self, state, viewer: int | None = None) -> list[str]:
+        """One line per finished round (:mod:`kakurega.envs.summer_hide_and_seek.results`)."""
+        from kakurega.envs.summer_hide_and_seek import results
+
+        return results.round_words(self, state, viewer)
 
     # ------------------------------------------------------------------ words
     def describe_action(self, action: int) -> tuple[str, int]:
@@ -630,6 +647,7 @@ class SummerHideAndSeekGame(Game):
             closed_lines=state.closed_lines,
             blocked_lines=state.blocked_lines,
             continue_due=state.continue_due,
+            found_by=list(state.found_by),
         )
 
     def resample_hidden(self, state: SummerState, player: int, rng: np.random.Generator) -> SummerState:

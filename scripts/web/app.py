@@ -140,23 +140,50 @@ class Connection:
 
 
 def _env_list() -> list[dict]:
-    """Every registered env: name, summary, default options, tested configurations, seat names."""
+    """Every registered env: its name for players, whether a newer version supersedes it, its summary, its options
+    as form fields, default options, tested configurations (seats, default opponent) and the shipped bots' options."""
     from kakurega.agents.policy import resolved_env_options
-    from kakurega.envs.registry import ENV_SPECS, make
+    from kakurega.agents.pretrained import default_opponent, shipped
+    from kakurega.envs.registry import ENV_SPECS, latest_envs, make
+    from kakurega.envs.rules_pages import title
 
+    latest = set(latest_envs())
+    bots = [meta for _, meta in shipped()]
     envs = []
     for spec in ENV_SPECS.values():
         configurations = []
         for options in spec.configurations:
             raw = make(spec.name, wrapped=False, **options)
-            configurations.append({"options": options, "agents": raw.possible_agents})
+            configurations.append({"options": options, "agents": raw.possible_agents,
+                                   "opponent": default_opponent(spec.name, options)})
+        definition = spec.definition()
+        version = spec.name.rpartition("_v")[2]
         envs.append({
             "name": spec.name,
+            "title": title(spec.name),
+            "label": title(spec.name) if spec.name in latest else f"{title(spec.name)} (version {version}, older)",
+            "latest": spec.name in latest,
             "summary": spec.summary,
+            "fields": [] if definition is None else [option_field(option) for option in definition.options],
             "defaults": resolved_env_options(spec.name, {}),
             "configurations": configurations,
+            "bots": [meta["env_options"] for meta in bots if meta["env"] == spec.name],
         })
     return envs
+
+
+def option_field(option) -> dict:
+    """The form field of a declared env option: a select (choices, or a data file), a number (with its bounds),
+    a checkbox (a bool)."""
+    field = {"name": option.name, "doc": option.doc, "default": option.default, "describe": option.describe()}
+    if option.choices:
+        return {**field, "type": "select", "choices": list(option.choices)}
+    if option.kind is bool:
+        return {**field, "type": "checkbox"}
+    if option.kind in (int, float):
+        return {**field, "type": "number", "integer": option.kind is int, "min": option.low, "max": option.high}
+    # a tuple of accepted classes: a data file (by the names the app offers) or the default (None)
+    return {**field, "type": "file", "default": None}
 
 
 def _agent_kinds() -> dict:
@@ -173,6 +200,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
     """A :class:`GameSession` from a ``new`` request, every field checked."""
     import numpy as np
 
+    from kakurega.agents.pretrained import default_opponent
     from kakurega.agents.specs import parse_spec, require_unattended, seat_lineup
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import resolve_env_name
@@ -196,7 +224,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
         seat = None
     elif isinstance(seat, bool) or not isinstance(seat, int):
         raise RequestError(f"new: 'seat' must be a seat number (0..{num_players - 1}), \"random\" or \"watch\"")
-    agents = message.get("agents") or ["random"]
+    agents = message.get("agents") or [default_opponent(name, options)]
     if isinstance(agents, str):
         agents = [agents]
     if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
@@ -318,6 +346,15 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
                              "data_files": sessions.data_files.names(), "move_seconds": move_seconds})
 
+    async def rules(request):
+        from kakurega.envs.rules_pages import game_of, rules_page, title
+
+        name = request.path_params["env"]
+        try:
+            return JSONResponse({"game": game_of(name), "title": title(name), "text": rules_page(name)})
+        except ValueError as error:
+            return JSONResponse({"error": str(error)}, status_code=404)
+
     async def answer(message, connection) -> dict:
         """The reply to one request (an exception, a malformed frame, is answered in words)."""
         if isinstance(message, Exception):
@@ -383,6 +420,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         routes=[
             Route("/", index),
             Route("/api/envs", envs),
+            Route("/api/rules/{env}", rules),
             WebSocketRoute("/ws", websocket),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],

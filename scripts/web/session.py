@@ -10,7 +10,11 @@ classes; everything a browser is ever sent is built here, by
 - whose turn it is (the order of turns is public), and the legal actions of
   the view's player by name, only when it is that player's turn;
 - public events: every move in the words the view may know (the rules'
-  ``public_action_string``), and the final returns once the game is over.
+  ``public_action_string``), a line for each round that ends, and how the
+  game ended;
+- the finished rounds in words, and once the game is over the result in
+  words (who won and why: the game's ``result_words`` for that view) and the
+  final returns.
 
 Nothing else of the game state is read, so a player's page holds nothing that
 player may not know (tests/web/test_leaks.py re-deals the hidden part of the
@@ -42,7 +46,8 @@ def view_message(raw, view: str | None, state=None) -> dict:
 
     Reads the state only through what ``view`` may know: that view's picture
     and text render, whose turn it is, on that player's own turn its legal
-    actions by name, and the returns once the game is over.
+    actions by name, the finished rounds in words, and the result (in words
+    and returns) once the game is over.
     """
     from kakurega.envs.core.game import TERMINAL
     from kakurega.envs.core.picture import to_svg
@@ -60,20 +65,23 @@ def view_message(raw, view: str | None, state=None) -> dict:
         "to_move": to_move,
         "legal": {},
         "over": over,
+        "rounds": game.round_words(state, seat),
     }
     if not over and to_move == view:
         message["legal"] = {str(a): game.action_to_string(state, a) for a in game.legal_actions(state)}
     if over:
         end = "terminated" if game.is_terminal(state) else "truncated"
-        message["result"] = result_of(raw.possible_agents, game.returns(state).tolist(), end)
+        message["result"] = result_of(raw.possible_agents, game.returns(state).tolist(), end,
+                                      game.result_words(state, seat))
     return message
 
 
-def result_of(agents: list[str], returns: list[float], end: str) -> dict:
-    """The public result of a finished game: returns, outcomes and how it ended."""
+def result_of(agents: list[str], returns: list[float], end: str, words: list[str]) -> dict:
+    """The result of a finished game: in words (headline first), returns, outcomes and how it ended."""
     from kakurega.agents.outcome import classify_outcome
 
     return {
+        "words": words,
         "end": end,
         "returns": {a: float(r) for a, r in zip(agents, returns)},
         "outcomes": {a: classify_outcome(returns, seat) for seat, a in enumerate(agents)},
@@ -148,15 +156,18 @@ class GameSession:
         return message
 
     def _play(self, agent: str, action: int) -> None:
-        """Play a checked legal move: event, record, step, and the record file once the game is over."""
-        before = self.raw.game.clone(self.raw.game_state)
+        """Play a checked legal move: events (the move in the view's words, a round that ended, the result), record,
+        step, and the record file once the game is over."""
+        game, seat = self.raw.game, None if self.view is None else self.raw.possible_agents.index(self.view)
+        rounds = len(game.round_words(self.raw.game_state, seat))
+        before = game.clone(self.raw.game_state)
         self.raw.step(action)
         self.events.append(describe_move(self.raw, agent, action, self.view, before))
         self.record.add(agent, action)
+        self.events += game.round_words(self.raw.game_state, seat)[rounds:]
         if self.over:
             self.record.finish(self.raw)
-            summary = ", ".join(f"{a} {r:+g}" for a, r in self.record.returns.items())
-            self.events.append(f"game over ({self.record.end}): {summary}")
+            self.events.append("Game over. " + game.result_words(self.raw.game_state, seat)[0])
             if self.record_dir is not None:
                 path = self.record_dir / f"{self.env_name}-{self.id}.json"
                 try:

@@ -1,6 +1,7 @@
 """The kakurega command line, end to end on tiny budgets (in-process main(argv), plus one real subprocess)."""
 
 import json
+import re
 import subprocess
 import sys
 import types
@@ -25,7 +26,7 @@ def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
     assert set(commands) == {"envs", "demo", "train", "evaluate", "exploit", "play", "plot", "quickstart", "balance", "train-bots",
-                             "bench", "playthroughs", "replay", "serve", "tactics"}
+                             "bench", "playthroughs", "replay", "serve", "tactics", "rules"}
     for name, sub in commands.items():
         if name in ("bench", "train-bots"):  # their arguments belong to the scripts they run
             continue
@@ -48,6 +49,43 @@ def test_envs_lists_every_env_with_options(capsys):
     assert out.count("move features (network.move_features)") == len(declared)
     assert main(["envs", "kakurenbo"]) == 0
     assert "Version history" in capsys.readouterr().out
+
+
+def test_rules_prints_each_games_page_for_players(capsys):
+    from kakurega.envs.rules_pages import DIRECTORY, rules_page
+
+    games = sorted({name.rpartition("_v")[0] for name in ENV_SPECS})
+    assert sorted(path.stem for path in DIRECTORY.glob("*.md")) == games
+    for game in games:
+        assert main(["rules", game]) == 0
+        out = capsys.readouterr().out
+        assert out == (DIRECTORY / f"{game}.md").read_text(encoding="utf-8").rstrip() + "\n"
+        assert out.startswith("# ") and "## " in out
+    assert main(["rules", "summer_hide_and_seek_v0"]) == 0  # an env name means its game's page
+    assert capsys.readouterr().out == rules_page("summer_hide_and_seek").rstrip() + "\n"
+    assert main(["rules", "chess"]) == 2
+    assert "unknown game 'chess'; expected a game (animal_chain, hidden_rooms, kakurenbo" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_stops_the_output_without_a_traceback(monkeypatch):
+    import io
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["rules", "kakurenbo"]) == 1  # e.g. `kakurega rules kakurenbo | head`
+    assert main(["envs"]) == 1
+
+
+def test_every_env_card_points_to_the_shipped_rules_page(capsys):
+    for name in ENV_SPECS:
+        assert main(["envs", name]) == 0
+        out = capsys.readouterr().out
+        game = name.rpartition("_v")[0]
+        assert "shared/rules" not in out, f"{name}'s card names a page the package does not hold"
+        assert out.rstrip().endswith(f"The rules for players: `kakurega rules {game}`.")
 
 
 def test_demo_plays_the_newest_version_of_every_game(capsys):
@@ -100,6 +138,11 @@ def test_play_human_against_agents(monkeypatch, capsys):
     assert "you are player_0" in out and "Your legal actions:" in out
     assert "'abc' is not a choice" in out and "'99' is not a choice" in out
     assert "Game over" in out
+    # the result in words, not in returns
+    end = out.rsplit("Game over", 1)[1]
+    assert re.search(r"\n(player_1 wins: player_1's chain reached your base row|You win: your chain reached "
+                     r"player_1's base row|A draw: )", end), end[-400:]
+    assert "+1" not in end and "(win)" not in end
 
 
 def test_play_shows_only_the_humans_view(monkeypatch, capsys):

@@ -90,6 +90,8 @@ def open_app(browser, url):
 
 def start_game(page, env: str, preset: int = 0, seat="0", agents: str = "random", seed: int | None = None,
                speed: int = 0) -> None:
+    if not page.evaluate("(name) => [...document.getElementById('env').options].some((o) => o.value === name)", env):
+        page.check("#older")  # an older version: behind the switch
     page.select_option("#env", env)
     page.select_option("#preset", str(preset))
     page.select_option("#seat", str(seat))
@@ -176,7 +178,7 @@ def _click(page, index: int) -> None:
 
 
 def page_result(page) -> dict:
-    page.wait_for_selector("#result:not([hidden])")
+    page.wait_for_selector("#result.final:not([hidden])")  # (between rounds the box tells the round)
     return json.loads(page.get_attribute("#result", "data-returns"))
 
 

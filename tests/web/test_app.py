@@ -230,3 +230,98 @@ def test_a_failing_bot_is_reported_and_the_game_kept(client):
         again = ask(ws, {"type": "join", "game": state["game"]})
         assert again["svg"] == state["svg"] and again["event_count"] == 0
         assert new_game(ws)["type"] == "state"  # the server and the connection still work
+
+
+# ------------------------------------------------------- rules, setup, results
+def test_the_rules_page_of_every_game(client):
+    from kakurega.envs.registry import ENV_SPECS
+    from kakurega.envs.rules_pages import game_of, rules_page, title
+
+    for name in ENV_SPECS:
+        reply = client.get(f"/api/rules/{name}")
+        assert reply.status_code == 200
+        assert reply.json() == {"game": game_of(name), "title": title(name), "text": rules_page(name)}
+    reply = client.get("/api/rules/chess")
+    assert reply.status_code == 404 and reply.json()["error"].startswith("unknown game 'chess'; expected a game")
+    assert 'id="rules-button"' in client.get("/").text
+
+
+def test_the_env_list_names_games_for_players_and_marks_older_versions(client):
+    from kakurega.envs.registry import latest_envs
+    from kakurega.envs.rules_pages import title
+
+    envs = client.get("/api/envs").json()["envs"]
+    assert [env["name"] for env in envs if env["latest"]] == latest_envs()
+    assert {env["title"] for env in envs} == {"KAKURENBO", "Hidden Rooms", "Animal Chain", "Summer Hide-and-Seek"}
+    for env in envs:
+        assert env["title"] == title(env["name"])
+        version = env["name"].rpartition("_v")[2]
+        assert env["label"] == (env["title"] if env["latest"] else f"{env['title']} (version {version}, older)")
+
+
+def test_option_fields_match_the_declared_options(client):
+    from kakurega.envs.registry import get_spec
+
+    envs = client.get("/api/envs").json()["envs"]
+    for env in envs:
+        options = get_spec(env["name"]).definition().options
+        assert [field["name"] for field in env["fields"]] == [option.name for option in options]
+        for field, option in zip(env["fields"], options):
+            assert field["doc"] == option.doc and field["describe"] == option.describe()
+            if option.choices:
+                assert (field["type"], field["choices"], field["default"]) == ("select", list(option.choices),
+                                                                               option.default)
+            elif option.kind is bool:
+                assert (field["type"], field["default"]) == ("checkbox", option.default)
+            elif option.kind in (int, float):
+                assert (field["type"], field["integer"], field["min"], field["max"], field["default"]) == (
+                    "number", option.kind is int, option.low, option.high, option.default)
+            else:  # a data file by name, or the shipped one (null)
+                assert (field["type"], field["default"]) == ("file", None) and option.default is None
+    assert {field["type"] for env in envs for field in env["fields"]} == {"select", "number", "checkbox", "file"}
+
+
+def test_the_default_opponent_is_the_shipped_bot_exactly_where_one_is_shipped(client):
+    from kakurega.agents.pretrained import has_bot, shipped
+
+    envs = client.get("/api/envs").json()["envs"]
+    for env in envs:
+        assert env["bots"] == [meta["env_options"] for _, meta in shipped() if meta["env"] == env["name"]]
+        for config in env["configurations"]:
+            assert config["opponent"] == ("pretrained" if has_bot(env["name"], config["options"]) else "heuristic")
+    assert sum(config["opponent"] == "pretrained" for env in envs for config in env["configurations"]) == len(shipped())
+    with connect(client) as ws:
+        for env in envs:  # the first preset of every game starts against its default opponent
+            config = env["configurations"][0]
+            state = new_game(ws, env["name"], options=config["options"], seat=0, agents=[config["opponent"]])
+            assert set(state["seats"].values()) <= {"you", config["opponent"]}
+        # a new game that names no opponent gets the default: no bot for 3 players, one for 4
+        state = new_game(ws, "kakurenbo_v0", options={"num_players": 3}, seat=0)
+        assert set(state["seats"].values()) == {"you", "heuristic"}
+        state = new_game(ws, "kakurenbo_v0", options={"num_players": 4}, seat=0)
+        assert set(state["seats"].values()) == {"you", "pretrained"}
+        reply = ask(ws, {"type": "new", "env": "kakurenbo_v0", "options": {"num_players": 3}, "seat": 0,
+                         "agents": ["pretrained"]})
+        assert reply == {"type": "error", "message": "no shipped bot for kakurenbo_v0 with 3 players; 4 players has "
+                                                     "one (or choose heuristic)"}
+
+
+@pytest.mark.parametrize("env,seed", [("hidden_rooms_v0", 4), ("summer_hide_and_seek_v2", 5)])
+def test_the_result_and_each_round_are_told_in_words(client, env, seed):
+    rng = np.random.default_rng(seed)
+    with connect(client) as ws:
+        state = new_game(ws, env, seat=0, agents=["random"], seed=seed)
+        rounds_seen = []
+        while not state["over"]:  # between rounds the finished ones are told, one more at a time
+            rounds_seen.append(len(state["rounds"]))
+            action = int(rng.choice([int(a) for a in state["legal"]])) if state["waiting_for"] == "you" else None
+            state = ask(ws, {"type": "act", "action": action} if action is not None else {"type": "next"})
+        final = state
+    replayer = replay(load_record(final["record"]))
+    game, end = replayer.raw.game, replayer.raw.game_state
+    assert final["result"]["words"] == game.result_words(end, 0) and final["rounds"] == game.round_words(end, 0)
+    assert len(final["rounds"]) >= 2 and sorted(set(rounds_seen)) == list(range(len(final["rounds"])))
+    events = final["events"]
+    assert [e for e in events if e.startswith("Round ")] == final["rounds"]
+    assert events[-1] == "Game over. " + final["result"]["words"][0]
+    assert not any("+1" in line or "terminated" in line for line in final["result"]["words"] + events)

@@ -111,6 +111,50 @@ def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, sh
     assert page.errors == []
 
 
+def test_setup_defaults_the_rules_and_the_result_in_words(server, browser, shots):
+    from kakurega.agents.pretrained import default_opponent
+    from kakurega.envs.registry import ENV_SPECS, latest_envs
+    from kakurega.envs.rules_pages import title
+
+    page = open_app(browser, server.url)
+    labels = page.evaluate("[...document.getElementById('env').options].map((o) => [o.value, o.textContent])")
+    assert labels == [[name, title(name)] for name in latest_envs()]  # the newest versions, by their names
+    page.check("#older")
+    values = page.evaluate("[...document.getElementById('env').options].map((o) => o.value)")
+    assert values == list(ENV_SPECS)
+    # KAKURENBO v0: the fields of its options, and the opponent follows the shipped bots
+    page.select_option("#env", "kakurenbo_v0")
+    fields = page.evaluate("[...document.querySelectorAll('#options [data-option]')].map((e) => "
+                           "[e.dataset.option, e.tagName, e.type])")
+    assert fields == [["variant", "SELECT", "select-one"], ["num_players", "INPUT", "number"],
+                      ["max_steps", "INPUT", "number"], ["reward", "SELECT", "select-one"]]
+    assert page.input_value("[data-option=num_players]") == "3"  # the first preset: 3 players
+    assert page.input_value("#agents") == default_opponent("kakurenbo_v0", {"num_players": 3}) == "heuristic"
+    page.fill("[data-option=num_players]", "4")
+    page.dispatch_event("[data-option=num_players]", "change")
+    assert page.input_value("#agents") == default_opponent("kakurenbo_v0", {"num_players": 4}) == "pretrained"
+    page.fill("[data-option=num_players]", "9")
+    page.click("#start")
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == "Options: num_players must be an integer from 3 to 5, got \"9\""
+    # the rules of the chosen game
+    page.click("#rules-button")
+    page.wait_for_selector("#rules[open]")
+    assert page.inner_text("#rules h2") == "KAKURENBO" and page.locator("#rules li").count() > 10
+    page.screenshot(path=os.path.join(shots, "rules.png"))
+    page.click("#rules-close")
+    # bots play Animal Chain to the end: the result in words, the record below it
+    start_game(page, "animal_chain_v1", seat="watch", agents="heuristic", seed=7)
+    page.wait_for_selector("#result.final:not([hidden])", timeout=60_000)
+    record = load_record(_record_of(server, page))
+    end = replay(record).raw
+    words = end.game.result_words(end.game_state, None)
+    assert page.inner_text("#result .headline") == words[0]
+    assert "+1" not in page.inner_text("#result") and "terminated" not in page.inner_text("#result")
+    page.screenshot(path=os.path.join(shots, "animal_chain-result.png"))
+    assert page.errors == []
+
+
 def test_watch_bots_play_each_other(server, browser, shots):
     page = open_app(browser, server.url)
     start_game(page, "animal_chain_v1", preset=0, seat="watch", agents="heuristic random", seed=5, speed=0)

@@ -109,7 +109,7 @@ def test_a_page_tells_every_move_in_its_seats_words():
             action = session.record.moves[-1][1]
         expected.append(raw.game.public_action_string(before, action, raw.game_state, 1))
     moves = session.events[:-1]
-    assert session.events[-1].startswith("game over")
+    assert session.events[-1].startswith("Game over. ")
     assert moves == expected  # player_1's words for every move (tests/test_move_words.py: they leak nothing)
     assert any(e.startswith("you ") for e in moves)
     assert any(e.startswith(("player_0 gives a", "player_2 gives a", "player_0 takes", "player_2 takes")) for e in moves)

@@ -11,6 +11,8 @@ let selection = null;      // candidate actions after a click that stood for sev
 let botTimer = null;
 let paused = false;
 let replayTimer = null;
+let dataFiles = [];        // the data files the server offers (file options name one of them)
+let agentsEdited = false;  // the person typed the other players: no more suggestions
 
 // ------------------------------------------------------------------ connection
 function connect() {
@@ -60,19 +62,31 @@ function drawTable(message, legal) {
   $("text").textContent = message.text;
 }
 
+// The result in words (who won and why; a tie said as a tie), and between rounds the round that just ended.
 function showResult(message) {
   const box = $("result");
-  if (!message.over) { box.hidden = true; box.textContent = ""; return; }
+  const rounds = message.rounds || [];
+  box.innerHTML = "";
+  if (!message.over) {
+    box.hidden = rounds.length === 0;
+    box.className = "between-rounds";
+    if (rounds.length > 0) addLine(box, rounds[rounds.length - 1], "headline");
+    return;
+  }
   const result = message.result;
   box.hidden = false;
+  box.className = "final";
   box.dataset.returns = JSON.stringify(result.returns);
   box.dataset.end = result.end;
-  const lines = Object.entries(result.returns).map(([agent, value]) => {
-    const who = agent === message.you ? `${agent} (you)` : agent;
-    return `${who}: ${value >= 0 ? "+" : ""}${value} (${result.outcomes[agent]})`;
-  });
-  box.textContent = `Game over (${result.end}). ` + lines.join("; ") +
-    (message.record ? `. Record saved: ${message.record}` : "");
+  result.words.forEach((line, index) => addLine(box, line, index === 0 ? "headline" : ""));
+  if (message.record) addLine(box, `Record saved: ${message.record}`, "record");
+}
+
+function addLine(box, text, className) {
+  const line = document.createElement("div");
+  line.textContent = text;
+  if (className) line.className = className;
+  box.appendChild(line);
 }
 
 function legalSet(message) {
@@ -103,7 +117,7 @@ function showState(message) {
   if (message.over) status = "Game over.";
   else if (message.waiting_for === "you") status = `Your turn (${message.you}): click a highlighted part of the table.`;
   else status = `${message.to_move} is thinking...`;
-  $("status").textContent = `${message.env} - ${seats}. ${status}`;
+  $("status").textContent = `${titleOf(message.env)} - ${seats}. ${status}`;
   showResult(message);
   scheduleBot();
 }
@@ -172,6 +186,22 @@ function selectedEnv() {
   return envs.find((e) => e.name === $("env").value);
 }
 
+function titleOf(name) {
+  const env = envs.find((e) => e.name === name);
+  return env ? env.label : name;
+}
+
+// The game list: the newest version of every game by its name; older versions behind the switch.
+function fillEnvList() {
+  const chosen = $("env").value;
+  $("env").innerHTML = "";
+  for (const env of envs) {
+    if (env.latest || $("older").checked) $("env").add(new Option(env.label, env.name));
+  }
+  if ([...$("env").options].some((o) => o.value === chosen)) $("env").value = chosen;
+  fillEnv();
+}
+
 function fillEnv() {
   const env = selectedEnv();
   $("summary").textContent = env.summary;
@@ -180,12 +210,78 @@ function fillEnv() {
     const text = Object.entries(config.options).map(([k, v]) => `${k}=${v}`).join(", ") || "defaults";
     $("preset").add(new Option(`${text} (${config.agents.length} seat${config.agents.length > 1 ? "s" : ""})`, index));
   });
+  fillFields(env);
+  agentsEdited = false;
   fillPreset();
+}
+
+// One form field per declared option: a select for choices (and data files), a number with its bounds, a checkbox.
+function fillFields(env) {
+  const box = $("options");
+  box.querySelectorAll("label").forEach((label) => label.remove());
+  box.hidden = env.fields.length === 0;
+  for (const field of env.fields) {
+    const label = document.createElement("label");
+    label.title = field.doc;
+    let input;
+    if (field.type === "select" || field.type === "file") {
+      input = document.createElement("select");
+      const choices = field.type === "select" ? field.choices : [null, ...dataFiles];
+      for (const choice of choices) {
+        input.add(new Option(choice === null ? "the shipped one" : String(choice), JSON.stringify(choice)));
+      }
+    } else {
+      input = document.createElement("input");
+      if (field.type === "checkbox") input.type = "checkbox";
+      else {
+        input.type = "number";
+        input.step = field.integer ? "1" : "any";
+        if (field.min !== null) input.min = field.min;
+        if (field.max !== null) input.max = field.max;
+      }
+    }
+    input.dataset.option = field.name;
+    input.dataset.type = field.type;
+    input.onchange = suggestOpponent;
+    if (field.type === "checkbox") { label.appendChild(input); label.append(` ${field.name}`); }
+    else { label.append(`${field.name} `); label.appendChild(input); }
+    box.appendChild(label);
+  }
+}
+
+function setFields(options) {
+  const env = selectedEnv();
+  for (const field of env.fields) {
+    const input = $("options").querySelector(`[data-option="${field.name}"]`);
+    const value = field.name in options ? options[field.name] : field.default;
+    if (field.type === "checkbox") input.checked = Boolean(value);
+    else if (field.type === "number") input.value = value === null ? "" : value;
+    else input.value = JSON.stringify(value);
+  }
+}
+
+// The options as the fields say, only those that differ from the defaults (the server fills in the rest);
+// a number field left empty or out of its bounds is refused in words.
+function readOptions() {
+  const options = {};
+  for (const field of selectedEnv().fields) {
+    const input = $("options").querySelector(`[data-option="${field.name}"]`);
+    let value;
+    if (field.type === "checkbox") value = input.checked;
+    else if (field.type === "number") {
+      if (input.value.trim() === "" || !input.checkValidity()) {
+        throw new Error(`${field.name} must be ${field.describe}, got "${input.value}"`);
+      }
+      value = Number(input.value);
+    } else value = JSON.parse(input.value);
+    if (JSON.stringify(value) !== JSON.stringify(field.default)) options[field.name] = value;
+  }
+  return options;
 }
 
 function fillPreset() {
   const config = selectedEnv().configurations[Number($("preset").value)];
-  $("options").value = JSON.stringify(config.options);
+  setFields(config.options);
   $("seat").innerHTML = "";
   $("seat").add(new Option("random", "random"));
   config.agents.forEach((agent, seat) => $("seat").add(new Option(agent, seat)));
@@ -194,11 +290,25 @@ function fillPreset() {
   $("view").add(new Option("spectator", "spectator"));
   for (const agent of config.agents) $("view").add(new Option(agent, agent));
   $("view-label").hidden = $("seat").value !== "watch";
+  suggestOpponent();
+}
+
+// The shipped bot where one was trained for exactly these options, else the heuristic (until the person types).
+function suggestOpponent() {
+  const env = selectedEnv();
+  let options;
+  try { options = { ...env.defaults, ...readOptions() }; } catch (error) { return; }
+  const same = (bot) => Object.keys(bot).length === Object.keys(options).length &&
+    Object.entries(bot).every(([k, v]) => JSON.stringify(options[k]) === JSON.stringify(v));
+  const hasBot = env.bots.some(same);
+  $("agents-note").textContent = hasBot ? "A shipped bot (pretrained) plays this game with these options."
+    : "No shipped bot plays these options; heuristic is the rule-based player.";
+  if (!agentsEdited) $("agents").value = hasBot ? "pretrained" : "heuristic";
 }
 
 function start() {
   let options;
-  try { options = JSON.parse($("options").value || "{}"); } catch (error) { showError(`Options: not valid JSON (${error.message})`); return; }
+  try { options = readOptions(); } catch (error) { showError(`Options: ${error.message}`); return; }
   const seatValue = $("seat").value;
   const seed = $("seed").value.trim();
   clearTimeout(botTimer);
@@ -216,6 +326,77 @@ function start() {
     agents: $("agents").value.trim().split(/\s+/).filter((s) => s !== ""),
     seed: seed === "" ? null : Number(seed),
   });
+}
+
+// ------------------------------------------------------------------ rules
+// The players' page of the chosen game (Markdown: headings, paragraphs, lists, `code` and **bold**), built as
+// elements with text content only.
+function showRules() {
+  const name = current && current.env ? current.env : $("env").value;
+  fetch(`/api/rules/${encodeURIComponent(name)}`).then((r) => r.json()).then((data) => {
+    if (data.error) { showError(data.error); return; }
+    const box = $("rules-text");
+    box.innerHTML = "";
+    box.appendChild(renderMarkdown(data.text));
+    $("rules").dataset.game = data.game;
+    $("rules").showModal();
+  });
+}
+
+function inline(parent, text) {
+  for (const part of text.split(/(`[^`]+`|\*\*[^*]+\*\*)/)) {
+    if (part.length > 2 && part.startsWith("`") && part.endsWith("`")) {
+      const code = document.createElement("code");
+      code.textContent = part.slice(1, -1);
+      parent.appendChild(code);
+    } else if (part.length > 4 && part.startsWith("**") && part.endsWith("**")) {
+      const strong = document.createElement("strong");
+      strong.textContent = part.slice(2, -2);
+      parent.appendChild(strong);
+    } else if (part) parent.appendChild(document.createTextNode(part));
+  }
+}
+
+function renderMarkdown(markdown) {
+  const root = document.createElement("div");
+  let open = null;   // the paragraph or list item whose lines are being gathered: {holder, text}
+  let lists = [];    // open lists, innermost last: {indent, element}
+  const close = () => { if (open) { inline(open.holder, open.text.trim()); open = null; } };
+  for (const line of markdown.split("\n")) {
+    const heading = /^(#{1,3})\s+(.*)$/.exec(line);
+    const item = /^(\s*)([-*]|\d+\.)\s+(.*)$/.exec(line);
+    if (line.trim() === "") { close(); lists = []; continue; }
+    if (heading) {
+      close();
+      lists = [];
+      const element = document.createElement(`h${heading[1].length + 1}`);
+      inline(element, heading[2]);
+      root.appendChild(element);
+    } else if (item) {
+      close();
+      const indent = item[1].length;
+      while (lists.length && lists[lists.length - 1].indent > indent) lists.pop();
+      let list = lists[lists.length - 1];
+      if (!list || list.indent < indent) {
+        const element = document.createElement(/\d/.test(item[2]) ? "ol" : "ul");
+        (list ? list.element.lastElementChild : root).appendChild(element);
+        list = { indent, element };
+        lists.push(list);
+      }
+      const li = document.createElement("li");
+      const holder = document.createElement("span");
+      li.appendChild(holder);
+      list.element.appendChild(li);
+      open = { holder, text: item[3] };
+    } else if (open) open.text += " " + line.trim();
+    else {
+      const paragraph = document.createElement("p");
+      root.appendChild(paragraph);
+      open = { holder: paragraph, text: line };
+    }
+  }
+  close();
+  return root;
 }
 
 // ------------------------------------------------------------------ replays
@@ -237,7 +418,7 @@ function showReplay(message) {
   $("position").value = message.position;
   $("position-label").textContent = `move ${message.position} / ${message.moves}`;
   drawTable(message, new Set());
-  $("status").textContent = `Replay of ${message.env} (view: ${message.view || "spectator"}). ` +
+  $("status").textContent = `Replay of ${titleOf(message.env)} (view: ${message.view || "spectator"}). ` +
     (message.move || "The deal.");
   showResult(message);
   if (replayTimer !== null && message.position >= message.moves) stopReplay();
@@ -261,6 +442,9 @@ function init() {
     if (event.key === "Escape") { selection = null; clearMarks(); $("chooser").hidden = true; }
   });
   $("env").onchange = fillEnv;
+  $("older").onchange = fillEnvList;
+  $("agents").oninput = () => { agentsEdited = true; };
+  $("rules-button").onclick = showRules;
   $("preset").onchange = fillPreset;
   $("seat").onchange = () => { $("view-label").hidden = $("seat").value !== "watch"; };
   $("start").onclick = start;
@@ -283,14 +467,14 @@ function init() {
   };
   fetch("/api/envs").then((r) => r.json()).then((data) => {
     envs = data.envs;
-    for (const env of envs) $("env").add(new Option(env.name, env.name));
+    dataFiles = data.data_files;
     for (const [kind, help] of Object.entries(data.agent_kinds)) {
       const option = document.createElement("option");
       option.value = kind;
       option.label = help;
       $("agent-kinds").appendChild(option);
     }
-    fillEnv();
+    fillEnvList();
     document.body.dataset.ready = "true";
   });
   connect();
