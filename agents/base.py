@@ -86,6 +86,17 @@ class Agent(ABC):
         ``sampler`` is given only to agents with ``wants_sampler``.
         """
 
+    def move_probabilities(self, observation: dict) -> np.ndarray:
+        """The probability that :meth:`act` plays each action id for ``observation`` (exact analyses need it).
+
+        Agents that know it (random play, policy files) override this; the
+        others (heuristics, search) raise ``NotImplementedError`` saying so.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not state its move probabilities: exact analyses take agents that do "
+            "(random, policy:PATH greedy or sampled)"
+        )
+
     def piece(self, observation: dict, name: str) -> np.ndarray:
         """Piece ``name`` of the observation vector, shaped as the layout declares."""
         return self.context.layout.view(observation["observation"], name)
@@ -99,6 +110,13 @@ class RandomAgent(Agent):
         if legal.size == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action (is it this agent's turn?)")
         return int(self.rng.choice(legal))
+
+    def move_probabilities(self, observation: dict) -> np.ndarray:
+        """Uniform over the legal actions."""
+        mask = np.asarray(observation["action_mask"], dtype=np.float64)
+        if not mask.any():
+            raise ValueError("RandomAgent: the action mask has no legal action (is it this agent's turn?)")
+        return mask / mask.sum()
 
 
 def choose_action(agent: Agent, env, agent_name: str, observation: dict | None = None) -> int:

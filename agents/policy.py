@@ -632,7 +632,8 @@ class PolicyAgent(Agent):
             observation_vector = np.asarray(observation_vector)[: self.metadata["observation_size"]]
         return float(mlp_forward(self.value_layers, self.activation, observation_vector)[0])
 
-    def act(self, observation: dict, sampler=None) -> int:
+    def move_probabilities(self, observation: dict) -> np.ndarray:
+        """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax."""
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
@@ -641,9 +642,16 @@ class PolicyAgent(Agent):
         if self.sample:
             shifted = (scores - scores.max()) / self.temperature
             probs = np.exp(shifted)
-            probs /= probs.sum()
+            return probs / probs.sum()
+        probs = np.zeros(len(scores))
+        probs[int(np.argmax(scores))] = 1.0
+        return probs
+
+    def act(self, observation: dict, sampler=None) -> int:
+        probs = self.move_probabilities(observation)
+        if self.sample:
             return int(self.rng.choice(len(probs), p=probs))
-        return int(np.argmax(scores))
+        return int(np.argmax(probs))
 
 
 def context_for(env_name: str, env_kwargs: dict | None = None) -> AgentContext:

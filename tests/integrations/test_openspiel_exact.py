@@ -1,0 +1,218 @@
+"""Small configurations with explicit chance in OpenSpiel: the tree is enumerated, CFR converges, exact best
+responses agree with our own, and the agent adapter gives the agent's own probabilities from its own view."""
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from open_spiel.python import policy as pyspiel_policy  # noqa: E402
+from open_spiel.python.algorithms import exploitability  # noqa: E402
+
+from kakurega.agents.base import RandomAgent  # noqa: E402
+from kakurega.agents.policy import PolicyAgent, context_for  # noqa: E402
+from kakurega.integrations import openspiel_exact as exact  # noqa: E402
+from kakurega.scripts.exact_exploitability import cfr_curve, exact_exploitability, report_table  # noqa: E402
+
+TEST_CONFIGURATIONS = ("animal_chain_tiny", "summer_tiny")
+
+
+def _context(name):
+    config = exact.configuration(name)
+    return context_for(config.env_name, config.env_options())
+
+
+def _states(game):
+    """Every history of ``game``, depth first."""
+    stack, states = [game.new_initial_state()], []
+    while stack:
+        state = stack.pop()
+        states.append(state)
+        if state.is_terminal():
+            continue
+        actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+        stack.extend(state.child(a) for a in actions)
+    return states
+
+
+def _network_agent(name, sample, seed=0):
+    """A policy agent with random weights (no file): what a trained bot is, to the adapter."""
+    context = _context(name)
+    rng = np.random.default_rng(seed)
+    sizes = [context.layout.size, 16, context.num_actions]
+    layers = [(rng.normal(0, 1, (b, a)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+              for a, b in zip(sizes, sizes[1:])]
+    return PolicyAgent(context, seed, layers=layers, metadata={"network": {"activation": "tanh"}}, sample=sample)
+
+
+def test_every_configuration_is_registered_and_builds():
+    for name in exact.CONFIGURATIONS:
+        assert exact.GAMES[name] == f"python_kakurega_exact_{name}"
+        game = exact.load(name)
+        assert game.get_type().chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+        assert game.num_players() == 2
+        assert game.new_initial_state().is_chance_node()
+    assert exact.load("animal_chain_tiny", max_turns=1).shared.env_kwargs["max_turns"] == 1
+    with pytest.raises(ValueError, match="known: summer_tiny"):
+        exact.configuration("animal_chain_huge")
+
+
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+def test_the_tree_is_enumerated_with_chance_summing_to_one(name):
+    game = exact.load(name)
+    pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
+    states = _states(game)
+    size = exact.tree_size(game)
+    assert size.histories == len(states) == size.chance + size.decisions + size.terminals
+    assert min(size.information_states) > 1 and size.terminals > 1
+    leaves = 0.0
+    for state in states:
+        if state.is_chance_node():
+            assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+    # the probabilities of chance along each history reach 1 over the terminal histories under uniform play
+    for state in states:
+        if state.is_terminal():
+            leaves += _reach(game, state)
+    assert leaves == pytest.approx(1.0)
+
+
+def _reach(game, terminal):
+    """Probability of ``terminal``'s history with chance as drawn and both players uniform."""
+    state, probability = game.new_initial_state(), 1.0
+    for action in terminal.history():
+        if state.is_chance_node():
+            probability *= dict(state.chance_outcomes())[action]
+        else:
+            probability /= len(state.legal_actions())
+        state.apply_action(action)
+    return probability
+
+
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+def test_cfr_plus_nash_conv_decreases(name):
+    game = exact.load(name)
+    uniform = exploitability.nash_conv(game, pyspiel_policy.UniformRandomPolicy(game))
+    rows = cfr_curve(game, 16, say=lambda *a: None)
+    assert [r["iterations"] for r in rows] == [1, 2, 4, 8, 16]
+    values = [r["nash_conv"] for r in rows]
+    assert all(b < a for a, b in zip(values, values[1:])), values
+    assert uniform > 0.05 and values[-1] < uniform / 5
+
+
+def test_our_best_response_matches_the_hand_computed_kuhn_poker_figure():
+    """Kuhn poker, both players uniform: a best response wins 1/2 as player 0 and 5/12 as player 1 (NashConv 11/12)."""
+    game = pyspiel.load_game("kuhn_poker")
+    uniform = pyspiel_policy.UniformRandomPolicy(game)
+    assert exact.best_response_value(game, uniform, 0) == pytest.approx(1 / 2)
+    assert exact.best_response_value(game, uniform, 1) == pytest.approx(5 / 12)
+
+
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+@pytest.mark.parametrize("sample", [False, True])
+def test_exact_exploitability_of_a_bot_matches_our_independent_best_response(name, sample):
+    game = exact.load(name)
+    row = exact_exploitability(game, _network_agent(name, sample), "bot")
+    for seat in row["seats"]:
+        assert seat["best_response_value"] == pytest.approx(seat["best_response_value_ours"], abs=1e-9)
+        assert seat["best_response_value"] >= seat["on_policy_value"] - 1e-9
+    assert row["nash_conv"] == pytest.approx(sum(s["best_response_value"] - s["on_policy_value"] for s in row["seats"]))
+    # control: another policy gives other figures, so the agreement above is not a constant
+    random_row = exact_exploitability(game, RandomAgent(_context(name), 0), "random")
+    assert random_row["nash_conv"] == pytest.approx(exploitability.nash_conv(game, pyspiel_policy.UniformRandomPolicy(game)))
+    assert random_row["nash_conv"] != pytest.approx(row["nash_conv"])
+
+
+@pytest.mark.parametrize("sample", [False, True])
+def test_the_adapter_gives_the_bots_probabilities_from_the_bots_own_view(sample):
+    name = "summer_tiny"
+    game = exact.load(name)
+    agent = _network_agent(name, sample, seed=1)
+    policy = exact.AgentPolicy(game, agent)
+    by_information_state = {}
+    checked = 0
+    for state in _states(game):
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        player = state.current_player()
+        observation = exact.observation_of(state, player)
+        legal = state.legal_actions()
+        assert np.flatnonzero(observation["action_mask"]).tolist() == legal
+        logits = agent.outputs(observation["observation"]).astype(np.float64)[legal]
+        if sample:
+            expected = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+        else:
+            expected = np.eye(len(legal))[int(np.argmax(logits))]
+        probabilities = policy.action_probabilities(state)
+        assert list(probabilities) == legal
+        assert list(probabilities.values()) == pytest.approx(expected.tolist())
+        if not sample:
+            assert agent.act(observation) == legal[int(np.argmax(expected))]
+        # what the agent sees depends on its information state only: every history of one gives the same row
+        row = tuple(np.round(agent.move_probabilities(observation), 12))
+        assert by_information_state.setdefault(state.information_state_string(), row) == row
+        checked += 1
+    assert checked > 100 and len(by_information_state) < checked  # information states hold several histories
+
+
+def test_the_seats_hidden_facts_stay_out_of_its_view():
+    """Control for the test above: the full state differs inside an information state, the view does not."""
+    game = exact.load("animal_chain_tiny")
+    groups = {}
+    for state in _states(game):
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        player = state.current_player()
+        key = state.information_state_string()
+        fingerprint = state.shared.game.fingerprint(state.state)
+        view = exact.observation_of(state, player)["observation"].tobytes()
+        groups.setdefault(key, []).append((fingerprint, view))
+    differing = [members for members in groups.values() if len({f for f, _ in members}) > 1]
+    assert differing  # the opponent's hand differs inside some information states ...
+    assert all(len({v for _, v in members}) == 1 for members in groups.values())  # ... and no view shows it
+
+
+def test_an_agent_without_probabilities_is_refused_in_words():
+    from kakurega.agents.specs import make_agent
+
+    game = exact.load("summer_tiny")
+    policy = exact.AgentPolicy(game, make_agent("heuristic", _context("summer_tiny"), 0))
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    with pytest.raises(NotImplementedError, match="does not state its move probabilities"):
+        policy.action_probabilities(state)
+
+
+def test_report_table_lays_out_every_figure():
+    report = {
+        "game": "g", "env": "e", "summary": "s", "uniform_nash_conv": 0.5,
+        "tree": {"histories": 10, "chance": 1, "decisions": 4, "terminals": 5, "information_states": [2, 2]},
+        "cfr_plus": [{"iterations": 1, "nash_conv": 0.5, "cpu_seconds": 0.0}],
+        "bot": {"learner_steps": 512},
+        "exact": [{"agent": "bot (greedy)", "nash_conv": 0.4, "exploitability": 0.2, "best_response_mean": 0.2,
+                   "best_response_score": 0.6, "seats": [{"best_response_value": 0.1, "best_response_value_ours": 0.1},
+                                                         {"best_response_value": 0.3, "best_response_value_ours": 0.3}]}],
+        "abr": [{"learner_steps": 512, "mean_reward": 0.1, "score": 0.55, "score_ci95": [0.5, 0.6]}],
+        "abr_itself": {"mean_reward": 0.0, "score": 0.5},
+    }
+    text = report_table(report)
+    assert "| 1 | 0.5000 | 0.0 |" in text
+    assert "+0.1000 (+0.1000) / +0.3000 (+0.3000)" in text
+    assert "| ABR (PPO) | 512 | +0.100 | 0.550 [0.500, 0.600] |" in text
+    assert "| exact best response (mean of the seats) | - | +0.200 | 0.600 |" in text
+
+
+@pytest.mark.slow
+def test_the_whole_study_runs_on_the_tiny_configuration(tmp_path):
+    """The command end to end (about 10 s): bot, exact figures, ABR; the ABR's estimate stays below the truth."""
+    import json
+
+    from kakurega.scripts.exact_exploitability import main
+
+    assert main(["--game", "animal_chain_tiny", "--iterations", "8", "--steps", "1024", "--abr-budget", "1024",
+                 "--warm-start", "256", "--games", "100", "--output", str(tmp_path), "--quiet"]) == 0
+    report = json.loads((tmp_path / "exact.json").read_text())
+    assert (tmp_path / "plots" / "nash_conv.png").stat().st_size > 1000
+    greedy = report["exact"][0]
+    for row in report["abr"]:  # an estimate from 100 games: below the exact value up to its noise
+        assert row["score_ci95"][0] <= greedy["best_response_score"] + 1e-9
