@@ -1,7 +1,7 @@
 """End-of-game rewards from a game's winners, shared by every game that pays for winning.
 
-Two schemes (``../shared/rules/kakurenbo.md`` and ``summer_hide_and_seek.md``,
-"[decision, next version — zero-sum rewards]"):
+Two schemes (the rules pages' "[decision, next version — zero-sum rewards]",
+``../shared/rules/<game>.md``):
 
 - **zero-sum** (the default of KAKURENBO v1 and Summer Hide-and-Seek v2): with
   n players and k tied winners each winner gets ``n/(n-1) * (1/k - 1/n)`` and
