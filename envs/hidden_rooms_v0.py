@@ -193,7 +193,8 @@ The table is generated from the module's ``DEFINITION`` (see
 ## Gymnasium form
 
 `HiddenRoomsGymEnv(**options)` (or `gymnasium.make("kakurega/HiddenRooms-v0",
-**options)` after `import kakurega.envs`; from a fresh process, e.g. a
+**options)` after `import kakurega.envs`; the options may also come as
+`env_kwargs={...}`, as for every kakurega id; from a fresh process, e.g. a
 vectorized worker, `gymnasium.make("kakurega.envs:kakurega/HiddenRooms-v0")`)
 is the same game as a single-agent `gymnasium.Env`: the same observation dict
 (fresh writable copies each step), the child's rewards, `info["action_mask"]`
@@ -331,15 +332,19 @@ class HiddenRoomsGymEnv(gymnasium.Env):
     mask of the observation returned with it); rewards are the child's. Like
     ``env()``, an illegal action ends the episode with reward -1
     (``info["illegal_action"]`` is True); mask your actions. Takes the same
-    options as :func:`raw_env`; an unsupported ``render_mode`` (such as
+    options as :func:`raw_env`, as keyword arguments or in ``env_kwargs`` (the
+    convention of every kakurega Gymnasium id); an unsupported ``render_mode`` (such as
     ``"rgb"``) raises a ``TypeError`` (a ``RenderModeError``), which
     stable-baselines3's ``make_vec_env`` answers by retrying without one.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, render_mode: str | None = None, **options):
-        self.aec = raw_env(render_mode=render_mode, **options)
+    def __init__(self, render_mode: str | None = None, env_kwargs: dict | None = None, **options):
+        both = sorted(set(options) & set(env_kwargs or {}))
+        if both:
+            raise TypeError(f"env options {both} given both in env_kwargs and as keyword arguments; give each once")
+        self.aec = raw_env(render_mode=render_mode, **(env_kwargs or {}), **options)
         self.render_mode = render_mode
         self.observation_space = self.aec.observation_space(AGENT)
         self.action_space = self.aec.action_space(AGENT)

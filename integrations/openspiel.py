@@ -39,9 +39,13 @@ How the pieces map:
   move it made, agree. There is no information-state tensor (the history
   has no fixed size): asking for one raises an error that says so.
 - **Returns**: the rules' cumulative returns; ``RewardModel.TERMINAL``: what
-  counts is the total at the end (what MCTS-style bots require). Games that
-  declare ``utility_bounds`` give them as min/max utility; the others get a
-  wide default (``DEFAULT_UTILITY_BOUND``).
+  counts is the total at the end (what MCTS-style bots require). Min/max
+  utility are the rules' ``return_bounds()`` for the game's options,
+  ``max_game_length`` their ``max_decisions()`` (the step limit: chance moves
+  are not counted, ``max_chance_nodes_in_history`` is the ``SEED_DRAWS``), and
+  the utility is ``ZERO_SUM`` (``utility_sum`` 0) where ``is_zero_sum()``
+  holds, else ``GENERAL_SUM``. A game that declares none of these gets wide
+  defaults (``DEFAULT_UTILITY_BOUND``, ``DEFAULT_MAX_GAME_LENGTH``).
 - **Bots**: :class:`KakuregaBot` is a ``pyspiel.Bot`` playing any kakurega
   agent spec (``heuristic``, ``policy:PATH``, ``ismcts:...``, ``pretrained``)
   from the seat's own observation (and, for search agents, a sampler of that
@@ -69,8 +73,8 @@ from kakurega.envs.core.game import TERMINAL
 from kakurega.envs.registry import ENV_SPECS, make
 
 PREFIX = "python_kakurega_"
-DEFAULT_UTILITY_BOUND = 1000.0  #: |utility| bound for games that declare none
-DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games that declare no limit
+DEFAULT_UTILITY_BOUND = 1000.0  #: |utility| bound for games whose rules declare no ``return_bounds``
+DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games whose rules declare no ``max_decisions``
 SEED_DRAWS, SEED_OUTCOMES = 4, 256  #: the chance moves that draw a new state's 32-bit seed
 _PARAMETER_TYPES = (bool, int, float, str)
 NO_INFORMATION_STATE_TENSOR = (
@@ -121,17 +125,24 @@ class KakuregaGame(pyspiel.Game):
         params = dict(params or {})
         self.shared = _Shared(self.env_name, params)
         rules = self.shared.game
-        bound = getattr(rules, "utility_bounds", None) or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
+        low, high = rules.return_bounds() or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
+        zero_sum = rules.is_zero_sum()
         info = pyspiel.GameInfo(
             num_distinct_actions=int(rules.num_actions),
             max_chance_outcomes=SEED_OUTCOMES,
             num_players=int(rules.num_players),
-            min_utility=float(bound[0]),
-            max_utility=float(bound[1]),
-            utility_sum=None,
-            max_game_length=int(getattr(rules, "max_game_length", None) or DEFAULT_MAX_GAME_LENGTH),
+            min_utility=float(low),
+            max_utility=float(high),
+            utility_sum=0.0 if zero_sum else None,
+            max_game_length=int(rules.max_decisions() or DEFAULT_MAX_GAME_LENGTH),
         )
-        super().__init__(self.game_type, info, params)
+        # the registered type has the default options' utility; these options may pay otherwise (reward="points")
+        game_type = _game_type(self.env_name, rules, self.game_type.short_name)
+        super().__init__(game_type, info, params)
+
+    def max_chance_nodes_in_history(self):
+        """The seed draws: every other chance event happens inside the rules' moves."""
+        return SEED_DRAWS
 
     def new_initial_state(self):
         """A new game: the chance node that draws its seed."""
@@ -286,7 +297,7 @@ def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if rules.is_zero_sum() else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=players[-1],
         min_num_players=players[0],

@@ -11,6 +11,7 @@ import copy
 import importlib
 import pickle
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -76,6 +77,57 @@ def random_states(game, seed: int, num_games: int, every: int = 3, max_steps: in
         else:
             raise AssertionError(f"game did not end within {max_steps} steps")
     return states
+
+
+@dataclass
+class OutcomeSample:
+    """What random games showed: the extreme returns (any seat, any state), the longest game, the largest
+    ``|sum of the seats' returns|`` in any state."""
+
+    lowest: float
+    highest: float
+    longest: int
+    largest_sum: float
+
+
+def random_outcomes(game, seed: int, num_games: int) -> OutcomeSample:
+    """Play ``num_games`` uniformly random games on the rules engine, reading the returns after every decision."""
+    rng = np.random.default_rng(seed)
+    lowest, highest, longest, largest_sum = np.inf, -np.inf, 0, 0.0
+    for _ in range(num_games):
+        state = game.initial_state(rng)
+        decisions = 0
+        while True:
+            returns = np.asarray(game.returns(state), dtype=np.float64)
+            lowest, highest = min(lowest, returns.min()), max(highest, returns.max())
+            largest_sum = max(largest_sum, abs(returns.sum()))
+            if game.current_player(state) == TERMINAL:
+                break
+            game.apply_action(state, int(rng.choice(game.legal_actions(state))), rng)
+            decisions += 1
+        longest = max(longest, decisions)
+    return OutcomeSample(float(lowest), float(highest), longest, largest_sum)
+
+
+def check_declared_outcomes(game, sample: OutcomeSample) -> None:
+    """The rules' declarations hold in ``sample``: returns within ``return_bounds()``, games within
+    ``max_decisions()``, returns summing to zero where ``is_zero_sum()``."""
+    bounds, max_decisions = game.return_bounds(), game.max_decisions()
+    assert bounds is not None and max_decisions is not None, "the rules declare no return_bounds() or max_decisions()"
+    low, high = bounds
+    assert low <= sample.lowest and sample.highest <= high, f"returns in [{sample.lowest}, {sample.highest}], declared {bounds}"
+    assert sample.longest <= max_decisions, f"a game of {sample.longest} decisions, declared at most {max_decisions}"
+    if game.is_zero_sum():
+        assert sample.largest_sum < 1e-9, f"declared zero-sum, but returns summed to {sample.largest_sum}"
+
+
+def check_outcomes_reached(sample: OutcomeSample, bounds=None, max_decisions=None) -> None:
+    """``bounds`` / ``max_decisions`` are the true extremes: ``sample`` returned both bounds / took that long."""
+    if bounds is not None:
+        reached = (sample.lowest, sample.highest)
+        assert np.allclose(reached, bounds, rtol=0, atol=1e-9), f"declared {tuple(bounds)}, random play reached {reached}"
+    if max_decisions is not None:
+        assert sample.longest == max_decisions, f"declared {max_decisions} decisions, the longest game took {sample.longest}"
 
 
 def greedy_states(game, policy, seed: int, num_games: int, every: int = 2, max_steps: int = 2000):

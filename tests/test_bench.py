@@ -152,3 +152,26 @@ def test_the_driver_picks_only_legal_actions_whatever_the_mask_dtype(dtype):
     env = _WideMaskEnv(dtype)
     bench.RandomPlay(env).play(0.0)
     assert env.actions == [1, 1, 1]  # an int64 mask read as bytes would offer action 8
+
+
+def test_library_speeds_run_on_a_tiny_budget_and_say_what_is_missing(tmp_path, capsys, monkeypatch):
+    """The per-library table (docs/integrations.md): rows with real step counts, the ratio to the env() loop,
+    and a library that cannot be imported named as such (no timing assertions)."""
+    from kakurega.scripts import bench_libraries
+
+    def missing(env_name, seconds):
+        raise ModuleNotFoundError("No module named 'agilerl'", name="agilerl")
+
+    monkeypatch.setitem(bench_libraries.LIBRARIES, "agilerl", missing)
+    out = tmp_path / "libraries.json"
+    assert bench_libraries.main(["--seconds", "0.05", "--only", "pettingzoo", "openspiel", "agilerl",
+                                 "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    measured = {row["library"]: row for row in rows if "rate" in row}
+    if "openspiel" not in measured:  # pyspiel is an optional extra
+        assert any(row.get("skipped", "").startswith("not installed") for row in rows if row["library"] == "openspiel")
+    for row in measured.values():
+        assert row["steps"] > 0 and row["rate"] == pytest.approx(row["steps"] / row["seconds"])
+    assert {"library": "agilerl", "skipped": "not installed (agilerl)"} in rows
+    printed = capsys.readouterr().out
+    assert "| pettingzoo |" in printed and "| 1.00 |" in printed and "not installed (agilerl)" in printed

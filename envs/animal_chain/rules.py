@@ -539,6 +539,20 @@ class AnimalChainGame(Game):
 
         return results.result_words(self, state, viewer)
 
+    def return_bounds(self) -> tuple[float, float]:
+        """-1 (lost) to +1 (won)."""
+        return -1.0, 1.0
+
+    def max_decisions(self) -> int:
+        """Base building (per seat: ``max_swaps`` swaps and "done", or one decision per base position) plus
+        ``max_turns`` play-phase turns (one decision each)."""
+        building = self.base_size if self.per_position else self.max_swaps + 1
+        return 2 * building + self.max_turns
+
+    def is_zero_sum(self) -> bool:
+        """Always: +1/-1 for a win, 0/0 otherwise."""
+        return True
+
     # -------------------------------------------------------------- connections
     def refresh(self, state: AnimalChainState) -> None:
         """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""

@@ -144,6 +144,22 @@ class Game(ABC):
         it. Never change the values of an array once returned.
         """
 
+    def return_bounds(self) -> tuple[float, float] | None:
+        """``(lowest, highest)`` cumulative return any seat can have in any state; None when the game does not say.
+
+        A bound the rules guarantee, not one observed (the OpenSpiel bridge gives
+        it as min/max utility, by which search and CFR normalise).
+        """
+        return None
+
+    def max_decisions(self) -> int | None:
+        """The most decisions (agent actions, all seats together) one game can take; None when the game does not say."""
+        return None
+
+    def is_zero_sum(self) -> bool:
+        """True when the returns of every state sum to zero (False, the default, claims nothing)."""
+        return False
+
     @abstractmethod
     def action_to_string(self, state, action: int) -> str:
         """The action in words, for logs, errors and renders."""

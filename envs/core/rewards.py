@@ -16,6 +16,9 @@ Two schemes (the rules pages' "[decision, next version — zero-sum rewards]",
 - **shared win** (the default of the earlier versions, ``reward="shared_win"``
   in the new ones): +1 to every winner, -1 to everyone else (everyone -1
   when nobody won); a tie pays each tied player what a win pays.
+
+:func:`win_return_bounds` gives each scheme's range (what a game's
+``return_bounds`` reports).
 """
 
 from __future__ import annotations
@@ -65,4 +68,17 @@ def win_returns(scheme: str, num_players: int, winners: Sequence[int]) -> np.nda
         return zero_sum_returns(num_players, winners)
     if scheme == SHARED_WIN:
         return shared_win_returns(num_players, winners)
+    raise ValueError(f"unknown win reward scheme {scheme!r}; expected {ZERO_SUM!r} or {SHARED_WIN!r}")
+
+
+def win_return_bounds(scheme: str, num_players: int) -> tuple[float, float]:
+    """``(lowest, highest)`` reward of ``scheme`` for any seat: zero-sum ``(-1/(n-1), 1)``, shared win ``(-1, 1)``.
+
+    >>> win_return_bounds(ZERO_SUM, 4), win_return_bounds(SHARED_WIN, 4)
+    ((-0.3333333333333333, 1.0), (-1.0, 1.0))
+    """
+    if scheme == ZERO_SUM:
+        return -1.0 / (num_players - 1), 1.0  # every loser / a lone winner
+    if scheme == SHARED_WIN:
+        return -1.0, 1.0
     raise ValueError(f"unknown win reward scheme {scheme!r}; expected {ZERO_SUM!r} or {SHARED_WIN!r}")

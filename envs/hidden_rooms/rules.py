@@ -68,6 +68,8 @@ REWARD_OPTION = Option("reward", str, "match", "+1 / −1 when the match is won 
 MAX_TURNS_OPTION = Option("max_turns", int, 60, "turns per round; when turn ``max_turns`` ends without an escape "
                           "the round is a fail", low=1, high=MAX_TURNS)
 ESCAPES_TO_WIN, FAILS_TO_LOSE = 2, 3
+#: the most decisions of one turn: two steps (or a step and "stop"), a search, a placement
+DECISIONS_PER_TURN = 4
 
 
 def cell_of(row: int, column: int) -> int:
@@ -439,6 +441,18 @@ class HiddenRoomsGame(Game):
         from kakurega.envs.hidden_rooms import results
 
         return results.round_words(self, state, viewer)
+
+    def return_bounds(self) -> tuple[float, float]:
+        """-1 to +1; ``reward="per_round"`` over a match: -3 (three fails) to +2 (two escapes)."""
+        if self.reward == "per_round" and self.episode == "match":
+            return -float(FAILS_TO_LOSE), float(ESCAPES_TO_WIN)
+        return -1.0, 1.0
+
+    def max_decisions(self) -> int:
+        """Four decisions per turn (two steps, a search, a placement), ``max_turns`` turns per round, and a match
+        has at most four rounds (two escapes or three fails end it)."""
+        rounds = 1 if self.episode == "round" else ESCAPES_TO_WIN + FAILS_TO_LOSE - 1
+        return rounds * self.max_turns * DECISIONS_PER_TURN
 
     def clone(self, state: HiddenRoomsState) -> HiddenRoomsState:
         """An independent copy of ``state``."""

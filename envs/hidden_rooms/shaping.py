@@ -95,6 +95,11 @@ class ShapedHiddenRoomsGame(HiddenRoomsGame):
         returns[0] += self.shaping * potential(state.board, state.child)
         return returns
 
+    def return_bounds(self) -> tuple[float, float]:
+        """The rules' bounds, the highest raised by ``shaping`` (``phi`` lies in [0, 1])."""
+        low, high = super().return_bounds()
+        return low, high + self.shaping
+
 
 def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shaping: float) -> HiddenRoomsGame:
     """The rules for the env's options: with ``shaping=0`` the plain rules (no shaping code in the loop)."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
-from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_returns
+from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_return_bounds, win_returns
 from kakurega.envs.kakurenbo import knowledge as kn
 from kakurega.envs.kakurenbo.knowledge import COLOUR_OF, CURSE, NUM_BODY_CARDS, UNKNOWN
 
@@ -624,6 +624,20 @@ class KakurenboGame(Game):
         from kakurega.envs.kakurenbo import results
 
         return results.result_words(self, state, viewer)
+
+    def return_bounds(self) -> tuple[float, float]:
+        """Points: 0 to all 16 pair points; the win schemes: their range (:func:`~kakurega.envs.core.rewards.win_return_bounds`)."""
+        if self.reward == "points":
+            return 0.0, float(sum(POINTS))  # each pair is discarded once; the Curse holder's points are void
+        return win_return_bounds(self.win_scheme, self.num_players)
+
+    def max_decisions(self) -> int:
+        """``max_steps``: every decision is one step."""
+        return self.max_steps
+
+    def is_zero_sum(self) -> bool:
+        """True for ``reward="zero_sum"``."""
+        return self.reward == ZERO_SUM
 
     # ----------------------------------------------------------------- words
     def seat_name(self, seat: int) -> str:

@@ -46,7 +46,7 @@ import numpy as np
 
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
-from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_returns
+from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_return_bounds, win_returns
 from kakurega.envs.summer_hide_and_seek.belief import BeliefModel, iter_bits, mask_of
 from kakurega.envs.summer_hide_and_seek.geometry import (
     first_squares,
@@ -519,6 +519,21 @@ class SummerHideAndSeekGame(Game):
         from kakurega.envs.summer_hide_and_seek import results
 
         return results.round_words(self, state, viewer)
+
+    def return_bounds(self) -> tuple[float, float]:
+        """VP: 0 to every icon square's VP (a child enters each square at most once, in its one round); the win
+        schemes: their range (:func:`~kakurega.envs.core.rewards.win_return_bounds`)."""
+        if self.reward == "vp":
+            return 0.0, float(sum(self.square_vp))
+        return win_return_bounds(self.win_scheme, self.num_players)
+
+    def max_decisions(self) -> int:
+        """``max_steps``: every decision is one step."""
+        return self.max_steps
+
+    def is_zero_sum(self) -> bool:
+        """True for ``reward="zero_sum"``."""
+        return self.reward == ZERO_SUM
 
     # ------------------------------------------------------------------ words
     def describe_action(self, action: int) -> tuple[str, int]:

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conformance import check_outcomes_reached, random_outcomes
 
 from animal_chain.scenario import GAME, board_state, card, hand_of, play, pos, step, top
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PLAY, AnimalChainGame
@@ -273,3 +274,26 @@ def test_plays_are_not_legal_while_building_and_swaps_not_after():
     step(state, GAME.done_action)
     step(state, GAME.done_action)
     assert GAME.illegal_reason(state, GAME.done_action) == "base building is over"
+
+
+# ------------------------------------------------------------------ declared outcomes
+def test_returns_run_from_loss_to_win_and_sum_to_zero():
+    game = AnimalChainGame()
+    sample = random_outcomes(game, seed=0, num_games=12)
+    assert game.return_bounds() == (-1.0, 1.0) and game.is_zero_sum()
+    check_outcomes_reached(sample, bounds=(-1.0, 1.0))
+    with pytest.raises(AssertionError, match="declared"):  # the control: the OpenSpiel bridge's old default
+        check_outcomes_reached(sample, bounds=(-1000.0, 1000.0))
+
+
+@pytest.mark.parametrize("building", ["per_position", "free"])
+def test_the_longest_game_is_base_building_plus_the_turn_limit(building):
+    """Building does not count toward ``max_turns``: one decision per base position per seat, or at most
+    ``max_swaps`` swaps and "done" per seat; random building uses every swap it may."""
+    game = AnimalChainGame(max_turns=3, building=building)
+    per_seat = game.base_size if building == "per_position" else game.max_swaps + 1
+    assert game.max_decisions() == 2 * per_seat + 3
+    sample = random_outcomes(game, seed=0, num_games=12)
+    check_outcomes_reached(sample, max_decisions=2 * per_seat + 3)
+    with pytest.raises(AssertionError, match="declared"):  # the control: the OpenSpiel bridge's old default
+        check_outcomes_reached(sample, max_decisions=100_000)

@@ -364,3 +364,22 @@ def test_match_of_instant_fails(reward, total):
     state = game.initial_state(rng())
     assert state.results == [MONSTER_EXITED] * 3 and game.is_terminal(state)
     assert game.returns(state).tolist() == [total]
+
+
+# ------------------------------------------------------------------ declared outcomes
+@pytest.mark.parametrize("options, bounds, max_decisions", [
+    ({}, (-1.0, 1.0), 4 * 60 * 4),  # a match: at most four rounds (two escapes or three fails end it)
+    ({"episode": "round"}, (-1.0, 1.0), 4 * 60),  # four decisions a turn: two steps, a search, a placement
+    ({"reward": "per_round"}, (-3.0, 2.0), 4 * 60 * 4),  # three fails lose, two escapes win
+    ({"reward": "per_round", "episode": "round", "max_turns": 9}, (-1.0, 1.0), 4 * 9),
+])
+def test_bounds_and_length_follow_the_options(options, bounds, max_decisions):
+    game = HiddenRoomsGame(**options)  # the shipped booklet
+    assert (game.return_bounds(), game.max_decisions(), game.is_zero_sum()) == (bounds, max_decisions, False)
+
+
+def test_shaping_raises_the_highest_return_by_its_weight():
+    from kakurega.envs.hidden_rooms.shaping import ShapedHiddenRoomsGame
+
+    game = ShapedHiddenRoomsGame(reward="per_round", shaping=0.5)
+    assert game.return_bounds() == (-3.0, 2.5)  # the potential lies in [0, 1]

@@ -174,10 +174,9 @@ def test_every_gymnasium_id_takes_env_options_as_keyword_arguments(env_id, optio
     direct = _options_of(gymnasium.make(env_id, **options))
     for name, value in options.items():
         assert direct[name] == value
-    if env_id in [spec.pettingzoo_id for spec in ENV_SPECS.values()]:  # the single-seat views' older form still works
-        assert _options_of(gymnasium.make(env_id, env_kwargs=options)) == direct
-        with pytest.raises(TypeError, match="given both"):
-            gymnasium.make(env_id, env_kwargs=options, **options)
+    assert _options_of(gymnasium.make(env_id, env_kwargs=options)) == direct  # the older form, on every id
+    with pytest.raises(TypeError, match="given both"):
+        gymnasium.make(env_id, env_kwargs=options, **options)
 
 
 def test_a_misspelt_option_names_the_options():

@@ -48,6 +48,44 @@ def test_openspiel_random_simulation_test(env_name, params):
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+BOUND_CASES = CASES + [
+    ("kakurenbo_v1", {"reward": "points"}), ("kakurenbo_v1", {"num_players": 3, "max_steps": 4}),
+    ("summer_hide_and_seek_v2", {"reward": "vp"}), ("summer_hide_and_seek_v1", {"num_players": 4}),
+    ("hidden_rooms_v0", {"reward": "per_round", "shaping": 0.5}), ("animal_chain_v1", {"max_turns": 4}),
+]
+
+
+@pytest.mark.parametrize("env_name, params", BOUND_CASES, ids=[f"{n}-{p}" for n, p in BOUND_CASES])
+def test_the_bridge_reports_the_games_bounds_length_and_utility(env_name, params):
+    """Min/max utility, max game length and the utility type are the rules' for these options, and random games
+    through the bridge keep to them (decisions counted without the seed draws)."""
+    game = _load(env_name, params)
+    rules = make(env_name, wrapped=False, **params).game
+    low, high = rules.return_bounds()
+    assert (game.min_utility(), game.max_utility()) == (low, high)
+    assert game.max_game_length() == rules.max_decisions()
+    assert game.max_chance_nodes_in_history() == bridge.SEED_DRAWS
+    zero_sum = rules.is_zero_sum()
+    Utility = pyspiel.GameType.Utility
+    assert game.get_type().utility == (Utility.ZERO_SUM if zero_sum else Utility.GENERAL_SUM)
+    if zero_sum:
+        assert game.utility_sum() == 0.0
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        state, decisions = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.integers(bridge.SEED_OUTCOMES)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+                decisions += 1
+        returns = state.returns()
+        assert all(low <= r <= high for r in returns) and decisions <= game.max_game_length()
+        assert state.move_number() <= game.max_move_number()
+        if zero_sum:
+            assert abs(sum(returns)) < 1e-9
+
+
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_games_and_states_pickle_deepcopy_and_serialize(env_name):
     import copy

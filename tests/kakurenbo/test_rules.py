@@ -7,6 +7,7 @@ clockwise: the left of seat i is i+1, its right i-1.
 
 import numpy as np
 import pytest
+from conformance import check_outcomes_reached, random_outcomes
 
 from kakurega.envs.core.game import TERMINAL
 from kakurega.envs.kakurenbo.rules import (
@@ -494,3 +495,37 @@ def test_the_engine_refuses_an_action_of_the_wrong_kind_without_changing_the_sta
     with pytest.raises(ValueError, match="draw a card or discard a pair"):
         K4.apply_action(state, K4.take_action(0, 1), ScriptedRng())
     assert K4.fingerprint(state) == before
+
+
+# ------------------------------------------------------------------ declared outcomes
+def _sample(**options):
+    game = KakurenboGame(**options)
+    return game, random_outcomes(game, seed=0, num_games=12)
+
+
+@pytest.mark.parametrize("options, bounds", [
+    ({"num_players": 3, "reward": "zero_sum"}, (-0.5, 1.0)),  # every loser -1/(n-1), a lone winner +1
+    ({"num_players": 5, "reward": "zero_sum", "variant": "kurayami"}, (-0.25, 1.0)),
+    ({"num_players": 4, "reward": "shared_win"}, (-1.0, 1.0)),
+    ({"num_players": 4, "reward": "win"}, (-1.0, 1.0)),
+])
+def test_the_win_schemes_bounds_are_what_random_games_reach(options, bounds):
+    game, sample = _sample(**options)
+    assert game.return_bounds() == pytest.approx(bounds)
+    check_outcomes_reached(sample, bounds=bounds)
+    with pytest.raises(AssertionError, match="declared"):  # the control: the bridge's old default
+        check_outcomes_reached(sample, bounds=(-1000.0, 1000.0))
+
+
+def test_points_run_from_zero_to_every_pairs_points():
+    game = KakurenboGame(reward="points")
+    assert game.return_bounds() == (0.0, 16.0) and not game.is_zero_sum()  # 4 + 3 + 3 + 2 + 2 + 1 + 1
+    assert KakurenboGame(reward="zero_sum").is_zero_sum() and not KakurenboGame(reward="win").is_zero_sum()
+
+
+def test_the_longest_game_is_the_step_limit():
+    game, sample = _sample(num_players=3, max_steps=6)
+    assert game.max_decisions() == 6
+    check_outcomes_reached(sample, max_decisions=6)
+    with pytest.raises(AssertionError, match="declared"):  # the control: the bridge's old default
+        check_outcomes_reached(sample, max_decisions=100_000)

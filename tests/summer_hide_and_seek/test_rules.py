@@ -9,9 +9,18 @@
 """
 
 import pytest
+from conformance import check_outcomes_reached, random_outcomes
 
 from kakurega.envs.core.game import TERMINAL
-from kakurega.envs.summer_hide_and_seek.rules import CHILD, FOUND_BY_GUESS, FOUND_STUCK, OVER, SEEK, START
+from kakurega.envs.summer_hide_and_seek.rules import (
+    CHILD,
+    FOUND_BY_GUESS,
+    FOUND_STUCK,
+    OVER,
+    SEEK,
+    START,
+    SummerHideAndSeekGame,
+)
 
 from .helpers import FIREWORKS, SUNFLOWER, action, names, new_game, play, square
 
@@ -247,3 +256,35 @@ def test_step_limit_truncates():
     assert game.current_player(state) == TERMINAL and game.legal_actions(state) == []
     assert game.returns(state).tolist() == [0, 0], "a truncated game is undecided in win mode"
     assert game.illegal_reason(state, action(game, "place r0c0")) == "the game is over"
+
+
+# ------------------------------------------------------------------ declared outcomes
+@pytest.mark.parametrize("options, bounds", [
+    ({"num_players": 2, "reward": "zero_sum"}, (-1.0, 1.0)),
+    ({"num_players": 3, "reward": "zero_sum"}, (-0.5, 1.0)),  # every loser -1/(n-1), a lone winner +1
+    ({"num_players": 4, "reward": "shared_win"}, (-1.0, 1.0)),
+])
+def test_the_win_schemes_bounds_are_what_random_games_reach(options, bounds):
+    game = SummerHideAndSeekGame(**options, must_move=True)
+    sample = random_outcomes(game, seed=0, num_games=12)
+    assert game.return_bounds() == pytest.approx(bounds)
+    check_outcomes_reached(sample, bounds=bounds)
+    with pytest.raises(AssertionError, match="declared"):  # the control: the OpenSpiel bridge's old default
+        check_outcomes_reached(sample, bounds=(-1000.0, 1000.0))
+
+
+def test_vp_run_from_zero_to_every_icon_squares_vp():
+    """A child enters a square at most once in its one round as the child."""
+    game = SummerHideAndSeekGame(3, reward="vp")
+    icon_vp = [game.map.icons[icon].vp for icon in game.map.icon_of if icon >= 0]
+    assert game.return_bounds() == (0.0, float(sum(icon_vp))) and not game.is_zero_sum()
+    assert SummerHideAndSeekGame(reward="zero_sum").is_zero_sum() and not SummerHideAndSeekGame(reward="win").is_zero_sum()
+
+
+def test_the_longest_game_is_the_step_limit():
+    game = SummerHideAndSeekGame(3, max_steps=7)
+    sample = random_outcomes(game, seed=0, num_games=12)
+    assert game.max_decisions() == 7
+    check_outcomes_reached(sample, max_decisions=7)
+    with pytest.raises(AssertionError, match="declared"):  # the control: the OpenSpiel bridge's old default
+        check_outcomes_reached(sample, max_decisions=100_000)
