@@ -3,8 +3,8 @@
 Examples::
 
     kakurega tactics animal_chain --agents random heuristic pretrained
-    kakurega tactics hidden_rooms --agents heuristic ismcts:simulations=100 --json runs/tactics.json
-    kakurega tactics summer_hide_and_seek --verify          re-derive every stored claim from the rules
+    kakurega tactics kakurenbo --agents heuristic ismcts:simulations=100 --json runs/tactics.json
+    kakurega tactics animal_chain --verify                  re-derive every stored claim from the rules
     kakurega tactics --generate                             rebuild every shipped suite (minutes)
 
 A suite is data (``envs/data/tactics/<game>.json``): each position is the seed
@@ -29,7 +29,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "interval, and the ids of the positions it failed. Each agent is reset and asked cold at the position, "
         "from its own observation as in play."
     )
-    parser.add_argument("env", nargs="?", help="env or game name, e.g. animal_chain or kakurenbo_v1 (with "
+    parser.add_argument("env", nargs="?", help="env or game name, e.g. kakurenbo or kakurenbo_v1 (with "
                         "--generate: only that game's suite; without a name, every suite)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs: random, heuristic, pretrained, "
                         "policy:PATH, ismcts:..., or any registered kind")

@@ -1,0 +1,61 @@
+"""Hidden Rooms' data file (the booklet option): every bad path refused in words, at once, through every
+command; no error ever quotes a file's content back."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from data_file_checks import (
+    check_a_path_that_is_no_regular_file_is_refused_at_once,
+    check_an_error_never_quotes_a_files_content,
+)
+
+from kakurega.scripts.cli import main
+
+pytestmark = pytest.mark.faults
+
+#: env, option, and the error class of that option's loader
+FILE_OPTIONS = [
+    ("hidden_rooms_v0", "booklet", "kakurega.envs.hidden_rooms.booklet:BookletError"),
+]
+
+
+@pytest.mark.parametrize("env, option, error", FILE_OPTIONS, ids=[o[1] for o in FILE_OPTIONS])
+def test_a_path_that_is_no_regular_file_is_refused_at_once(env, option, error, tmp_path):
+    check_a_path_that_is_no_regular_file_is_refused_at_once(env, option, error, tmp_path)
+
+
+@pytest.mark.parametrize("env, option, error", FILE_OPTIONS, ids=[o[1] for o in FILE_OPTIONS])
+def test_an_error_never_quotes_a_files_content(env, option, error, tmp_path):
+    check_an_error_never_quotes_a_files_content(env, option, tmp_path)
+
+
+def booklet_fifo(tmp_path) -> str:
+    fifo = tmp_path / "booklet.yaml"
+    os.mkfifo(fifo)
+    return str(fifo)
+
+
+@pytest.mark.parametrize("bad", ["missing", "directory", "fifo", "/dev/null"])
+def test_a_bad_booklet_is_a_message_through_every_command(bad, tmp_path, capsys):
+    path = {"missing": str(tmp_path / "none.yaml"), "directory": str(tmp_path), "/dev/null": "/dev/null"}.get(bad)
+    path = path or booklet_fifo(tmp_path)
+    commands = {
+        "evaluate": ["evaluate", "hidden_rooms", "--option", f"booklet={path}", "--agents", "random", "heuristic",
+                     "--games", "1", "--quiet"],
+        "play": ["play", "hidden_rooms", "--option", f"booklet={path}", "--seed", "0"],
+    }
+    for name, argv in commands.items():
+        assert main(argv) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {path}: ") and "Traceback" not in err, (name, err)
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({
+        "format": "kakurega-game-record", "version": 1, "env": "hidden_rooms_v0", "env_version": 0,
+        "options": {"booklet": path}, "seed": 1, "agents": {"player_0": "random"}, "moves": [],
+        "end": "terminated", "returns": {"player_0": 0.0}}))
+    assert main(["replay", str(record)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: " in err and "Traceback" not in err, err

@@ -1,0 +1,111 @@
+"""KAKURENBO's tactics suite: scripted players of the blunders and of the right moves score 0 and 1, random
+solves fewer positions than the heuristic, claims leave out gives whose end the giver cannot know; a malformed
+suite is refused in words; the CLI; the suite replays in version 0 (same rules) and in no other game."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from tactics_checks import check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1, shipped
+
+from kakurega.agents.tactics import patterns as tactics_patterns
+from kakurega.agents.tactics import score_agents
+from kakurega.agents.tactics.patterns import reverified_in
+from kakurega.agents.tactics.suite import SuiteError, parse_suite
+from kakurega.envs.registry import make
+from kakurega.scripts.cli import main
+
+
+def test_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1():
+    check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1("kakurenbo")
+
+
+def test_random_solves_fewer_positions_than_the_heuristic():
+    result = score_agents(shipped("kakurenbo"), ["random", "heuristic"], seed=3)
+    random_player, heuristic = result.scores
+    share_random, _, high_random, total = random_player.share()
+    share_heuristic, low_heuristic, _, _ = heuristic.share()
+    assert total == len(shipped("kakurenbo").positions)
+    assert high_random < low_heuristic, (share_random, share_heuristic)
+
+
+def test_kakurenbo_claims_leave_out_gives_whose_end_depends_on_cards_the_giver_has_not_located():
+    """Control: in the true state some gives end the game, yet the giver cannot know it; no claim names them."""
+    env = make("kakurenbo_v1", wrapped=False)
+    rng = np.random.default_rng(0)
+    hidden_ends = 0
+    for seed in range(25):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            game, state = env.game, env.game_state
+            sure = tactics_patterns._kk_sure_outcomes(game, state)
+            if sure is not None:
+                for action in game.legal_actions(state):
+                    if tactics_patterns._kk_outcome(game, state, action) != "on" and action not in sure:
+                        hidden_ends += 1
+                        for claim in (tactics_patterns._kk_curse_win(game, state),
+                                      tactics_patterns._kk_curse_loss(game, state)):
+                            assert claim is None or action not in claim.moves
+            env.step(int(rng.choice(env.legal_actions())))
+    assert hidden_ends > 0
+
+
+def test_a_malformed_suite_is_refused_in_words():
+    good = shipped("kakurenbo").to_dict()
+    with pytest.raises(SuiteError, match="format"):
+        parse_suite({**good, "format": "something else"}, "x.json")
+    with pytest.raises(SuiteError, match="env"):
+        parse_suite({**good, "env": "chess_v0"}, "x.json")
+    entry = dict(good["positions"][0])
+    with pytest.raises(SuiteError, match="moves"):
+        parse_suite({**good, "positions": [{**entry, "moves": ["left"]}]}, "x.json")
+    with pytest.raises(SuiteError, match="exactly one of 'good'"):
+        parse_suite({**good, "positions": [{**entry, "bad": [1]}]}, "x.json")
+    with pytest.raises(SuiteError, match="appears twice"):
+        parse_suite({**good, "positions": [entry, entry]}, "x.json")
+
+
+def test_the_cli_prints_the_table_and_writes_the_figures(tmp_path, capsys):
+    out = tmp_path / "tactics.json"
+    assert main(["tactics", "kakurenbo", "--agents", "random", "heuristic", "--json", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "tactics: kakurenbo_v1" in text and "curse_win" in text and "curse_loss" in text
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith(("random", "heuristic"))}
+    assert set(rows) == {"random", "heuristic"}
+    figures = json.loads(out.read_text())
+    for agent in figures["agents"]:
+        assert agent["positions"] == len(shipped("kakurenbo").positions)
+        assert agent["solved"] == sum(c["solved"] for c in agent["categories"].values())
+        assert agent["positions"] - agent["solved"] == len(agent["failed"])
+        assert f"{agent['solved']:>3}/{agent['positions']:<3} {agent['share']:.2f}" in rows[agent["agent"]]
+
+
+def test_the_cli_says_what_is_wrong(tmp_path, capsys):
+    assert main(["tactics", "kakurenbo", "--suite", str(tmp_path / "none.json"), "--agents", "random"]) == 2
+    assert "cannot read the file" in capsys.readouterr().err
+    assert main(["tactics", "kakurenbo"]) == 2
+    assert "--agents" in capsys.readouterr().err
+    assert main(["tactics", "kakurenbo", "--agents", "human"]) == 2
+    assert "needs a person" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "kakurega-tactics-suite", "version": 1, "env": "kakurenbo_v1", "positions": [}')
+    assert main(["tactics", "--suite", str(broken), "--agents", "random"]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    tampered = shipped("kakurenbo")
+    tampered.positions = tampered.positions[:2]
+    tampered.positions[0] = replace(tampered.positions[0], claimed=[0])
+    path = tampered.save(tmp_path / "tampered.json")
+    assert main(["tactics", "--suite", str(path), "--verify"]) == 1
+    out = capsys.readouterr().out
+    assert "kakurenbo-curse_win-01: the claimed action(s) [0] are not legal" in out and "2 positions, 1 problem" in out
+
+
+def test_a_suite_replays_in_another_version_of_its_game_only_where_its_claims_hold_there():
+    suite = shipped("kakurenbo")
+    same_rules, left_out = reverified_in(suite, "kakurenbo_v0")  # v0 differs from v1 in its rewards only
+    assert same_rules.env == "kakurenbo_v0" and left_out == 0 and len(same_rules.positions) == len(suite.positions)
+    with pytest.raises(ValueError, match="not of"):
+        reverified_in(suite, "animal_chain_v1")
