@@ -324,4 +324,7 @@ def test_the_result_and_each_round_are_told_in_words(client, env, seed):
     events = final["events"]
     assert [e for e in events if e.startswith("Round ")] == final["rounds"]
     assert events[-1] == "Game over. " + final["result"]["words"][0]
-    assert not any("+1" in line or "terminated" in line for line in final["result"]["words"] + events)
+    # no reinforcement-learning jargon ("+1 (win)", "terminated"); "(+1 VP)" in an announcement is the game's own words
+    jargon = ("(win)", "(draw)", "(loss)", "terminated", "truncated")
+    assert not any(word in line for word in jargon for line in final["result"]["words"] + events)
+    assert not any(line.rstrip().endswith(("+1", "-1")) for line in final["result"]["words"] + events)
