@@ -16,9 +16,9 @@ overrides) and for each opponent kind (``random``, ``heuristic``), it plays
 In the solitaire game (one seat) there are no opponents: every hero plays the
 same deals and is compared with random and heuristic play of those deals.
 
-Reported per row: win rate (a seat wins when its return is the highest and not
-all returns are equal; ties share the win; solitaire: return > 0, see
-:mod:`kakurega.agents.outcome`), mean return, both with 95 % confidence
+Reported per row: the score, labelled "win rate" in the tables (a win 1, a top
+place shared by k seats 1/k, a loss 0; solitaire: 1 for a return > 0, see
+:mod:`kakurega.agents.outcome`: the zero-sum rewards pay for it), mean return, both with 95 % confidence
 intervals over deals (normal approximation of the mean of per-deal averages),
 the paired difference to the baseline with its 95 % CI, and for IS-MCTS the
 mean wall time per searched decision and simulations per second.
@@ -56,7 +56,7 @@ import numpy as np
 
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.outcome import WIN, classify_outcome
+from kakurega.agents.outcome import win_share
 from kakurega.agents.specs import make_agent
 from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import ENV_SPECS, make
@@ -87,7 +87,7 @@ class Timer:
 
 
 def hero_per_deal(env, context, hero_spec: str, opponent_spec: str | None, deals: list[int], timer=None):
-    """Per deal: (hero win rate, hero mean return) averaged over its seat rotations (``env`` is raw)."""
+    """Per deal: (hero score, hero mean return) averaged over its seat rotations (``env`` is raw)."""
     players = len(env.possible_agents)
     wins, returns = [], []
     for deal in deals:
@@ -101,7 +101,7 @@ def hero_per_deal(env, context, hero_spec: str, opponent_spec: str | None, deals
             result, _ = play_game(env, agents, seed=deal)
             if timer is not None:
                 timer.add(agents[seat])
-            deal_wins += classify_outcome(result, seat) == WIN
+            deal_wins += win_share(result, seat) if len(result) > 1 else float(result[seat] > 0)
             deal_returns += result[seat]
         wins.append(deal_wins / players)
         returns.append(deal_returns / players)

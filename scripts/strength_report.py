@@ -65,7 +65,7 @@ def game_section(env_name: str, run_dir: Path) -> str:
         + (f" (CPU time of the training process {cpu / 60:.1f} min)" if cpu else "")
         + ".",
         "",
-        "| opponent | player | games | win rate [95% CI] | mean reward [95% CI] |",
+        "| opponent | player | games | score [95% CI] | mean reward [95% CI] |",
         "|---|---|---|---|---|",
     ]
     for row in summary["evaluation"]:
@@ -83,7 +83,8 @@ def write_report(runs_dir: Path, out: Path, env_names: list[str], note: str = ""
         "The PPO bot of each game, trained with its default config and budget "
         "(`python -m kakurega.scripts.strength_report --train`), then evaluated greedily against "
         "uniformly random and heuristic opponents: seats rotated, the same deals for the bot and for "
-        "the random baseline, 95% Wilson intervals for win rates and normal intervals for mean rewards. "
+        "the random baseline, 95% Wilson intervals for scores (a win 1, a win shared by k seats 1/k, a loss 0) "
+        "and normal intervals for mean rewards. "
         "With more than two seats the bot plays against a table of copies of the opponent, so the "
         "\"random (baseline)\" row — a random player at the same table on the same deals — is the bar "
         "to clear; a win is the highest final return at the table (see `kakurega.agents.outcome`).",
