@@ -19,6 +19,8 @@ request never ends the connection nor changes a game.
 ``{"type": "next"}``                                       the next bot's move (the page sets the
                                                            pace), or the table as it is while
                                                            another person is to move
+``{"type": "look"}``                                       the table as it is now (a page polls
+                                                           while another person is to move)
 ``{"type": "join", "ticket": T}``                          open a seat by its secret ticket (a
                                                            link, or a reload; one tab at a time)
 ``{"type": "view", "view": AGENT}``                        watch as another seat (or
@@ -70,7 +72,7 @@ MAX_SESSIONS = 64
 #: requests of one connection waiting for their turn (a page sends one at a time)
 MAX_PENDING = 16
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_TYPES = ("new", "act", "next", "join", "view", "open_record", "seek", "abandon")
+_TYPES = ("new", "act", "next", "look", "join", "view", "open_record", "seek", "abandon")
 #: the agent spec of a seat another person plays, joining by its own link
 HUMAN = "human"
 
@@ -386,7 +388,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
         seat = sessions.seat_of(ticket)
         if kind == "act":
             session.act(message.get("action"), seat if seat in session.persons else None)
-        else:
+        elif kind == "next":
             session.advance(getattr(connection, "closed", threading.Event()).is_set,
                             seat if seat in session.persons else None)
         return _reply(session, ticket, sessions, seen)
