@@ -164,7 +164,11 @@ def play_by_clicking(page, rng: np.random.Generator, max_moves: int = 2_000, sto
             _click(page, first)
             page.click(f"#chooser button[data-action='{action}']")
         else:
-            for index in path:
+            for step, index in enumerate(path):
+                button = f"#chooser button[data-action='{action}']"
+                if step and page.is_visible(button) and page.evaluate(_POINT_ON, index) is None:
+                    page.click(button)  # the chooser floats over the next shape: choose by name, as a person would
+                    break
                 _click(page, index)
         page.wait_for_function(f"document.getElementById('events').children.length > {before}", timeout=30_000)
         moves += 1
