@@ -36,7 +36,9 @@ request never ends the connection nor changes a game.
 
 Every reply carries the page's own ``ticket``; the host of a table with
 several people (who started it) also gets ``invites``, every other person's
-seat and its ticket, to hand out as links (``/#seat=TICKET``). A ticket
+seat not yet taken and its ticket, to hand out as links (``/#seat=TICKET``).
+An invitation is used once: joining by it swaps it for a fresh ticket that
+only the joining page is sent. A ticket
 opens its own seat's view and nothing else; seeds are drawn and kept by the
 server, so no request can deal a game again to look at it as another seat.
 
@@ -57,6 +59,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from pathlib import Path
 
@@ -97,6 +100,7 @@ class Sessions:
         self.tickets: dict[str, GameSession | ReplaySession] = {}  # ticket -> its game
         self.open: dict[str, object] = {}  # ticket -> the connection that has it open
         self.views: dict[str, str | None] = {}  # ticket -> the seat it watches as, once its game allows another
+        self.used_invites: set[str] = set()  # invites already used to take their seat
         self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
 
     def add(self, session, connection) -> str:
@@ -124,6 +128,9 @@ class Sessions:
         """Open ``ticket`` in ``connection`` (closing what it had open); refused while another tab has it."""
         with self.lock:
             session = self.tickets.get(ticket) if isinstance(ticket, str) else None
+            if session is None and ticket in self.used_invites:
+                raise RequestError("join: this invitation was already used to take its seat; the person who took it "
+                                   "has their own link now (ask the table's host if that was not you)")
             if session is None:
                 raise RequestError("join: no game here has this link (the server may have restarted, or the link "
                                    "was mistyped); start a new one")
@@ -134,6 +141,19 @@ class Sessions:
             self.release(connection)
             self.open[ticket] = connection
             return session
+
+    def take_seat(self, session: GameSession, invite: str, connection) -> str:
+        """A person takes a seat by its invite: the invite is used up (the host who handed it out holds it) and
+        the seat gets a fresh ticket, known only to ``connection``, which has it open; returns that ticket."""
+        with self.lock:
+            ticket = secrets.token_urlsafe(16)
+            session.tickets[ticket] = session.tickets.pop(invite)
+            session.invites.discard(invite)
+            self.used_invites.add(invite)
+            del self.tickets[invite], self.open[invite]
+            self.tickets[ticket] = session
+            self.open[ticket] = connection
+            return ticket
 
     def release(self, connection) -> None:
         """``connection`` has no game open any more (the games stay, to be joined again)."""
@@ -308,7 +328,7 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
                                "link; nobody answers at the server's terminal")
     lineup = [None if spec == HUMAN else spec for spec in seat_lineup(name, num_players, seat, agents)]
     return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir,
-                       move_seconds=sessions.move_seconds)
+                       move_seconds=sessions.move_seconds, host=seat)
 
 
 def _reply(session, ticket: str, sessions: Sessions, events_from: int = 0) -> dict:
@@ -320,9 +340,8 @@ def _reply(session, ticket: str, sessions: Sessions, events_from: int = 0) -> di
     events = session.events_of[view]
     message = session.message(min(events_from, len(events)), view, seat if seat in session.persons else None)
     message["ticket"] = ticket
-    hosts = list(session.tickets)
-    if len(session.persons) > 1 and ticket == hosts[0]:
-        message["invites"] = {session.tickets[other]: other for other in hosts[1:]}
+    if ticket == next(iter(session.tickets)) and session.invites:
+        message["invites"] = {session.tickets[invite]: invite for invite in session.invites}
     return message
 
 
@@ -364,6 +383,8 @@ def handle(message, sessions: Sessions, connection) -> dict:
     if kind == "join":
         ticket = message.get("ticket")
         session = sessions.attach(ticket, connection)
+        if isinstance(session, GameSession) and ticket in session.invites:
+            ticket = sessions.take_seat(session, ticket, connection)
         with session.lock:  # a bot of the tab that had it open may still be moving
             return _reply(session, ticket, sessions)
     ticket = sessions.ticket_of(connection)

@@ -94,13 +94,15 @@ class GameSession:
     People's moves come through :meth:`act`, the agents' through
     :meth:`advance` (one move per call: the pages set the pace). Every seat
     a person plays has its own secret ticket (:attr:`tickets`: the link that
-    seat joins by), and each page is sent :meth:`message` for its own view
-    only; when bots play alone, the page sees the view the person chose. A
+    seat joins by; the host's first, the others as one-time invites that the
+    app swaps for a fresh ticket when a person takes the seat), and each
+    page is sent :meth:`message` for its own view only; when bots play alone, the page sees the view the person chose. A
     failing request changes nothing.
     """
 
     def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
-                 seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
+                 seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
+                 host: int | None = None):
         from kakurega.agents.base import AgentContext
         from kakurega.agents.specs import make_agent
         from kakurega.envs.registry import make
@@ -120,12 +122,17 @@ class GameSession:
             raise RequestError(f"{env_name} has {len(agents)} seats, got {len(lineup)} players")
         #: the seats people play (None in the lineup), in seat order
         self.persons = [agents[s] for s, spec in enumerate(lineup) if spec is None]
-        self.person = self.persons[0] if self.persons else None
+        if host is not None and lineup[host] is not None:
+            raise RequestError(f"the host's seat {host} is not a person's seat")
+        self.person = agents[host] if host is not None else self.persons[0] if self.persons else None
         self.view = self.person if self.person is not None else view
         if self.view is not None and self.view not in agents:
             raise RequestError(f"view {short_repr(self.view)}: expected null (spectator) or one of {', '.join(agents)}")
         #: secret ticket -> the view it opens: one per person's seat, or one for the bots' game
-        self.tickets = {secrets.token_urlsafe(16): view for view in (self.persons or [self.view])}
+        seats = [self.person, *(a for a in self.persons if a != self.person)] if self.persons else [self.view]
+        self.tickets = {secrets.token_urlsafe(16): view for view in seats}
+        #: the other people's tickets not yet used to take their seat (each is swapped for a fresh one when used)
+        self.invites = set(list(self.tickets)[1:])
         self.seed = new_seed() if seed is None else int(seed)
         self.agents = {}
         for seat, spec in enumerate(lineup):

@@ -57,8 +57,13 @@ def test_each_seat_joins_by_its_own_secret_link_and_sees_its_own_view(client):
         assert joined["you"] == "player_1" and joined["view"] == "player_1" and "invites" not in joined
         assert joined["seats"] == {"player_0": "a person", "player_1": "you", "player_2": "heuristic"}
         assert joined["svg"] != state["svg"]  # each its own hand
+        # the invitation is used up: the seat has a fresh ticket only the guest knows (the host held the invite)
+        assert joined["ticket"] != ticket and len(joined["ticket"]) >= 20
+        refused = ask(stranger, {"type": "join", "ticket": ticket})
+        assert "this invitation was already used to take its seat" in refused["message"], refused
+        assert "invites" not in ask(host, {"type": "look"})
         pages = {"player_0": host, "player_1": guest}
-        tickets = {"player_0": state["ticket"], "player_1": ticket}
+        tickets = {"player_0": state["ticket"], "player_1": joined["ticket"]}
         state, bot_moves = joined, 0
         while not state["over"]:
             mover = state["to_move"]
@@ -98,6 +103,7 @@ def test_another_seats_view_is_offered_only_once_the_game_is_over(client):
         assert refused["type"] == "error" and "only once the game is over" in refused["message"], refused
         while not state["over"]:  # one page plays both seats here, each by its ticket
             state = ask(page, {"type": "join", "ticket": tickets[state["to_move"]]})
+            tickets[state["to_move"]] = state["ticket"]  # an invitation is swapped for the seat's own ticket
             state = ask(page, {"type": "act", "action": int(rng.choice([int(a) for a in state["legal"]]))})
         state = ask(page, {"type": "join", "ticket": tickets["player_0"]})
         seen = ask(page, {"type": "view", "view": "player_1"})
@@ -147,3 +153,11 @@ def test_watching_a_game_of_people_is_refused(client):
     with connect(client) as ws:
         reply = ask(ws, {"type": "new", "env": "animal_chain_v1", "seat": "watch", "agents": ["human", "random"]})
         assert reply["type"] == "error" and "take a seat" in reply["message"]
+
+
+def test_the_host_may_sit_on_any_seat_of_the_table(client):
+    with connect(client) as host, connect(client) as guest:
+        state = ask(host, {"type": "new", "env": "animal_chain_v1", "seat": 1, "agents": ["human"]})
+        assert state["you"] == "player_1" and state["view"] == "player_1" and set(state["invites"]) == {"player_0"}
+        joined = ask(guest, {"type": "join", "ticket": state["invites"]["player_0"]})
+        assert joined["you"] == "player_0" and joined["view"] == "player_0"
