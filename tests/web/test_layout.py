@@ -28,6 +28,9 @@ MEASURE = """() => {
     scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth, height: window.innerHeight,
     scrollY: window.scrollY,
     table: svg ? box(svg) : null,
+    // the width of the drawn picture (its viewBox scaled to fit the svg box, proportions kept)
+    drawnWidth: svg ? (() => { const r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;
+      return v.width * Math.min(r.width / v.width, r.height / v.height); })() : 0,
     legal: [...document.querySelectorAll('#table .legal')].map(box),
     controls: [...document.querySelectorAll('#play button, #play select, #play input')].filter(shown).map(box),
     setupOpen: document.getElementById('setup').open,
@@ -56,8 +59,33 @@ def browser():
         browser.close()
 
 
+def _latest():
+    from kakurega.envs.registry import latest_envs
+
+    return list(latest_envs())
+
+
 @pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
-def test_the_page_fits_the_screen(server, browser, size, tmp_path):
+@pytest.mark.parametrize("env_name", _latest())
+def test_every_game_fits_the_screen(server, browser, env_name, size):
+    width, height = SIZES[size]
+    page = open_app(browser, server.url, (width, height))
+    start_game(page, env_name, seat="0", agents="random")
+    page.wait_for_function("document.getElementById('table').dataset.waitingFor === 'you'", timeout=30_000)
+    page.evaluate("window.scrollTo(0, 0)")
+    m = page.evaluate(MEASURE)
+    assert not m["setupOpen"], "the setup did not fold away when the game started"
+    assert m["scrollWidth"] <= width, f"{env_name} scrolls sideways at {size}: {m['scrollWidth']} > {width}"
+    assert m["drawnWidth"] >= (0.9 if size == "phone" else 0.5) * width, f"the table is drawn {m['drawnWidth']} wide"
+    assert inside(m["table"], m), f"the table {m['table']} is not inside the {width}x{height} window"
+    assert m["legal"] and all(inside(rect, m) for rect in m["legal"]), "a legal shape (the hand) is off screen"
+    assert all(inside(rect, m) for rect in m["controls"]), "a control is off screen"
+    assert page.errors == []
+    page.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=list(SIZES))
+def test_the_chooser_and_an_error_at_the_table(server, browser, size, tmp_path):
     width, height = SIZES[size]
     page = open_app(browser, server.url, (width, height))
     m = page.evaluate(MEASURE)
