@@ -100,7 +100,7 @@ class Sessions:
         self.tickets: dict[str, GameSession | ReplaySession] = {}  # ticket -> its game
         self.open: dict[str, object] = {}  # ticket -> the connection that has it open
         self.views: dict[str, str | None] = {}  # ticket -> the seat it watches as, once its game allows another
-        self.used_invites: set[str] = set()  # invites already used to take their seat
+        self.used_invites: dict[str, str] = {}  # invite already used to take its seat -> its game's id
         self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
 
     def add(self, session, connection) -> str:
@@ -119,6 +119,8 @@ class Sessions:
 
     def _drop(self, key: str) -> None:
         session = self.by_id.pop(key)
+        for invite in [invite for invite, game in self.used_invites.items() if game == key]:
+            del self.used_invites[invite]
         for ticket in session.tickets:
             self.tickets.pop(ticket, None)
             self.open.pop(ticket, None)
@@ -149,7 +151,7 @@ class Sessions:
             ticket = secrets.token_urlsafe(16)
             session.tickets[ticket] = session.tickets.pop(invite)
             session.invites.discard(invite)
-            self.used_invites.add(invite)
+            self.used_invites[invite] = session.id
             del self.tickets[invite], self.open[invite]
             self.tickets[ticket] = session
             self.open[ticket] = connection

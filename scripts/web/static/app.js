@@ -197,7 +197,7 @@ function clickTable(event) {
   const legal = legalSet(current);
   clearMarks();
   if (!shape) { selection = null; $("chooser").hidden = true; return; }
-  chooserAt = shape.getBoundingClientRect();
+  chooserAt = shape;
   const actions = actionsOf(shape).filter((a) => legal.has(a));
   if (actions.length === 0) { showError("That part of the table is not a legal move now."); return; }
   showError("");
@@ -237,14 +237,15 @@ function showChooser(actions) {
 }
 
 // The chooser floats by the clicked shape, inside the window (below it, or above when there is no room).
-let chooserAt = null;
+let chooserAt = null;      // the shape clicked last
 function placeChooser(box) {
-  if (!chooserAt) return;
+  if (!chooserAt || box.hidden) return;
+  const at = chooserAt.getBoundingClientRect();
   const margin = 8;
   const width = box.offsetWidth, height = box.offsetHeight;
-  const left = Math.min(Math.max(margin, chooserAt.left), window.innerWidth - width - margin);
-  let top = chooserAt.bottom + margin;
-  if (top + height > window.innerHeight - margin) top = Math.max(margin, chooserAt.top - height - margin);
+  const left = Math.min(Math.max(margin, at.left), window.innerWidth - width - margin);
+  let top = at.bottom + margin;
+  if (top + height > window.innerHeight - margin) top = Math.max(margin, at.top - height - margin);
   box.style.left = `${Math.max(margin, left)}px`;
   box.style.top = `${top}px`;
 }
@@ -514,7 +515,8 @@ function stopReplay() {
 // ------------------------------------------------------------------ start up
 function init() {
   $("table").addEventListener("click", clickTable);
-  window.addEventListener("resize", fitTable);
+  window.addEventListener("resize", () => { fitTable(); placeChooser($("chooser")); });
+  window.addEventListener("scroll", () => placeChooser($("chooser")));  // it stays by its shape
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") { selection = null; clearMarks(); $("chooser").hidden = true; }
   });
