@@ -31,7 +31,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "pip install 'kakurega[web]'."
     )
     parser.add_argument("--host", default="127.0.0.1",
-                        help="interface to listen on (default 127.0.0.1: this machine only)")
+                        help="interface to listen on (default 127.0.0.1: this machine only; 0.0.0.0: everyone who "
+                             "can reach this machine may start games and run agents, plain HTTP, no login: see "
+                             "docs/web.md)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
                         help="write the record of every finished game into DIR (see `kakurega replay`)")
@@ -74,7 +76,8 @@ def run(args) -> int:
         return 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
-              "(and run any agent spec, policy files included)", file=sys.stderr)
+              "(and run any agent spec, policy files included; plain HTTP, no login); a game's seats stay "
+              "behind their links", file=sys.stderr)
     app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
                      move_seconds=args.move_seconds)
     shown = f"[{args.host}]" if ":" in args.host else args.host

@@ -11,16 +11,36 @@ request never ends the connection nor changes a game.
                                                            ``"watch"`` (bots only, seen from
                                                            ``view``: an agent or null); ``agents``
                                                            one spec for every other seat, or one
-                                                           for all of them
+                                                           for all of them (``"human"``: a seat
+                                                           another person joins by its link);
+                                                           ``seed`` only to watch bots as the
+                                                           spectator (the server draws the rest)
 ``{"type": "act", "action": 17}``                          the person's move
-``{"type": "next"}``                                       the next bot's move (the page sets the pace)
-``{"type": "join", "game": ID}``                           reopen a game after a reload (one tab at a time)
+``{"type": "next"}``                                       the next bot's move (the page sets the
+                                                           pace), or the table as it is while
+                                                           another person is to move
+``{"type": "look"}``                                       the table as it is now (a page polls
+                                                           while another person is to move)
+``{"type": "join", "ticket": T}``                          open a seat by its secret ticket (a
+                                                           link, or a reload; one tab at a time)
+``{"type": "view", "view": AGENT}``                        watch as another seat (or
+                                                           ``"spectator"``): once the game is
+                                                           over, or while bots play alone
 ``{"type": "open_record", "record": TEXT, "view"}``        open a game record to step through
 ``{"type": "seek", "position": K}``                        the record's position after K moves
 ``{"type": "abandon"}``                                    drop the open game, at once: a bot
                                                            thinking about it stops (reply
-                                                           ``abandoned``)
+                                                           ``abandoned``); a game several people
+                                                           play goes on for the others
 =========================================================  ==================================
+
+Every reply carries the page's own ``ticket``; the host of a table with
+several people (who started it) also gets ``invites``, every other person's
+seat not yet taken and its ticket, to hand out as links (``/#seat=TICKET``).
+An invitation is used once: joining by it swaps it for a fresh ticket that
+only the joining page is sent. A ticket
+opens its own seat's view and nothing else; seeds are drawn and kept by the
+server, so no request can deal a game again to look at it as another seat.
 
 Requests of one connection are answered in order, one at a time; an
 ``abandon`` acts as soon as it arrives, even while a bot thinks. Every
@@ -39,9 +59,11 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from pathlib import Path
 
+from kakurega.envs.core.safe_load import short_repr
 from kakurega.scripts.web.data_files import DataFiles
 from kakurega.scripts.web.session import MOVE_SECONDS, GameSession, ReplaySession, RequestError
 
@@ -53,13 +75,20 @@ MAX_SESSIONS = 64
 #: requests of one connection waiting for their turn (a page sends one at a time)
 MAX_PENDING = 16
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
-_TYPES = ("new", "act", "next", "join", "open_record", "seek", "abandon")
+_TYPES = ("new", "act", "next", "look", "join", "view", "open_record", "seek", "abandon")
+#: the agent spec of a seat another person plays, joining by its own link
+HUMAN = "human"
 
 log = logging.getLogger("kakurega.scripts.web")
 
 
 class Sessions:
-    """The games and replays the server holds, and which of them a connection has open."""
+    """The games and replays the server holds, their tickets, and which ticket each connection has open.
+
+    A ticket is the secret a page joins by: one per seat a person plays, or
+    one for a bots' game or a replay. It opens that seat's view and nothing
+    else; the game id, sent to every seat, opens nothing.
+    """
 
     def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS,
                  data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
@@ -68,31 +97,65 @@ class Sessions:
         self.data_files = DataFiles(data_dir)
         self.move_seconds = move_seconds
         self.by_id: dict[str, GameSession | ReplaySession] = {}
-        self.open: dict[str, object] = {}  # session id -> the connection that has it open
+        self.tickets: dict[str, GameSession | ReplaySession] = {}  # ticket -> its game
+        self.open: dict[str, object] = {}  # ticket -> the connection that has it open
+        self.views: dict[str, str | None] = {}  # ticket -> the seat it watches as, once its game allows another
+        self.used_invites: dict[str, str] = {}  # invite already used to take its seat -> its game's id
         self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
 
-    def add(self, session, connection) -> None:
+    def add(self, session, connection) -> str:
+        """Hold ``session`` and open its first ticket in ``connection``; returns that ticket."""
         with self.lock:
-            self._add(session, connection)
+            if len(self.by_id) >= self.max_sessions:
+                closed = [key for key, held in self.by_id.items() if not any(t in self.open for t in held.tickets)]
+                if not closed:
+                    raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first")
+                self._drop(closed[0])  # the oldest (dicts keep insertion order)
+            self.by_id[session.id] = session
+            self.tickets.update(dict.fromkeys(session.tickets, session))
+            ticket = next(iter(session.tickets))
+            self.attach(ticket, connection)
+            return ticket
 
-    def _add(self, session, connection) -> None:
-        if len(self.by_id) >= self.max_sessions:
-            closed = [key for key in self.by_id if key not in self.open]
-            if not closed:
-                raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first")
-            del self.by_id[closed[0]]  # the oldest (dicts keep insertion order)
-        self.by_id[session.id] = session
-        self.attach(session, connection)
+    def _drop(self, key: str) -> None:
+        session = self.by_id.pop(key)
+        for invite in [invite for invite, game in self.used_invites.items() if game == key]:
+            del self.used_invites[invite]
+        for ticket in session.tickets:
+            self.tickets.pop(ticket, None)
+            self.open.pop(ticket, None)
+            self.views.pop(ticket, None)
 
-    def attach(self, session, connection) -> None:
-        """Open ``session`` in ``connection`` (closing the one it had open); refused while another tab has it."""
+    def attach(self, ticket, connection):
+        """Open ``ticket`` in ``connection`` (closing what it had open); refused while another tab has it."""
         with self.lock:
-            holder = self.open.get(session.id)
+            session = self.tickets.get(ticket) if isinstance(ticket, str) else None
+            if session is None and ticket in self.used_invites:
+                raise RequestError("join: this invitation was already used to take its seat; the person who took it "
+                                   "has their own link now (ask the table's host if that was not you)")
+            if session is None:
+                raise RequestError("join: no game here has this link (the server may have restarted, or the link "
+                                   "was mistyped); start a new one")
+            holder = self.open.get(ticket)
             if holder is not None and holder is not connection:
-                raise RequestError("this game is already open in another tab or window; close it there (or start "
+                raise RequestError("this seat is already open in another tab or window; close it there (or start "
                                    "a new game here)")
             self.release(connection)
-            self.open[session.id] = connection
+            self.open[ticket] = connection
+            return session
+
+    def take_seat(self, session: GameSession, invite: str, connection) -> str:
+        """A person takes a seat by its invite: the invite is used up (the host who handed it out holds it) and
+        the seat gets a fresh ticket, known only to ``connection``, which has it open; returns that ticket."""
+        with self.lock:
+            ticket = secrets.token_urlsafe(16)
+            session.tickets[ticket] = session.tickets.pop(invite)
+            session.invites.discard(invite)
+            self.used_invites[invite] = session.id
+            del self.tickets[invite], self.open[invite]
+            self.tickets[ticket] = session
+            self.open[ticket] = connection
+            return ticket
 
     def release(self, connection) -> None:
         """``connection`` has no game open any more (the games stay, to be joined again)."""
@@ -101,27 +164,47 @@ class Sessions:
                 if holder is connection:
                     del self.open[key]
 
+    def ticket_of(self, connection) -> str | None:
+        """The ticket ``connection`` has open, or None."""
+        with self.lock:
+            return next((key for key, holder in self.open.items() if holder is connection), None)
+
     def current(self, connection):
         """The game or replay ``connection`` has open, or None."""
         with self.lock:
-            return next((self.by_id[key] for key, holder in self.open.items() if holder is connection), None)
+            ticket = self.ticket_of(connection)
+            return None if ticket is None else self.tickets[ticket]
+
+    def seat_of(self, ticket: str) -> str | None:
+        """The seat (or the chosen view of a bots' game) ``ticket`` opens."""
+        return self.tickets[ticket].tickets[ticket]
+
+    def view_of(self, ticket: str) -> str | None:
+        """The view ``ticket``'s page sees now: its seat's, or the one it chose in a game that allows it."""
+        return self.views.get(ticket, self.seat_of(ticket))
+
+    def shared(self, session) -> bool:
+        """Whether several people play ``session`` (one of them leaving does not end it for the others)."""
+        return isinstance(session, GameSession) and len(session.persons) > 1
 
     def abandon(self, connection) -> str | None:
-        """Drop the game ``connection`` has open (a bot thinking about it stops); its id, or None."""
+        """Drop the game ``connection`` has open (a bot thinking about it stops); its id, or None. A game several
+        people play goes on for the others: this page only leaves it."""
         with self.lock:
             session = self.current(connection)
             if session is None:
                 return None
-            if isinstance(session, GameSession):
-                session.abandoned.set()
             self.release(connection)
-            del self.by_id[session.id]
+            if not self.shared(session):
+                if isinstance(session, GameSession):
+                    session.abandoned.set()
+                self._drop(session.id)
             return session.id
 
     def call_off(self, connection) -> None:
         """Stop at once the bot thinking in the game ``connection`` has open (an ``abandon`` on its way)."""
         session = self.current(connection)
-        if isinstance(session, GameSession):
+        if isinstance(session, GameSession) and not self.shared(session):
             session.abandoned.set()
 
     def abandon_all(self) -> None:
@@ -215,11 +298,18 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
     options = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
     num_players = len(make(name, wrapped=False, **options).possible_agents)
     seat = message.get("seat", "random")
+    view = message.get("view")
+    if view == "spectator":
+        view = None
     seed = message.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**53):
         raise RequestError("new: 'seed' must be null or an integer in [0, 2**53)")
+    if seed is not None and (seat != "watch" or view is not None):
+        # a deal known in advance would show a hidden hand: the same seed watched as another seat deals it again
+        raise RequestError("new: a seed may be chosen only to watch bots as the spectator; the server draws the "
+                           "deal of every other game (leave the seed empty)")
     if seat == "random":
-        seat = int(np.random.default_rng(seed).integers(num_players))
+        seat = int(np.random.default_rng().integers(num_players))
     elif seat == "watch":
         seat = None
     elif isinstance(seat, bool) or not isinstance(seat, int):
@@ -231,15 +321,44 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
         raise RequestError("new: 'agents' must be a list of agent spec strings, e.g. [\"heuristic\"]")
     if seat is not None and num_players == 1:
         agents = []  # a solitaire game: the agents field of the page has no seat to fill
+    if seat is None and HUMAN in agents:
+        raise RequestError("new: people play a game with \"human\" seats; take a seat to start it (not \"watch\")")
     for spec in agents:
-        require_unattended(parse_spec(spec), "a bot seat of the web app",
-                           "you play your own seat on the page; nobody answers at the server's terminal")
-    lineup = seat_lineup(name, num_players, seat, agents)
-    view = message.get("view")
-    if view == "spectator":
-        view = None
+        if spec != HUMAN:
+            require_unattended(parse_spec(spec), "a bot seat of the web app",
+                               "a person plays on the page: give \"human\" for a seat another person joins by "
+                               "link; nobody answers at the server's terminal")
+    lineup = [None if spec == HUMAN else spec for spec in seat_lineup(name, num_players, seat, agents)]
     return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir,
-                       move_seconds=sessions.move_seconds)
+                       move_seconds=sessions.move_seconds, host=seat)
+
+
+def _reply(session, ticket: str, sessions: Sessions, events_from: int = 0) -> dict:
+    """The message ``ticket``'s page is sent: its own view only, its ticket, and for the host of a table with
+    several people the other seats' tickets (the links the host hands out)."""
+    if isinstance(session, ReplaySession):
+        return {**session.message(), "ticket": ticket}
+    seat, view = sessions.seat_of(ticket), sessions.view_of(ticket)
+    events = session.events_of[view]
+    message = session.message(min(events_from, len(events)), view, seat if seat in session.persons else None)
+    message["ticket"] = ticket
+    if ticket == next(iter(session.tickets)) and session.invites:
+        message["invites"] = {session.tickets[invite]: invite for invite in session.invites}
+    return message
+
+
+def _choose_view(session, ticket: str, view, sessions: Sessions) -> None:
+    """Watch the open game as ``view``: offered once it is over, or while bots play it alone."""
+    if not isinstance(session, GameSession):
+        raise RequestError("view: the open game is a replay; open the record again with another view")
+    if session.persons and not session.over:
+        raise RequestError("view: the table may be seen as another seat only once the game is over (or when bots "
+                           "play alone)")
+    agents = session.raw.possible_agents
+    view = None if view == "spectator" else view
+    if view is not None and view not in agents:
+        raise RequestError(f"view: expected \"spectator\" or one of {', '.join(agents)}, got {short_repr(view)}")
+    sessions.views[ticket] = view
 
 
 def handle(message, sessions: Sessions, connection) -> dict:
@@ -251,8 +370,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
     kind = message["type"]
     if kind == "new":
         session = _new_game(message, sessions)
-        sessions.add(session, connection)
-        return session.message()
+        return _reply(session, sessions.add(session, connection), sessions)
     if kind == "open_record":
         text = message.get("record")
         if not isinstance(text, str):
@@ -261,36 +379,42 @@ def handle(message, sessions: Sessions, connection) -> dict:
         if view is not None and not isinstance(view, str):
             raise RequestError("open_record: 'view' must be null (spectator), an agent name or a seat number")
         session = ReplaySession(text, view, data_files=sessions.data_files)
-        sessions.add(session, connection)
-        return session.message()
+        return _reply(session, sessions.add(session, connection), sessions)
     if kind == "abandon":
         return {"type": "abandoned", "game": sessions.abandon(connection)}
     if kind == "join":
-        session = sessions.by_id.get(message.get("game"))
-        if session is None:
-            raise RequestError("no such game here (the server may have restarted); start a new one")
-        sessions.attach(session, connection)
+        ticket = message.get("ticket")
+        session = sessions.attach(ticket, connection)
+        if isinstance(session, GameSession) and ticket in session.invites:
+            ticket = sessions.take_seat(session, ticket, connection)
         with session.lock:  # a bot of the tab that had it open may still be moving
-            return session.message()
-    session = sessions.current(connection)
-    if session is None:
+            return _reply(session, ticket, sessions)
+    ticket = sessions.ticket_of(connection)
+    if ticket is None:
         raise RequestError(f"{kind}: no game is open in this tab; start one first")
+    session = sessions.tickets[ticket]
     if kind == "seek":
         if not isinstance(session, ReplaySession):
             raise RequestError("seek: the open game is not a replay; open a record first")
         with session.lock:
             session.seek(message.get("position"))
-            return session.message()
+            return _reply(session, ticket, sessions)
+    if kind == "view":
+        with session.lock:
+            _choose_view(session, ticket, message.get("view"), sessions)
+            return _reply(session, ticket, sessions)
     if not isinstance(session, GameSession):
         raise RequestError(f"{kind}: the open game is a replay; use seek to move through it")
     with session.lock:
         seen = message.get("seen", 0)
         seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and 0 <= seen else 0
+        seat = sessions.seat_of(ticket)
         if kind == "act":
-            session.act(message.get("action"))
-        else:
-            session.advance(getattr(connection, "closed", threading.Event()).is_set)
-        return session.message(events_from=min(seen, len(session.events)))
+            session.act(message.get("action"), seat if seat in session.persons else None)
+        elif kind == "next":
+            session.advance(getattr(connection, "closed", threading.Event()).is_set,
+                            seat if seat in session.persons else None)
+        return _reply(session, ticket, sessions, seen)
 
 
 def parse_request(text) -> object:

@@ -89,16 +89,20 @@ def result_of(agents: list[str], returns: list[float], end: str, words: list[str
 
 
 class GameSession:
-    """One game of the web app: a person on one seat (or nobody: bots only), agents on the others.
+    """One game of the web app: people on some seats (or nobody: bots only), agents on the others.
 
-    The person's moves come through :meth:`act`, the agents' through
-    :meth:`advance` (one move per call: the page sets the pace). The page
-    is sent :meth:`message`, the person's own view (or, when bots play
-    alone, the view the person chose). A failing request changes nothing.
+    People's moves come through :meth:`act`, the agents' through
+    :meth:`advance` (one move per call: the pages set the pace). Every seat
+    a person plays has its own secret ticket (:attr:`tickets`: the link that
+    seat joins by; the host's first, the others as one-time invites that the
+    app swaps for a fresh ticket when a person takes the seat), and each
+    page is sent :meth:`message` for its own view only; when bots play alone, the page sees the view the person chose. A
+    failing request changes nothing.
     """
 
     def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
-                 seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
+                 seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
+                 host: int | None = None):
         from kakurega.agents.base import AgentContext
         from kakurega.agents.specs import make_agent
         from kakurega.envs.registry import make
@@ -116,10 +120,19 @@ class GameSession:
         agents = self.raw.possible_agents
         if len(lineup) != len(agents):
             raise RequestError(f"{env_name} has {len(agents)} seats, got {len(lineup)} players")
-        self.person = next((agents[s] for s, spec in enumerate(lineup) if spec is None), None)
+        #: the seats people play (None in the lineup), in seat order
+        self.persons = [agents[s] for s, spec in enumerate(lineup) if spec is None]
+        if host is not None and lineup[host] is not None:
+            raise RequestError(f"the host's seat {host} is not a person's seat")
+        self.person = agents[host] if host is not None else self.persons[0] if self.persons else None
         self.view = self.person if self.person is not None else view
         if self.view is not None and self.view not in agents:
             raise RequestError(f"view {short_repr(self.view)}: expected null (spectator) or one of {', '.join(agents)}")
+        #: secret ticket -> the view it opens: one per person's seat, or one for the bots' game
+        seats = [self.person, *(a for a in self.persons if a != self.person)] if self.persons else [self.view]
+        self.tickets = {secrets.token_urlsafe(16): view for view in seats}
+        #: the other people's tickets not yet used to take their seat (each is swapped for a fresh one when used)
+        self.invites = set(list(self.tickets)[1:])
         self.seed = new_seed() if seed is None else int(seed)
         self.agents = {}
         for seat, spec in enumerate(lineup):
@@ -129,7 +142,10 @@ class GameSession:
                                    {a: "human" if spec is None else spec for a, spec in zip(agents, lineup)})
         self.record_dir = None if record_dir is None else Path(record_dir)
         self.record_path: Path | None = None
-        self.events: list[str] = []
+        #: the events in every view's words (:attr:`events`: those of the first view); a view is shown only to its
+        #: seat's page, and to others only once the game is over (or when bots play alone)
+        self.events_of: dict[str | None, list[str]] = {view: [] for view in [*agents, None]}
+        self.events = self.events_of[self.view]
         self.lock = threading.Lock()  # one request at a time: a bot's move runs in a worker thread
         self.raw.reset(seed=self.seed)
         for agent in self.agents.values():
@@ -140,61 +156,75 @@ class GameSession:
         agent = self.raw.agent_selection
         return self.raw.terminations[agent] or self.raw.truncations[agent]
 
-    def seats(self) -> dict:
-        """Who plays each seat, as the page shows it (public: specs were chosen by the person)."""
-        return {a: PERSON if a == self.person else str(self.record.agents[a]) for a in self.raw.possible_agents}
+    def seats(self, view: str | None = None) -> dict:
+        """Who plays each seat, as ``view``'s page shows it (public: specs were chosen by the table's host)."""
+        return {a: PERSON if a == view else "a person" if a in self.persons
+                else str(self.record.agents[a]) for a in self.raw.possible_agents}
 
-    def message(self, events_from: int = 0) -> dict:
-        """The ``state`` message: the view, the seats, the events from index ``events_from`` on."""
-        message = {"type": "state", "game": self.id, "env": self.env_name, "you": self.person, "seats": self.seats(),
-                   **view_message(self.raw, self.view), "events": self.events[events_from:],
-                   "event_count": len(self.events)}
-        message["waiting_for"] = (None if self.over else
-                                  "you" if self.raw.agent_selection == self.person else "bot")
+    def message(self, events_from: int = 0, view: str | None | object = ..., you: str | None | object = ...) -> dict:
+        """The ``state`` message for ``view`` (default: the first view) sent to the page of person ``you`` (default:
+        ``view`` where a person plays it): the seats, the events from index ``events_from`` on."""
+        view = self.view if view is ... else view
+        you = (view if view in self.persons else None) if you is ... else you
+        events = self.events_of[view]
+        message = {"type": "state", "game": self.id, "env": self.env_name, "you": you, "seats": self.seats(you),
+                   **view_message(self.raw, view), "events": events[events_from:], "event_count": len(events)}
+        agent = self.raw.agent_selection
+        message["waiting_for"] = (None if self.over else "you" if agent == you else
+                                  "person" if agent in self.persons else "bot")
         if self.over and self.record_path is not None:
             message["record"] = str(self.record_path)
         return message
 
     def _play(self, agent: str, action: int) -> None:
-        """Play a checked legal move: events (the move in the view's words, a round that ended, the result), record,
+        """Play a checked legal move: events (the move in each view's words, a round that ended, the result), record,
         step, and the record file once the game is over."""
-        game, seat = self.raw.game, None if self.view is None else self.raw.possible_agents.index(self.view)
-        rounds = len(game.round_words(self.raw.game_state, seat))
+        game, agents = self.raw.game, self.raw.possible_agents
+        rounds = {view: len(game.round_words(self.raw.game_state, _seat(agents, view))) for view in self.events_of}
         before = game.clone(self.raw.game_state)
         self.raw.step(action)
-        self.events.append(describe_move(self.raw, agent, action, self.view, before))
         self.record.add(agent, action)
-        self.events += game.round_words(self.raw.game_state, seat)[rounds:]
+        for view, events in self.events_of.items():
+            seat = _seat(agents, view)
+            events.append(describe_move(self.raw, agent, action, view, before))
+            events += game.round_words(self.raw.game_state, seat)[rounds[view]:]
+            if self.over:
+                events.append("Game over. " + game.result_words(self.raw.game_state, seat)[0])
         if self.over:
             self.record.finish(self.raw)
-            self.events.append("Game over. " + game.result_words(self.raw.game_state, seat)[0])
             if self.record_dir is not None:
                 path = self.record_dir / f"{self.env_name}-{self.id}.json"
                 try:
                     self.record_path = self.record.save(path)
                 except OSError as error:  # e.g. the disk filled during the game: the game stands, say so
-                    self.events.append(f"the record could not be written to {path} ({error.strerror or error})")
+                    for events in self.events_of.values():
+                        events.append(f"the record could not be written to {path} ({error.strerror or error})")
 
-    def act(self, action) -> None:
-        """The person's move ``action``; refused in words when it is not theirs to make or illegal."""
+    def act(self, action, seat: str | None | object = ...) -> None:
+        """The move ``action`` of the person on ``seat`` (default: the first person); refused in words when it is
+        not theirs to make or illegal."""
+        seat = self.person if seat is ... else seat
         if self.abandoned.is_set():
             raise RequestError("this game was abandoned; start a new one")
-        if self.person is None:
-            raise RequestError("nobody plays in this game: the bots play it alone (send next to see their moves)")
+        if seat not in self.persons:
+            raise RequestError("nobody plays in this game: the bots play it alone (send next to see their moves)"
+                               if not self.persons else "you watch this game; only its players move")
         if self.over:
             raise RequestError("the game is over; start a new one")
-        if self.raw.agent_selection != self.person:
-            raise RequestError(f"it is {self.raw.agent_selection}'s turn, not yours ({self.person})")
+        if self.raw.agent_selection != seat:
+            raise RequestError(f"it is {self.raw.agent_selection}'s turn, not yours ({seat})")
         if isinstance(action, bool) or not isinstance(action, int):
             raise RequestError(f"action must be an integer action id, got {short_repr(action)}")
         if not 0 <= action < self.raw.game.num_actions or action not in self.raw.legal_actions():
             names = self.raw.legal_actions()
             raise RequestError(f"action {action} is not one of your legal actions now ({len(names)} legal: "
                                f"{', '.join(map(str, names[:20]))}{'...' if len(names) > 20 else ''})")
-        self._play(self.person, action)
+        self._play(seat, action)
 
-    def advance(self, should_stop=None) -> None:
-        """Let the agent whose turn it is make its move (refused when it is the person's turn or the game is over).
+    def advance(self, should_stop=None, seat: str | None | object = ...) -> None:
+        """Let the bot whose turn it is make its move; while another person is to move, nothing happens (the page
+        of ``seat``, default the first person, just gets the table again). Refused on ``seat``'s own turn and
+        once the game is over.
 
         A searching bot thinks at most :attr:`move_seconds`, then plays its best
         move so far; when ``should_stop()`` (the tab went away) or the game is
@@ -202,13 +232,16 @@ class GameSession:
         """
         from kakurega.agents.base import choose_action
 
+        seat = self.person if seat is ... else seat
         if self.abandoned.is_set():
             raise RequestError("this game was abandoned; start a new one")
         if self.over:
             raise RequestError("the game is over; start a new one")
         agent = self.raw.agent_selection
-        if agent == self.person:
+        if agent == seat and agent in self.persons:
             raise RequestError("it is your turn: click the table to move")
+        if agent in self.persons:
+            return  # another person's turn: their page moves
         bot = self.agents[agent]
         deadline = time.monotonic() + self.move_seconds
 
@@ -226,6 +259,10 @@ class GameSession:
         if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
             raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
         self._play(agent, action)
+
+
+def _seat(agents: list[str], view: str | None) -> int | None:
+    return None if view is None else agents.index(view)
 
 
 class ReplaySession:
@@ -246,6 +283,7 @@ class ReplaySession:
             self.view = parse_view(self.replayer.raw, view)
         except ValueError as error:
             raise RequestError(str(error)) from None
+        self.tickets = {secrets.token_urlsafe(16): self.view}  # the link that reopens it
         self.lock = threading.Lock()
         self.last_move = ""
         # every move and the ending checked now, so a bad record is refused when opened

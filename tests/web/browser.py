@@ -77,8 +77,12 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
 
 
-def open_app(browser, url):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+#: the screen sizes the page must fit: a phone and a laptop
+PHONE, LAPTOP = (390, 844), (1280, 800)
+
+
+def open_app(browser, url, size: tuple[int, int] = (1400, 1000)):
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(url)
@@ -88,15 +92,26 @@ def open_app(browser, url):
     return page
 
 
-def start_game(page, env: str, preset: int = 0, seat="0", agents: str = "random", seed: int | None = None,
-               speed: int = 0) -> None:
+def open_setup(page) -> None:
+    """Unfold the setup (it folds away while a game is played)."""
+    page.evaluate("document.getElementById('setup').open = true")
+
+
+def start_game(page, env: str, preset: int = 0, seat="0", agents: str | None = "random", seed: int | None = None,
+               speed: int = 0, view: str = "spectator") -> None:
+    """Start a game from the setup form (a ``seed`` only to watch bots as the spectator: the server draws the rest)."""
+    open_setup(page)
     if not page.evaluate("(name) => [...document.getElementById('env').options].some((o) => o.value === name)", env):
         page.check("#older")  # an older version: behind the switch
     page.select_option("#env", env)
     page.select_option("#preset", str(preset))
     page.select_option("#seat", str(seat))
-    page.fill("#agents", agents)
-    page.fill("#seed", "" if seed is None else str(seed))
+    if seat == "watch":
+        page.select_option("#view", view)
+    if agents is not None:  # None: the opponent the page suggests
+        page.fill("#agents", agents)
+    if seed is not None:
+        page.fill("#seed", str(seed))
     page.evaluate(f"document.getElementById('speed').value = {speed}")
     page.click("#start")
     page.wait_for_selector("#table[data-waiting-for]", timeout=30_000)
@@ -127,10 +142,13 @@ def click_path(shapes, legal: set, action: int, max_clicks: int = 3) -> list[int
     return None
 
 
-def play_by_clicking(page, rng: np.random.Generator, max_moves: int = 2_000) -> int:
-    """Play the person's moves by clicking until the game is over; returns the number of the person's moves."""
+def play_by_clicking(page, rng: np.random.Generator, max_moves: int = 2_000, stop_after: int | None = None) -> int:
+    """Play the person's moves by clicking until the game is over (or ``stop_after`` moves were played); returns
+    the number of the person's moves."""
     moves = 0
     while True:
+        if moves == stop_after:
+            return moves
         page.wait_for_function(
             "['you', ''].includes(document.getElementById('table').dataset.waitingFor) || "
             "document.getElementById('table').dataset.over === 'true'", timeout=60_000)
@@ -146,7 +164,11 @@ def play_by_clicking(page, rng: np.random.Generator, max_moves: int = 2_000) -> 
             _click(page, first)
             page.click(f"#chooser button[data-action='{action}']")
         else:
-            for index in path:
+            for step, index in enumerate(path):
+                button = f"#chooser button[data-action='{action}']"
+                if step and page.is_visible(button) and page.evaluate(_POINT_ON, index) is None:
+                    page.click(button)  # the chooser floats over the next shape: choose by name, as a person would
+                    break
                 _click(page, index)
         page.wait_for_function(f"document.getElementById('events').children.length > {before}", timeout=30_000)
         moves += 1
@@ -190,5 +212,5 @@ def screenshot_dir(default) -> str:
     return path
 
 
-__all__ = ["Server", "chromium_missing", "launch", "open_app", "start_game", "play_by_clicking", "page_result",
+__all__ = ["Server", "chromium_missing", "launch", "open_app", "open_setup", "start_game", "play_by_clicking", "page_result",
            "screenshot_dir", "shutil"]

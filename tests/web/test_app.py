@@ -72,11 +72,12 @@ def test_page_and_env_list(client):
 def test_a_full_game_matches_its_record(client):
     rng = np.random.default_rng(0)
     with connect(client) as ws:
-        state = new_game(ws, "animal_chain_v1", seat=1, agents=["heuristic"], seed=12)
+        state = new_game(ws, "animal_chain_v1", seat=1, agents=["heuristic"])
+        seed = client.app.state.sessions.by_id[state["game"]].seed
         assert state["you"] == "player_1" and state["seats"] == {"player_0": "heuristic", "player_1": "you"}
         final = play_out(ws, state, rng)
     record = load_record(final["record"])
-    assert record.agents == {"player_0": "heuristic", "player_1": "human"} and record.seed == 12
+    assert record.agents == {"player_0": "heuristic", "player_1": "human"} and record.seed == seed
     assert final["result"]["returns"] == record.returns
     replay(record)
 
@@ -84,7 +85,7 @@ def test_a_full_game_matches_its_record(client):
 def test_watching_bots_from_a_chosen_view(client):
     with connect(client) as ws:
         state = new_game(ws, "kakurenbo_v0", options={"num_players": 3}, seat="watch", view="player_2",
-                         agents=["random", "heuristic", "random"], seed=1)
+                         agents=["random", "heuristic", "random"])
         assert state["you"] is None and state["view"] == "player_2" and state["waiting_for"] == "bot"
         final = play_out(ws, state, None)
         assert final["over"] and final["seats"]["player_1"] == "heuristic"
@@ -113,7 +114,9 @@ def test_watching_bots_from_a_chosen_view(client):
         ('{"type": "new", "env": "kakurenbo", "seat": "watch", "view": "player_9"}', "view 'player_9'"),
         ('{"type": "act", "action": 1}', "act: no game is open in this tab; start one first"),
         ('{"type": "seek", "position": 1}', "seek: no game is open in this tab"),
-        ('{"type": "join", "game": "nope"}', "no such game here"),
+        ('{"type": "join", "ticket": "nope"}', "join: no game here has this link"),
+        ('{"type": "join", "game": "nope"}', "join: no game here has this link"),
+        ('{"type": "view", "view": "player_1"}', "view: no game is open in this tab"),
         ('{"type": "open_record", "record": "{}"}', "format: expected 'kakurega-game-record'"),
         ('{"type": "open_record", "record": 5}', "'record' must be the text of a game record"),
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
@@ -132,7 +135,7 @@ def test_bad_requests_are_refused_in_words(client, request_text, message):
 
 def test_bad_moves_leave_the_game_as_it_was(client):
     with connect(client) as ws:
-        state = new_game(ws, "animal_chain_v1", seat=0, seed=3)
+        state = new_game(ws, "animal_chain_v1", seat=0)
         assert state["waiting_for"] == "you"
         illegal = next(a for a in range(2000) if str(a) not in state["legal"])
         for action, message in [(illegal, f"action {illegal} is not one of your legal actions now"),
@@ -144,7 +147,7 @@ def test_bad_moves_leave_the_game_as_it_was(client):
             assert reply["type"] == "error" and message in reply["message"], reply
         assert ask(ws, {"type": "next"}) == {"type": "error", "message": "it is your turn: click the table to move"}
         # nothing changed: the same message as before, and the game plays on to the end
-        again = ask(ws, {"type": "join", "game": state["game"]})
+        again = ask(ws, {"type": "join", "ticket": state["ticket"]})
         assert {k: again[k] for k in ("svg", "legal", "to_move", "event_count")} == {
             k: state[k] for k in ("svg", "legal", "to_move", "event_count")}
         final = play_out(ws, again, np.random.default_rng(1))
@@ -154,15 +157,15 @@ def test_bad_moves_leave_the_game_as_it_was(client):
 
 def test_a_second_tab_cannot_open_a_game_in_play(client):
     with connect(client) as first, connect(client) as second:
-        state = new_game(first, "kakurenbo_v0", seat=0, seed=8)
-        refused = ask(second, {"type": "join", "game": state["game"]})
+        state = new_game(first, "kakurenbo_v0", seat=0)
+        refused = ask(second, {"type": "join", "ticket": state["ticket"]})
         assert refused["type"] == "error" and "already open in another tab" in refused["message"]
         assert ask(second, {"type": "act", "action": 0})["message"].startswith("act: no game is open in this tab")
         # the first tab plays on undisturbed
         assert first is not None and play_out(first, state, np.random.default_rng(2))["over"]
     # once the first tab is closed, a reload may reopen the game
     with connect(client) as third:
-        assert ask(third, {"type": "join", "game": state["game"]})["over"]
+        assert ask(third, {"type": "join", "ticket": state["ticket"]})["over"]
 
 
 def test_pages_from_other_sites_and_other_host_names_are_refused(client):
@@ -227,7 +230,7 @@ def test_a_failing_bot_is_reported_and_the_game_kept(client):
         reply = ask(ws, {"type": "next"})
         assert reply["type"] == "error"
         assert reply["message"].startswith("internal error (RuntimeError: the bot fell over); the game was left as it was")
-        again = ask(ws, {"type": "join", "game": state["game"]})
+        again = ask(ws, {"type": "join", "ticket": state["ticket"]})
         assert again["svg"] == state["svg"] and again["event_count"] == 0
         assert new_game(ws)["type"] == "state"  # the server and the connection still work
 
@@ -310,7 +313,7 @@ def test_the_default_opponent_is_the_shipped_bot_exactly_where_one_is_shipped(cl
 def test_the_result_and_each_round_are_told_in_words(client, env, seed):
     rng = np.random.default_rng(seed)
     with connect(client) as ws:
-        state = new_game(ws, env, seat=0, agents=["random"], seed=seed)
+        state = new_game(ws, env, seat=0, agents=["random"])
         rounds_seen = []
         while not state["over"]:  # between rounds the finished ones are told, one more at a time
             rounds_seen.append(len(state["rounds"]))

@@ -12,6 +12,7 @@ Without Chromium the tests are skipped, saying why; with
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from .browser import (
     chromium_missing,
     launch,
     open_app,
+    open_setup,
     page_result,
     play_by_clicking,
     screenshot_dir,
@@ -67,13 +69,13 @@ def _record_of(server, page) -> str:
 def _play_one(server, browser, shots, env_name, preset, seed) -> None:
     page = open_app(browser, server.url)
     try:
-        start_game(page, env_name, preset=preset, seat="0", agents="random", seed=seed)
+        start_game(page, env_name, preset=preset, seat="0", agents="random")
         page.screenshot(path=os.path.join(shots, f"{env_name}-{preset}-start.png"))
         play_by_clicking(page, np.random.default_rng(seed))
         page.screenshot(path=os.path.join(shots, f"{env_name}-{preset}-end.png"))
         returns = page_result(page)
         record = load_record(_record_of(server, page))
-        assert record.env == env_name and record.seed == seed and record.agents["player_0"] == "human"
+        assert record.env == env_name and record.agents["player_0"] == "human"
         assert returns == record.returns
         replay(record)  # the server's record replays to the returns the page showed
         assert page.errors == []
@@ -83,7 +85,7 @@ def _play_one(server, browser, shots, env_name, preset, seed) -> None:
 
 def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, shots):
     page = open_app(browser, server.url)
-    start_game(page, "kakurenbo_v0", preset=0, seat="0", agents="random", seed=21)
+    start_game(page, "kakurenbo_v0", preset=0, seat="0", agents="random")
     play_by_clicking(page, np.random.default_rng(0))
     returns = page_result(page)
     path = _record_of(server, page)
@@ -96,6 +98,7 @@ def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, sh
     assert "already open in another tab" in second.inner_text("#error")
     second.close()
     # open the record in the page, as player_0, and step through it
+    open_setup(page)
     page.set_input_files("#record-file", path)
     page.fill("#record-view", "player_0")
     page.click("#open-record")
@@ -174,3 +177,38 @@ def test_a_full_game_of_every_env_by_clicking(server, browser, shots, env_name, 
 
     preset = list(get_spec(env_name).configurations).index(options)
     _play_one(server, browser, shots, env_name, preset, seed=7)
+
+
+def test_two_people_at_one_table_each_by_their_own_link(server, browser, shots):
+    host = open_app(browser, server.url)
+    start_game(host, "animal_chain_v1", seat="0", agents="human")
+    host.wait_for_selector("#invites input[data-seat=player_1]")
+    link = host.input_value("#invites input[data-seat=player_1]")
+    assert "#seat=" in link and link != host.url
+    guest = open_app(browser, link)
+    guest.wait_for_selector("#table[data-waiting-for]")
+    assert "player_1" in guest.inner_text("#status") and guest.locator("#invites").is_hidden()
+    assert guest.inner_html("#table") != host.inner_html("#table")  # each its own view
+    rng = np.random.default_rng(3)
+    movers = set()
+    for _ in range(6):  # whoever is to move plays by clicking on their own page; the other page follows
+        deadline = time.monotonic() + 15
+        while not (to_move := [p for p in (host, guest) if p.get_attribute("#table", "data-waiting-for") == "you"]):
+            assert time.monotonic() < deadline, "neither page was asked to move"
+            time.sleep(0.1)
+        assert len(to_move) == 1
+        play_by_clicking(to_move[0], rng, stop_after=1)
+        movers.add(to_move[0])
+    assert movers == {host, guest}
+    count = {}  # the page that did not move last learns of the last move at its next look (within a second)
+    deadline = time.monotonic() + 10
+    while len(set(count.values())) != 1:
+        assert time.monotonic() < deadline, f"the pages' move logs differ: {count}"
+        count = {p: p.evaluate("document.getElementById('events').children.length") for p in (host, guest)}
+        time.sleep(0.1)
+    count = count[host]
+    assert count >= 6 and host.inner_html("#table") != guest.inner_html("#table")
+    guest.screenshot(path=os.path.join(shots, "animal_chain-guest.png"))
+    assert host.errors == [] and guest.errors == []
+    host.close()
+    guest.close()

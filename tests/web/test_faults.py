@@ -62,7 +62,7 @@ def test_a_request_cannot_name_a_path_and_gets_no_content_back(tmp_path):
                 assert "opens only the data files it offers" in reply["message"], reply
                 assert SECRET not in reply["message"] and "api_token" not in reply["message"]
         # the shipped data by name
-        state = ask(ws, {"type": "new", "env": "animal_chain_v1", "seat": 0, "seed": 1,
+        state = ask(ws, {"type": "new", "env": "animal_chain_v1", "seat": 0,
                          "options": {"deck": "animal_chain_deck.yaml", "shape": "animal_chain_shape.yaml"}})
         assert state["type"] == "state", state
         assert "summer_map.yaml" in client.get("/api/envs").json()["data_files"]
@@ -84,7 +84,7 @@ def test_files_of_the_data_dir_by_name_and_their_records(tmp_path):
         reply = ask(ws, {"type": "new", "env": "summer_hide_and_seek_v1", "options": {"map": "link.yaml"}, "seat": 0})
         assert reply["type"] == "error" and SECRET not in reply["message"]
         state = ask(ws, {"type": "new", "env": "summer_hide_and_seek_v1", "options": {"map": "my_map.yaml"},
-                         "seat": 0, "agents": ["random"], "seed": 3})
+                         "seat": 0, "agents": ["random"]})
         final = play_out(ws, state, np.random.default_rng(0))
         record = load_record(final["record"])
         assert record.options["map"] == str((data / "my_map.yaml").resolve())
@@ -99,23 +99,29 @@ def test_files_of_the_data_dir_by_name_and_their_records(tmp_path):
 
 
 # ------------------------------------------------------------------ D6: no person on a bot seat
-def test_the_human_spec_is_refused_on_a_bot_seat():
+def test_the_terminal_human_is_refused_on_a_bot_seat():
+    """``human`` on the page is a seat another person joins by link; any other spelling names the terminal's human
+    agent, which would wait at the server's terminal: refused."""
     with client_for() as client, connect(client) as ws:
-        for agents in (["human"], ["random", "human"], ["HUMAN"]):
+        for agents in (["HUMAN"], ["random", "Human"]):
             reply = ask(ws, {"type": "new", "env": "kakurenbo_v0", "options": {"num_players": 3}, "seat": 0,
                              "agents": agents})
             assert reply["type"] == "error" and "needs a person at the terminal" in reply["message"], reply
+        state = ask(ws, {"type": "new", "env": "kakurenbo_v0", "options": {"num_players": 3}, "seat": 0,
+                         "agents": ["random", "human"]})
+        assert state["type"] == "state" and set(state["invites"]) == {"player_2"}, state
         assert ask(ws, {"type": "new", "env": "kakurenbo_v0", "seat": "watch", "agents": ["human"]})["type"] == "error"
 
 
-def game_with_a_bot_to_think(client, ws) -> str:
-    """A bots-only game of searching bots, moved on until the bot to move has a choice (so it searches)."""
+def game_with_a_bot_to_think(client, ws) -> tuple[str, str]:
+    """A bots-only game of searching bots, moved on until the bot to move has a choice (so it searches): its id and
+    its ticket."""
     state = ask(ws, {"type": "new", "env": "kakurenbo_v0", "seat": "watch", "seed": 2,
                      "agents": ["ismcts:simulations=100000,rollout=heuristic"]})
     session = client.app.state.sessions.by_id[state["game"]]
     while len(session.raw.legal_actions()) == 1:
         assert ask(ws, {"type": "next"})["type"] == "state"
-    return state["game"]
+    return state["game"], state["ticket"]
 
 
 # ------------------------------------------------------------------ D8: caps and the time per move
@@ -155,7 +161,7 @@ def test_a_bot_thinks_at_most_the_time_per_move():
 
 def test_a_game_whose_bot_is_thinking_can_be_abandoned():
     with client_for(move_seconds=120) as client, connect(client) as ws:
-        game = game_with_a_bot_to_think(client, ws)
+        game, ticket = game_with_a_bot_to_think(client, ws)
         start = time.monotonic()
         ws.send_text(json.dumps({"type": "next"}))
         time.sleep(0.5)  # the bot is thinking now
@@ -166,14 +172,14 @@ def test_a_game_whose_bot_is_thinking_can_be_abandoned():
         assert called_off["type"] == "error" and "called off" in called_off["message"], called_off
         assert abandoned == {"type": "abandoned", "game": game}
         assert game not in client.app.state.sessions.by_id
-        assert ask(ws, {"type": "join", "game": game})["type"] == "error"
+        assert ask(ws, {"type": "join", "ticket": ticket})["type"] == "error"
         assert ask(ws, {"type": "new", "env": "kakurenbo_v0", "seat": 0})["type"] == "state"  # the tab goes on
 
 
 def test_a_closed_tab_calls_off_its_bot(tmp_path):
     with client_for(move_seconds=120) as client:
         with connect(client) as ws:
-            game = game_with_a_bot_to_think(client, ws)
+            game, ticket = game_with_a_bot_to_think(client, ws)
             played = list(client.app.state.sessions.by_id[game].events)
             ws.send_text(json.dumps({"type": "next"}))
             time.sleep(0.5)
@@ -181,7 +187,7 @@ def test_a_closed_tab_calls_off_its_bot(tmp_path):
         assert time.monotonic() - start < 10  # the connection's handler ended: the search stopped
         assert client.app.state.sessions.by_id[game].events == played  # nothing was played
         with connect(client) as ws:
-            assert ask(ws, {"type": "join", "game": game})["type"] == "state"  # the game can be joined again
+            assert ask(ws, {"type": "join", "ticket": ticket})["type"] == "state"  # the game can be joined again
 
 
 # ------------------------------------------------------------------ D15, D13: destinations checked first

@@ -95,7 +95,7 @@ def hostile_requests(tmp: Path) -> list:
         for value in (fifo, "/dev/stdin", "/dev/zero", "trap.yaml", "link.yaml", secret, "/etc/passwd", str(tmp)):
             requests.append({"type": "new", "env": env, "options": {option: value}, "seat": 0})
     requests += [
-        {"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": ["human"]},
+        {"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": ["HUMAN"]},  # the terminal's human agent
         {"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": ["ismcts:simulations=1000000000"]},
         {"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": ["ismcts:depth=99999999999,widen=1e308"]},
         {"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": [f"policy:{fifo}"]},
@@ -134,14 +134,14 @@ def test_the_server_survives_hostile_requests_with_every_other_game_intact(serve
     # a game in progress before the flood
     player = Tab(url)
     state = player.ask({"type": "new", "env": "kakurenbo_v0", "options": {"num_players": 3}, "seat": 0,
-                        "agents": ["heuristic"], "seed": 7})
+                        "agents": ["heuristic"]})
     assert state["type"] == "state", state
     for _ in range(3):
         if state["over"]:
             break
         state = player.ask({"type": "act", "action": int(rng.choice([int(a) for a in state["legal"]]))}
                            if state["waiting_for"] == "you" else {"type": "next"})
-    game = state["game"]
+    ticket = state["ticket"]
 
     requests = hostile_requests(server["tmp"])
     start = time.monotonic()
@@ -173,7 +173,7 @@ def test_the_server_survives_hostile_requests_with_every_other_game_intact(serve
     thinker.close()
 
     # the game in progress goes on to its end, its record replays, and a new game starts
-    final = play_out(player, player.ask({"type": "join", "game": game}), rng)
+    final = play_out(player, player.ask({"type": "join", "ticket": ticket}), rng)
     replay(load_record(final["record"]))
     assert player.ask({"type": "new", "env": "animal_chain_v1", "seat": 0,
                        "options": {"deck": "animal_chain_deck.yaml"}})["type"] == "state"

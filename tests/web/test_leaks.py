@@ -113,3 +113,56 @@ def test_a_page_tells_every_move_in_its_seats_words():
     assert moves == expected  # player_1's words for every move (tests/test_move_words.py: they leak nothing)
     assert any(e.startswith("you ") for e in moves)
     assert any(e.startswith(("player_0 gives a", "player_2 gives a", "player_0 takes", "player_2 takes")) for e in moves)
+
+
+def _check_every_seat(session, message_of, rng, max_states: int = 6) -> tuple[int, int]:
+    """Play a table of people to the end (random moves, each by its own seat); at up to ``max_states`` states, the
+    message to every seat is unchanged by a re-deal of what that seat does not know. Returns (checks, changes)."""
+    raw, game = session.raw, session.raw.game
+    checked = changed = step = 0
+    while True:
+        if step % 4 == 0 and checked < max_states * len(session.persons):
+            truth = raw.game_state
+            for view in session.persons:
+                seat = raw.possible_agents.index(view)
+                expected = json.dumps(message_of(session, view))
+                sample = game.resample_hidden(truth, seat, rng)
+                changed += game.fingerprint(sample) != game.fingerprint(truth)
+                raw.game_state = sample
+                try:
+                    got = json.dumps(message_of(session, view))
+                finally:
+                    raw.game_state = truth
+                assert got == expected, (f"{session.env_name}: the message to seat {view} of a table of people "
+                                         f"changed when its hidden part was re-dealt (step {step})")
+                checked += 1
+        if session.over:
+            return checked, changed
+        session.act(int(rng.choice(raw.legal_actions())), raw.agent_selection)
+        step += 1
+
+
+def _table_of_people(env_name, options, seed):
+    from kakurega.envs.registry import make
+
+    n = len(make(env_name, wrapped=False, **options).possible_agents)
+    return GameSession(env_name, options, [None] * n, seed=seed)
+
+
+@pytest.mark.parametrize("env_name,options", registry_cases())
+def test_every_seat_of_a_table_of_people_gets_only_its_own_view(env_name, options):
+    session = _table_of_people(env_name, options, seed=9)
+    checked, changed = _check_every_seat(session, lambda s, view: s.message(view=view), np.random.default_rng(4))
+    assert checked >= len(session.persons) and changed, "no re-deal changed a state: the check would be vacuous"
+
+
+@pytest.mark.parametrize("env_name,options", [("kakurenbo_v1", {"num_players": 3}), ("animal_chain_v1", {})])
+def test_control_a_table_message_with_another_seats_picture_is_caught(env_name, options):
+    session = _table_of_people(env_name, options, seed=9)
+
+    def leaky(s, view):  # the next seat's picture beside the seat's own message
+        agents = s.raw.possible_agents
+        return {**s.message(view=view), "also": view_message(s.raw, agents[(agents.index(view) + 1) % len(agents)])}
+
+    with pytest.raises(AssertionError, match="changed when its hidden part was re-dealt"):
+        _check_every_seat(session, leaky, np.random.default_rng(4), max_states=30)

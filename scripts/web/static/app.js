@@ -20,8 +20,8 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws`);
   socket.onopen = () => {
     $("connection").textContent = "connected";
-    const game = new URLSearchParams(location.hash.slice(1)).get("game");
-    if (game) send({ type: "join", game: game });
+    const ticket = new URLSearchParams(location.hash.slice(1)).get("seat");
+    if (ticket) send({ type: "join", ticket: ticket });
   };
   socket.onclose = () => { $("connection").textContent = "disconnected (reload the page)"; };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
@@ -32,6 +32,7 @@ function send(message) {
   socket.send(JSON.stringify(message));
 }
 
+// The error banner floats over the page (it never moves the table); a click or the next answer dismisses it.
 function showError(text) {
   const box = $("error");
   box.textContent = text;
@@ -60,6 +61,17 @@ function drawTable(message, legal) {
     if (actionsOf(shape).some((a) => legal.has(a))) shape.classList.add("legal");
   }
   $("text").textContent = message.text;
+  fitTable();
+}
+
+// The whole table fits the window below the status line (the picture keeps its proportions inside that box);
+// on a wide screen the column beside it (result, moves) is as tall.
+function fitTable() {
+  const svg = $("table").querySelector("svg");
+  const top = $("board").getBoundingClientRect().top + window.scrollY;
+  const room = `${Math.max(160, window.innerHeight - top - 8)}px`;
+  if (svg) svg.style.maxHeight = room;
+  $("side").style.maxHeight = window.matchMedia("(min-width: 900px)").matches ? room : "";
 }
 
 // The result in words (who won and why; a tie said as a tie), and between rounds the round that just ended.
@@ -80,6 +92,7 @@ function showResult(message) {
   box.dataset.end = result.end;
   result.words.forEach((line, index) => addLine(box, line, index === 0 ? "headline" : ""));
   if (message.record) addLine(box, `Record saved: ${message.record}`, "record");
+  box.scrollIntoView({ block: "nearest" });  // a narrow screen has it under the table
 }
 
 function addLine(box, text, className) {
@@ -95,10 +108,12 @@ function legalSet(message) {
 
 // ------------------------------------------------------------------ playing
 function showState(message) {
-  if (!current || current.game !== message.game) {
+  if (!current || current.game !== message.game || current.view !== message.view) {
     $("events").innerHTML = "";
     eventCount = 0;
-    history.replaceState(null, "", `#game=${message.game}`);
+    history.replaceState(null, "", `#seat=${message.ticket}`);
+    document.body.dataset.playing = "true";  // the setup folds away (the New game button opens it again)
+    $("setup").open = false;
   }
   current = message;
   selection = null;
@@ -116,16 +131,54 @@ function showState(message) {
   let status;
   if (message.over) status = "Game over.";
   else if (message.waiting_for === "you") status = `Your turn (${message.you}): click a highlighted part of the table.`;
+  else if (message.waiting_for === "person") status = `${message.to_move} (a person) is to move...`;
   else status = `${message.to_move} is thinking...`;
   $("status").textContent = `${titleOf(message.env)} - ${seats}. ${status}`;
   showResult(message);
+  showInvites(message);
+  showViews(message);
   scheduleBot();
+}
+
+// The host of a table with several people: a link for every other person's seat, to hand out.
+function showInvites(message) {
+  const box = $("invites");
+  box.innerHTML = "";
+  box.hidden = !message.invites || message.over;
+  if (box.hidden) return;
+  addLine(box, "Send each person the link of their seat (whoever holds a link plays that seat):", "");
+  for (const [seat, ticket] of Object.entries(message.invites)) {
+    const link = `${location.origin}${location.pathname}#seat=${ticket}`;
+    const line = document.createElement("div");
+    line.append(`${seat}: `);
+    const input = document.createElement("input");
+    input.readOnly = true;
+    input.value = link;
+    input.dataset.seat = seat;
+    input.onfocus = () => input.select();
+    line.appendChild(input);
+    box.appendChild(line);
+  }
+}
+
+// Another seat's view is offered once the game is over, or while bots play alone.
+function showViews(message) {
+  const label = $("watch-as-label");
+  label.hidden = !(message.over || message.you === null);
+  if (label.hidden) return;
+  const select = $("watch-as");
+  select.innerHTML = "";
+  select.add(new Option("spectator", "spectator"));
+  for (const agent of Object.keys(message.seats)) select.add(new Option(agent, agent));
+  select.value = message.view || "spectator";
 }
 
 function scheduleBot() {
   clearTimeout(botTimer);
-  if (!current || current.type !== "state" || current.over || current.waiting_for !== "bot" || paused) return;
-  botTimer = setTimeout(() => send({ type: "next" }), Number($("speed").value));
+  if (!current || current.type !== "state" || current.over || paused) return;
+  // a bot's move at the chosen pace; while another person is to move, a look at the table every second
+  if (current.waiting_for === "bot") botTimer = setTimeout(() => send({ type: "next" }), Number($("speed").value));
+  else if (current.waiting_for === "person") botTimer = setTimeout(() => send({ type: "look" }), 1000);
 }
 
 function play(action) {
@@ -144,6 +197,7 @@ function clickTable(event) {
   const legal = legalSet(current);
   clearMarks();
   if (!shape) { selection = null; $("chooser").hidden = true; return; }
+  chooserAt = shape;
   const actions = actionsOf(shape).filter((a) => legal.has(a));
   if (actions.length === 0) { showError("That part of the table is not a legal move now."); return; }
   showError("");
@@ -179,6 +233,21 @@ function showChooser(actions) {
     box.appendChild(button);
   }
   box.hidden = false;
+  placeChooser(box);
+}
+
+// The chooser floats by the clicked shape, inside the window (below it, or above when there is no room).
+let chooserAt = null;      // the shape clicked last
+function placeChooser(box) {
+  if (!chooserAt || box.hidden) return;
+  const at = chooserAt.getBoundingClientRect();
+  const margin = 8;
+  const width = box.offsetWidth, height = box.offsetHeight;
+  const left = Math.min(Math.max(margin, at.left), window.innerWidth - width - margin);
+  let top = at.bottom + margin;
+  if (top + height > window.innerHeight - margin) top = Math.max(margin, at.top - height - margin);
+  box.style.left = `${Math.max(margin, left)}px`;
+  box.style.top = `${top}px`;
 }
 
 // ------------------------------------------------------------------ setup form
@@ -289,7 +358,7 @@ function fillPreset() {
   $("view").innerHTML = "";
   $("view").add(new Option("spectator", "spectator"));
   for (const agent of config.agents) $("view").add(new Option(agent, agent));
-  $("view-label").hidden = $("seat").value !== "watch";
+  showSeedField();
   suggestOpponent();
 }
 
@@ -310,7 +379,7 @@ function start() {
   let options;
   try { options = readOptions(); } catch (error) { showError(`Options: ${error.message}`); return; }
   const seatValue = $("seat").value;
-  const seed = $("seed").value.trim();
+  const seed = seatValue === "watch" && $("view").value === "spectator" ? $("seed").value.trim() : "";
   clearTimeout(botTimer);
   // a bot may be thinking about the game being left: call it off at once (the server answers in order)
   if (current && current.type === "state" && !current.over && current.waiting_for === "bot") send({ type: "abandon" });
@@ -326,6 +395,13 @@ function start() {
     agents: $("agents").value.trim().split(/\s+/).filter((s) => s !== ""),
     seed: seed === "" ? null : Number(seed),
   });
+}
+
+// A seed may be chosen only to watch bots as the spectator (the server draws every other deal).
+function showSeedField() {
+  const watching = $("seat").value === "watch";
+  $("view-label").hidden = !watching;
+  $("seed-label").hidden = !(watching && $("view").value === "spectator");
 }
 
 // ------------------------------------------------------------------ rules
@@ -411,6 +487,7 @@ function openRecord() {
 }
 
 function showReplay(message) {
+  if (!current || current.game !== message.game) $("setup").open = false;  // the record folds the setup away
   current = message;
   clearTimeout(botTimer);
   $("replay-controls").hidden = false;
@@ -438,6 +515,8 @@ function stopReplay() {
 // ------------------------------------------------------------------ start up
 function init() {
   $("table").addEventListener("click", clickTable);
+  window.addEventListener("resize", () => { fitTable(); placeChooser($("chooser")); });
+  window.addEventListener("scroll", () => placeChooser($("chooser")));  // it stays by its shape
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape") { selection = null; clearMarks(); $("chooser").hidden = true; }
   });
@@ -446,7 +525,10 @@ function init() {
   $("agents").oninput = () => { agentsEdited = true; };
   $("rules-button").onclick = showRules;
   $("preset").onchange = fillPreset;
-  $("seat").onchange = () => { $("view-label").hidden = $("seat").value !== "watch"; };
+  $("seat").onchange = showSeedField;
+  $("view").onchange = showSeedField;
+  $("watch-as").onchange = () => send({ type: "view", view: $("watch-as").value });
+  $("error").onclick = () => showError("");
   $("start").onclick = start;
   $("speed").oninput = () => { $("speed-value").textContent = `${$("speed").value} ms`; };
   $("pause").onclick = () => {
