@@ -56,7 +56,7 @@ class HumanAgent(Agent):
             return legal[0]
         if self._view_text:
             self.output_fn(self._view_text)
-        self.output_fn("Your moves (type the key in brackets or the move's words, e.g. a square; q quits):")
+        self.output_fn("Your moves (type a [key] or a move's words, e.g. a square; q quits):")
         for line in menu_lines(names, self._notes):
             self.output_fn(line)
         while True:

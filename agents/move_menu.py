@@ -5,7 +5,7 @@ decision to the next (``[57] stop moving`` is always 57). A move can also be
 typed by its words: every typed word must start a word of the move's name,
 e.g. ``stop``, ``r6c5`` or ``Fx|Pg r0c1``. A long list whose moves differ only
 by a square (a seeker placing its piece on one of 56 squares) is shown as a
-grid of square names, typed as they are shown.
+few lines of squares row by row, typed by name (``r0c5``).
 
 >>> names = {3: "play Fx|Pg onto r0c1", 4: "play Fx|Pg onto r1c1", 9: "pass and draw from the deck"}
 >>> choose("pass", names), choose("fx|pg r1c1", names), choose("4", names)
@@ -64,7 +64,8 @@ def _key_list(names: dict[int, str]) -> str:
 
 
 def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None) -> list[str]:
-    """The menu: one ``[key] name`` line a move, square grids for long runs of moves that differ by a square only."""
+    """The menu: one ``[key] name`` line a move; a long run of moves that differ by a square only as its squares
+    row by row (``r0: c0 c5 c7``: type ``r0c5``)."""
     notes = notes or {}
     groups: dict[str, list[tuple[int, str, int, int]]] = {}
     for action, name in names.items():
@@ -83,16 +84,21 @@ def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None) -> li
     squares = [SQUARE.search(name).group(0) for name in names.values() if SQUARE.search(name)]
     for prefix, moves in grids.items():
         alone = all(squares.count(square) == 1 for _, square, _, _ in moves)
-        how = "type the square" if alone else f"type words of the move and the square, e.g. {names[moves[0][0]]!r}"
+        how = f"type the square, e.g. {moves[0][1]}" if alone else f"type words of the move and the square, e.g. {names[moves[0][0]]!r}"
         lines.append(f"  {prefix.strip()} ... ({how}):")
         lines.extend(_grid(moves))
     return lines
 
 
-def _grid(moves: list[tuple[int, str, int, int]]) -> list[str]:
-    """The squares laid out by row and column, e.g. ``r6c5`` under ``r5c5``; squares not offered are blank."""
-    at = {(row, col): square for _, square, row, col in moves}
-    rows = sorted({row for row, _ in at})
-    cols = range(min(col for _, col in at), max(col for _, col in at) + 1)
-    cell = max(len(square) for square in at.values()) + 1
-    return ["    " + "".join(f"{at.get((row, col), '.'):<{cell}}" for col in cols).rstrip() for row in rows]
+def _grid(moves: list[tuple[int, str, int, int]], width: int = 76) -> list[str]:
+    """The squares row by row, e.g. ``r0: c0 c5 c7   r1: c1 c3``, wrapped to ``width`` characters."""
+    rows: dict[int, list[int]] = {}
+    for _, _, row, col in moves:
+        rows.setdefault(row, []).append(col)
+    parts = [f"r{row}: " + " ".join(f"c{col}" for col in sorted(cols)) for row, cols in sorted(rows.items())]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + 3 + len(part) > width:
+            lines.append("")
+        lines[-1] += ("   " if lines[-1] else "") + part
+    return ["    " + line for line in lines]

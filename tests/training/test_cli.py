@@ -142,8 +142,8 @@ def typist(capsys, first_answers=()):
         key = re.search(r"^  \[ *(\d+)\]", menu, re.M)
         if key:
             return key.group(1)
-        prefix, square = re.search(r"^  (.+) \.\.\. \(.*\n[ .]*(r\d+c\d+)", menu, re.M).groups()
-        return f"{prefix} {square}"  # a grid of squares: the move's words and its first square
+        prefix, row, col = re.search(r"^  (.+) \.\.\. \(.*\n +r(\d+): c(\d+)", menu, re.M).groups()
+        return f"{prefix} r{row}c{col}"  # squares row by row: the move's words and its first square
 
     answer.printed = printed
     return answer
