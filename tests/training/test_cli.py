@@ -8,6 +8,7 @@ import types
 from pathlib import Path
 
 import pytest
+from terminal_player import typist
 
 from kakurega.envs.registry import ENV_SPECS, latest_envs
 from kakurega.scripts.cli import build_parser, main
@@ -128,25 +129,6 @@ def test_train_reports_config_errors_cleanly(tmp_path, capsys):
 def test_evaluate_reports_bad_specs_cleanly(capsys):
     assert main(["evaluate", "animal_chain_v0", "--agents", "wizard", "random", "--games", "2"]) == 2
     assert "unknown agent kind 'wizard'" in capsys.readouterr().err
-
-
-def typist(capsys, first_answers=()):
-    """An ``input`` that gives ``first_answers``, then the first key of the last menu printed; keeps all output."""
-    printed, answers = [], iter(first_answers)
-
-    def answer(prompt=""):
-        printed.append(capsys.readouterr().out)
-        for given in answers:
-            return given
-        menu = "".join(printed).rsplit("Your moves", 1)[1]
-        key = re.search(r"^  \[ *(\d+)\]", menu, re.M)
-        if key:
-            return key.group(1)
-        prefix, row, col = re.search(r"^  (.+) \.\.\. \(.*\n +r(\d+): c(\d+)", menu, re.M).groups()
-        return f"{prefix} r{row}c{col}"  # squares row by row: the move's words and its first square
-
-    answer.printed = printed
-    return answer
 
 
 def test_play_human_against_agents(monkeypatch, capsys):
