@@ -1,9 +1,11 @@
 """A person at the terminal, playing through the same agent protocol as every bot.
 
 The agent never touches the env. Before each of its turns the runner hands it
-the text picture of **its own view** and the names of its legal actions (see
-:func:`show_view`); :meth:`HumanAgent.act` prints them, lists the legal actions
-with numbers and asks until it gets a valid choice.
+the text picture of **its own view**, the names of its legal actions and the
+moves its own view proves win at once (see :func:`show_view`);
+:meth:`HumanAgent.act` prints them as a menu with stable keys (the action ids,
+:mod:`~kakurega.agents.move_menu`), takes a single legal move without asking,
+and asks until a key or the words of a move pick exactly one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.envs.core.safe_load import short_repr
+from kakurega.agents.move_menu import choose, menu_lines
 
 
 class HumanAgent(Agent):
@@ -35,37 +37,44 @@ class HumanAgent(Agent):
         self.output_fn = output_fn or (lambda text: print(text))
         self._view_text = ""
         self._action_names: dict[int, str] = {}
+        self._notes: dict[int, str] = {}
 
-    def see(self, view_text: str, action_names: dict[int, str]) -> None:
-        """Receive the table as this player sees it and the names of the legal actions."""
+    def see(self, view_text: str, action_names: dict[int, str], notes: dict[int, str] | None = None) -> None:
+        """Receive the table as this player sees it, the names of the legal actions and notes on some
+        (e.g. ``"wins at once"``)."""
         self._view_text = view_text
         self._action_names = dict(action_names)
+        self._notes = dict(notes or {})
 
     def act(self, observation: dict, sampler=None) -> int:
         legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
         if not legal:
             raise ValueError("HumanAgent.act: no legal action in the mask (is it this player's turn?)")
+        names = {a: self._action_names.get(a, f"action {a}") for a in legal}
+        if len(legal) == 1:
+            self.output_fn(f"Your only move: {names[legal[0]]} (played for you).")
+            return legal[0]
         if self._view_text:
             self.output_fn(self._view_text)
-        self.output_fn("Your legal actions:")
-        for number, action in enumerate(legal, start=1):
-            name = self._action_names.get(action, f"action {action}")
-            self.output_fn(f"  {number:>3}. {name}")
+        self.output_fn("Your moves (type a [key] or a move's words, e.g. a square; q quits):")
+        for line in menu_lines(names, self._notes):
+            self.output_fn(line)
         while True:
             try:
-                answer = self.input_fn(f"Choose 1-{len(legal)} (or q to quit): ").strip()
+                answer = self.input_fn("Your move: ")
             except EOFError:
                 raise KeyboardInterrupt("input closed") from None
-            if answer.lower() in ("q", "quit", "exit"):
+            if answer.strip().lower() in ("q", "quit", "exit"):
                 raise KeyboardInterrupt("player quit")
-            # ASCII digits only: str.isdigit() also accepts '²' and other digits int() refuses
-            if answer.isascii() and answer.isdigit() and len(answer) <= 9 and 1 <= int(answer) <= len(legal):
-                return legal[int(answer) - 1]
-            self.output_fn(f"{short_repr(answer, 40)} is not a choice; type a number from 1 to {len(legal)}.")
+            picked = choose(answer, names)
+            if isinstance(picked, int):
+                return picked
+            self.output_fn(picked)
 
 
 def show_view(agent: Agent, env, agent_name: str) -> None:
-    """If ``agent`` wants it, give it ``agent_name``'s own view and its legal actions by name.
+    """If ``agent`` wants it, give it ``agent_name``'s own view, its legal actions by name and the
+    moves that win at once (:meth:`~kakurega.envs.core.game.Game.winning_note`, from the mover's own view).
 
     Every runner that may seat a human calls this before :func:`~kakurega.agents.base.choose_action`.
     """
@@ -73,4 +82,5 @@ def show_view(agent: Agent, env, agent_name: str) -> None:
         return
     raw = env.unwrapped
     names = {a: raw.action_to_string(a) for a in raw.legal_actions()}
-    agent.see(raw.render_text(agent_name), names)
+    notes = {a: note for a in names if (note := raw.game.winning_note(raw.game_state, a))}
+    agent.see(raw.render_text(agent_name), names, notes)

@@ -248,6 +248,8 @@ def cmd_play(args) -> int:
     me = env.possible_agents[seat]
     lineup = ", ".join(f"{agent}: {spec or 'you'}" for agent, spec in zip(env.possible_agents, lineup_specs))
     print(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
+    if legend := env.game.code_legend():
+        print(legend)
     record = None
     if args.record:
         from kakurega.agents.record import Record, new_seed

@@ -866,6 +866,21 @@ class AnimalChainGame(Game):
             return "pass without drawing (no deck and no face-down card left)"
         return f"pass and take the face-down card at {self.position_name(seat, where)}"
 
+    def winning_note(self, state, action: int) -> str:
+        """``"wins at once"`` for a play onto the opponent's base row (the board shape is public)."""
+        if state.phase != PLAY:
+            return ""
+        kind, _, where = self.decode(state.to_move, int(action))
+        return "wins at once" if kind == "play" and self.base_owner[where] == 1 - state.to_move else ""
+
+    def code_legend(self) -> str:
+        """The animal labels, e.g. ``"animals: Dg dog, Ct cat, ...; a card Dg|Ct shows a dog on its left ..."``."""
+        deck = self.deck
+        animals = ", ".join(f"{label} {name}" for label, name in zip(deck.labels, deck.animals))
+        left, right = deck.card_types[0]
+        return (f"animals: {animals}; a card {deck.type_label(0)} shows a {deck.animals[left]} on its left "
+                f"and a {deck.animals[right]} on its right")
+
     def public_action_string(self, before, action: int, after, viewer: int | None) -> str:
         """The move in ``viewer``'s words, in its own frame (:mod:`~kakurega.envs.animal_chain.moves`).
 

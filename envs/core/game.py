@@ -187,6 +187,18 @@ class Game(ABC):
 
         return by_returns(self.returns(state), viewer)
 
+    def winning_note(self, state, action: int) -> str:
+        """A short note when the legal ``action`` of the player to move wins at once ("wins at once"), else "".
+
+        Read only from what the mover knows (equal for states it cannot tell
+        apart); the terminal menu marks these moves. This default marks none.
+        """
+        return ""
+
+    def code_legend(self) -> str:
+        """What the short codes in this game's move names mean (e.g. the animal labels), or "" when there are none."""
+        return ""
+
     def round_words(self, state, viewer: int | None = None) -> list[str]:
         """One line per finished round of a game played in rounds ("Round 1: you escaped."); [] for other games."""
         return []

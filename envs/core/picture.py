@@ -192,6 +192,40 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
+#: browsers draw the SVG's text in DejaVu Sans, up to this much wider than Pillow's font: layouts budget for it
+BROWSER_FONT_SLACK = 1.16
+
+
+def text_width(text: str, size: float) -> float:
+    """The width in pixels that ``text`` at ``size`` may take, in Pillow's font or a browser's (the wider)."""
+    return _font(max(1, round(size))).getlength(text) * BROWSER_FONT_SLACK
+
+
+def text_box(shape: Text) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)``: the box a :class:`Text` may cover (see :func:`text_width`)."""
+    w = text_width(shape.text, shape.size)
+    x0 = {"start": shape.x, "middle": shape.x - w / 2, "end": shape.x - w}[shape.anchor]
+    return x0, shape.y - shape.size / 2, x0 + w, shape.y + shape.size / 2
+
+
+def fit_size(text: str, size: float, max_width: float, min_size: float = 10) -> float:
+    """The largest size from ``size`` down to ``min_size`` at which ``text`` fits ``max_width`` (``min_size`` if none)."""
+    while size > min_size and text_width(text, size) > max_width:
+        size -= 0.5
+    return size
+
+
+def wrap_text(text: str, size: float, max_width: float) -> list[str]:
+    """``text`` in lines no wider than ``max_width`` at ``size``, broken between words (a too long word stays whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(f"{lines[-1]} {word}", size) <= max_width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
 def _pil_colour(colour):
     return None if colour is None else tuple(int(c) for c in colour)
 

@@ -2,6 +2,9 @@
 
 The child and a spectator see the same table; the only hidden thing, the
 order of the face-down pile, is never drawn (the pile shows its size only).
+A pale ring marks every cell in the monster's sight (the rules' sight from
+the cell it stands on); the EXIT sign stands outside the room's wall, left of
+the exit cell, where no figure covers it.
 Clickable, in the child's view while it decides: the cells next to the child (step there, place the drawn tile
 there), the pile and the memory tiles (search them), and buttons for stop
 moving, don't search and decline.
@@ -9,7 +12,19 @@ moving, don't search and decline.
 
 from __future__ import annotations
 
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button, last_move_mark
+from kakurega.envs.core.picture import (
+    BLACK,
+    WHITE,
+    Circle,
+    Line,
+    Polygon,
+    Rect,
+    Scene,
+    Text,
+    button,
+    fit_size,
+    last_move_mark,
+)
 from kakurega.envs.hidden_rooms.booklet import GRID
 from kakurega.envs.hidden_rooms.rules import (
     DECLINE,
@@ -44,10 +59,15 @@ FLOOR = (70, 66, 82)
 MONSTER_COLOUR = (132, 52, 160)
 CHILD_COLOUR = (255, 160, 40)
 PATH_COLOUR = (200, 90, 220)
+#: the ring inside every cell the monster sees (the rules' sight: radius or line, from its cell)
+SIGHT_COLOUR = (255, 236, 120)
+EXIT_COLOUR = (250, 250, 250)
 CELL = 88
 MARGIN = 24
+#: the room's left edge, right of the EXIT sign (outside the room, so no figure ever covers it)
+ROOM_X = MARGIN + 44
 TOP = 56
-PANEL_X = MARGIN * 2 + GRID * CELL
+PANEL_X = ROOM_X + MARGIN + GRID * CELL
 WIDTH = PANEL_X + 300
 HEIGHT = TOP + GRID * CELL + 70
 
@@ -99,7 +119,7 @@ class HiddenRoomsPicture:
     @staticmethod
     def cell_box(cell: int) -> tuple[float, float]:
         """Top-left pixel of ``cell``."""
-        return MARGIN + (cell % GRID) * CELL, TOP + (cell // GRID) * CELL
+        return ROOM_X + (cell % GRID) * CELL, TOP + (cell // GRID) * CELL
 
     def scene(self, state, view: int | None = None, last_move: tuple | None = None) -> Scene:
         """The table in a picture (the pile's order is never read); the cell ``last_move`` touched is outlined."""
@@ -117,10 +137,12 @@ class HiddenRoomsPicture:
         add(Text(MARGIN, 42, f"phase: {phase}" + (f" ({state.steps_taken}/2 steps)" if state.phase == MOVE else ""),
                  size=15, anchor="start", fill=(60, 60, 60)))
         # the room: dark cells, revealed tiles, the exit
-        add(Rect(MARGIN - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
+        add(Rect(ROOM_X - 6, TOP - 6, GRID * CELL + 12, GRID * CELL + 12, fill=DARK, radius=8))
+        self._exit(scene)
         acting = view == 0 and state.phase in (MOVE, SEARCH, PLACING)
         targets = self._cell_actions(state) if acting else {}
         touched = self._touched(state, last_move)
+        sight = self.sight_cells(state)
         for cell in range(GRID * GRID):
             x, y = self.cell_box(cell)
             tile = state.board[cell]
@@ -132,6 +154,9 @@ class HiddenRoomsPicture:
                          width=1, radius=6, actions=actions, label=f"dark cell ({cell // GRID}, {cell % GRID})"))
             else:
                 add(*tile_shapes(x + 3, y + 3, CELL - 6, tile, actions=actions))
+            if cell in sight:
+                add(Rect(x + 7, y + 7, CELL - 14, CELL - 14, outline=SIGHT_COLOUR, width=3, radius=6,
+                         label=f"in the monster's sight ({cell // GRID}, {cell % GRID})"))
         # the monster's path ahead: a line through the cells still to walk, numbers on the steps
         path = game.paths[state.monster]
         ahead = [state.monster_cell] + list(path[state.progress + 1:])
@@ -154,11 +179,22 @@ class HiddenRoomsPicture:
         add(*child_shapes(cx + CELL / 2, cy + CELL / 2, CELL))
         add(*monster_shapes(mx + CELL / 2, my + CELL / 2, CELL * (0.8 if state.monster_cell == state.child else 1),
                             monster.name))
-        ex, ey = self.cell_box(EXIT_CELL)
-        add(Rect(ex + 4, ey + CELL - 22, 36, 16, fill=(250, 250, 250), outline=BLACK, width=1, radius=3))
-        add(Text(ex + 22, ey + CELL - 14, "EXIT", size=11))
         self._panel(scene, state, monster, acting)
         return scene
+
+    def sight_cells(self, state) -> set[int]:
+        """The cells the monster sees from where it stands (public: its card and cell are on the table)."""
+        mask = self.game.sight_masks[state.monster][state.monster_cell]
+        return {cell for cell in range(GRID * GRID) if mask >> cell & 1}
+
+    def _exit(self, scene: Scene) -> None:
+        """The EXIT sign left of the room, pointing at the exit cell through a gap in the wall."""
+        ex, ey = self.cell_box(EXIT_CELL)
+        mid = ey + CELL / 2
+        scene.add(Rect(ex - 6, mid - 18, 6, 36, fill=EXIT_COLOUR),
+                  Rect(MARGIN - 18, mid - 10, 46, 20, fill=EXIT_COLOUR, outline=BLACK, width=1, radius=3,
+                       label="the exit (0, 0): the child escapes there"),
+                  Text(MARGIN + 5, mid, "EXIT", size=12))
 
     @staticmethod
     def _touched(state, last_move) -> int:
@@ -190,7 +226,10 @@ class HiddenRoomsPicture:
         add(Text(x + 74, TOP + 14, monster.name, size=17, anchor="start"))
         steps = f"{monster.steps} step{'s' if monster.steps != 1 else ''} a turn"
         add(Text(x + 74, TOP + 36, steps, size=13, anchor="start"))
-        add(Text(x + 74, TOP + 54, f"sight: {monster.describe_sight()}", size=13, anchor="start"))
+        add(Rect(x + 74, TOP + 46, 16, 16, fill=DARK, outline=SIGHT_COLOUR, width=3, radius=3,
+                 label="a ring like this marks the cells the monster sees"))
+        sight = f"sight: {monster.describe_sight()}"
+        add(Text(x + 96, TOP + 54, sight, size=fit_size(sight, 13, 280 - 96 - 6), anchor="start"))
         chase = "CHASING the child" if state.chasing else "following its path"
         add(Text(x + 12, TOP + 82, f"path {state.progress}/{len(self.game.paths[state.monster]) - 1}, {chase}",
                  size=13, anchor="start", fill=(90, 30, 110)))

@@ -496,6 +496,13 @@ class HiddenRoomsGame(Game):
             return "decline to place"
         return f"action {action} (no such action; expected 0..{NUM_ACTIONS - 1})"
 
+    def winning_note(self, state: HiddenRoomsState, action: int) -> str:
+        """``"escapes at once"`` for a step onto the exit (0, 0) (the whole table is public)."""
+        action = int(action)
+        if state.phase == MOVE and STEP <= action < STEP + 4 and NEIGHBOURS[state.child][action - STEP] == EXIT_CELL:
+            return "escapes at once"
+        return ""
+
     def public_action_string(self, before: HiddenRoomsState, action: int, after: HiddenRoomsState,
                              viewer: int | None) -> str:
         """The move in words, then the monster's phase it set off (:mod:`~kakurega.envs.hidden_rooms.moves`).

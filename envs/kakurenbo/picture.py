@@ -13,11 +13,28 @@ the pile (draw), its own cards (discard their pair, give them, give the
 Curse with them; in Kurayami a back gives a card of its colour), the other
 players' cards (take a card of that colour) and the other players' boxes
 (the player an action names).
+
+Text is laid out to fit (:func:`~kakurega.envs.core.picture.text_width`): a
+long seat title shrinks to clear the score, the centre's events wrap (the
+newest whole events that fit), and a finished game's final scores and winners
+are written in full across the bottom of the centre.
 """
 
 from __future__ import annotations
 
-from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Rect, Scene, Text, last_move_mark
+from kakurega.envs.core.picture import (
+    BLACK,
+    WHITE,
+    Circle,
+    Line,
+    Rect,
+    Scene,
+    Text,
+    fit_size,
+    last_move_mark,
+    text_width,
+    wrap_text,
+)
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.render import describe_event, status_text, visible_hand
 from kakurega.envs.kakurenbo.rules import (
@@ -218,8 +235,11 @@ class KakurenboPicture:
         if state.curse_holder == seat:
             flags.append("holds the Curse")
         title = game.seat_name(seat) + (f" ({', '.join(flags)})" if flags else "")
-        add(Text(x + 10, y + 14, title, fill=HIGHLIGHT if to_act else INK, size=15, anchor="start"))
-        add(Text(x + w - 10, y + 14, f"{state.scores[seat]} pts", fill=INK, size=15, anchor="end"))
+        score = f"{state.scores[seat]} pts"
+        room = w - 20 - text_width(score, 15) - 8  # the title never runs into the score
+        add(Text(x + 10, y + 14, title, fill=HIGHLIGHT if to_act else INK, size=fit_size(title, 15, room),
+                 anchor="start"))
+        add(Text(x + w - 10, y + 14, score, fill=INK, size=15, anchor="end"))
         pairs = [SHORT_PARTS[p] for p, by in enumerate(state.discarded_by) if by == seat]
         add(Text(x + 10, y + 34, "pairs: " + (", ".join(pairs) if pairs else "-"), fill=(200, 230, 210), size=12,
                  anchor="start"))
@@ -256,7 +276,8 @@ class KakurenboPicture:
         game = self.game
         add = scene.add
         x, y, w, h = box
-        add(Text(x + w / 2, y + 10, status_text(game, state), fill=HIGHLIGHT, size=15))
+        status = status_text(game, state)
+        add(Text(x + w / 2, y + 10, status, fill=HIGHLIGHT, size=fit_size(status, 15, w - 10)))
         add(Text(x + w / 2, y + 30, f"{game.variant}, step {state.steps}/{game.max_steps}", fill=INK, size=12))
         # the pile: face down, its top card's colour shows (the Curse when it is the last card)
         px, py = x + 10, y + 48
@@ -277,19 +298,29 @@ class KakurenboPicture:
             add(*die_shapes(px + 80, py + 4, 34, state.dice[0], RED))
             add(*die_shapes(px + 120, py + 4, 34, state.dice[1], BLUE))
             add(Text(px + 117, py + 56, f"{state.rolls} roll(s)", fill=INK, size=12))
-        lines = [describe_event(game, event) for event in state.events]
-        if finished:
+        # the events of the last action, newest kept, wrapped in the column right of the pile and dice
+        ex = px + (170 if state.dice[0] else 80)
+        column = x + w - 10 - ex
+        bottom = y + h - 4
+        result = []
+        if finished:  # the result, wrapped across the whole box under the pile
             final = game.final_scores(state)
             winners = game.winners(state)
-            lines.append("final: " + ", ".join(f"p{s} {final[s]}" for s in range(game.num_players)))
-            lines.append("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
-        ex = px + (170 if state.dice[0] else 80)
-        for i, line in enumerate(lines[-6:]):
-            add(Text(ex, py + 8 + 20 * i, _fit(line, (x + w - ex) // 6.5), fill=INK, size=12, anchor="start"))
+            result = [f"final: {', '.join(f'p{s} {final[s]}' for s in range(game.num_players))}",
+                      "winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody")]
+            result = [part for line in result for part in wrap_text(line, 13, w - 20)]
+            for i, line in enumerate(result):
+                add(Text(x + 10, bottom - 8 - 18 * (len(result) - 1 - i), line, fill=HIGHLIGHT, size=13, anchor="start"))
+            bottom -= 8 + 18 * len(result)  # the events stop above the result (the pile's label is left of them)
+        fits = max(0, int((bottom - (py + 8) + 6) // 18))
+        lines: list[str] = []
+        for event in reversed(state.events):  # the newest whole events that fit
+            wrapped = wrap_text(describe_event(game, event), 12, column)
+            if len(lines) + len(wrapped) > fits:
+                break
+            lines = wrapped + lines
+        for i, line in enumerate(lines):
+            add(Text(ex, py + 8 + 18 * i, line, fill=INK, size=12, anchor="start"))
 
 
-def _fit(text: str, chars: float) -> str:
-    """``text`` cut to about ``chars`` characters (an ellipsis marks the cut)."""
-    chars = max(8, int(chars))
-    return text if len(text) <= chars else text[: chars - 1] + "…"
 

@@ -3,7 +3,7 @@
 Drawn from what the view may know, as the text renderer is: the child of the
 round sees its own stroke (the squares in visit order, the current square
 ringed) and its turn in progress; a seeker and a spectator see the public
-belief (squares where the child may be, dotted) instead. Everyone sees the
+belief (squares where the child may be, ringed in teal) instead. Everyone sees the
 map, the pieces, the wrong guesses of the round (crossed), every
 announcement and VP, and the revealed strokes of finished rounds (listed).
 The step counter is not drawn during play (without ``paced_turns`` it counts
@@ -11,7 +11,8 @@ the child's hidden lines).
 
 Clickable, in the view of the player to act only: every square (start
 there, draw a line to it, place the piece on it) and buttons for stop and
-continue.
+continue. A framed square's clickable face is wider than its frame, so the
+outline a browser draws around a legal square leaves the frame whole.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import math
 
 from kakurega.envs.core.picture import BLACK, WHITE, Circle, Line, Polygon, Rect, Scene, Text, button, last_move_mark
-from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_PATH
+from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_NAMES, KIND_PATH
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, FOUND_STUCK, OVER, PHASE_NAMES, START
 
 CELL = 62
@@ -34,7 +35,11 @@ INK = (40, 40, 40)
 #: a colour per seat for its piece
 SEAT_COLOURS = ((214, 60, 50), (40, 100, 200), (40, 150, 70), (150, 70, 170))
 STROKE = (230, 80, 20)
-BELIEF = (250, 200, 40)
+#: the belief rings: teal, unlike the orange a browser outlines legal squares with and the black/white frames
+BELIEF = (0, 128, 140)
+#: a framed square: its clickable face spans the cell less this margin, its frame sits this far inside the face,
+#: so the outline a browser draws around a legal face never covers the frame
+FACE_INSET, FRAME_INSET, FRAME_WIDTH = 1, 5, 4
 
 
 def icon_shapes(cx: float, cy: float, r: float, name: str, letter: str) -> list:
@@ -176,7 +181,7 @@ class SummerHideAndSeekPicture:
                 if state.belief >> s & 1:
                     cx, cy = self.centre(s)
                     add(Circle(cx, cy, CELL * 0.36, outline=BELIEF, width=3))
-                    add(Text(cx + CELL * 0.3, cy - CELL * 0.3, "?", fill=(160, 110, 0), size=14))
+                    add(Text(cx + CELL * 0.3, cy - CELL * 0.3, "?", fill=BELIEF, size=14))
         for s in range(game.num_squares):
             if state.guessed >> s & 1:
                 cx, cy = self.centre(s)
@@ -217,10 +222,15 @@ class SummerHideAndSeekPicture:
             add(Rect(x + 2, y + 2, CELL - 4, CELL - 4, fill=PATH, radius=CELL / 2.5, actions=actions, label=name))
             return
         frame = BLACK if kind == KIND_BLACK else WHITE
-        add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=(252, 250, 240), outline=frame, width=5, radius=6,
+        face, inner = FACE_INSET, FACE_INSET + FRAME_INSET
+        add(Rect(x + face, y + face, CELL - 2 * face, CELL - 2 * face, fill=(252, 250, 240), radius=7,
                  actions=actions, label=name))
+        add(Rect(x + inner, y + inner, CELL - 2 * inner, CELL - 2 * inner, outline=frame, width=FRAME_WIDTH, radius=5,
+                 label=f"{KIND_NAMES[kind]} frame"))
         if kind != KIND_BLACK:
-            add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, outline=(150, 150, 150), width=1, radius=6))
+            half = FRAME_WIDTH / 2
+            add(Rect(x + inner - half, y + inner - half, CELL - 2 * inner + FRAME_WIDTH, CELL - 2 * inner + FRAME_WIDTH,
+                     outline=(150, 150, 150), width=1, radius=6))
         icon = m.icons[m.icon_of[s]]
         add(*icon_shapes(x + CELL / 2, y + CELL / 2 - 4, CELL * 0.27, icon.name, icon.letter))
         add(Text(x + CELL - 14, y + CELL - 15, str(icon.vp), size=10, fill=(90, 90, 90)))

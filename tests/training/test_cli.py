@@ -8,6 +8,7 @@ import types
 from pathlib import Path
 
 import pytest
+from terminal_player import typist
 
 from kakurega.envs.registry import ENV_SPECS, latest_envs
 from kakurega.scripts.cli import build_parser, main
@@ -131,12 +132,13 @@ def test_evaluate_reports_bad_specs_cleanly(capsys):
 
 
 def test_play_human_against_agents(monkeypatch, capsys):
-    answers = iter(["0", "abc", "99"] + ["1"] * 500)
-    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    typed = typist(capsys, ["abc", "9999", ""])
+    monkeypatch.setattr("builtins.input", typed)
     assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "you are player_0" in out and "Your legal actions:" in out
-    assert "'abc' is not a choice" in out and "'99' is not a choice" in out
+    out = "".join(typed.printed) + capsys.readouterr().out
+    assert "you are player_0" in out and "Your moves" in out and "animals: Dg dog, Ct cat" in out
+    assert "'abc' is not a legal move" in out and "'9999' is not the key of a legal move" in out
+    assert "Type a move's key" in out
     assert "Game over" in out
     # the result in words, not in returns
     end = out.rsplit("Game over", 1)[1]
@@ -145,18 +147,25 @@ def test_play_human_against_agents(monkeypatch, capsys):
     assert "+1" not in end and "(win)" not in end
 
 
-def test_play_shows_only_the_humans_view(monkeypatch, capsys):
-    from kakurega.envs.registry import make
+def test_play_shows_only_the_humans_view(monkeypatch, capsys, tmp_path):
+    from kakurega.agents.record import load_record, replay
 
-    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
-    assert main(["play", "kakurenbo", "--opponents", "random", "--seat", "0", "--seed", "5", "--option", "num_players=3"]) == 0
-    out = capsys.readouterr().out
-    env = make("kakurenbo_v0", wrapped=False, num_players=3)
-    env.reset(seed=5)
-    assert env.agent_selection == "player_0"  # seat 0 opens, so the first table printed is the start
+    typed = typist(capsys)
+    monkeypatch.setattr("builtins.input", typed)
+    path = tmp_path / "game.json"
+    assert main(["play", "kakurenbo", "--opponents", "random", "--seat", "0", "--seed", "1", "--option",
+                 "num_players=3", "--record", str(path)]) == 0
+    out = "".join(typed.printed) + capsys.readouterr().out
+    assert "Your only move: draw the top card of the pile (played for you)." in out  # asked nothing
+    # the first table printed is player_0's view where it first had a choice
+    replayer = replay(load_record(path))  # checks the record, then back to the deal
+    replayer.reset()
+    env = replayer.raw
+    while env.agent_selection != "player_0" or len(env.legal_actions()) == 1:
+        replayer.step()
     mine, theirs, spectator = env.render_text("player_0"), env.render_text("player_1"), env.render_text(None)
-    assert mine != theirs and mine != spectator  # private views differ at the start
-    first_table = out.split("Your legal actions:")[0]
+    assert mine != theirs and mine != spectator  # private views differ
+    first_table = out.split("Your moves")[0]
     assert mine in first_table and theirs not in first_table and spectator not in first_table
 
 

@@ -81,15 +81,15 @@ def test_register_agent_kind_extension_point(nim):
 
 def test_human_agent_lists_actions_and_reasks(nim):
     context = context_for(nim.NAME, {})
-    answers = iter(["", "x", "0", "4", "2"])
+    answers = iter(["", "x", "4", "take 2"])
     printed = []
     human = HumanAgent(context, 0, input_fn=lambda prompt: next(answers), output_fn=printed.append)
     human.see("pile: 5  your card: 1", {0: "take 1", 1: "take 2", 2: "take 3"})
     mask = np.array([1, 1, 1], dtype=np.int8)
     assert human.act({"observation": np.zeros(14, np.float32), "action_mask": mask}) == 1
     text = "\n".join(printed)
-    assert "pile: 5  your card: 1" in text and "1. take 1" in text and "3. take 3" in text
-    assert text.count("is not a choice") == 4
+    assert "pile: 5  your card: 1" in text and "[0] take 1" in text and "[2] take 3" in text
+    assert "Type a move's key" in text and "'x' is not a legal move" in text and "'4' is not the key" in text
 
 
 def test_human_agent_maps_numbers_to_legal_actions_only(nim):

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from conformance import registry_cases
+from terminal_player import typist
 
 from kakurega.agents.base import AgentContext, RandomAgent
 from kakurega.agents.record import (
@@ -196,10 +197,11 @@ def test_describe_move_gives_each_view_the_rules_words():
 # ------------------------------------------------------------------ CLI
 def test_play_record_then_replay_in_the_terminal(tmp_path, monkeypatch, capsys):
     path = tmp_path / "game.json"
-    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
+    typed = typist(capsys)
+    monkeypatch.setattr("builtins.input", typed)
     assert main(["play", "kakurenbo", "--option", "num_players=3", "--opponents", "random", "--seat", "1",
                  "--seed", "4", "--record", str(path)]) == 0
-    assert "game record written to" in capsys.readouterr().out
+    assert "game record written to" in "".join(typed.printed) + capsys.readouterr().out
     record = load_record(path)
     assert record.agents == {"player_0": "random", "player_1": "human", "player_2": "random"}
     assert record.seed == 4

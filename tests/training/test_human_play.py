@@ -1,0 +1,162 @@
+"""Terminal play a person can type: stable keys, typed moves, forced moves, winning marks, compact menus."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext
+from kakurega.agents.human import HumanAgent, show_view
+from kakurega.agents.move_menu import choose, menu_lines
+from kakurega.envs.registry import make
+
+ANIMAL = {3: "play Fx|Pg onto r0c1", 4: "play Fx|Pg onto r1c1", 7: "play Dg|Ct onto r1c1",
+          9: "pass and draw from the deck"}
+
+
+@pytest.mark.parametrize("answer, action", [
+    ("9", 9), ("pass", 9), ("PASS and draw", 9), ("Fx|Pg r0c1", 3), ("fx|pg r1c1", 4), ("dg r1c1", 7),
+    ("  r0c1 ", 3), ("play Dg|Ct onto r1c1", 7),
+])
+def test_a_key_or_the_words_of_one_move_pick_it(answer, action):
+    assert choose(answer, ANIMAL) == action
+
+
+@pytest.mark.parametrize("answer, words", [
+    ("", "Type a move's key"),
+    ("5", "'5' is not the key of a legal move; the keys are 3, 4, 7, 9"),
+    ("²", "'²' is not a legal move"),
+    ("1" * 50, "is not the key of a legal move"),
+    ("r1c1", "'r1c1' fits 2 moves: [4] play Fx|Pg onto r1c1, [7] play Dg|Ct onto r1c1; type more"),
+    ("take r3c3", "'take r3c3' is not a legal move; type a key (3, 4, 7, 9)"),
+    ("\x00\x1b[2J", "is not a legal move"),
+])
+def test_bad_or_ambiguous_answers_are_told_in_words(answer, words):
+    said = choose(answer, ANIMAL)
+    assert isinstance(said, str) and words in said, said
+
+
+def test_keys_are_the_action_ids_so_a_move_keeps_its_key_between_decisions():
+    from kakurega.envs.hidden_rooms.rules import STOP_MOVING
+
+    env = make("hidden_rooms_v0", wrapped=False)
+    env.reset(seed=3)
+    keys = []
+    for _ in range(30):
+        names = {a: env.action_to_string(a) for a in env.legal_actions()}
+        keys += [line.split("]")[0].strip(" [") for line in menu_lines(names) if "stop moving" in line]
+        env.step(env.legal_actions()[-1] if len(keys) % 2 else env.legal_actions()[0])
+        if env.terminations[env.agent_selection]:
+            break
+    assert len(keys) >= 2 and set(keys) == {str(STOP_MOVING)}
+
+
+def test_a_long_square_menu_is_a_grid_that_fits_a_terminal():
+    env = make("summer_hide_and_seek_v2", wrapped=False)
+    env.reset(seed=0)
+    names = {a: env.action_to_string(a) for a in env.legal_actions()}
+    assert len(names) > 30  # the child's start squares
+    lines = menu_lines(names)
+    assert len(lines) <= 5 and max(map(len, lines)) <= 80, "\n".join(lines)
+    shown = {f"r{row}c{col}" for line in lines[1:] for row, cols in re.findall(r"r(\d+): ((?:c\d+ ?)+)", line)
+             for col in re.findall(r"c(\d+)", cols)}
+    game = env.unwrapped.game
+    squares = {game.map.square_name(game.describe_action(action)[1]): action for action in names}
+    assert shown == set(squares)  # every offered square shown, no other
+    for square, action in squares.items():  # and typing it picks that move
+        assert choose(square, names) == action
+
+
+def _context(env, name):
+    return AgentContext.from_env(env, name, {})
+
+
+def test_a_single_legal_move_is_played_without_asking():
+    env = make("kakurenbo_v1", wrapped=False)
+    env.reset(seed=0)
+    said = []
+    human = HumanAgent(_context(env, "kakurenbo_v1"), input_fn=lambda prompt: pytest.fail("asked"),
+                       output_fn=said.append)
+    human.see("table", {5: "draw the top card of the pile"})
+    mask = np.zeros(env.unwrapped.game.num_actions, np.int8)
+    mask[5] = 1
+    assert human.act({"observation": None, "action_mask": mask}) == 5
+    assert said == ["Your only move: draw the top card of the pile (played for you)."]
+
+
+def test_a_typed_square_plays_and_bad_input_reasks_without_a_traceback():
+    env = make("summer_hide_and_seek_v2", wrapped=False)
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    target = env.legal_actions()[7]
+    square = game.map.square_name(game.describe_action(target)[1])
+    answers = iter(["r99c99", "", "start", square])
+    said = []
+    human = HumanAgent(_context(env, "summer_hide_and_seek_v2"), input_fn=lambda prompt: next(answers),
+                       output_fn=said.append)
+    show_view(human, env, env.agent_selection)
+    assert human.act(env.observe(env.agent_selection)) == target
+    text = "\n".join(said)
+    assert "'r99c99' is not a legal move" in text and "Type a move's key" in text and f"'start' fits {len(env.legal_actions())} moves" in text
+
+
+def _animal_chain_at_a_win():
+    """An Animal Chain game played by its heuristic until a move onto the opponent's base row is legal."""
+    from kakurega.agents.specs import make_agent
+
+    env = make("animal_chain_v1", wrapped=False)
+    game = env.unwrapped.game
+    for seed in range(20):
+        env.reset(seed=seed)
+        bots = {a: make_agent("heuristic", _context(env, "animal_chain_v1"), seed=1) for a in env.possible_agents}
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            notes = {a: game.winning_note(env.game_state, a) for a in env.legal_actions()}
+            if any(notes.values()):
+                return env, notes
+            from kakurega.agents.base import choose_action
+
+            env.step(choose_action(bots[env.agent_selection], env, env.agent_selection))
+    pytest.fail("no winning move met in 20 games")
+
+
+def test_moves_that_win_at_once_are_marked_and_do_win():
+    env, notes = _animal_chain_at_a_win()
+    game, me = env.unwrapped.game, env.game_state.to_move
+    for action, note in notes.items():
+        after = game.clone(env.game_state)
+        game.apply_action(after, action, np.random.default_rng(0))
+        wins = game.is_terminal(after) and after.winner == me
+        assert (note == "wins at once") == wins, env.action_to_string(action)
+    human = HumanAgent(_context(env, "animal_chain_v1"), input_fn=lambda prompt: "q", output_fn=lambda s: None)
+    show_view(human, env, env.agent_selection)
+    marked = [line for line in menu_lines(human._action_names, human._notes) if "<- wins at once" in line]
+    assert len(marked) == sum(map(bool, notes.values()))
+
+
+def test_the_winning_marks_read_only_the_movers_view():
+    env, _ = _animal_chain_at_a_win()
+    game, me = env.unwrapped.game, env.game_state.to_move
+    rng = np.random.default_rng(0)
+    marks = [game.winning_note(env.game_state, a) for a in env.legal_actions()]
+    for _ in range(10):
+        other = game.resample_hidden(env.game_state, me, rng)
+        assert [game.winning_note(other, a) for a in env.legal_actions()] == marks
+
+
+def test_a_step_onto_the_exit_is_marked():
+    from kakurega.envs.hidden_rooms.rules import EXIT_CELL, MOVE, NEIGHBOURS, STEP
+
+    env = make("hidden_rooms_v0", wrapped=False)
+    env.reset(seed=0)
+    state, game = env.game_state, env.unwrapped.game
+    state.phase, state.child = MOVE, 1  # (0, 1): west of it lies the exit
+    west = next(STEP + d for d in range(4) if NEIGHBOURS[1][d] == EXIT_CELL)
+    assert game.winning_note(state, west) == "escapes at once"
+    assert [game.winning_note(state, STEP + d) for d in range(4) if STEP + d != west] == ["", "", ""]
+
+
+def test_animal_chain_names_its_codes():
+    legend = make("animal_chain_v1", wrapped=False).unwrapped.game.code_legend()
+    assert "Dg dog" in legend and "Fx fox" in legend and "Dg|Ct shows a dog on its left and a cat on its right" in legend
