@@ -175,7 +175,9 @@ class SummerHideAndSeekPicture:
                     add(last_move_mark(x + 2, y + 2, CELL - 4, CELL - 4, touched[s], pad=3))
                 self._square(scene, s, x, y, self._square_actions(state, s) if acting else ())
         if is_child:
-            self._stroke(scene, state)
+            self._stroke(scene, state.stroke, "you are here")
+        elif over and state.history:  # the last round's stroke, revealed when it ended (public)
+            self._stroke(scene, state.history[-1][1], "the child's last square")
         elif not over:
             for s in range(game.num_squares):
                 if state.belief >> s & 1:
@@ -235,19 +237,20 @@ class SummerHideAndSeekPicture:
         add(*icon_shapes(x + CELL / 2, y + CELL / 2 - 4, CELL * 0.27, icon.name, icon.letter))
         add(Text(x + CELL - 14, y + CELL - 15, str(icon.vp), size=10, fill=(90, 90, 90)))
 
-    def _stroke(self, scene: Scene, state) -> None:
-        """The child's own stroke: lines in visit order, numbered, the current square ringed."""
+    def _stroke(self, scene: Scene, stroke, last_label: str) -> None:
+        """A stroke (the child's own, or the last round's once revealed): lines in visit order, numbered, the
+        last square ringed."""
         add = scene.add
-        points = tuple(self.centre(s) for s in state.stroke)
+        points = tuple(self.centre(s) for s in stroke)
         if len(points) > 1:
             add(Line(points, fill=STROKE, width=5))
-        for k, s in enumerate(state.stroke, start=1):
+        for k, s in enumerate(stroke, start=1):
             cx, cy = self.centre(s)
             add(Circle(cx - CELL * 0.3, cy - CELL * 0.3, 9, fill=STROKE))
             add(Text(cx - CELL * 0.3, cy - CELL * 0.3, str(k), fill=WHITE, size=11))
-        if state.stroke:
-            cx, cy = self.centre(state.stroke[-1])
-            add(Circle(cx, cy, CELL * 0.4, outline=STROKE, width=4, label="you are here"))
+        if stroke:
+            cx, cy = self.centre(stroke[-1])
+            add(Circle(cx, cy, CELL * 0.4, outline=STROKE, width=4, label=last_label))
 
     def _panel(self, scene: Scene, state, view, is_child: bool, acting: bool, over: bool) -> None:
         """The side panel: VP, announcements, guesses, the child's turn, finished rounds and the buttons."""
@@ -277,7 +280,7 @@ class SummerHideAndSeekPicture:
                 add(Text(x + 100, y, "no icon", size=12, anchor="start", fill=(100, 100, 100)))
             y += 22
         if not state.announcements:
-            add(Text(x, y, "none yet", size=12, anchor="start", fill=(100, 100, 100)))
+            add(Text(x, y, "the game is over" if over else "none yet", size=12, anchor="start", fill=(100, 100, 100)))
             y += 22
         first = max(0, len(state.guesses) - PANEL_ROWS)
         if first:
@@ -313,9 +316,10 @@ class SummerHideAndSeekPicture:
         if not is_child and not over:
             add(Circle(x + 10, legend_y, 8, outline=BELIEF, width=3))
             add(Text(x + 24, legend_y, "the child may be here", size=12, anchor="start"))
-        if is_child:
+        if is_child or (over and state.history):
             add(Circle(x + 10, legend_y, 8, fill=STROKE))
-            add(Text(x + 24, legend_y, "your stroke, in order", size=12, anchor="start"))
+            words = "your stroke, in order" if is_child else "the last round's stroke, in order"
+            add(Text(x + 24, legend_y, words, size=12, anchor="start"))
         add(Line(((x + 4, legend_y + 18), (x + 16, legend_y + 30)), fill=(200, 30, 30), width=3))
         add(Line(((x + 16, legend_y + 18), (x + 4, legend_y + 30)), fill=(200, 30, 30), width=3))
         add(Text(x + 24, legend_y + 24, "a wrong guess this round", size=12, anchor="start"))

@@ -11,6 +11,7 @@ import numpy as np
 from kakurega.envs.core.picture import Circle, Rect
 from kakurega.envs.registry import make
 from kakurega.envs.summer_hide_and_seek.map_data import KIND_PATH
+from kakurega.envs.summer_hide_and_seek.picture import STROKE
 
 CSS = Path(__file__).resolve().parents[2] / "scripts" / "web" / "static" / "app.css"
 
@@ -58,3 +59,26 @@ def test_belief_rings_do_not_look_like_the_legal_outline():
     for ring in rings:
         assert sum((a - b) ** 2 for a, b in zip(ring, colour)) ** 0.5 > 150, ring  # far apart in RGB
     assert sum((a - b) ** 2 for a, b in zip((250, 200, 40), colour)) ** 0.5 < 150  # control: the old yellow blended
+
+
+def test_the_end_picture_shows_the_last_rounds_stroke_and_no_empty_announcements():
+    """At the game's end every view draws the last round's revealed stroke (numbered 1..n), not an empty board."""
+    from kakurega.envs.core.picture import Text
+
+    env = make("summer_hide_and_seek_v2", wrapped=False)
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+        env.step(int(rng.choice(env.legal_actions())))
+    state = env.game_state
+    last_stroke = state.history[-1][1]
+    assert len(last_stroke) >= 2
+    for view in [None, *env.possible_agents]:
+        shapes = env.scene(view).shapes
+        texts = [s.text for s in shapes if isinstance(s, Text)]
+        assert "none yet" not in texts and "the last round's stroke, in order" in texts
+        # one numbered marker per stroke square (plus the legend's), the last square ringed
+        markers = [s for s in shapes if isinstance(s, Circle) and s.fill == STROKE and s.r == 9]
+        assert len(markers) == len(last_stroke)
+        rings = [s for s in shapes if isinstance(s, Circle) and s.label == "the child's last square"]
+        assert len(rings) == 1 and (rings[0].cx, rings[0].cy) == env.picture.centre(last_stroke[-1])
