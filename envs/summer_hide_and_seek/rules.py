@@ -508,6 +508,17 @@ class SummerHideAndSeekGame(Game):
             return self._no_returns
         return win_returns(self.win_scheme, self.num_players, self.winners(state))
 
+    def winning_note(self, state: SummerState, action: int) -> str:
+        """``"finds the child for sure"`` for a piece placed on the one square the public belief leaves.
+
+        The belief is public and holds the child's true square (a sound over-approximation), so with one
+        square left the placement finds the child whatever the stroke; the note reads public facts only.
+        """
+        action = int(action)
+        if state.phase != SEEK or not self.place_base <= action < self.place_base + self.num_squares:
+            return ""
+        return "finds the child for sure" if state.belief == 1 << (action - self.place_base) else ""
+
     def result_words(self, state, viewer: int | None = None) -> list[str]:
         """How the finished game ended, in words (:mod:`kakurega.envs.summer_hide_and_seek.results`)."""
         from kakurega.envs.summer_hide_and_seek import results

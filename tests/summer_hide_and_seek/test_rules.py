@@ -288,3 +288,28 @@ def test_the_longest_game_is_the_step_limit():
     check_outcomes_reached(sample, max_decisions=7)
     with pytest.raises(AssertionError, match="declared"):  # the control: the OpenSpiel bridge's old default
         check_outcomes_reached(sample, max_decisions=100_000)
+
+
+def test_a_placement_on_the_one_square_of_the_belief_is_marked_and_finds_the_child():
+    """The terminal menu's note: only the placement on a one-square public belief, and it does find the child
+    (the stored tactics positions of that kind), equal in every re-dealt state the seeker cannot tell apart."""
+    import numpy as np
+
+    from kakurega.agents.tactics.suite import load_suite, replay, suite_path
+
+    suite = load_suite(suite_path("summer_hide_and_seek"))
+    positions = [p for p in suite.positions if p.category == "seek_certain"][:8]
+    assert positions
+    rng = np.random.default_rng(0)
+    for position in positions:
+        env = replay(suite.env, position)
+        game, state = env.game, env.game_state
+        notes = {a: game.winning_note(state, a) for a in env.legal_actions()}
+        marked = [a for a, note in notes.items() if note]
+        assert position.kind == "good" and marked == list(position.claimed)
+        assert notes[marked[0]] == "finds the child for sure"
+        assert state.stroke[-1] == marked[0] - game.place_base  # the child is there indeed
+        seat = env.possible_agents.index(env.agent_selection)
+        for _ in range(3):
+            other = game.resample_hidden(state, seat, rng)
+            assert {a: game.winning_note(other, a) for a in env.legal_actions()} == notes
