@@ -78,9 +78,34 @@ def _play_one(server, browser, shots, env_name, preset, seed) -> None:
         assert record.env == env_name and record.agents["player_0"] == "human"
         assert returns == record.returns
         replay(record)  # the server's record replays to the returns the page showed
+        # the page's move log tells every move, in order, in player_0's words (the rules' public words)
+        log = page.eval_on_selector_all("#events li", "items => items.map(item => item.textContent)")
+        expected = _move_words(record, "player_0")
+        assert _in_order(expected, log), f"move log and the record's words differ ({len(expected)} moves)"
+        assert log[-1].startswith("Game over. ")
         assert page.errors == []
     finally:
         page.close()
+
+
+def _move_words(record, view: str) -> list[str]:
+    """Every move of ``record`` as ``view`` is told it (``describe_move``, what the web log shows)."""
+    from kakurega.agents.record import Replayer, describe_move
+
+    replayer, words = Replayer(record), []
+    raw = replayer.raw
+    while replayer.next_move() is not None:
+        agent, action = replayer.next_move()
+        before = raw.game.clone(raw.game_state)
+        replayer.step()
+        words.append(describe_move(raw, agent, action, view, before))
+    return words
+
+
+def _in_order(expected: list[str], log: list[str]) -> bool:
+    """True when ``expected`` appears in ``log`` in order (the log also holds round and result lines)."""
+    lines = iter(log)
+    return all(any(line == word for line in lines) for word in expected)
 
 
 def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, shots):
