@@ -166,6 +166,7 @@ class SingleAgentView(gymnasium.Env):
             "action_mask": np.zeros(self.context.num_actions, dtype=np.int8),
             "illegal_action": True,
             "outcome": "loss",
+            "score": 0.0,
             "final_return": self._totals[self._learner] + ILLEGAL_ACTION_PENALTY,
             "learner_seat": self.raw.possible_agents.index(self._learner),
             "opponents": dict(self._opponent_labels),

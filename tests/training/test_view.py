@@ -120,6 +120,7 @@ def test_illegal_learner_action_penalized_or_raised(nim):
     view.reset(seed=0)
     _, reward, terminated, _, info = view.step(2)  # take 3 of 1
     assert (reward, terminated, info["illegal_action"]) == (ILLEGAL_ACTION_PENALTY, True, True)
+    assert (info["outcome"], info["score"]) == ("loss", 0.0)  # every final info has both (the trainer reads them)
     strict = SingleAgentView(nim.NAME, {"start_pile": 1}, ["random"], learner_seat=0, illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(ValueError, match=r"illegal action 2 \(take 3\).*legal: 0 \(take 1\)"):
