@@ -429,12 +429,9 @@ def run_tournament(
                 if progress:
                     progress(done, total_games)
                 tied = int(sum(r == max(returns) for r in returns) > 1)
-                for a, b in ((i, j), (j, i)):
+                for a, b in {(i, j), (j, i)}:  # one cell when an agent plays copies of itself
                     pair_games[a, b] += 1
                     pair_ties[a, b] += tied
-                if i == j:
-                    pair_games[i, i] -= 1  # counted twice above
-                    pair_ties[i, i] -= tied
                 focal_share = win_share(returns, focal_seat)
                 stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
                 if i == j:

@@ -51,5 +51,8 @@ class StateVector:
         return vector
 
     def write_unseen(self, state, unseen: np.ndarray) -> None:
-        """Write the unseen pieces of ``state`` into ``unseen`` (laid out by :attr:`unseen`, all zeros on entry)."""
-        raise NotImplementedError
+        """Write the unseen pieces of ``state`` into ``unseen`` (laid out by :attr:`unseen`, all zeros on entry).
+
+        Every game's subclass (``envs/<game>/state_vector.py``) writes its own; the base has none to write.
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares unseen pieces but does not write them")
