@@ -30,6 +30,8 @@ REWARD_MODES = ("win", "points")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 DEFAULT_MAX_STEPS = 200
 MAX_STEPS = 1_000_000  #: bound of the max_steps option
+#: phase 2 determinizations: pair-holding deals redrawn at most this often before a direct search (see resample_hidden)
+RESAMPLE_ATTEMPTS = 200
 
 # The options (envs/core/options.py): the env declares them, KakurenboGame checks its arguments with them.
 VARIANT_OPTION = Option("variant", str, "kakurenbo", "hide-and-seek (faces seen, card functions) or gloom (blind phase 1, "
@@ -674,6 +676,13 @@ class KakurenboGame(Game):
             return f"give Kaku's Curse with {card_name(arg)} to {whom}"
         return f"roll the dice against {whom}"
 
+    def winning_note(self, state: KakurenboState, action: int) -> str:
+        """``"wins at once"`` (or ``"shares the win at once"``) for a Curse give or a dice take that the mover
+        knows ends the game with it among the winners (:mod:`~kakurega.envs.kakurenbo.winning`)."""
+        from kakurega.envs.kakurenbo.winning import winning_note
+
+        return winning_note(self, state, action)
+
     def public_action_string(self, before: KakurenboState, action: int, after: KakurenboState,
                              viewer: int | None) -> str:
         """The move in ``viewer``'s words (:mod:`~kakurega.envs.kakurenbo.moves`): its public events, faces the viewer knows.
@@ -765,27 +774,10 @@ class KakurenboGame(Game):
         return repr(tuple(getattr(state, f) for f in STATE_FIELDS)).encode()
 
     # ------------------------------------------------------ determinization
-    def resample_hidden(self, state: KakurenboState, player: int, rng: np.random.Generator) -> KakurenboState:
-        """A state identical in all ``player`` knows; every card it cannot locate re-dealt uniformly.
-
-        What ``player`` knows: the public part of the state and its row of
-        ``knowledge``. Unlocated body-part cards of each colour are dealt
-        uniformly into the free slots of that colour (hands by their public
-        colour counts, the pile by its deduced colour counts); the pile is
-        then ordered uniformly among orders whose top has the visible colour.
-        The other players' knowledge in the sample is a function of
-        ``player``'s information only: each knows its own faces (when faces
-        are visible), the faces of open hands, and the cards of ``player``'s
-        hand that ``player`` knows it knows about (``aware``). ``aware`` keeps
-        only what ``player`` can tell.
-        """
+    def _deal_hidden(self, state: KakurenboState, row: list, counts: list, rng: np.random.Generator):
+        """Hands (sorted, without the Curse) and the pile's cards per colour: located cards where they are, every
+        other live card of a colour dealt uniformly into that colour's free slots (the rest to the pile)."""
         n = self.num_players
-        row = state.knowledge[player]
-        counts = [[0, 0] for _ in range(n)]
-        for seat, hand in enumerate(state.hands):
-            for c in hand:
-                if c != CURSE:
-                    counts[seat][c & 1] += 1
         hands = [[] for _ in range(n)]
         pile_cards = [[], []]
         for colour in (RED, BLUE):
@@ -808,6 +800,79 @@ class KakurenboGame(Game):
                 pile_cards[colour] = [hidden[j] for j in order[i:]]
         for hand in hands:
             hand.sort()
+        return hands, pile_cards
+
+    def _pair_free_deal(self, state: KakurenboState, row: list, counts: list, rng: np.random.Generator) -> list:
+        """A pair-free phase 2 deal found by a depth-first search in random order (the pile is empty in phase 2).
+
+        Used only when rejection has failed ``RESAMPLE_ATTEMPTS`` times (rare); the search always succeeds since
+        the true state is such a deal, and it takes at most a few thousand steps for 14 cards.
+        """
+        n = self.num_players
+        hands = [[] for _ in range(n)]
+        free = [[counts[s][colour] for colour in (RED, BLUE)] for s in range(n)]
+        hidden = []
+        for c in range(NUM_BODY_CARDS):
+            if row[c] >= 0:
+                hands[row[c]].append(c)
+                free[row[c]][c & 1] -= 1
+            elif state.discarded_by[c >> 1] < 0:
+                hidden.append(c)
+        hidden = [hidden[j] for j in rng.permutation(len(hidden))]
+
+        def place(i: int) -> bool:
+            if i == len(hidden):
+                return True
+            c = hidden[i]
+            for seat in rng.permutation(n):
+                if free[seat][c & 1] and c ^ 1 not in hands[seat]:
+                    free[seat][c & 1] -= 1
+                    hands[seat].append(c)
+                    if place(i + 1):
+                        return True
+                    hands[seat].pop()
+                    free[seat][c & 1] += 1
+            return False
+
+        if not place(0):
+            raise AssertionError("no pair-free deal matches the player's knowledge: the state breaks the rules")
+        for hand in hands:
+            hand.sort()
+        return hands
+
+    def resample_hidden(self, state: KakurenboState, player: int, rng: np.random.Generator) -> KakurenboState:
+        """A state identical in all ``player`` knows; every card it cannot locate re-dealt uniformly.
+
+        What ``player`` knows: the public part of the state and its row of
+        ``knowledge``. Unlocated body-part cards of each colour are dealt
+        uniformly into the free slots of that colour (hands by their public
+        colour counts, the pile by its deduced colour counts); the pile is
+        then ordered uniformly among orders whose top has the visible colour.
+        The other players' knowledge in the sample is a function of
+        ``player``'s information only: each knows its own faces (when faces
+        are visible), the faces of open hands, and the cards of ``player``'s
+        hand that ``player`` knows it knows about (``aware``). ``aware`` keeps
+        only what ``player`` can tell. In phase 2 only pair-free deals are
+        drawn (every pair is discarded at once there), uniformly among them.
+        """
+        n = self.num_players
+        row = state.knowledge[player]
+        counts = [[0, 0] for _ in range(n)]
+        for seat, hand in enumerate(state.hands):
+            for c in hand:
+                if c != CURSE:
+                    counts[seat][c & 1] += 1
+        # Phase 2 resolves every pair at once, so no hand holds one at a decision: a deal that puts a pair in
+        # a hand is not a state the player could be in, and is dealt again (rejection keeps the draw uniform
+        # over the possible deals; the true state is one, so a pair-free deal exists).
+        pair_free = state.phase == 2
+        for _ in range(RESAMPLE_ATTEMPTS):
+            hands, pile_cards = self._deal_hidden(state, row, counts, rng)
+            if not pair_free or not any(c ^ 1 in hand for hand in hands for c in hand if not c & 1):
+                break
+        else:
+            hands = self._pair_free_deal(state, row, counts, rng)
+            pile_cards = [[], []]
         if state.curse_holder >= 0:
             hands[state.curse_holder].append(CURSE)
         pile = []
