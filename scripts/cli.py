@@ -6,6 +6,7 @@
     kakurega train CONFIG                train a bot (configs/<game>_ppo.yaml, ..._dqn.yaml)
     kakurega evaluate ENV --agents ...   tournament between agent specs
     kakurega exploit ENV --target SPEC   approximate best responses: how much an adapted opponent wins
+    kakurega harden CONFIG               retrain a bot recipe with its exploiters in the league, round by round
     kakurega tactics ENV --agents ...    share of a game's tactics positions each agent solves
     kakurega play GAME --opponents ...   play in the terminal against any agents
     kakurega replay FILE [--gif OUT]     replay a game record in the terminal, or export a GIF
@@ -175,6 +176,12 @@ def cmd_evaluate(args) -> int:
 
 def cmd_exploit(args) -> int:
     from kakurega.scripts.exploit import run
+
+    return run(args)
+
+
+def cmd_harden(args) -> int:
+    from kakurega.scripts.harden import run
 
     return run(args)
 
@@ -444,6 +451,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     exploit_parser(p)
     p.set_defaults(func=cmd_exploit)
+
+    p = sub.add_parser("harden", help="retrain a bot recipe with its exploiters in the league, round by round")
+    from kakurega.scripts.harden import build_parser as harden_parser
+
+    harden_parser(p)
+    p.set_defaults(func=cmd_harden)
 
     p = sub.add_parser("tactics", help="share of a game's tactics positions (provably right or losing moves) "
                        "each agent solves")

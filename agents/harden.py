@@ -1,0 +1,195 @@
+"""Hardening a bot against its exploiters: a league that grows by best responses.
+
+``kakurega harden CONFIG`` runs the exploiter loop of league training (the
+"main exploiters" of AlphaStar's league; the best-response oracle of PSRO)
+on a bot recipe:
+
+- **Round 0** trains the bot from its recipe (``CONFIG``, e.g. a file of
+  ``configs/bots/``) and learns an approximate best response to it with
+  :func:`kakurega.agents.exploit.exploit` (the bot frozen in every other seat;
+  the responder's budget the bot's own learner steps unless
+  ``exploit_budget`` says otherwise; its warm start imitates the moves the
+  recipe's own warm start imitated, so it starts where the bot started).
+- **Round r** adds every exploiter learned so far, frozen, to the recipe's
+  opponent pool (together ``exploiter_weight`` of the draws, equal shares;
+  the recipe's own entries keep their proportions in the rest), retrains
+  the bot from its recipe with that pool, and learns a best response to the
+  new bot.
+
+Each round reports the bot's score against the heuristic (paired,
+seat-rotated deals, 95% interval) and the exploiter's score against the bot
+(a lower bound of the bot's exploitability in a two-player game): the
+exploitability curve. The loop stops after ``rounds`` rounds or once an
+exploiter scores at most ``stop_at`` (the upper end of its interval). The
+bot of every round stays in its run directory; ``kakurega train-bots`` style
+installation is left to the user (``report["best"]`` names the round whose
+exploiter scored lowest among the rounds that kept the recipe's margin over
+the heuristic).
+
+The run directory holds ``round_<r>/bot`` and ``round_<r>/exploit`` (each a
+training run: manifest, checkpoints, resume) and ``harden.json`` (written
+atomically after each step). ``resume`` keeps every finished step and
+continues the others; ``overwrite`` replaces an earlier harden run (only the
+files runs wrote).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kakurega.agents.training.config import ConfigError
+
+REPORT = "harden.json"
+#: the issue's target for a hardened two-player bot: its best responder's score at most this
+DEFAULT_STOP_AT = 0.60
+
+
+def pool_with_exploiters(opponents: list, exploiters: list[str], weight: float) -> list[dict]:
+    """The recipe's ``opponents`` scaled to ``1 - weight`` of the draws plus ``exploiters`` sharing ``weight``.
+
+    >>> pool_with_exploiters([{"agent": "heuristic", "weight": 0.8}, {"agent": "self", "weight": 0.2}],
+    ...                      ["policy:a.safetensors", "policy:b.safetensors"], 0.4)  # doctest: +NORMALIZE_WHITESPACE
+    [{'agent': 'heuristic', 'weight': 0.48}, {'agent': 'self', 'weight': 0.12},
+     {'agent': 'policy:a.safetensors', 'weight': 0.2}, {'agent': 'policy:b.safetensors', 'weight': 0.2}]
+    """
+    if not 0 < weight < 1:
+        raise ValueError(f"exploiter_weight must be between 0 and 1 (exclusive), got {weight}")
+    entries = [item if isinstance(item, dict) else {"agent": item, "weight": 1.0} for item in opponents]
+    total = sum(float(e.get("weight", 1.0)) for e in entries)
+    pool = [{"agent": e["agent"], "weight": round(float(e.get("weight", 1.0)) * (1 - weight) / total, 12)}
+            for e in entries]
+    if exploiters:
+        pool += [{"agent": spec, "weight": round(weight / len(exploiters), 12)} for spec in exploiters]
+    else:
+        pool = [{"agent": e["agent"], "weight": float(e.get("weight", 1.0))} for e in entries]
+    return pool
+
+
+def _score_row(row: dict) -> dict:
+    keep = ("agent", "score", "score_ci95", "games", "wins", "shared_wins", "draws", "losses", "mean_reward")
+    return {k: row[k] for k in keep if k in row}
+
+
+def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None = None, exploiter_weight: float = 0.3,
+           games: int = 400, eval_seed: int = 12345, warm_start: int | None = None, stop_at: float = DEFAULT_STOP_AT,
+           output_dir: str | Path | None = None, resume: bool = False, overwrite: bool = False,
+           quiet: bool = False) -> dict:
+    """Run the loop of the module docstring; returns the report (also in ``harden.json``)."""
+    from kakurega.agents.exploit import exploit, measure
+    from kakurega.agents.training import run_dir
+    from kakurega.agents.training.config import load_config
+    from kakurega.agents.training.trainer import train
+    from kakurega.envs.core.safe_load import load_file
+
+    say = (lambda *a: None) if quiet else print
+    if rounds < 0:
+        raise ValueError(f"rounds must be at least 0 (0 = train and measure the recipe's bot only), got {rounds}")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if not 0 <= stop_at <= 1:
+        raise ValueError(f"stop_at is a score between 0 and 1, got {stop_at}")
+    pool_with_exploiters([{"agent": "random"}], ["random"], exploiter_weight)  # checks the weight before any work
+    recipe = load_config(config_path)
+    if recipe["algorithm"] != "ppo":
+        raise ConfigError(f"{config_path}: hardening retrains a PPO recipe; this one is {recipe['algorithm']}")
+    env_name, env_kwargs = recipe["env"], dict(recipe["env_kwargs"])
+    budget = exploit_budget or recipe["total_timesteps"]
+    pretrain = recipe.get("pretrain", {})
+    imitate = pretrain.get("agent") if pretrain.get("steps", 0) > 0 else None
+    if warm_start is None:
+        warm_start = pretrain.get("steps", 0) if imitate else 0
+    out = Path(output_dir or f"runs/harden_{Path(config_path).stem}").resolve()
+    report_path = out / REPORT
+    settings = {"config": str(config_path), "env": env_name, "env_kwargs": env_kwargs, "exploit_budget": budget,
+                "exploiter_weight": exploiter_weight, "games": games, "eval_seed": eval_seed,
+                "warm_start": warm_start, "imitate": imitate}
+    report = {**settings, "rounds": [], "stop_at": stop_at}
+    if report_path.exists() and not (resume or overwrite):
+        raise ConfigError(f"{out} already holds a harden run; pass --resume to continue it or --overwrite to replace it")
+    if resume and report_path.is_file():
+        old = load_file(report_path, max_bytes=1_000_000, error=ConfigError) or {}
+        if {k: old.get(k) for k in settings} != settings:
+            raise ConfigError(f"cannot resume {out}: it hardened another recipe or measured otherwise")
+        report["rounds"] = list(old.get("rounds", []))
+    elif overwrite:
+        report_path.unlink(missing_ok=True)
+
+    def save() -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        run_dir.atomic_write_bytes(report_path, json.dumps(report, indent=2).encode())
+
+    exploiters = [row["exploiter"] for row in report["rounds"] if row.get("exploiter")]
+    for r in range(rounds + 1):
+        row = report["rounds"][r] if r < len(report["rounds"]) else {"round": r}
+        if r == len(report["rounds"]):
+            report["rounds"].append(row)
+        if "bot" not in row:
+            config = json.loads(json.dumps(recipe))
+            config["opponents"] = pool_with_exploiters(recipe["opponents"], exploiters[:r], exploiter_weight)
+            config["output_dir"] = str(out / f"round_{r}" / "bot")
+            config["name"] = f"{recipe.get('name') or env_name}_round_{r}"
+            say(f"== round {r}: training the bot against {len(config['opponents'])} opponent entries "
+                f"({r} exploiter(s))")
+            continuing = resume and (out / f"round_{r}" / "bot" / "checkpoints").is_dir()
+            result = train(config, resume=continuing, overwrite=not continuing, quiet=quiet)
+            bot = f"policy:{result.policy_path}"
+            row["bot"] = bot
+            row["opponents"] = config["opponents"]
+            row["bot_vs_heuristic"] = _score_row(measure(env_name, env_kwargs, bot, "heuristic", games, eval_seed))
+            save()
+        if "exploiter" not in row:
+            say(f"== round {r}: a best response to the round's bot ({budget} learner steps)")
+            target = exploit(env_name, row["bot"], env_kwargs, budget=budget, games=games, eval_seed=eval_seed,
+                             warm_start=warm_start, config_path=config_path, imitate=imitate,
+                             output_dir=out / f"round_{r}" / "exploit", resume=resume, overwrite=not resume,
+                             quiet=quiet)
+            final = target["learned"][-1]
+            row["exploiter"] = final["agent"]
+            row["exploiter_vs_bot"] = _score_row(final)
+            row["exploiter_curve"] = [{"budget": s["budget"], "score": s["score"]} for s in target["learned"]]
+            save()
+            exploiters.append(row["exploiter"])
+        low, high = row["exploiter_vs_bot"]["score_ci95"]
+        say(f"   round {r}: bot vs heuristic {row['bot_vs_heuristic']['score']:.3f}; "
+            f"its best responder {row['exploiter_vs_bot']['score']:.3f} [{low:.3f}, {high:.3f}]")
+        if high <= stop_at:
+            say(f"   the best responder's score is at most {stop_at}: stopping")
+            break
+    report["rounds"] = report["rounds"][: r + 1]
+    report["best"] = best_round(report)
+    save()
+    say(report_table(report))
+    return report
+
+
+def best_round(report: dict) -> int:
+    """The round whose exploiter scored lowest among rounds whose bot kept round 0's score against the heuristic
+    (within round 0's interval), round 0 when none did better."""
+    rows = report["rounds"]
+    floor = rows[0]["bot_vs_heuristic"]["score_ci95"][0]
+    kept = [row for row in rows if row["bot_vs_heuristic"]["score"] >= floor]
+    return min(kept, key=lambda row: (row["exploiter_vs_bot"]["score"], row["round"]))["round"]
+
+
+def report_table(report: dict) -> str:
+    """The exploitability curve as a Markdown table."""
+    lines = [f"Hardening {report['config']} ({report['env']}, {report['env_kwargs']}): exploiters of "
+             f"{report['exploit_budget']} learner steps, {report['exploiter_weight']} of the pool, "
+             f"{report['games']} games per figure (scores: a win 1, a shared win 1/k, a draw 1/n)",
+             "",
+             "| round | exploiters in the pool | bot vs heuristic | best responder vs bot |",
+             "|---|---|---|---|"]
+    def cell(item):
+        if not item:
+            return "-"
+        low, high = item["score_ci95"]
+        return f"{item['score']:.3f} [{low:.3f}, {high:.3f}]"
+
+    for row in report["rounds"]:
+        lines.append(f"| {row['round']} | {row['round']} | {cell(row.get('bot_vs_heuristic'))} | "
+                     f"{cell(row.get('exploiter_vs_bot'))} |")
+    if "best" in report:
+        lines += ["", f"Best round: {report['best']} (lowest best-responder score among rounds that kept round 0's "
+                  "score against the heuristic)."]
+    return "\n".join(lines)

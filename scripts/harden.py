@@ -1,0 +1,65 @@
+"""``kakurega harden``: retrain a bot recipe with its exploiters in the league, round by round.
+
+Examples::
+
+    kakurega harden configs/bots/summer_hide_and_seek_2p.yaml --rounds 2
+    kakurega harden configs/bots/animal_chain.yaml --rounds 3 --exploit-budget 100000 --output runs/harden_ac
+
+See :mod:`kakurega.agents.harden` for the loop and docs/strength.md for the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="kakurega harden", description=__doc__.split("\n")[0])
+    parser.description = (
+        "Train a bot from its recipe, learn a best response to it (kakurega exploit), add that exploiter frozen to "
+        "the recipe's opponent pool, retrain, and repeat; report per round the bot's score against the heuristic "
+        "and its best responder's score against it (the exploitability curve). See kakurega.agents.harden."
+    )
+    parser.add_argument("config", help="a PPO bot recipe, e.g. configs/bots/summer_hide_and_seek_2p.yaml")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="retraining rounds after round 0 (default 2; each adds one exploiter)")
+    parser.add_argument("--exploit-budget", type=int, default=None, metavar="STEPS",
+                        help="learner steps of each best responder (default: the recipe's total_timesteps)")
+    parser.add_argument("--exploiter-weight", type=float, default=0.3,
+                        help="share of the opponent draws the exploiters take together (default 0.3)")
+    parser.add_argument("--warm-start", type=int, default=None, metavar="MOVES",
+                        help="moves each responder imitates first (default: the recipe's pretrain.steps)")
+    parser.add_argument("--games", type=int, default=400, help="games per measurement (default 400)")
+    parser.add_argument("--eval-seed", type=int, default=12345, help="seed of the measured deals (default 12345)")
+    parser.add_argument("--stop-at", type=float, default=0.60,
+                        help="stop once a best responder's score interval lies at or below this (default 0.60)")
+    parser.add_argument("--output", default=None, help="run directory (default runs/harden_<config name>)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--resume", action="store_true", help="keep the finished steps and continue the others")
+    group.add_argument("--overwrite", action="store_true", help="replace an earlier harden run in --output "
+                       "(only the files kakurega runs wrote)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def run(args) -> int:
+    from kakurega.agents.harden import harden
+
+    harden(args.config, rounds=args.rounds, exploit_budget=args.exploit_budget, exploiter_weight=args.exploiter_weight,
+           games=args.games, eval_seed=args.eval_seed, warm_start=args.warm_start, stop_at=args.stop_at,
+           output_dir=args.output, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
+    return 0
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, TypeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

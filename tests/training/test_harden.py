@@ -1,0 +1,94 @@
+"""``kakurega harden``: the exploiter loop on the Secret Nim toy game (tiny budgets)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from kakurega.agents.harden import harden, pool_with_exploiters, report_table
+from kakurega.agents.training.config import ConfigError
+
+TINY = {
+    "algorithm": "ppo", "env": "secret_nim_v0", "total_timesteps": 64, "n_envs": 2, "network": {"hidden": [32]},
+    "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 2, "learning_rate": 3e-3, "ent_coef": 0.0},
+    "opponents": [{"agent": "heuristic", "weight": 3.0}, {"agent": "random", "weight": 1.0}],
+    "logging": {"tensorboard": False, "progress_bar": False},
+    "evaluation": {"every": 0, "final_games": 0},
+}
+
+
+@pytest.fixture
+def recipe(tmp_path):
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(TINY))
+    return path
+
+
+def test_the_pool_keeps_the_recipes_proportions_and_gives_the_exploiters_their_share():
+    pool = pool_with_exploiters(TINY["opponents"], ["policy:a", "policy:b"], 0.3)
+    assert [e["agent"] for e in pool] == ["heuristic", "random", "policy:a", "policy:b"]
+    assert [e["weight"] for e in pool] == pytest.approx([0.525, 0.175, 0.15, 0.15])
+    assert pool_with_exploiters(TINY["opponents"], [], 0.3) == TINY["opponents"]
+    for bad in (0, 1, -0.5, 2):
+        with pytest.raises(ValueError, match="exploiter_weight"):
+            pool_with_exploiters(TINY["opponents"], ["policy:a"], bad)
+
+
+def test_each_round_retrains_against_every_earlier_exploiter_and_measures_both_figures(nim, recipe, tmp_path):
+    out = tmp_path / "h"
+    report = harden(recipe, rounds=1, exploit_budget=64, games=20, warm_start=0, stop_at=0.0, output_dir=out,
+                    quiet=True)
+    rounds = report["rounds"]
+    assert [r["round"] for r in rounds] == [0, 1]
+    first_exploiter = rounds[0]["exploiter"]
+    assert first_exploiter.startswith("policy:") and (out / "round_0" / "exploit").is_dir()
+    # round 0 trains on the recipe's own pool; round 1 adds round 0's exploiter, frozen, at its share
+    config0 = yaml.safe_load((out / "round_0" / "bot" / "config.yaml").read_text())
+    config1 = yaml.safe_load((out / "round_1" / "bot" / "config.yaml").read_text())
+    assert [e["agent"] for e in config0["opponents"]] == ["heuristic", "random"]
+    assert config1["opponents"][-1] == {"agent": first_exploiter, "weight": pytest.approx(0.3)}
+    assert sum(e["weight"] for e in config1["opponents"]) == pytest.approx(1.0)
+    for row in rounds:
+        for key in ("bot_vs_heuristic", "exploiter_vs_bot"):
+            figure = row[key]
+            assert figure["games"] == 20 and 0 <= figure["score"] <= 1
+            low, high = figure["score_ci95"]
+            assert low <= figure["score"] <= high
+            # the score is what the games say: a win 1, a loss 0 (Secret Nim has neither ties nor draws)
+            assert figure["score"] == pytest.approx(figure["wins"] / figure["games"])
+        assert row["exploiter_vs_bot"]["agent"] == row["exploiter"]
+    # the exploiter of round 1 was trained against round 1's bot (the exploit run's frozen target)
+    exploit1 = json.loads((out / "round_1" / "exploit" / "exploit.json").read_text())
+    assert exploit1["target"] == rounds[1]["bot"]
+    on_disk = json.loads((out / "harden.json").read_text())
+    assert on_disk["rounds"] == json.loads(json.dumps(rounds)) and on_disk["best"] in (0, 1)
+    assert "| 1 | 1 |" in report_table(report)
+
+
+def test_resume_keeps_finished_rounds_and_a_rerun_without_it_is_refused(nim, recipe, tmp_path):
+    out = tmp_path / "h"
+    harden(recipe, rounds=0, exploit_budget=32, games=10, warm_start=0, output_dir=out, quiet=True)
+    policy = out / "round_0" / "bot" / "policy.safetensors"
+    stamp = policy.stat().st_mtime_ns
+    with pytest.raises(ConfigError, match="--resume"):
+        harden(recipe, rounds=1, exploit_budget=32, games=10, warm_start=0, output_dir=out, quiet=True)
+    report = harden(recipe, rounds=1, exploit_budget=32, games=10, warm_start=0, stop_at=0.0, output_dir=out,
+                    resume=True, quiet=True)
+    assert len(report["rounds"]) == 2 and policy.stat().st_mtime_ns == stamp  # round 0 was not retrained
+    with pytest.raises(ConfigError, match="another recipe"):
+        harden(recipe, rounds=1, exploit_budget=64, games=10, warm_start=0, output_dir=out, resume=True, quiet=True)
+
+
+def test_bad_input_is_refused_before_any_work(nim, recipe, tmp_path):
+    out = tmp_path / "never"
+    for kwargs, words in (({"rounds": -1}, "rounds"), ({"games": 0}, "games"), ({"stop_at": 1.5}, "stop_at"),
+                          ({"exploiter_weight": 1.0}, "exploiter_weight")):
+        with pytest.raises(ValueError, match=words):
+            harden(recipe, output_dir=out, quiet=True, **kwargs)
+    dqn = tmp_path / "dqn.yaml"
+    dqn.write_text(yaml.safe_dump({k: v for k, v in TINY.items() if k != "ppo"} | {"algorithm": "dqn"}))
+    with pytest.raises(ConfigError, match="PPO"):
+        harden(dqn, output_dir=out, quiet=True)
+    assert not out.exists()
