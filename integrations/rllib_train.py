@@ -158,8 +158,9 @@ class ShadowModel:
     def push(self) -> None:
         """Copy the shadow model into the RLlib learner and send the weights to every env runner."""
         self._copy(self.model.policy.optimizer, self.optimizer, self.pairs)
-        self.algo.env_runner_group.sync_weights(from_worker_or_learner_group=self.algo.learner_group,
-                                                inference_only=True)
+        # set directly: RLlib's sync_weights skips runners whose weights' sequence number has not changed
+        state = {self.module_id: self.module.get_state(inference_only=True)}
+        self.algo.env_runner_group.foreach_env_runner(lambda runner: runner.module.set_state(state))
 
     @staticmethod
     def _copy(source_optimizer, target_optimizer, pairs) -> None:
