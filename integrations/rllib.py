@@ -20,20 +20,18 @@ only without masking) ends the game with -1 for its player, as ``env()`` does.
 - ``"shared"``: every seat plays the one module ``"shared"`` (self-play with
   parameter sharing);
 - ``"per_seat"``: seat ``i`` plays module ``"seat_i"``;
-- ``"learner"``: each episode one random seat plays module ``"learner"``;
-  every other seat draws an entry of ``opponents`` (weighted, as in training
-  configs). Agent specs (``heuristic``, ``random``, ``policy:PATH``, your own
-  kinds) are frozen kakurega agents, one object per seat: they act inside
-  the env through kakurega's agent protocol (each sees only its own
-  observation), so RLlib
-  neither trains nor sees them. ``self`` and ``snapshots`` seats play the
-  learner module too (RLlib keeps no frozen snapshots: both mean the current
-  learner).
+- ``"learner"``: each episode one seat (random, or ``learner_seat``) plays
+  module ``"learner"``; every other seat draws from ``opponents`` through
+  :class:`~kakurega.agents.training.league.OpponentPool` (weighted, as in
+  training configs): agent specs and the league entries ``self`` and
+  ``snapshots`` (weights handed in with :meth:`KakuregaMultiAgentEnv.set_league`)
+  are frozen kakurega agents acting inside the env (each sees only its own
+  observation), so RLlib neither trains nor sees them.
 
 :func:`algorithm_config` builds a ``PPOConfig`` (env, module spec, mapping,
 env runners) and :func:`export_module` writes a trained module's actor as a
-kakurega policy file. :func:`train` runs a kakurega YAML training config on
-RLlib (``kakurega train CONFIG --backend rllib [--address ray://HOST:PORT]``).
+kakurega policy file. :mod:`kakurega.integrations.rllib_train` runs a kakurega YAML training config
+on RLlib (``kakurega train CONFIG --backend rllib [--address HOST:PORT]``).
 """
 
 from __future__ import annotations

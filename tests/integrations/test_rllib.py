@@ -4,7 +4,6 @@ policy file equal to the RLlib module's actor, and plays it in `kakurega evaluat
 
 import numpy as np
 import pytest
-import yaml
 
 pytest.importorskip("ray.rllib")
 
