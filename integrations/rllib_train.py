@@ -115,7 +115,15 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
                 "started without token authentication, RAY_AUTH_MODE=disabled; see docs/integrations.md"
             ) from None
         except (ConnectionError, TimeoutError, ValueError) as error:
-            raise ConfigError(f"cannot join the Ray cluster at {where}: {str(error).splitlines()[0][:300]}") from None
+            # a refused token reaches the driver as a failed connection: say which token this process used
+            from ray._raylet import AuthenticationMode, get_authentication_mode
+
+            hint = ("; this process used token authentication: if the cluster refused its token (InvalidAuthToken "
+                    "above), give it the cluster's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) or, "
+                    "for a cluster without tokens, RAY_AUTH_MODE=disabled" if get_authentication_mode() ==
+                    AuthenticationMode.TOKEN else "")
+            raise ConfigError(f"cannot join the Ray cluster at {where}: {str(error).splitlines()[0][:300]}{hint}; "
+                              "see docs/integrations.md") from None
         started = True
     cpus = int(ray.cluster_resources().get("CPU", 0))
     if num_env_runners > cpus:
