@@ -20,26 +20,21 @@ only without masking) ends the game with -1 for its player, as ``env()`` does.
 - ``"shared"``: every seat plays the one module ``"shared"`` (self-play with
   parameter sharing);
 - ``"per_seat"``: seat ``i`` plays module ``"seat_i"``;
-- ``"learner"``: each episode one random seat plays module ``"learner"``;
-  every other seat draws an entry of ``opponents`` (weighted, as in training
-  configs). Agent specs (``heuristic``, ``random``, ``policy:PATH``, your own
-  kinds) are frozen kakurega agents, one object per seat: they act inside
-  the env through kakurega's agent protocol (each sees only its own
-  observation), so RLlib
-  neither trains nor sees them. ``self`` and ``snapshots`` seats play the
-  learner module too (RLlib keeps no frozen snapshots: both mean the current
-  learner).
+- ``"learner"``: each episode one seat (random, or ``learner_seat``) plays
+  module ``"learner"``; every other seat draws from ``opponents`` through
+  :class:`~kakurega.agents.training.league.OpponentPool` (weighted, as in
+  training configs): agent specs and the league entries ``self`` and
+  ``snapshots`` (weights handed in with :meth:`KakuregaMultiAgentEnv.set_league`)
+  are frozen kakurega agents acting inside the env (each sees only its own
+  observation), so RLlib neither trains nor sees them.
 
 :func:`algorithm_config` builds a ``PPOConfig`` (env, module spec, mapping,
 env runners) and :func:`export_module` writes a trained module's actor as a
-kakurega policy file. :func:`train` runs a kakurega YAML training config on
-RLlib (``kakurega train CONFIG --backend rllib [--address ray://HOST:PORT]``).
+kakurega policy file. :mod:`kakurega.integrations.rllib_train` runs a kakurega YAML training config
+on RLlib (``kakurega train CONFIG --backend rllib [--address HOST:PORT]``).
 """
 
 from __future__ import annotations
-
-import time
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -58,11 +53,11 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         from kakurega.envs.registry import make
 
         config = dict(config or {})
-        unknown = set(config) - {"env", "env_kwargs", "mapping", "opponents", "seed"}
+        unknown = set(config) - {"env", "env_kwargs", "mapping", "opponents", "seed", "learner_seat"}
         if unknown or "env" not in config:
             raise ValueError(
-                f"KakuregaMultiAgentEnv config: needs 'env' and takes env_kwargs, mapping, opponents, seed; "
-                f"got {sorted(config)}"
+                f"KakuregaMultiAgentEnv config: needs 'env' and takes env_kwargs, mapping, opponents, seed, "
+                f"learner_seat; got {sorted(config)}"
             )
         self.env_name = config["env"]
         self.env_kwargs = dict(config.get("env_kwargs") or {})
@@ -83,13 +78,13 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         )
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
-        self.entries = []
+        self.pool = None
+        self.learner_seat = config.get("learner_seat", "random")
         if self.mapping == "learner":
-            from kakurega.agents.training.league import parse_entries
+            from kakurega.agents.training.league import OpponentPool
 
-            self.entries = parse_entries(config.get("opponents") or ["random"])
+            self.pool = OpponentPool(config.get("opponents") or ["random"], self.context)
         self.rng = np.random.default_rng(config.get("seed"))
-        self._agents: dict[tuple[str, str], object] = {}  # frozen kakurega agents by (spec, seat), built once
         self._frozen: dict[str, object] = {}
         self._pending: dict[str, float] = {}
         self._started: set[str] = set()
@@ -101,13 +96,11 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             self.rng = np.random.default_rng(seed)
         self.raw.reset(seed=int(self.rng.integers(2**31 - 1)))
         self._frozen = {}
-        if self.entries:
-            learner = self.possible_agents[int(self.rng.integers(len(self.possible_agents)))]
-            weights = np.array([entry.weight for entry in self.entries], dtype=np.float64)
-            for name in self.possible_agents:
-                spec = self.entries[int(self.rng.choice(len(weights), p=weights / weights.sum()))].agent
-                if name != learner and spec not in ("self", "snapshots"):
-                    self._frozen[name] = self._frozen_agent(spec, name)
+        if self.pool is not None:
+            seat = (int(self.rng.integers(len(self.possible_agents))) if self.learner_seat == "random"
+                    else int(self.learner_seat))
+            others = [a for i, a in enumerate(self.possible_agents) if i != seat]
+            self._frozen = {name: agent for name, (_, agent) in zip(others, self.pool.draw(self.rng, len(others)))}
         self.agents = [a for a in self.possible_agents if a not in self._frozen]
         self._pending = {a: 0.0 for a in self.agents}
         self._started = set()
@@ -135,17 +128,15 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         return self._observations(), {current: self._pay(current)}, {"__all__": False}, {"__all__": False}, {}
 
     # ------------------------------------------------------------ internals
-    def _frozen_agent(self, spec: str, seat: str):
-        """The kakurega agent of ``spec`` for ``seat`` (built once per seat, reseeded from this env's generator
-        each game): two seats never share an agent object, its generator or its caches."""
-        from kakurega.agents.specs import make_agent
-
-        agent = self._agents.get((spec, seat))
-        if agent is None:
-            agent = self._agents[spec, seat] = make_agent(spec, self.context, int(self.rng.integers(2**31 - 1)))
-        agent.rng = np.random.default_rng(int(self.rng.integers(2**31 - 1)))
-        agent.reset()
-        return agent
+    def set_league(self, current=None, snapshots=None) -> None:
+        """The learner's weights (``(metadata, layers)``) for ``self`` seats and/or the frozen snapshots
+        (``{name: (metadata, layers)}``, shipped as data: a remote node need not see the driver's files)."""
+        if self.pool is None:
+            return
+        if current is not None:
+            self.pool.set_current(*current)
+        if snapshots is not None:
+            self.pool.set_snapshots(list(snapshots), loaded=snapshots)
 
     def _collect_rewards(self) -> None:
         for agent in self.agents:
@@ -239,8 +230,16 @@ def algorithm_config(
     activation: str = "tanh",
     seed: int = 0,
     ppo: dict | None = None,
+    learner_seat="random",
 ):
-    """A ``PPOConfig`` training ``env_name`` with masked modules under ``mapping``."""
+    """A ``PPOConfig`` training ``env_name`` with masked modules under ``mapping``.
+
+    The env is given to RLlib as the class :class:`KakuregaMultiAgentEnv`, not
+    a registered name: runners on other nodes import it by its module path
+    (a name registered in this process never reaches a cluster through Ray
+    Client). RLlib's env pre-check is off: it steps with unmasked random
+    actions, each an illegal move that the env reports with a warning.
+    """
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from kakurega.envs.registry import make
@@ -249,10 +248,10 @@ def algorithm_config(
     env_config = {"env": env_name, "env_kwargs": dict(env_kwargs or {}), "mapping": mapping, "seed": seed}
     if mapping == "learner":
         env_config["opponents"] = list(opponents)
-    register_env()
+        env_config["learner_seat"] = learner_seat
     config = (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_config)
+        .environment(KakuregaMultiAgentEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner)
         .multi_agent(policies=set(module_ids(mapping, num_players)), policy_mapping_fn=policy_mapping_fn(mapping))
         .rl_module(rl_module_spec=module_spec(mapping, num_players, hidden, activation))
@@ -286,130 +285,8 @@ def export_module(module, path, env_name: str, env_kwargs: dict | None = None, t
 
 
 # ------------------------------------------------------------------ training
-PPO_KEYS = {  # kakurega config key under ppo -> RLlib PPOConfig.training argument
-    "learning_rate": "lr",
-    "gamma": "gamma",
-    "gae_lambda": "lambda_",
-    "clip_range": "clip_param",
-    "ent_coef": "entropy_coeff",
-    "vf_coef": "vf_loss_coeff",
-    "max_grad_norm": "grad_clip",
-    "n_epochs": "num_epochs",
-    "batch_size": "minibatch_size",
-}
+def train(config_path, overrides=(), **options):
+    """Run a kakurega training config on RLlib PPO: see :func:`kakurega.integrations.rllib_train.train`."""
+    from kakurega.integrations.rllib_train import train as train_config
 
-
-def config_mapping(config: dict, mapping: str) -> str:
-    """The mapping a kakurega config asks for: ``auto`` is ``shared`` for pure self-play, else ``learner``."""
-    if mapping != "auto":
-        return mapping
-    agents = {entry["agent"] if isinstance(entry, dict) else str(entry) for entry in config["opponents"]}
-    return "shared" if agents <= {"self", "snapshots"} else "learner"
-
-
-def train(
-    config_path,
-    overrides=(),
-    address: str | None = None,
-    num_env_runners: int = 2,
-    mapping: str = "auto",
-    overwrite: bool = False,
-    quiet: bool = False,
-) -> dict:
-    """Run a kakurega training config on RLlib PPO; writes ``policy.safetensors`` and ``summary.json``.
-
-    Used keys: env, env_kwargs, seed, total_timesteps, n_envs (envs per env
-    runner = n_envs // num_env_runners, at least 1), network, ppo (n_steps x
-    n_envs is the train batch), opponents (for ``mapping="learner"``),
-    output_dir/name. The self-play league, imitation warm start and periodic
-    evaluation are SB3-backend features: a config that turns them on is
-    refused with the reason. ``address``: a Ray cluster (``ray://HOST:PORT``
-    or ``auto``); default: a local Ray instance. ``config_path`` may also be
-    a config dict.
-    """
-    from kakurega.agents.training import run_dir
-    from kakurega.agents.training.config import ConfigError, load_config, validate_config
-
-    if isinstance(config_path, dict):
-        config = validate_config(config_path, list(overrides))
-    else:
-        config = load_config(config_path, list(overrides))
-    if config["algorithm"] != "ppo":
-        raise ConfigError(f"--backend rllib trains PPO; algorithm is {config['algorithm']!r}")
-    if config["pretrain"]["steps"]:
-        raise ConfigError("--backend rllib has no imitation warm start: set pretrain.steps=0")
-    mapping = config_mapping(config, mapping)
-    output = Path(config["output_dir"]).resolve()
-    # the same guard as the sb3 backend: --overwrite empties only a directory marked as a
-    # kakurega run, and only of what a run writes (agents/training/run_dir.py)
-    if run_dir.holds_files(output):
-        if not overwrite:
-            raise ConfigError(f"{output} holds an earlier run: pass --overwrite (RLlib runs cannot be resumed here)")
-        run_dir.check_replaceable(output)
-    output.mkdir(parents=True, exist_ok=True)
-    with run_dir.RunLock(output):
-        if run_dir.holds_files(output):
-            left = run_dir.remove_run_files(output)
-            if left:
-                raise ConfigError(f"{output} still holds files no kakurega run wrote ({', '.join(left)}); "
-                                  "choose another output_dir")
-        run_dir.write_manifest(output)
-        return _train_in(output, config, mapping, address, num_env_runners, quiet)
-
-
-def _train_in(output: Path, config: dict, mapping: str, address, num_env_runners: int, quiet: bool) -> dict:
-    """Train and export into the locked, marked run directory ``output``."""
-    import json
-
-    import ray
-
-    from kakurega.agents.training import run_dir
-
-    runners = max(0, int(num_env_runners))
-    per_runner = max(1, config["n_envs"] // max(runners, 1))
-    ppo = {PPO_KEYS[key]: value for key, value in config["ppo"].items() if key in PPO_KEYS and value is not None}
-    ppo["train_batch_size_per_learner"] = config["ppo"]["n_steps"] * config["n_envs"]
-    ppo["minibatch_size"] = min(ppo.get("minibatch_size", 128), ppo["train_batch_size_per_learner"])
-    algo_config = algorithm_config(
-        config["env"], config["env_kwargs"], mapping, config["opponents"],
-        num_env_runners=runners, num_envs_per_env_runner=per_runner, hidden=config["network"]["hidden"],
-        activation=config["network"]["activation"], seed=config["seed"], ppo=ppo,
-    )
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        # workers import kakurega from the same installation; runtime_env ships nothing
-        ray.init(address=address, include_dashboard=False, log_to_driver=not quiet, ignore_reinit_error=True)
-    start = time.time()
-    algo = algo_config.build_algo()
-    steps, iterations, history = 0, 0, []
-    try:
-        while steps < config["total_timesteps"]:
-            result = algo.train()
-            iterations += 1
-            steps = int(result["num_env_steps_sampled_lifetime"] if "num_env_steps_sampled_lifetime" in result
-                        else result.get("env_runners", {}).get("num_env_steps_sampled_lifetime", steps + 1))
-            returns = result.get("env_runners", {}).get("episode_return_mean")
-            history.append({"iteration": iterations, "env_steps": steps, "episode_return_mean": returns})
-            if not quiet:
-                print(f"iteration {iterations}: {steps} env steps, mean episode return {returns}")
-        module_id = module_ids(mapping, 1)[0] if mapping != "per_seat" else "seat_0"
-        module = algo.get_module(module_id)
-        policy_path = export_module(module, output / "policy.safetensors", config["env"], config["env_kwargs"], steps)
-    finally:
-        algo.stop()
-        if started_ray:
-            ray.shutdown()
-    summary = {
-        "backend": "rllib",
-        "mapping": mapping,
-        "exported_module": module_id,
-        "env_steps": steps,
-        "iterations": iterations,
-        "num_env_runners": runners,
-        "wall_seconds": time.time() - start,
-        "history": history,
-        "policy": str(policy_path),
-    }
-    run_dir.atomic_write_bytes(output / "summary.json", json.dumps(summary, indent=2).encode())
-    return summary
-
+    return train_config(config_path, overrides, **options)

@@ -111,12 +111,15 @@ def cmd_demo(args) -> int:
 
 
 # ---------------------------------------------------------------------- train
-def _run_training(config, overrides, **options):
-    """``(result, 0)`` of a training run, or ``(None, exit status)`` once the reason it stopped is printed."""
+def _run_training(config, overrides, trainer=None, **options):
+    """``(result, 0)`` of a training run (``trainer``: the SB3 backend's by default), or ``(None, exit status)``
+    once the reason it stopped is printed."""
     from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.run_dir import RunWriteError
-    from kakurega.agents.training.trainer import TrainingInterrupted, train
+    from kakurega.agents.training.trainer import TrainingInterrupted
+    from kakurega.agents.training.trainer import train as sb3_train
 
+    train = trainer or sb3_train
     try:
         return train(config, overrides, **options), 0
     except ConfigError as error:
@@ -146,25 +149,16 @@ def cmd_train(args) -> int:
 
 
 def _train_rllib(args, overrides) -> int:
-    from kakurega.agents.training.config import ConfigError
-
-    if args.resume:
-        print("error: --backend rllib runs cannot be resumed; start a new run (--overwrite)", file=sys.stderr)
-        return 2
     try:
-        from kakurega.integrations.rllib import train as train_rllib
+        from kakurega.integrations.rllib_train import train as train_rllib
     except ImportError as error:
         print(f"error: --backend rllib needs Ray RLlib ({error}); install it with: pip install 'kakurega[rllib]'",
               file=sys.stderr)
         return 2
-    try:
-        summary = train_rllib(args.config, overrides, address=args.address, num_env_runners=args.env_runners,
-                              mapping=args.policy_mapping, overwrite=args.overwrite, quiet=args.quiet)
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(f"wrote {summary['policy']} ({summary['env_steps']} env steps, module {summary['exported_module']!r})")
-    return 0
+    _, status = _run_training(args.config, overrides, trainer=train_rllib, address=args.address,
+                              num_env_runners=args.env_runners, mapping=args.policy_mapping, resume=args.resume,
+                              overwrite=args.overwrite, quiet=args.quiet)
+    return status
 
 
 # -------------------------------------------------------------------- evaluate
@@ -432,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib PPO; "
                         "pip install 'kakurega[rllib]'; see docs/integrations.md)")
     p.add_argument("--address", default=None,
-                   help="rllib: join this Ray cluster (ray://HOST:PORT or auto) instead of starting a local Ray")
+                   help="rllib: join this Ray cluster (HOST:PORT, ray://HOST:PORT or auto) instead of starting a local Ray")
     p.add_argument("--env-runners", type=int, default=2, help="rllib: env-runner processes (default 2)")
     p.add_argument("--policy-mapping", choices=["auto", "shared", "per_seat", "learner"], default="auto",
                    help="rllib: shared (one module for every seat), per_seat, or learner (one learning seat against "

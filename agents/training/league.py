@@ -81,15 +81,16 @@ class OpponentPool:
         self._current = (metadata, layers)
         self._current_version += 1
 
-    def set_snapshots(self, paths: list[str]) -> None:
-        """The frozen snapshot files the ``snapshots`` entry draws from."""
+    def set_snapshots(self, paths: list[str], loaded: dict | None = None) -> None:
+        """The frozen snapshot files the ``snapshots`` entry draws from; ``loaded`` maps a path to its
+        ``(metadata, layers)`` already read (a process that cannot see the files gets them as data)."""
         self._snapshot_paths = [str(p) for p in paths]
         for path in list(self._snapshot_cache):
             if path not in self._snapshot_paths:
                 del self._snapshot_cache[path]
         for path in self._snapshot_paths:
             if path not in self._snapshot_cache:
-                meta, layers = read_policy(path)
+                meta, layers = loaded[path] if loaded and path in loaded else read_policy(path)
                 check_compatible(meta, self.context, source=f"snapshot {path}")
                 self._snapshot_cache[path] = (meta, layers)
 

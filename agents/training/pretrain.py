@@ -278,3 +278,25 @@ def dagger(model, config: dict, data: dict, say=print, progress: bool = False) -
             f"action accuracy {stats['accuracy']:.0%}")
     return data, rounds
 
+
+def warm_start(model, config: dict, logger, say=print, progress: bool = False) -> None:
+    """The config's imitation warm start of ``model`` (a MaskablePPO): demonstrations, behaviour cloning,
+    ``pretrain.dagger_rounds`` of DAgger; logs ``pretrain/*`` rows to ``logger`` (an SB3 logger)."""
+    pretrain = config["pretrain"]
+    data, reused = demonstrations(config, progress=progress)
+    if reused:
+        say(f"reusing the demonstrations in {pretrain['data']}")
+    stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"],
+                              pretrain["learning_rate"], config["seed"], pretrain["value_coef"])
+    for key, value in (("samples", stats["samples"]), ("accuracy", stats["accuracy"]), ("loss", stats["loss"]),
+                       ("demonstrator_win_rate", data["win_rate"])):
+        logger.record(f"pretrain/{key}", value)
+    logger.dump(0)
+    say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
+        f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
+    if pretrain["dagger_rounds"]:
+        _, rounds = dagger(model, config, data, say, progress=progress)
+        for row in rounds:
+            for key in ("student_win_rate", "samples", "accuracy", "loss"):
+                logger.record(f"pretrain/dagger_{key}", row[key])
+            logger.dump(row["round"])

@@ -176,7 +176,6 @@ def _config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
 def _callbacks(config: dict, out: Path, start_time: float):
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from kakurega.agents.policy import PolicyAgent
     from kakurega.agents.training.export import policy_metadata, save_policy
 
     league_entries = {e["agent"] for e in config["opponents"]}
@@ -245,38 +244,10 @@ def _callbacks(config: dict, out: Path, start_time: float):
             self._baseline = None
 
         def _evaluate(self) -> None:
-            from kakurega.agents.tournament import run_tournament
-
-            evaluation = config["evaluation"]
             meta, layers = learner_snapshot(self.model)
-
-            def learner(context, seed):
-                return PolicyAgent(context, seed, layers=layers, metadata=meta, name="learner")
-
-            opponent = evaluation["opponent"]
-            result = run_tournament(
-                config["env"], ["learner", opponent], config["env_kwargs"], evaluation["games"],
-                evaluation["seed"], agents={"learner": learner}, focal="learner",
-            )
-            row = result.per_agent[0]
-            if self._baseline is None:
-                self._baseline = random_baseline(config, opponent, evaluation["games"])["score"]
-            self.logger.record("eval/score", row["score"])
-            self.logger.record("eval/score_ci_low", row["score_ci95"][0])
-            self.logger.record("eval/score_ci_high", row["score_ci95"][1])
-            self.logger.record("eval/win_rate", row["win_rate"])
-            self.logger.record("eval/win_rate_ci_low", row["win_rate_ci95"][0])
-            self.logger.record("eval/win_rate_ci_high", row["win_rate_ci95"][1])
-            self.logger.record("eval/mean_reward", row["mean_reward"])
-            self.logger.record("eval/random_baseline_score", self._baseline)
-            run_dir.append_csv_row(
-                out / "eval.csv",
-                ["timesteps", "wall_seconds", "opponent", "games", "score", "score_ci_low", "score_ci_high", "win_rate",
-                 "mean_reward", "baseline_score"],
-                [self.num_timesteps, f"{time.perf_counter() - start_time:.1f}", opponent, row["games"],
-                 f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}", f"{row['score_ci95'][1]:.4f}",
-                 f"{row['win_rate']:.4f}", f"{row['mean_reward']:.4f}", f"{self._baseline:.4f}"],
-            )
+            wall = time.perf_counter() - start_time
+            self._baseline = periodic_evaluation(config, out, meta, layers, self.num_timesteps, wall, self.logger,
+                                                 self._baseline)
 
         def _on_step(self) -> bool:
             if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
@@ -314,6 +285,45 @@ def _callbacks(config: dict, out: Path, start_time: float):
     if uses_league:
         callbacks.insert(0, LeagueCallback())
     return callbacks
+
+
+def periodic_evaluation(config: dict, out: Path, metadata: dict, layers: list, timesteps: int, wall_seconds: float,
+                        logger, baseline: float | None = None) -> float:
+    """The greedy policy ``(metadata, layers)`` against ``evaluation.opponent``: one eval.csv row and ``eval/*``
+    records in ``logger``; returns the random player's score on the same deals (``baseline``, computed once)."""
+    from kakurega.agents.policy import PolicyAgent
+    from kakurega.agents.tournament import run_tournament
+
+    evaluation = config["evaluation"]
+
+    def learner(context, seed):
+        return PolicyAgent(context, seed, layers=layers, metadata=metadata, name="learner")
+
+    opponent = evaluation["opponent"]
+    result = run_tournament(
+        config["env"], ["learner", opponent], config["env_kwargs"], evaluation["games"],
+        evaluation["seed"], agents={"learner": learner}, focal="learner",
+    )
+    row = result.per_agent[0]
+    if baseline is None:
+        baseline = random_baseline(config, opponent, evaluation["games"])["score"]
+    logger.record("eval/score", row["score"])
+    logger.record("eval/score_ci_low", row["score_ci95"][0])
+    logger.record("eval/score_ci_high", row["score_ci95"][1])
+    logger.record("eval/win_rate", row["win_rate"])
+    logger.record("eval/win_rate_ci_low", row["win_rate_ci95"][0])
+    logger.record("eval/win_rate_ci_high", row["win_rate_ci95"][1])
+    logger.record("eval/mean_reward", row["mean_reward"])
+    logger.record("eval/random_baseline_score", baseline)
+    run_dir.append_csv_row(
+        out / "eval.csv",
+        ["timesteps", "wall_seconds", "opponent", "games", "score", "score_ci_low", "score_ci_high", "win_rate",
+         "mean_reward", "baseline_score"],
+        [timesteps, f"{wall_seconds:.1f}", opponent, row["games"],
+         f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}", f"{row['score_ci95'][1]:.4f}",
+         f"{row['win_rate']:.4f}", f"{row['mean_reward']:.4f}", f"{baseline:.4f}"],
+    )
+    return baseline
 
 
 def save_checkpoint(model, config: dict, out: Path) -> Path:
@@ -550,28 +560,9 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             checkpoints.restore(model, contents, path)
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
         elif config["pretrain"]["steps"]:
-            from kakurega.agents.training.pretrain import behaviour_cloning, demonstrations
+            from kakurega.agents.training.pretrain import warm_start
 
-            pretrain = config["pretrain"]
-            data, reused = demonstrations(config, progress=config["logging"]["progress_bar"] and not quiet)
-            if reused:
-                say(f"reusing the demonstrations in {pretrain['data']}")
-            stats = behaviour_cloning(model, data, pretrain["epochs"], pretrain["batch_size"],
-                                      pretrain["learning_rate"], config["seed"], pretrain["value_coef"])
-            for key, value in (("samples", stats["samples"]), ("accuracy", stats["accuracy"]), ("loss", stats["loss"]),
-                               ("demonstrator_win_rate", data["win_rate"])):
-                logger.record(f"pretrain/{key}", value)
-            logger.dump(0)
-            say(f"learned from {stats['samples']} moves of {pretrain['agent']} ({data['episodes']} games, "
-                f"it won {data['win_rate']:.0%}): action accuracy {stats['accuracy']:.0%}")
-            if pretrain["dagger_rounds"]:
-                from kakurega.agents.training.pretrain import dagger
-
-                _, rounds = dagger(model, config, data, say, progress=config["logging"]["progress_bar"] and not quiet)
-                for row in rounds:
-                    for key in ("student_win_rate", "samples", "accuracy", "loss"):
-                        logger.record(f"pretrain/dagger_{key}", row[key])
-                    logger.dump(row["round"])
+            warm_start(model, config, logger, say, progress=config["logging"]["progress_bar"] and not quiet)
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
             meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],

@@ -1,0 +1,188 @@
+"""`kakurega train --backend rllib` on a local Ray: what the SB3 backend writes (league, warm start, evaluation,
+checkpoints, resume, config.yaml, logs, plots), keys it cannot honour refused before any work, more env runners
+than CPUs refused at once, a failed run that leaves nothing behind, and league weights reaching the env runners as
+data."""
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("ray.rllib")
+
+from kakurega.agents.training.config import ConfigError  # noqa: E402
+from kakurega.integrations import rllib_train  # noqa: E402
+
+TINY = {
+    "env": "animal_chain_v0", "algorithm": "ppo", "total_timesteps": 256, "n_envs": 2, "seed": 0,
+    "network": {"hidden": [16]},
+    "opponents": [{"agent": "random", "weight": 1.0}, {"agent": "self", "weight": 1.0},
+                  {"agent": "snapshots", "weight": 1.0}],
+    "league": {"sync_every": 64, "snapshot_every": 128, "max_snapshots": 2},
+    "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+    "pretrain": {"steps": 100, "epochs": 1},
+    "evaluation": {"every": 128, "games": 4, "final_games": 4, "final_opponents": ["random"]},
+    "checkpoint": {"every": 128},
+    "logging": {"progress_bar": False},
+}
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _config_file(tmp_path, **changes):
+    config = {**TINY, "output_dir": str(tmp_path / "run"), **changes}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_keys_it_cannot_honour_are_refused_by_name_before_any_work(tmp_path):
+    config = {**TINY, "output_dir": str(tmp_path / "run"), "vec_env": "subproc",
+              "ppo": {**TINY["ppo"], "target_kl": 0.02}, "checkpoint": {"sb3_zip": True}}
+    with pytest.raises(ConfigError) as caught:
+        rllib_train.train(config, quiet=True)
+    for words in ("vec_env='subproc'", "ppo.target_kl=0.02", "checkpoint.sb3_zip=True"):
+        assert words in str(caught.value)
+    with pytest.raises(ConfigError, match="per_seat"):
+        rllib_train.train({**TINY, "output_dir": str(tmp_path / "run")}, mapping="per_seat", quiet=True)
+    with pytest.raises(ConfigError, match=r"opponents \['random', 'snapshots'\] with --policy-mapping shared"):
+        rllib_train.train({**TINY, "output_dir": str(tmp_path / "run")}, mapping="shared", quiet=True)
+    assert not (tmp_path / "run").exists()
+    rllib_train.check_supported(rllib_train.validate_config(TINY), "learner")  # the control: TINY itself is fine
+
+
+def test_more_env_runners_than_cpus_fail_at_once_and_leave_no_run_behind(local_ray, tmp_path, capsys):
+    import time
+
+    from kakurega.scripts.cli import main
+
+    path = _config_file(tmp_path)
+    began = time.perf_counter()
+    assert main(["train", str(path), "--backend", "rllib", "--env-runners", "3", "--quiet"]) == 2
+    assert time.perf_counter() - began < 30
+    assert "--env-runners 3: each env runner takes a CPU and the Ray cluster has 2" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()  # the rerun needs no --overwrite
+
+
+def test_a_run_has_what_an_sb3_run_has_and_resumes(local_ray, tmp_path, capsys):
+    from kakurega.agents.policy import read_policy
+    from kakurega.agents.training.plots import read_progress
+    from kakurega.scripts.cli import main
+
+    path = _config_file(tmp_path)
+    run = tmp_path / "run"
+    assert main(["train", str(path), "--backend", "rllib", "--env-runners", "2", "--quiet"]) == 0
+    assert yaml.safe_load((run / "config.yaml").read_text())["league"]["snapshot_every"] == 128
+    rows = read_progress(run)
+    assert float(rows[0]["pretrain/samples"]) >= 100  # the imitation warm start ran first
+    assert [int(r["time/total_timesteps"]) for r in rows if r.get("time/total_timesteps")] == [128, 256]
+    assert list((run / "logs" / "part0").glob("events.out.tfevents.*"))
+    assert [line.split(",")[0] for line in (run / "eval.csv").read_text().splitlines()[1:]] == ["128", "256"]
+    assert sorted(p.name for p in (run / "league").iterdir()) == ["snapshot_128.safetensors", "snapshot_256.safetensors"]
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_128", "step_256"]
+    assert (run / "plots" / "learning_curve.png").is_file() and (run / "evaluation" / "evaluation.txt").is_file()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["backend"] == "rllib" and summary["mapping"] == "learner" and summary["timesteps"] == 256
+    meta, layers = read_policy(run / "policy.safetensors")
+    assert meta["trained_with"] == "rllib" and meta["training_steps"] == 256
+    # the file is the checkpoint's network: the RLlib module copied through the shadow model, nothing lost
+    from safetensors.numpy import load_file
+
+    weights = load_file(run / "checkpoints" / "step_256" / "weights.safetensors")
+    assert np.array_equal(weights["action_net.weight"], layers[-1][0])
+    assert np.array_equal(weights["mlp_extractor.policy_net.0.weight"], layers[0][0])
+
+    assert main(["train", str(path), "--backend", "rllib", "--env-runners", "2", "--quiet", "--resume",
+                 "--total-timesteps", "384"]) == 0
+    assert "resuming" not in capsys.readouterr().err
+    assert [line.split(",")[0] for line in (run / "eval.csv").read_text().splitlines()[1:]] == ["128", "256", "384"]
+    assert sorted(p.name for p in (run / "logs").iterdir()) == ["part0", "part1"]
+    assert json.loads((run / "summary.json").read_text())["timesteps"] == 384
+    # a new run into the same directory is refused without --overwrite, as with the SB3 backend
+    assert main(["train", str(path), "--backend", "rllib", "--quiet"]) == 2
+    assert "already holds files" in capsys.readouterr().err
+
+
+def test_resume_puts_the_checkpoint_into_the_learner_and_the_env_runners(local_ray):
+    """The shadow model's weights and Adam moments go into the RLlib learner and on to every env runner."""
+    import torch
+
+    from kakurega.agents.training.config import validate_config
+    from kakurega.integrations.rllib import algorithm_config
+
+    config = validate_config({**TINY, "pretrain": {"steps": 0}})
+    algo = algorithm_config(config["env"], {}, "learner", num_env_runners=1, hidden=(16,),
+                            ppo=rllib_train._ppo_settings(config)).build_algo()
+    try:
+        algo.train()
+        shadow = rllib_train.ShadowModel(algo, "learner", config)
+        model = shadow.pull(64)
+        first = next(iter(model.policy.optimizer.state.values()))
+        assert float(first["step"]) > 0  # Adam's moments came across
+        with torch.no_grad():
+            for parameter in model.policy.parameters():
+                parameter.add_(0.5)
+        expected = [p.detach().clone() for p in model.policy.parameters()]
+        shadow.push()
+        assert all(torch.equal(a, b) for a, b in zip(expected, shadow.module.parameters()))
+        remote = algo.env_runner_group.foreach_env_runner(
+            lambda runner: runner.module["learner"].encoder.actor_encoder.net.mlp[0].weight.detach().numpy().copy(),
+            local_env_runner=False)
+        assert np.allclose(remote[0], expected[0].numpy())
+    finally:
+        algo.stop()
+
+
+def test_league_snapshots_reach_the_env_runners_as_data(local_ray, tmp_path):
+    """A snapshot pushed as data is drawn by a runner's pool after its file is gone (no node reads the driver's
+    files); before the push only the other entries are drawn (the control)."""
+    from kakurega.agents.training.config import validate_config
+    from kakurega.integrations.rllib import algorithm_config
+    from kakurega.integrations.rllib_league import League
+
+    config = validate_config({**TINY, "pretrain": {"steps": 0}, "output_dir": str(tmp_path),
+                              "opponents": [{"agent": "random", "weight": 1.0}, {"agent": "snapshots", "weight": 9.0}],
+                              "league": {"snapshot_every": 64}})
+    algo = algorithm_config(config["env"], {}, "learner", config["opponents"], num_env_runners=1, hidden=(16,),
+                            ppo=rllib_train._ppo_settings(config)).build_algo()
+
+    def counts():
+        return algo.env_runner_group.foreach_env_runner(
+            lambda runner: [dict(env.unwrapped.pool.draw_counts) for env in runner.env.envs], local_env_runner=False)[0][0]
+
+    try:
+        league = League(config, tmp_path, algo)
+        shadow = rllib_train.ShadowModel(algo, "learner", config)
+        algo.train()
+        assert counts()["snapshots"] == 0 and counts()["random"] > 0
+        league.after_iteration(0, 64, shadow.pull(64))
+        (tmp_path / "league" / "snapshot_64.safetensors").unlink()
+        before = counts()["snapshots"]
+        algo.train()
+        assert counts()["snapshots"] > before
+    finally:
+        algo.stop()
+
+
+def test_the_env_pre_check_is_off_and_an_illegal_move_still_ends_the_game_with_a_warning():
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    from kakurega.integrations.rllib import KakuregaMultiAgentEnv, algorithm_config
+
+    assert algorithm_config("animal_chain_v0", num_env_runners=0).disable_env_checking
+    env = KakuregaMultiAgentEnv({"env": "animal_chain_v0", "mapping": "shared", "seed": 0})
+    obs, _ = env.reset(seed=0)
+    (agent, observation), = obs.items()
+    EnvLogger.flush()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    _, rewards, terminated, _, _ = env.step({agent: illegal})
+    assert terminated["__all__"] and rewards[agent] == -1
+    assert any("Illegal move made" in str(message) for message in EnvLogger.mqueue)
