@@ -1,7 +1,7 @@
 """Speed of the OpenSpiel bridge against the rules engine it wraps (``kakurega bench --bridge``).
 
-For the newest version of each game (one configuration each, :data:`CASES`)
-it measures, in one process, each pair on the same states:
+For the newest version of each game, in its default configuration, it
+measures in one process each pair on the same states:
 
 - **steps**: uniformly random legal play from a new state to the end, through
   the bridge (``legal_actions`` + ``apply_action``, the four seed draws and
@@ -19,8 +19,8 @@ it measures, in one process, each pair on the same states:
   MCCFR (``outcome_sampling_mccfr.OutcomeSamplingSolver``) on the same game;
   external-sampling MCCFR (``external_sampling_mccfr.ExternalSamplingSolver``)
   walks every action of the updating player at each of its decisions, so
-  it is measured on a game cut short (:data:`EXTERNAL_SAMPLING`), where
-  an iteration ends.
+  it is measured on the game cut short (its step limit at :data:`CUT_SHORT`),
+  where an iteration ends.
 
 The clone, apply and resample ratios are the bridge's cost over the engine's
 (targets: at most 2). Each pair alternates in chunks and is repeated;
@@ -29,8 +29,8 @@ medians over the repeats are reported. Times are process CPU time.
 With ``ismcts=True`` (``--ismcts``) it also times one move of kakurega's
 IS-MCTS (``ismcts:simulations=N`` through :class:`KakuregaBot`) against
 OpenSpiel's ``ISMCTSBot`` (random rollouts, the same number of simulations)
-at the same positions of random games, for the games in :data:`ISMCTS_CASES`:
-CPU seconds per move of each and their ratio.
+at the same positions of random games: CPU seconds per move of each (median
+over the moves) and their ratio.
 
 A benchmark, not a test: nothing here asserts a speed.
 """
@@ -47,29 +47,31 @@ import numpy as np
 
 from kakurega.envs.core.game import TERMINAL
 
-#: one configuration per game: the newest version's
-CASES = (
-    ("animal_chain_v1", {}),
-    ("kakurenbo_v1", {"num_players": 4}),
-    ("summer_hide_and_seek_v2", {"num_players": 2}),
-    ("hidden_rooms_v0", {}),
-)
-#: per game, a configuration cut short enough for external-sampling MCCFR iterations to end
-EXTERNAL_SAMPLING = {
-    "animal_chain_v1": {"max_turns": 1},
-    "kakurenbo_v1": {"num_players": 3, "max_steps": 10},
-    "summer_hide_and_seek_v2": {"num_players": 2, "max_steps": 4},
-    "hidden_rooms_v0": {"episode": "round", "max_turns": 2},
-}
-#: the IS-MCTS comparison's games
-ISMCTS_CASES = (
-    ("animal_chain_v1", {}),
-    ("summer_hide_and_seek_v1", {"num_players": 2}),
-    ("kakurenbo_v1", {"num_players": 4}),
-    ("hidden_rooms_v0", {}),
-)
+#: the step-limit options set this low for external-sampling MCCFR, whose iterations grow exponentially with the game
+CUT_SHORT = {"max_steps": 4, "max_turns": 1}
 CLOCK = time.process_time
 SEED_OUTCOMES = 256
+
+
+def newest_envs(only: str | None = None) -> list[str]:
+    """The newest registered version of every game (the env names containing ``only``)."""
+    from kakurega.envs.registry import ENV_SPECS
+
+    newest: dict[str, str] = {}
+    for name in ENV_SPECS:
+        base, _, version = name.rpartition("_v")
+        if base not in newest or int(version) > int(newest[base].rpartition("_v")[2]):
+            newest[base] = name
+    return [name for name in newest.values() if not only or only in name]
+
+
+def cut_short(name: str) -> dict | None:
+    """The game's options with its step limit at :data:`CUT_SHORT` (None when it has no such option)."""
+    from kakurega.envs.registry import ENV_SPECS
+
+    defaults = ENV_SPECS[name].option_defaults()
+    params = {option: limit for option, limit in CUT_SHORT.items() if option in defaults}
+    return params or None
 
 
 def _label(name: str, params: dict) -> str:
@@ -233,9 +235,9 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
         row[f"{key}_ratios"] = values
     row.update({key: statistics.median(values) for key, values in micro.items()})
     row["outcome_sampling_it_per_s"] = mccfr_rate(game, "outcome", seconds)
-    small = EXTERNAL_SAMPLING[name]
-    row["external_sampling_env"] = _label(name, small)
-    row["external_sampling_it_per_s"] = mccfr_rate(_load(name, small), "external", seconds)
+    small = cut_short(name)
+    row["external_sampling_env"] = _label(name, small) if small is not None else None
+    row["external_sampling_it_per_s"] = mccfr_rate(_load(name, small), "external", seconds) if small else None
     return row
 
 
@@ -295,13 +297,10 @@ def run(seconds: float, repeats: int, only: str | None = None, ismcts: bool = Fa
 
     report = {"seconds_per_measurement": seconds, "repeats": repeats, "clock": "process CPU time",
               "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "rows": []}
-    for name, params in CASES:
-        if only and only not in name:
-            continue
-        report["rows"].append(measure_case(name, params, seconds, repeats))
+    for name in newest_envs(only):
+        report["rows"].append(measure_case(name, {}, seconds, repeats))
     if ismcts:
-        report["ismcts"] = [ismcts_row(name, params, simulations, ismcts_moves)
-                            for name, params in ISMCTS_CASES if not only or only in name]
+        report["ismcts"] = [ismcts_row(name, {}, simulations, ismcts_moves) for name in newest_envs(only)]
     return report
 
 
@@ -318,7 +317,8 @@ def format_tables(report: dict) -> str:
             f"{row['bridge_apply_us']:.1f}, {row['engine_apply_us']:.1f} | "
             f"{row['bridge_resample_us']:.1f}, {row['engine_resample_us']:.1f} |")
     lines += ["", "| game, cut short | ES-MCCFR it/s |", "|---|---:|"]
-    lines += [f"| {row['external_sampling_env']} | {row['external_sampling_it_per_s']:,.2f} |" for row in report["rows"]]
+    lines += [f"| {row['external_sampling_env']} | {row['external_sampling_it_per_s']:,.2f} |"
+              for row in report["rows"] if row["external_sampling_env"]]
     if report.get("ismcts"):
         lines += ["", "| game | simulations | kakurega IS-MCTS s/move | OpenSpiel ISMCTSBot s/move | ratio |",
                   "|---|---:|---:|---:|---:|"]
