@@ -54,9 +54,20 @@ How the pieces map:
 - **Determinization**: ``state.resample_from_infostate(player, sampler)`` is
   the rules' ``resample_hidden`` (what the player does not know re-dealt,
   future chance re-seeded from ``sampler``), so OpenSpiel's ``ISMCTSBot``
-  searches over worlds consistent with its own information. The other
-  players' information-state histories in such a world restart at the
-  resampling point (their past observations are unknown to the searcher).
+  searches over worlds consistent with its own information. The re-deal
+  draws from one generator per game whose state is set from four sampler
+  draws (seeding a generator per world would cost more than the re-deal).
+  The other players' information-state histories in such a world restart at
+  the resampling point (their past observations are unknown to the searcher).
+- **Speed**: a state holds one object (:class:`_Core`) that copies cheaply,
+  so ``clone`` costs pyspiel's own per-clone work (a few microseconds) plus
+  ``Game.clone``; clones share the generator, the move log and the recorded
+  lines until one of them changes its own. Information-state lines are
+  recorded lazily: moves are logged, and the lines are computed when first
+  read (by replaying the logged moves from the deal, or from a world's
+  resampling point), then at each move while they are being read. What a
+  player is shown is the same either way (tested against eager recording);
+  ``kakurega bench --bridge`` measures the costs (docs/performance.md).
 
 Hidden information stays hidden: a player's tensors and strings come only
 from its own observation; other players' cards are not in them.
