@@ -54,9 +54,20 @@ How the pieces map:
 - **Determinization**: ``state.resample_from_infostate(player, sampler)`` is
   the rules' ``resample_hidden`` (what the player does not know re-dealt,
   future chance re-seeded from ``sampler``), so OpenSpiel's ``ISMCTSBot``
-  searches over worlds consistent with its own information. The other
-  players' information-state histories in such a world restart at the
-  resampling point (their past observations are unknown to the searcher).
+  searches over worlds consistent with its own information. The re-deal
+  draws from one generator per game whose state is set from four sampler
+  draws (seeding a generator per world would cost more than the re-deal).
+  The other players' information-state histories in such a world restart at
+  the resampling point (their past observations are unknown to the searcher).
+- **Speed**: a state holds one object (:class:`_Core`) that copies cheaply,
+  so ``clone`` costs pyspiel's own per-clone work (a few microseconds) plus
+  ``Game.clone``; clones share the generator, the move log and the recorded
+  lines until one of them changes its own. Information-state lines are
+  recorded lazily: moves are logged, and the lines are computed when first
+  read (by replaying the logged moves from the deal, or from a world's
+  resampling point), then at each move while they are being read. What a
+  player is shown is the same either way (tested against eager recording);
+  ``kakurega bench --bridge`` measures the costs (docs/performance.md).
 
 Hidden information stays hidden: a player's tensors and strings come only
 from its own observation; other players' cards are not in them.
@@ -77,6 +88,7 @@ DEFAULT_UTILITY_BOUND = 1000.0  #: |utility| bound for games whose rules declare
 DEFAULT_MAX_GAME_LENGTH = 100_000  #: decisions per game, for games whose rules declare no ``max_decisions``
 SEED_DRAWS, SEED_OUTCOMES = 4, 256  #: the chance moves that draw a new state's 32-bit seed
 _PARAMETER_TYPES = (bool, int, float, str)
+_REDEAL_INCREMENT = 0xDA3E39CB94B95BDB  # the PCG64 stream of the re-deal generators (any odd number)
 NO_INFORMATION_STATE_TENSOR = (
     "kakurega games have no information-state tensor (a player's history has no fixed size): use "
     "information_state_string (perfect recall) or observation_tensor (the env's observation vector)")
@@ -107,12 +119,25 @@ class _Shared:
         self.env_name, self.env_kwargs = env_name, dict(env_kwargs)
         self.env = make(env_name, wrapped=False, **env_kwargs)
         self.game = self.env.game
+        self._redeal = np.random.Generator(np.random.PCG64(0))
 
     def __deepcopy__(self, memo):
         return self
 
     def __reduce__(self):  # a serialized state rebuilds it from the registry
         return (_Shared, (self.env_name, self.env_kwargs))
+
+    def redeal_generator(self, draws: list[float]) -> np.random.Generator:
+        """The generator that re-deals a resampled world, started from four sampler draws in [0, 1).
+
+        One generator per game, its PCG64 state set from the draws (no seed hashing: seeding a
+        new generator would cost several times the re-deal itself).
+        """
+        words = [int(draw * 2**32) & 0xFFFFFFFF for draw in draws]
+        value = words[0] << 96 | words[1] << 64 | words[2] << 32 | words[3]
+        self._redeal.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": value, "inc": _REDEAL_INCREMENT},
+                                            "has_uint32": 0, "uinteger": 0}
+        return self._redeal
 
 
 class KakuregaGame(pyspiel.Game):
@@ -161,92 +186,287 @@ class KakuregaGame(pyspiel.Game):
 
 
 class KakuregaState(pyspiel.State):
-    """One deal of a kakurega game."""
+    """One deal of a kakurega game.
+
+    Everything it holds is one :class:`_Core` (pyspiel's ``clone`` deep-copies
+    each attribute: one attribute with a cheap ``__deepcopy__`` keeps a clone
+    near ``Game.clone``). Information-state lines are recorded lazily: moves
+    are logged, and the lines are computed when first asked for (replaying the
+    logged moves), or at each move while they are being read.
+    """
 
     def __init__(self, game):
         super().__init__(game)
-        self.shared = game.shared
-        #: the seed outcomes drawn so far; the deal happens when all are in
-        self.seed_draws: list[int] = []
-        self.rng = None
-        self.state = None
-        #: per player, one line per decision: digest of its observation, and its own action
-        self.history_lines = [[] for _ in range(self.shared.game.num_players)]
+        self._core = _Core(game.shared)
+
+    @property
+    def shared(self) -> _Shared:
+        """What every state of this game shares (the env: rules and encoder)."""
+        return self._core.shared
+
+    @property
+    def state(self):
+        """The rules state (None while the seed is drawn)."""
+        return self._core.state
+
+    @state.setter
+    def state(self, value) -> None:
+        self._core.state = value
 
     def current_player(self):
         """The seat to act, ``CHANCE`` while the seed is drawn, or ``TERMINAL``."""
-        if self.state is None:
-            return pyspiel.PlayerId.CHANCE
-        player = self.shared.game.current_player(self.state)
-        return pyspiel.PlayerId.TERMINAL if player == TERMINAL else int(player)
+        core = self._core
+        if core.state is None:
+            return CHANCE
+        player = core.shared.game.current_player(core.state)
+        return TERMINAL_PLAYER if player == TERMINAL else player
 
     def chance_outcomes(self):
         """The next part of the seed: ``SEED_OUTCOMES`` equally likely values."""
-        return [(value, 1.0 / SEED_OUTCOMES) for value in range(SEED_OUTCOMES)] if self.state is None else []
+        return list(_SEED_CHANCE) if self._core.state is None else []
 
     def _legal_actions(self, player):
         """Legal action ids of ``player`` (none for a player not to act)."""
-        if player != self.current_player():
+        core = self._core
+        if core.state is None or player != core.shared.game.current_player(core.state):
             return []
-        return [int(a) for a in self.shared.game.legal_actions(self.state)]
+        return core.shared.game.legal_actions(core.state)
 
     def _apply_action(self, action):
         """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator."""
-        if self.state is None:
-            self.seed_draws.append(int(action))
-            if len(self.seed_draws) == SEED_DRAWS:
-                self.rng = np.random.default_rng(self.seed_draws)
-                self.state = self.shared.game.initial_state(self.rng)
-                self._record()
-            return
-        player = self.current_player()
-        self.shared.game.apply_action(self.state, int(action), self.rng)
-        self.history_lines[player][-1] += f" a{int(action)}"
-        self._record()
+        core = self._core
+        if core.state is None:
+            core.deal(int(action))
+        else:
+            core.apply(int(action))
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A state ``player_id`` cannot tell from this one: hidden cards re-dealt, future chance re-seeded."""
-        seed = [int(probability_sampler() * 2**32) for _ in range(4)]
-        rng = np.random.default_rng(seed)
-        world = self.clone()
-        world.state = self.shared.game.resample_hidden(self.state, player_id, rng)
-        world.rng = np.random.default_rng(rng.integers(2**63 - 1))
-        for seat in range(len(world.history_lines)):
-            if seat != player_id:  # their past is not the searcher's to know; the player's own is unchanged
-                world.history_lines[seat] = ["resampled", world._digest(seat)]
+        core = self._core
+        if core.state is None:
+            raise ValueError("resample_from_infostate needs a dealt state; this one is still drawing its seed")
+        redeal = core.shared.redeal_generator([probability_sampler() for _ in range(4)])
+        lines = core.synced_lines()
+        held, core.state = core.state, None  # the world gets a re-dealt state: the clone need not copy this one
+        try:
+            world = self.clone()
+        finally:
+            core.state = held
+        world._core.start_world(core.shared.game.resample_hidden(held, player_id, redeal),
+                                int(redeal.integers(2**63 - 1)), lines, int(player_id))
         return world
 
-    def _record(self) -> None:
-        """Append every player's observation digest (what each sees now) to its history."""
-        for seat, lines in enumerate(self.history_lines):
-            lines.append(self._digest(seat))
-
-    def _digest(self, seat: int) -> str:
-        """A short digest of ``seat``'s observation now."""
-        observation = np.ascontiguousarray(self.shared.env.encode(self.state, seat))
-        return hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
+    def information_lines(self, player: int) -> list[str]:
+        """``player``'s perfect-recall lines: one per decision, its observation digest (and its own action)."""
+        core = self._core
+        if core.state is None:
+            return []
+        core.asked = True
+        return core.synced_lines()[player]
 
     def _action_to_string(self, player, action):
         """The action in the rules' words (a seed draw: its value)."""
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"seed draw {len(self.seed_draws) + 1} of {SEED_DRAWS}: {int(action)}"
-        return self.shared.game.action_to_string(self.state, int(action))
+        core = self._core
+        if player == CHANCE:
+            return f"seed draw {len(core.seed) + 1} of {SEED_DRAWS}: {int(action)}"
+        return core.shared.game.action_to_string(core.state, int(action))
 
     def is_terminal(self):
         """True when the game ended or was cut off by its step limit."""
-        return self.state is not None and self.shared.game.current_player(self.state) == TERMINAL
+        core = self._core
+        return core.state is not None and core.shared.game.current_player(core.state) == TERMINAL
 
     def returns(self):
         """Cumulative return of every player so far."""
-        if self.state is None:
-            return [0.0] * self.shared.game.num_players
-        return [float(r) for r in self.shared.game.returns(self.state)]
+        core = self._core
+        if core.state is None:
+            return [0.0] * core.shared.game.num_players
+        return [float(r) for r in core.shared.game.returns(core.state)]
 
     def __str__(self):
         """The table as a spectator sees it (public information only)."""
-        if self.state is None:
-            return f"dealing: seed draws {self.seed_draws}"
-        return self.shared.env.render_state(self.state, None)
+        core = self._core
+        if core.state is None:
+            return f"dealing: seed draws {list(core.seed)}"
+        return core.shared.env.render_state(core.state, None)
+
+
+CHANCE, TERMINAL_PLAYER = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL
+_SEED_CHANCE = tuple((value, 1.0 / SEED_OUTCOMES) for value in range(SEED_OUTCOMES))
+
+
+class _Origin:
+    """Where a state's recorded history starts: its deal (the seed) or a resampled world.
+
+    Never changed once made, so clones share it. ``state`` is None for a deal
+    (replayed as ``initial_state(default_rng(seed))``), else a copy of the
+    world's re-dealt state with ``seed`` its chance seed; ``carried`` holds
+    the lines at the origin that are not recomputed (a world's searcher keeps
+    its own history).
+    """
+
+    __slots__ = ("seed", "state", "carried")
+
+    def __init__(self, seed, state=None, carried: dict | None = None):
+        self.seed, self.state, self.carried = seed, state, carried or {}
+
+
+class _Lines:
+    """Every player's information-state lines for the first ``known`` positions (a position: the deal, then
+    each move); the last line of the player who moved there also holds its action."""
+
+    __slots__ = ("lines", "known")
+
+    def __init__(self, lines: list[list[str]], known: int = 0):
+        self.lines, self.known = lines, known
+
+    def copy(self) -> _Lines:
+        return _Lines([list(lines) for lines in self.lines], self.known)
+
+
+class _OnDraw:
+    """The generator handed to the rules while a core shares its generator: the first draw gives the core
+    a copy of its own (or builds it from a world's seed), so a clone and its original draw the same chance
+    without copying a generator per clone."""
+
+    __slots__ = ("core",)
+
+    def __init__(self, core):
+        self.core = core
+
+    def __getattr__(self, name):
+        return getattr(self.core.own_generator(), name)
+
+
+def _world_generator(seed: int) -> np.random.Generator:
+    """The chance generator of a resampled world with this seed."""
+    return np.random.default_rng(seed)
+
+
+class _Core:
+    """A state's data: the rules state, its chance, and its recorded history; copied cheaply.
+
+    Clones share the generator, the move log and the lines until one of them
+    changes its own (copy on write: the ``*_owned`` flags say whether this
+    core may change the object in place).
+    """
+
+    __slots__ = ("shared", "seed", "state", "rng", "rng_owned", "origin", "moves", "moves_owned",
+                 "lines", "lines_owned", "asked")
+
+    def __init__(self, shared: _Shared):
+        self.shared = shared
+        self.seed = ()  # the seed draws so far; the deal happens when all are in
+        self.state = self.rng = self.origin = self.lines = None
+        self.moves = []  # the moves since the origin
+        self.rng_owned = self.moves_owned = self.lines_owned = True
+        self.asked = False  # information-state lines read since the last move: record the next one at once
+
+    def __deepcopy__(self, memo) -> _Core:
+        copy = _Core.__new__(_Core)
+        copy.shared, copy.seed, copy.origin, copy.asked = self.shared, self.seed, self.origin, self.asked
+        copy.state = None if self.state is None else self.shared.game.clone(self.state)
+        copy.rng, copy.moves, copy.lines = self.rng, self.moves, self.lines
+        self.rng_owned = self.moves_owned = self.lines_owned = False
+        copy.rng_owned = copy.moves_owned = copy.lines_owned = False
+        return copy
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.rng_owned = self.moves_owned = self.lines_owned = True  # nothing unpickled is shared
+
+    def deal(self, value: int) -> None:
+        """Add a seed draw; the last one deals."""
+        self.seed += (value,)
+        if len(self.seed) == SEED_DRAWS:
+            self.rng = np.random.default_rng(self.seed)
+            self.state = self.shared.game.initial_state(self.rng)
+            self.origin = _Origin(self.seed)
+            self.lines = _Lines([[] for _ in range(self.shared.game.num_players)])
+
+    def apply(self, action: int) -> None:
+        """Apply the current player's move; record its lines now if they are being read, else log it."""
+        rules = self.shared.game
+        rng = self.rng if self.rng_owned else _OnDraw(self)
+        if not self.moves_owned:
+            self.moves, self.moves_owned = list(self.moves), True
+        if self.asked and self.lines.known == len(self.moves) + 1:  # read at this position: record as it goes
+            lines = self.own_lines()
+            lines.lines[rules.current_player(self.state)][-1] += f" a{action}"
+            rules.apply_action(self.state, action, rng)
+            self.moves.append(action)
+            self._record(lines, self.state)
+        else:
+            rules.apply_action(self.state, action, rng)
+            self.moves.append(action)
+        self.asked = False
+
+    def own_generator(self) -> np.random.Generator:
+        """This core's generator, copied (or built from a world's seed) if it was shared."""
+        if not self.rng_owned:
+            if isinstance(self.rng, np.random.Generator):
+                generator = np.random.Generator(type(self.rng.bit_generator)())
+                generator.bit_generator.state = self.rng.bit_generator.state
+                self.rng = generator
+            else:
+                self.rng = _world_generator(self.rng)
+            self.rng_owned = True
+        return self.rng
+
+    def own_lines(self) -> _Lines:
+        """This core's lines, copied if they were shared."""
+        if not self.lines_owned:
+            self.lines, self.lines_owned = self.lines.copy(), True
+        return self.lines
+
+    def synced_lines(self) -> list[list[str]]:
+        """Every player's lines up to the current position (replaying the logged moves if needed)."""
+        if self.lines.known <= len(self.moves):
+            self._replay()
+        return self.lines.lines
+
+    def _replay(self) -> None:
+        """Record the positions not yet recorded, replaying every move from the origin."""
+        rules, origin = self.shared.game, self.origin
+        lines = self.own_lines()
+        if origin.state is None:
+            rng = np.random.default_rng(origin.seed)
+            state = rules.initial_state(rng)
+        else:
+            rng, state = _world_generator(origin.seed), rules.clone(origin.state)
+        if lines.known == 0:
+            self._record(lines, state, origin.carried)
+        for index, action in enumerate(self.moves):
+            if index + 1 < lines.known:  # recorded already: only replayed
+                rules.apply_action(state, action, rng)
+                continue
+            lines.lines[rules.current_player(state)][-1] += f" a{action}"
+            rules.apply_action(state, action, rng)
+            self._record(lines, state)
+
+    def _record(self, lines: _Lines, state, carried: dict | None = None) -> None:
+        """Append every player's observation digest at ``state`` (``carried``: lines kept as they are)."""
+        encode = self.shared.env.encode
+        for seat, seat_lines in enumerate(lines.lines):
+            if carried and seat in carried:
+                seat_lines.append(carried[seat])
+            else:
+                observation = np.ascontiguousarray(encode(state, seat))
+                seat_lines.append(hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest())
+        lines.known += 1
+
+    def start_world(self, state, seed: int, lines: list[list[str]], player: int) -> None:
+        """Become a resampled world: ``state`` with chance from ``seed``; ``player`` keeps its ``lines``,
+        the others' histories restart at this point (their past is not the searcher's to know)."""
+        self.state, self.rng, self.rng_owned = state, seed, False
+        self.origin = _Origin(seed, self.shared.game.clone(state), {player: lines[player][-1]})
+        self.moves, self.moves_owned = [], True
+        world_lines = [list(lines[player][:-1]) if seat == player else ["resampled"] for seat in range(len(lines))]
+        self.lines, self.lines_owned = _Lines(world_lines), True
 
 
 class KakuregaObserver:
@@ -285,7 +505,7 @@ class InformationStateObserver:
 
     def string_from(self, state, player):
         """``player``'s seat, then one line per decision: observation digest and its own action."""
-        return f"p{player}\n" + "\n".join(state.history_lines[player])
+        return f"p{player}\n" + "\n".join(state.information_lines(player))
 
 
 def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:

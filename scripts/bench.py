@@ -37,7 +37,11 @@ With ``--compiled-gain`` it measures what each compiled module (setup.py)
 buys its env: the env's ratio to tictactoe with every module compiled and
 with that one module run from its source, each in a fresh process.
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain]``
+With ``--bridge`` it measures the OpenSpiel bridge against the rules engine
+instead (:mod:`kakurega.scripts.bench_bridge`; ``--ismcts`` adds IS-MCTS CPU
+per move against OpenSpiel's ``ISMCTSBot``).
+
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain] [--bridge [--ismcts]]``
 """
 
 from __future__ import annotations
@@ -518,9 +522,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training", action="store_true",
                         help="measure MaskablePPO learner steps/s instead (every env and connect_four_v3)")
     parser.add_argument("--training-steps", type=int, default=8192, help="learner steps per training measurement")
+    parser.add_argument("--bridge", action="store_true",
+                        help="measure the OpenSpiel bridge against the rules engine (kakurega.scripts.bench_bridge)")
+    parser.add_argument("--ismcts", action="store_true", help="with --bridge: also IS-MCTS CPU per move against ISMCTSBot")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     args = parser.parse_args(argv)
+    if args.bridge:
+        from kakurega.scripts import bench_bridge
+
+        return bench_bridge.main(args.seconds, args.repeats, args.only, args.json, ismcts=args.ismcts)
     if args.compiled_gain:
         report = compiled_gain(args.seconds, args.repeats, args.only, args.chunks)
         if not report["rows"]:

@@ -1,0 +1,186 @@
+"""The bridge's cheap clones and lazily recorded information states give what eager recording gives.
+
+A state records its players' information-state lines only when they are read
+(replaying its logged moves), and clones share their generator, move log and
+lines until one of them changes its own. These tests keep, next to each
+bridge state, the lines computed the eager way (every player's observation
+digest read off the live rules state after every move), and compare them
+with what the bridge answers, over random games mixing moves, reads, clones
+and resampled worlds; and they replay each dealt game from its seed and moves.
+"""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from kakurega.envs.registry import ENV_SPECS  # noqa: E402
+from kakurega.integrations import openspiel as bridge  # noqa: E402
+
+
+def _load(env_name, params=None):
+    return pyspiel.load_game(bridge.short_name(env_name), dict(params or {}))
+
+
+def _digest(env, rules_state, seat):
+    observation = np.ascontiguousarray(env.encode(rules_state, seat))
+    return hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
+
+
+class Tracked:
+    """A bridge state and its players' lines computed eagerly, the way the bridge once recorded them."""
+
+    def __init__(self, state, lines):
+        self.state, self.lines = state, lines
+
+    @classmethod
+    def dealt(cls, game, draws):
+        state = game.new_initial_state()
+        for value in draws:
+            state.apply_action(int(value))
+        env = state.shared.env
+        return cls(state, [[_digest(env, state.state, seat)] for seat in range(game.num_players())])
+
+    def apply(self, action):
+        actor = self.state.current_player()
+        self.lines[actor][-1] += f" a{action}"
+        self.state.apply_action(action)
+        for seat, lines in enumerate(self.lines):
+            lines.append(_digest(self.state.shared.env, self.state.state, seat))
+
+    def clone(self):
+        return Tracked(self.state.clone(), [list(lines) for lines in self.lines])
+
+    def resample(self, sampler):
+        player = self.state.current_player()
+        world = self.state.resample_from_infostate(player, sampler)
+        env = world.shared.env
+        lines = [list(self.lines[seat]) if seat == player else ["resampled", _digest(env, world.state, seat)]
+                 for seat in range(len(self.lines))]
+        return Tracked(world, lines)
+
+    def check(self, seat):
+        """The bridge's answers for ``seat`` equal the eager ones."""
+        assert self.state.information_state_string(seat) == f"p{seat}\n" + "\n".join(self.lines[seat])
+        expected = self.state.shared.env.encode(self.state.state, seat)
+        assert np.array_equal(np.asarray(self.state.observation_tensor(seat), np.float32), expected)
+
+
+def _newest(env_name):
+    alias = bridge.short_name(env_name, versioned=False)
+    return max((n for n in ENV_SPECS if bridge.short_name(n, versioned=False) == alias), key=lambda n: int(n.rpartition("_v")[2]))
+
+
+GAMES = sorted({_newest(name) for name in ENV_SPECS}) + ["kakurenbo_v1-3"]
+
+
+def _game(case):
+    name, _, players = case.partition("-")
+    return _load(name, {"num_players": int(players)} if players else {})
+
+
+@pytest.mark.parametrize("case", GAMES)
+def test_lazy_information_states_equal_eager_ones_over_random_games(case):
+    """Random games with reads at random moments (so some lines are recorded at once and some replayed),
+    clones continued on their own and resampled worlds: every read equals the eager lines."""
+    game = _game(case)
+    rng = np.random.default_rng(7)
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
+    reads = replayed = 0
+    for _ in range(6):
+        pool = [Tracked.dealt(game, rng.integers(bridge.SEED_OUTCOMES, size=4))]
+        for _ in range(120):
+            tracked = pool[int(rng.integers(len(pool)))]
+            if tracked.state.is_terminal():
+                continue
+            roll = rng.random()
+            if roll < 0.6:
+                tracked.apply(int(rng.choice(tracked.state.legal_actions())))
+            elif roll < 0.85:
+                replayed += tracked.state._core.lines.known <= len(tracked.state._core.moves)
+                tracked.check(int(rng.integers(game.num_players())))
+                reads += 1
+            elif roll < 0.95 and len(pool) < 6:
+                pool.append(tracked.clone())
+            elif len(pool) < 6:
+                tracked.check(tracked.state.current_player())  # a searcher reads its information state first
+                pool.append(tracked.resample(sampler))
+        for tracked in pool:
+            for seat in range(game.num_players()):
+                tracked.check(seat)
+    assert reads > 50 and replayed > 10  # both ways of recording were exercised
+
+
+@pytest.mark.parametrize("case", GAMES)
+def test_a_dealt_state_is_its_seed_and_moves_replayed(case):
+    """After random play (no read on the way), a fresh replay of the history on the engine gives the same
+    rules state and lines; the control: a game with one move changed gives other lines."""
+    game = _game(case)
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        draws = [int(v) for v in rng.integers(bridge.SEED_OUTCOMES, size=4)]
+        state = game.new_initial_state()
+        for value in draws:
+            state.apply_action(value)
+        moves = []
+        while not state.is_terminal() and len(moves) < 150:
+            moves.append(int(rng.choice(state.legal_actions())))
+            state.apply_action(moves[-1])
+        replay = Tracked.dealt(game, draws)  # the eager way, through a bridge state read after every move
+        for move in moves:
+            replay.apply(move)
+        rules = game.shared.game
+        assert rules.fingerprint(replay.state.state) == rules.fingerprint(state.state)
+        for seat in range(game.num_players()):
+            assert state.information_state_string(seat) == f"p{seat}\n" + "\n".join(replay.lines[seat])
+    other = Tracked.dealt(game, draws)
+    first = [a for a in other.state.legal_actions() if a != moves[0]]
+    if first:
+        other.apply(first[0])
+        assert any(other.state.information_state_string(s) != state.information_state_string(s)
+                   for s in range(game.num_players()))
+
+
+@pytest.mark.parametrize("case", GAMES)
+def test_a_clone_and_its_original_diverge_independently(case):
+    """A clone and its original, played on with different moves (chance included), each end where a copy
+    made without cloning (serialized and restored) ends with the same moves; with the same moves they
+    draw the same chance."""
+    game = _game(case)
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    for value in (9, 8, 7, 6):
+        state.apply_action(value)
+    for _ in range(6):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    state.information_state_string(0)  # lines recorded up to here, then shared with the clone
+    twins = [game.deserialize_state(state.serialize()) for _ in range(3)]
+    clone = state.clone()
+    plays = [(state, twins[0], np.random.default_rng(1)), (clone, twins[1], np.random.default_rng(2))]
+    for step in range(40):
+        for played, twin, choices in plays if step % 2 == 0 else plays[::-1]:
+            if played.is_terminal():
+                continue
+            action = int(choices.choice(played.legal_actions()))
+            played.apply_action(action)
+            twin.apply_action(action)
+            if step % 7 == 3:
+                played.information_state_string(played.current_player() if not played.is_terminal() else 0)
+    for played, twin, _ in plays:
+        assert played.history() == twin.history()
+        assert game.shared.game.fingerprint(played.state) == game.shared.game.fingerprint(twin.state)
+        for seat in range(game.num_players()):
+            assert played.information_state_string(seat) == twin.information_state_string(seat)
+            assert played.observation_tensor(seat) == twin.observation_tensor(seat)
+    assert state.history() != clone.history()
+    same = twins[2].clone()
+    choices = np.random.default_rng(1)
+    for _ in range(40):
+        if same.is_terminal():
+            break
+        action = int(choices.choice(same.legal_actions()))
+        same.apply_action(action)
+        twins[2].apply_action(action)
+    assert game.shared.game.fingerprint(same.state) == game.shared.game.fingerprint(twins[2].state)
