@@ -33,11 +33,13 @@ wrapper (:class:`TutorialWrapper`), in the same run; each with ``DummyVecEnv``
 (one process, process CPU time) and ``SubprocVecEnv`` (one process per copy;
 wall time, since the work is in the workers).
 
+With ``--evaluate`` it measures evaluation speed instead (``scripts/bench_evaluate.py``).
+
 With ``--compiled-gain`` it measures what each compiled module (setup.py)
 buys its env: the env's ratio to tictactoe with every module compiled and
 with that one module run from its source, each in a fresh process.
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain]``
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain] [--evaluate]``
 """
 
 from __future__ import annotations
@@ -520,7 +522,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training-steps", type=int, default=8192, help="learner steps per training measurement")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
+    parser.add_argument("--evaluate", action="store_true",
+                        help="measure games/s of each shipped bot against the heuristic over random self-play "
+                        "(scripts/bench_evaluate.py)")
     args = parser.parse_args(argv)
+    if args.evaluate:
+        from kakurega.scripts.bench_evaluate import evaluation_speed
+        from kakurega.scripts.bench_evaluate import format_table as format_evaluate
+
+        report = evaluation_speed(args.seconds, args.repeats, min(args.chunks, 4), args.only)
+        print("\n" + format_evaluate(report))
+        from pathlib import Path
+
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2))
+        print(f"\nwrote {path}")
+        return 0
     if args.compiled_gain:
         report = compiled_gain(args.seconds, args.repeats, args.only, args.chunks)
         if not report["rows"]:
