@@ -216,7 +216,7 @@ it is closed:
 | rewards | VP are scored when a turn ends, with the announcement; nothing mid-turn |
 | render | a seeker's and a spectator's text and picture show the public facts only (pieces by seat, past guesses, announcements, VP, whose turn, the belief), never the step counter during play; only the child's shows its stroke |
 | determinization sampler | ``resample_hidden`` redraws the stroke from public facts and ``rng`` only; every other field of the sample is public or reset (``turn_cost``, ``turn_icons``, ``continue_due``), ``steps`` is public (tested: two true states of one information set give identical samples, field by field) |
-| the rules object | its caches (``_actions_of_open``, filled from the child's legal lines; the belief model's results, filled by a heuristic child's hypothetical announcements; ``_analysis_cache``) live per rules object and are never pickled; every agent gets its own rules object (``Game.new_rules``), never the env's |
+| the rules object | its caches (``_actions_of_open``, filled from the child's legal lines; the belief model's results, filled by a heuristic child's hypothetical announcements; ``_analysis_cache``) live per rules object, are bounded (caps in docs/performance.md, "Memory") and are never pickled; every agent gets its own rules object (``Game.new_rules``), never the env's |
 | the observer | its caches (the child's stroke plane, the public pieces of the child's turn) belong to the env's observer, which no agent is handed; the state holds no observation cache |
 
 ``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is

@@ -33,15 +33,19 @@ wrapper (:class:`TutorialWrapper`), in the same run; each with ``DummyVecEnv``
 (one process, process CPU time) and ``SubprocVecEnv`` (one process per copy;
 wall time, since the work is in the workers).
 
+With ``--evaluate`` it measures evaluation speed instead (``scripts/bench_evaluate.py``).
+
 With ``--compiled-gain`` it measures what each compiled module (setup.py)
 buys its env: the env's ratio to tictactoe with every module compiled and
 with that one module run from its source, each in a fresh process.
 
 With ``--bridge`` it measures the OpenSpiel bridge against the rules engine
 instead (:mod:`kakurega.scripts.bench_bridge`; ``--ismcts`` adds IS-MCTS CPU
-per move against OpenSpiel's ``ISMCTSBot``).
+per move against OpenSpiel's ``ISMCTSBot``). With ``--evaluate`` it measures
+games/s of each shipped bot against the heuristic over random self-play
+(:mod:`kakurega.scripts.bench_evaluate`).
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain] [--bridge [--ismcts]]``
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain] [--bridge [--ismcts]] [--evaluate]``
 """
 
 from __future__ import annotations
@@ -527,11 +531,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ismcts", action="store_true", help="with --bridge: also IS-MCTS CPU per move against ISMCTSBot")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
+    parser.add_argument("--evaluate", action="store_true",
+                        help="measure games/s of each shipped bot against the heuristic over random self-play "
+                        "(scripts/bench_evaluate.py)")
     args = parser.parse_args(argv)
     if args.bridge:
         from kakurega.scripts import bench_bridge
 
         return bench_bridge.main(args.seconds, args.repeats, args.only, args.json, ismcts=args.ismcts)
+    if args.evaluate:
+        from kakurega.scripts.bench_evaluate import evaluation_speed
+        from kakurega.scripts.bench_evaluate import format_table as format_evaluate
+
+        report = evaluation_speed(args.seconds, args.repeats, min(args.chunks, 4), args.only)
+        print("\n" + format_evaluate(report))
+        from pathlib import Path
+
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2))
+        print(f"\nwrote {path}")
+        return 0
     if args.compiled_gain:
         report = compiled_gain(args.seconds, args.repeats, args.only, args.chunks)
         if not report["rows"]:

@@ -53,6 +53,8 @@ MOBILITY = 0.4  #: bonus per open exit (up to 4) of the plan's end square
 START_SHORTLIST = 4  #: the start is drawn among this many best-scoring path squares
 #: a seeker considers the squares whose weight is at least this fraction of the average weight
 PLAUSIBLE = 0.2
+#: start-square scores kept per agent, by (public weights, legal starts): every round starts from the same weights
+START_CACHE_SIZE = 8
 
 
 class PublicWeights:
@@ -117,6 +119,8 @@ class SummerHideAndSeekHeuristic(Agent):
         self._rows = [r for r, _c in m.squares]
         self._cols = [c for _r, c in m.squares]
         self.public_weights = PublicWeights(game)
+        #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE)
+        self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = {}
         self.reset()
 
     def reset(self) -> None:
@@ -219,16 +223,24 @@ class SummerHideAndSeekHeuristic(Agent):
     # ---------------------------------------------------------------- child
     def _start(self, observation: dict, legal: np.ndarray) -> int:
         weights = self._update_weights(observation)
-        memo: dict = {}  # every start shares the weights and the (empty) blocked set
-        blocked = np.zeros_like(weights)
-        scored = []
-        for action in legal:
-            square = int(action)
-            value, _plan = self._best_plan(square, 1 << square, 0, 0, blocked, BUDGET, (), weights, 0, memo)
-            scored.append((value + 1e-6 * self.rng.random(), square))
+        values = self._start_values(weights, tuple(int(a) for a in legal))
+        scored = [(value + 1e-6 * self.rng.random(), square) for value, square in zip(values, legal.tolist())]
         scored.sort(reverse=True)
         shortlist = scored[:START_SHORTLIST]
         return int(shortlist[int(self.rng.integers(len(shortlist)))][1])
+
+    def _start_values(self, weights: np.ndarray, starts: tuple[int, ...]) -> list[float]:
+        """The score of the best first turn from each start square (cached: the same in every round's start)."""
+        key = (weights.tobytes(), starts)
+        values = self._start_cache.get(key)
+        if values is None:
+            memo: dict = {}  # every start shares the weights and the (empty) blocked set
+            blocked = np.zeros_like(weights)
+            values = [self._best_plan(s, 1 << s, 0, 0, blocked, BUDGET, (), weights, 0, memo)[0] for s in starts]
+            if len(self._start_cache) >= START_CACHE_SIZE:
+                self._start_cache.pop(next(iter(self._start_cache)))
+            self._start_cache[key] = values
+        return values
 
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game

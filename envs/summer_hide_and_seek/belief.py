@@ -37,10 +37,16 @@ search that resamples the child's hidden stroke.
 
 from __future__ import annotations
 
+from kakurega.envs.core.cache import remember
+
 PATH_CATEGORY = -1  #: target category of path squares (no icon)
 #: lookup tables of BeliefModel per map (lines by cost, category masks), shared by its models: functions
 #: of the map alone. The caches of computed results are per model (see BeliefModel.__init__).
 _SHARED: dict[tuple, dict] = {}
+SHARED_SIZE = 8  #: maps whose tables _SHARED keeps (a model of another map builds its own)
+PLANS_SIZE = 512  #: compiled plans per model, one per announcement (cost, icons) asked about
+IMAGES_SIZE = 4096  #: packed line images per model, by source mask
+RESULTS_SIZE = 2048  #: propagate() results per model, by (mask, cost, icons, blocked)
 
 
 def iter_bits(mask: int):
@@ -115,7 +121,7 @@ class BeliefModel:
         # map (one per game instance) share them.
         shared = _SHARED.get((lines, categories))
         if shared is None:
-            shared = _SHARED[(lines, categories)] = self._tables(lines_by_cost)
+            shared = remember(_SHARED, (lines, categories), self._tables(lines_by_cost), SHARED_SIZE)
         self.forward, self.backward, self._packed_tables = shared["forward"], shared["backward"], shared["packed"]
         self._num_bytes = (S + 7) // 8
         #: ``blocked * _spread`` repeats a square mask at every cost's offset
@@ -177,7 +183,7 @@ class BeliefModel:
             return result
         plan = self._plans.get((cost, icons))
         if plan is None:
-            plan = self._plans[(cost, icons)] = self._plan(cost, icons)
+            plan = remember(self._plans, (cost, icons), self._plan(cost, icons), PLANS_SIZE)
         steps, num_nodes, final = plan
         allowed = self._packed_all & ~(blocked * self._spread)
         images = self._images
@@ -193,16 +199,11 @@ class BeliefModel:
                 reached = 0
                 for table, byte in zip(tables, source.to_bytes(num_bytes, "little")):
                     reached |= table[byte]
-                if len(images) >= 8192:
-                    images.clear()
-                images[source] = reached
+                remember(images, source, reached, IMAGES_SIZE)
             reached &= allowed
             for shift, target, category in edges:
                 squares[target] |= reached >> shift & category
-        if len(self._results) >= 4096:
-            self._results.clear()
-        result = self._results[key] = squares[final]
-        return result
+        return remember(self._results, key, squares[final], RESULTS_SIZE)
 
     def _plan(self, cost: int, icons: tuple[int, ...]):
         """The dynamic programme of :meth:`propagate` for one announcement, as a flat list of edges.

@@ -15,10 +15,14 @@ from operator import itemgetter
 
 import numpy as np
 
+from kakurega.envs.core.cache import remember
 from kakurega.envs.core.layout import ObservationLayout
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, OVER, START, SummerState
 
 CHILD_TURNS_CAP = 20  #: the child-turn counter saturates here
+PLANES_SIZE = 512  #: map planes kept per observer, by square mask
+ANNOUNCED_SIZE = 512  #: last-announcement pieces kept per observer, by (child turns, announcement)
+TURN_ICONS_SIZE = 256  #: turn_icons pieces kept per observer, by icon multiset
 #: passed positionally to np.frombuffer (a keyword or a type costs more than the encoding)
 FLOAT32 = np.dtype(np.float32)
 #: the pieces in layout order (the encoder joins them in this order)
@@ -144,10 +148,7 @@ class SummerObserver:
         """The bitmask of squares ``mask`` as a 0/1 float32 map plane (cached: masks repeat)."""
         chunks = map(list.__getitem__, self._plane_chunks, mask.to_bytes(self._mask_bytes, "little"))
         plane = b"".join(chunks)
-        if len(self._planes) >= 1024:
-            self._planes.clear()
-        self._planes[mask] = plane
-        return plane
+        return remember(self._planes, mask, plane, PLANES_SIZE)
 
     def _announcement(self, key: tuple[int, tuple[int, tuple[int, ...]]]) -> bytes:
         """The pieces last_cost, last_icons and child_turns for ``key = (child turns, last announcement)`` (cached)."""
@@ -157,20 +158,14 @@ class SummerObserver:
         for icon in icons:
             values[BUDGET + 1 + icon] += 1.0
         values[-1] = min(turns, CHILD_TURNS_CAP)
-        if len(self._announced) >= 4096:
-            self._announced.clear()
-        values = self._announced[key] = array("f", values).tobytes()
-        return values
+        return remember(self._announced, key, array("f", values).tobytes(), ANNOUNCED_SIZE)
 
     def _icon_counts(self, icons: tuple[int, ...]) -> bytes:
         """The turn_icons piece: counts of each icon type in ``icons`` (cached)."""
         values = [0.0] * self._num_icons
         for icon in icons:
             values[icon] += 1.0
-        if len(self._turn_icons) >= 4096:
-            self._turn_icons.clear()
-        values = self._turn_icons[icons] = array("f", values).tobytes()
-        return values
+        return remember(self._turn_icons, icons, array("f", values).tobytes(), TURN_ICONS_SIZE)
 
     def encode(self, state: SummerState, seat: int) -> np.ndarray:
         """The observation vector of ``seat``: public facts, plus private ones for the child."""

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kakurega.envs.core.cache import remember
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
 from kakurega.envs.core.rewards import SHARED_WIN, ZERO_SUM, win_return_bounds, win_returns
@@ -64,6 +65,10 @@ PHASE_NAMES = ("start", "child's turn", "seekers' turn", "over")
 FOUND_BY_GUESS, FOUND_STUCK = 0, 1
 REWARD_MODES = ("win", "vp")
 MAX_STEPS = 1_000_000  #: bound of the max_steps option
+ACTIONS_OF_OPEN_SIZE = 1024  #: legal line actions kept per rules object, by open-line mask
+#: public analyses kept per rules object (determinization samplers); keyed by whole public histories, so a
+#: full cache is emptied rather than kept
+ANALYSIS_CACHE_SIZE = 256
 
 # The options (envs/core/options.py): the env declares them, SummerHideAndSeekGame checks its arguments with them.
 NUM_PLAYERS_OPTION = Option("num_players", int, 2, "players; each is the child in one round", low=2, high=4)
@@ -295,9 +300,7 @@ class SummerHideAndSeekGame(Game):
     def _open_actions(self, open_lines: int) -> tuple[int, ...]:
         """Line actions (sorted by target) of the directed lines ``open_lines``, then stop (cached)."""
         actions = tuple(self.line_base + self.directed_lines[d][1] for d in iter_bits(open_lines)) + (self.stop_action,)
-        if len(self._actions_of_open) >= 1 << 16:
-            self._actions_of_open.clear()
-        self._actions_of_open[open_lines] = actions
+        remember(self._actions_of_open, open_lines, actions, ACTIONS_OF_OPEN_SIZE)
         return actions
 
     def _kind_allows(self, p: int, q: int, adjacent: bool) -> bool:
@@ -772,7 +775,7 @@ class SummerHideAndSeekGame(Game):
                 target &= ~blocked[t]  # not found by the guesses of seekers' turn t-1
         starts = self.path_mask & target
         result = (completions, blocked, starts)
-        if len(self._analysis_cache) > 256:
+        if len(self._analysis_cache) >= ANALYSIS_CACHE_SIZE:  # keyed by whole public histories: start afresh
             self._analysis_cache.clear()
         self._analysis_cache[key] = result
         return result
