@@ -74,7 +74,7 @@ def _call(fn: Callable, item):
 
 
 class RayTasks:
-    """Runs every item as one Ray task (1 CPU each); results come back in the items' order.
+    """Runs every item as one Ray task (1 CPU each, spread over the nodes); results come back in the items' order.
 
     Use as a context manager: it connects on entry and, if it started Ray,
     shuts it down on exit, whatever happened. ``nodes`` lists the node id of
@@ -99,7 +99,8 @@ class RayTasks:
         except ImportError as error:
             raise ValueError(f"the ray backend needs Ray ({error}); install it with: pip install 'kakurega[rllib]'") from None
         if not ray.is_initialized():
-            options = {"address": self.address} if self.address else {"num_cpus": self.requested_cpus}
+            # "local": a new Ray of our own, never one found running on this machine (Ray would join it)
+            options = {"address": self.address} if self.address else {"address": "local", "num_cpus": self.requested_cpus}
             try:
                 ray.init(include_dashboard=False, log_to_driver=False, **options)
             except ConnectionError as error:
@@ -125,27 +126,26 @@ class RayTasks:
         """``fn(item)`` for every item as Ray tasks, yielded in the items' order.
 
         An exception raised in a task is raised here as itself (its Ray
-        wrapper dropped); the tasks not yet finished are cancelled.
+        wrapper dropped). Tasks left running when the caller stops reading
+        are not cancelled (cancelling tasks that are just finishing can crash
+        Ray 2.60's driver); they end on their own, or with the driver.
         """
         import ray
         from ray.exceptions import RayTaskError
 
-        remote = ray.remote(num_cpus=1, max_retries=0)(_call)
-        refs = [remote.remote(fn, item) for item in items]
-        try:
-            for ref in refs:
-                try:
-                    node, result = ray.get(ref)
-                except RayTaskError as error:
-                    cause = getattr(error, "cause", None)
-                    if isinstance(cause, Exception):
-                        raise cause from None
-                    raise
-                self.nodes.append(node)
-                yield result
-        finally:
-            for ref in refs:
-                ray.cancel(ref)
+        # SPREAD: games are CPU-bound, so every node takes its share at once (Ray's default fills the
+        # driver's node first while the others start their workers)
+        remote = ray.remote(num_cpus=1, max_retries=0, scheduling_strategy="SPREAD")(_call)
+        for ref in [remote.remote(fn, item) for item in items]:
+            try:
+                node, result = ray.get(ref)
+            except RayTaskError as error:
+                cause = getattr(error, "cause", None)
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise
+            self.nodes.append(node)
+            yield result
 
 
 def task_runner(backend: str = "local", address: str | None = None, cpus: int | None = None):
