@@ -42,6 +42,18 @@ def check_address(address: str | None) -> str | None:
                      "(e.g. ray://10.0.0.5:10001)")
 
 
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """A ``ValueError`` at once when nothing answers at ``address`` (Ray would retry for minutes)."""
+    import socket
+
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ValueError(f"nothing answers at {address} ({error}); is the Ray head running there "
+                         "(ray start --head) and the port open?") from None
+
+
 class LocalTasks:
     """Runs every item in this process, in order."""
 
@@ -99,11 +111,13 @@ class RayTasks:
         except ImportError as error:
             raise ValueError(f"the ray backend needs Ray ({error}); install it with: pip install 'kakurega[rllib]'") from None
         if not ray.is_initialized():
+            if self.address not in (None, "auto"):
+                _check_reachable(self.address)
             # "local": a new Ray of our own, never one found running on this machine (Ray would join it)
             options = {"address": self.address} if self.address else {"address": "local", "num_cpus": self.requested_cpus}
             try:
                 ray.init(include_dashboard=False, log_to_driver=False, **options)
-            except ConnectionError as error:
+            except (ConnectionError, RuntimeError) as error:
                 raise ValueError(f"cannot reach the Ray cluster at {self.address}: {error}") from None
             self._started = True
         return self

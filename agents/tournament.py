@@ -12,6 +12,13 @@ seat, so ``games`` is rounded up to a multiple of the seat count. Every
 agent's RNG is reseeded per game from ``(seed, pairing, deal, seat)``: a
 tournament is reproducible and its games do not depend on their order.
 
+**Where the games run.** The tournament is a :func:`schedule` of games, each
+a pure function of its entry (deal seed, lineup, agent seeds) played at a
+:class:`Table` rebuilt from the agents' spec strings, and a tally that adds
+the results in the schedule's order. With ``tasks`` (an entered
+:class:`~kakurega.agents.tasks.RayTasks`) the games run as Ray tasks and the
+results are the same as in one process.
+
 **Reports.** Per agent, from the games where it is focal (both sides count
 with two seats): wins, shared wins, draws and losses (see
 :mod:`kakurega.agents.outcome`); the **score**, the mean share of the win (a

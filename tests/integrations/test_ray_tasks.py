@@ -136,6 +136,10 @@ def test_addresses_and_options_are_checked_before_anything_starts():
         task_runner("local", address="auto")
     with pytest.raises(ValueError, match="sizes a Ray started here"):
         task_runner("ray", address="auto", cpus=2)
+    for address in ("127.0.0.1:1", "ray://127.0.0.1:1"):  # nothing listens there: an error at once, not retries
+        with pytest.raises(ValueError, match="nothing answers at .*127.0.0.1:1"):
+            with task_runner("ray", address=address):
+                pass
     assert [len(part) for part in chunks(list(range(10)), 4)] == [3, 3, 2, 2]
     assert chunks([1], 8) == [[1]]
     assert not ray.is_initialized()
