@@ -429,7 +429,7 @@ def _played(table: Table, games: list[ScheduledGame], factories: dict, tasks):
 
 def _build_table(env_name: str, env_kwargs: dict, specs: list, factories: dict, record: bool, tasks) -> Table:
     """The table of a tournament; on Ray every agent must be a spec string, rebuilt by the task."""
-    from kakurega.agents.specs import _KINDS, parse_spec
+    from kakurega.agents.specs import kind_module
 
     builds = []
     for spec in specs:
@@ -442,8 +442,7 @@ def _build_table(env_name: str, env_kwargs: dict, specs: list, factories: dict, 
             if build is None:
                 raise ValueError(f"agent {spec!r} is built in this process (an in-memory policy); a tournament on Ray "
                                  "rebuilds every agent from its spec string: name it by one (e.g. policy:PATH)")
-            factory = _KINDS.get(parse_spec(build).kind)
-            module = getattr(factory, "__module__", "kakurega")
+            module = kind_module(build) or "kakurega"
             if module == "__main__":
                 raise ValueError(f"agent kind of {build!r} is registered in __main__; Ray workers cannot import it: "
                                  "register it in a module of its own (see kakurega evaluate --import)")

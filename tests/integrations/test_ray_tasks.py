@@ -140,6 +140,13 @@ def test_addresses_and_options_are_checked_before_anything_starts():
         with pytest.raises(ValueError, match="nothing answers at .*127.0.0.1:1"):
             with task_runner("ray", address=address):
                 pass
+    from kakurega.scripts.cli import main
+
+    for flags, words in ((["--address", "auto"], "go with --backend ray"),
+                         (["--backend", "ray", "--address", "head"], "expected auto, HOST:PORT"),
+                         (["--backend", "ray", "--cpus", "0"], "expected a positive number of CPUs")):
+        with pytest.raises(SystemExit, match=words):
+            main(["evaluate", "animal_chain_v1", "--agents", "random", "heuristic", "--games", "2", *flags])
     assert [len(part) for part in chunks(list(range(10)), 4)] == [3, 3, 2, 2]
     assert chunks([1], 8) == [[1]]
     assert not ray.is_initialized()
