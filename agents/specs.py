@@ -112,6 +112,13 @@ def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "") -> N
     _KIND_HELP[prefix] = help
 
 
+def kind_module(spec: str | AgentSpec) -> str | None:
+    """The module whose factory builds ``spec``'s kind (None for a kind not registered yet): a worker imports it."""
+    parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
+    factory = _KINDS.get(parsed.kind)
+    return None if factory is None else getattr(factory, "__module__", None)
+
+
 def agent_kinds() -> dict[str, str]:
     """Registered kinds and their one-line help."""
     return dict(_KIND_HELP)

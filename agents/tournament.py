@@ -12,6 +12,13 @@ seat, so ``games`` is rounded up to a multiple of the seat count. Every
 agent's RNG is reseeded per game from ``(seed, pairing, deal, seat)``: a
 tournament is reproducible and its games do not depend on their order.
 
+**Where the games run.** The tournament is a :func:`schedule` of games, each
+a pure function of its entry (deal seed, lineup, agent seeds) played at a
+:class:`Table` rebuilt from the agents' spec strings, and a tally that adds
+the results in the schedule's order. With ``tasks`` (an entered
+:class:`~kakurega.agents.tasks.RayTasks`) the games run as Ray tasks and the
+results are the same as in one process.
+
 **Reports.** Per agent, from the games where it is focal (both sides count
 with two seats): wins, shared wins, draws and losses (see
 :mod:`kakurega.agents.outcome`); the **score**, the mean share of the win (a
@@ -32,6 +39,7 @@ the same mean and the interval is conservative.
 
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import math
@@ -298,13 +306,148 @@ class TournamentResult:
         return paths
 
 
-def _record(env, deal, deal_seed, focal_seat, lineup, returns, steps, moves) -> GameRecord:
-    truncated = any(env.truncations.values())
-    return GameRecord(deal, deal_seed, focal_seat, lineup, list(returns), steps, truncated, env.game_state, moves)
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of a tournament, all it needs to be played: its results depend on nothing else."""
+
+    deal: int  #: deal index
+    deal_seed: int  #: the env seed of the deal
+    focal_seat: int  #: the focal agent's seat (0 in a solitaire game)
+    lineup: tuple  #: the agent index (into the tournament's specs) on every seat
+    agent_seeds: tuple  #: the RNG seed of the agent on every seat
+
+
+@dataclass
+class PlayedGame:
+    """What one :class:`ScheduledGame` gave."""
+
+    returns: list
+    steps: int
+    #: what only recorded games keep: cut off by the env's step limit, the final state, the moves
+    truncated: bool | None = None
+    final_state: object = None
+    moves: list | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """The env and the agents a tournament plays with, by name: what a worker rebuilds them from."""
+
+    env_name: str
+    env_kwargs: dict
+    specs: tuple  #: the label of every agent
+    builds: tuple  #: the spec string each label is built from (a label the caller builds: ``None``)
+    record: bool = False  #: keep each game's moves and final state
+    modules: tuple = ()  #: modules to import first (they register agent kinds)
+
+
+class _Seats:
+    """A table's env and its agents, built once and reused: each game resets and reseeds its players."""
+
+    def __init__(self, table: Table, factories: dict | None = None):
+        import importlib
+
+        from kakurega.agents.policy import context_for
+        from kakurega.envs.registry import make
+
+        for module in table.modules:
+            importlib.import_module(module)
+        self.table = table
+        self.factories = factories or {}
+        self.env = make(table.env_name, wrapped=False, **table.env_kwargs)
+        self.context = context_for(table.env_name, table.env_kwargs)
+        self.instances: dict[tuple[int, int], Agent] = {}
+
+    def agent(self, index: int, seat: int) -> Agent:
+        from kakurega.agents.specs import make_agent
+
+        key = (index, seat)
+        if key not in self.instances:
+            label, build = self.table.specs[index], self.table.builds[index]
+            if build is None:
+                self.instances[key] = self.factories[label](self.context, seat)
+            else:
+                self.instances[key] = make_agent(build, self.context, seed=seat)
+        return self.instances[key]
+
+    def play(self, game: ScheduledGame, copy_state: bool = False) -> PlayedGame:
+        """Play ``game``: a pure function of it, whatever was played before with these agents."""
+        seat_agents = []
+        for seat, (index, agent_seed) in enumerate(zip(game.lineup, game.agent_seeds)):
+            agent = self.agent(index, seat)
+            agent.rng = np.random.default_rng(agent_seed)
+            seat_agents.append(agent)
+        moves = [] if self.table.record else None
+        returns, steps = play_game(self.env, seat_agents, game.deal_seed, moves=moves)
+        if not self.table.record:
+            return PlayedGame(list(returns), steps)
+        state = copy.deepcopy(self.env.game_state) if copy_state else self.env.game_state
+        return PlayedGame(list(returns), steps, any(self.env.truncations.values()), state, moves)
+
+
+def play_scheduled(work: tuple[Table, list[ScheduledGame]]) -> list[PlayedGame]:
+    """Play a list of scheduled games at one table: the body of a tournament's task."""
+    table, games = work
+    seats = _Seats(table)
+    return [seats.play(game, copy_state=True) for game in games]
 
 
 def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence([int(p) for p in parts]).generate_state(1)[0])
+
+
+def schedule(num_agents: int, num_players: int, deals: int, seed: int, pairings: list) -> list[ScheduledGame]:
+    """Every game of a tournament in its fixed order: deal by deal, pairing by pairing, focal seat by seat."""
+    games = []
+    for d in range(deals):
+        deal_seed = _seed(seed, 1, d)
+        if num_players == 1:
+            games += [ScheduledGame(d, deal_seed, 0, (i,), (_seed(seed, 2, i, d),)) for i in range(num_agents)]
+            continue
+        for i, j in pairings:
+            for focal_seat in range(num_players):
+                lineup = [j] * num_players
+                lineup[focal_seat] = i
+                seeds = tuple(_seed(seed, 3, i, j, d, focal_seat, seat) for seat in range(num_players))
+                games.append(ScheduledGame(d, deal_seed, focal_seat, tuple(lineup), seeds))
+    return games
+
+
+def _played(table: Table, games: list[ScheduledGame], factories: dict, tasks):
+    """Every scheduled game's :class:`PlayedGame`, in order: here, or as tasks of ``tasks``."""
+    if tasks is None or tasks.backend == "local":
+        seats = _Seats(table, factories)
+        for game in games:
+            yield seats.play(game)
+        return
+    from kakurega.agents.tasks import chunks
+
+    work = [(table, part) for part in chunks(games, 4 * tasks.cpus)]
+    for results in tasks.map(play_scheduled, work):
+        yield from results
+
+
+def _build_table(env_name: str, env_kwargs: dict, specs: list, factories: dict, record: bool, tasks) -> Table:
+    """The table of a tournament; on Ray every agent must be a spec string, rebuilt by the task."""
+    from kakurega.agents.specs import kind_module
+
+    builds = []
+    for spec in specs:
+        made = factories.get(spec, spec)
+        builds.append(made if isinstance(made, str) else None)
+    remote = tasks is not None and tasks.backend != "local"
+    modules = set()
+    if remote:
+        for spec, build in zip(specs, builds):
+            if build is None:
+                raise ValueError(f"agent {spec!r} is built in this process (an in-memory policy); a tournament on Ray "
+                                 "rebuilds every agent from its spec string: name it by one (e.g. policy:PATH)")
+            module = kind_module(build) or "kakurega"
+            if module == "__main__":
+                raise ValueError(f"agent kind of {build!r} is registered in __main__; Ray workers cannot import it: "
+                                 "register it in a module of its own (see kakurega evaluate --import)")
+            modules.add(module)
+    return Table(env_name, dict(env_kwargs), tuple(specs), tuple(builds), record, tuple(sorted(modules)))
 
 
 def run_tournament(
@@ -317,19 +460,21 @@ def run_tournament(
     progress=None,
     focal: str | None = None,
     on_game=None,
+    tasks=None,
 ) -> TournamentResult:
     """Play every pairing of ``specs`` on ``env_name(**env_kwargs)`` (see module docstring).
 
     ``agents`` may map a spec to a factory ``(context, seed) -> Agent`` (e.g. the
-    trainer's in-memory policy); other specs go through
+    trainer's in-memory policy) or to the spec string it is built from (a
+    label for it); other specs go through
     :func:`~kakurega.agents.specs.make_agent`. ``progress(done, total)`` is
     called after each game if given. ``focal`` (one of ``specs``) restricts the
     pairings to those of that agent (its own evaluation, at half the cost).
     ``on_game(record)``, if given, receives a :class:`GameRecord` after each game, with its moves.
+    ``tasks`` (a :class:`~kakurega.agents.tasks.RayTasks`, entered) plays the games as Ray tasks,
+    with the same results; factories are refused there (no policy object travels).
     """
     from kakurega.agents.policy import context_for
-    from kakurega.agents.specs import make_agent
-    from kakurega.envs.registry import make
 
     if not specs:
         raise ValueError("run_tournament: give at least one agent spec")
@@ -338,37 +483,14 @@ def run_tournament(
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     env_kwargs = dict(env_kwargs or {})
-    env = make(env_name, wrapped=False, **env_kwargs)
     context = context_for(env_name, env_kwargs)
     num_players = context.num_players
     deals = math.ceil(games / num_players)
     games_per_pairing = deals * num_players
     factories = agents or {}
-    instances: dict[tuple[int, int], Agent] = {}
-
-    def agent_at(index: int, seat: int) -> Agent:
-        key = (index, seat)
-        if key not in instances:
-            spec = specs[index]
-            if spec in factories:
-                instances[key] = factories[spec](context, seat)
-            else:
-                instances[key] = make_agent(spec, context, seed=seat)
-        return instances[key]
+    table = _build_table(env_name, env_kwargs, specs, factories, on_game is not None, tasks)
 
     k = len(specs)
-    stats = [AgentStats(spec) for spec in specs]
-    h2h_wins = np.zeros((k, k))
-    h2h_games = np.zeros((k, k), dtype=int)
-    pair_games = np.zeros((k, k), dtype=int)
-    pair_ties = np.zeros((k, k), dtype=int)
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = [model.rating(name=spec) for spec in specs]
-    start = time.perf_counter()
-    total_steps = 0
-
     if num_players == 1:
         pairings = [(i,) for i in range(k)]
     elif num_players == 2:
@@ -380,95 +502,110 @@ def run_tournament(
             raise ValueError(f"focal agent {focal!r} is not among the specs {specs}")
         f = specs.index(focal)
         pairings = [p for p in pairings if (p[0] == f if num_players > 2 else f in p)]
-    total_games = deals * (k if num_players == 1 else len(pairings) * num_players)
-    done = 0
+    scheduled = schedule(k, num_players, deals, seed, pairings)
+    tally = _Tally(list(specs), num_players)
+    start = time.perf_counter()
+    for done, (game, played) in enumerate(zip(scheduled, _played(table, scheduled, factories, tasks)), start=1):
+        tally.add(game, played)
+        if on_game:
+            on_game(GameRecord(game.deal, game.deal_seed, game.focal_seat, tuple(specs[x] for x in game.lineup),
+                               played.returns, played.steps, played.truncated, played.final_state, played.moves))
+        if progress:
+            progress(done, len(scheduled))
+    return tally.result(env_name, env_kwargs, games_per_pairing, seed, time.perf_counter() - start)
 
-    for d in range(deals):
-        deal_seed = _seed(seed, 1, d)
-        if num_players == 1:
-            returns_by_agent = []
-            for i in range(k):
-                agent = agent_at(i, 0)
-                agent.rng = np.random.default_rng(_seed(seed, 2, i, d))
-                moves = [] if on_game else None
-                returns, steps = play_game(env, [agent], deal_seed, moves=moves)
-                total_steps += steps
-                if on_game:
-                    on_game(_record(env, d, deal_seed, 0, (specs[i],), returns, steps, moves))
-                stats[i].add(classify_outcome(returns, 0), returns[0], win_share(returns, 0))
-                returns_by_agent.append(returns[0])
-                done += 1
-                if progress:
-                    progress(done, total_games)
-            for i in range(k):
-                for j in range(k):
-                    if i != j:
-                        a, b = returns_by_agent[i], returns_by_agent[j]
-                        h2h_wins[i, j] += 1.0 if a > b else 0.5 if a == b else 0.0
-                        h2h_games[i, j] += 1
-            if k > 1:
-                ratings = [r[0] for r in model.rate([[r] for r in ratings], scores=[float(x) for x in returns_by_agent])]
-            continue
-        for pairing in pairings:
-            i, j = pairing
-            for focal_seat in range(num_players):
-                lineup = [j] * num_players
-                lineup[focal_seat] = i
-                seat_agents = []
-                for seat, index in enumerate(lineup):
-                    agent = agent_at(index, seat)
-                    agent.rng = np.random.default_rng(_seed(seed, 3, i, j, d, focal_seat, seat))
-                    seat_agents.append(agent)
-                moves = [] if on_game else None
-                returns, steps = play_game(env, seat_agents, deal_seed, moves=moves)
-                total_steps += steps
-                if on_game:
-                    on_game(_record(env, d, deal_seed, focal_seat, tuple(specs[x] for x in lineup), returns, steps,
-                                    moves))
-                done += 1
-                if progress:
-                    progress(done, total_games)
-                tied = int(sum(r == max(returns) for r in returns) > 1)
-                for a, b in {(i, j), (j, i)}:  # one cell when an agent plays copies of itself
-                    pair_games[a, b] += 1
-                    pair_ties[a, b] += tied
-                focal_share = win_share(returns, focal_seat)
-                stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
-                if i == j:
-                    continue
-                h2h_wins[i, j] += focal_share
-                h2h_games[i, j] += 1
-                field_seats = [s for s in range(num_players) if s != focal_seat]
-                if num_players == 2:
-                    other = field_seats[0]
-                    other_share = win_share(returns, other)
-                    stats[j].add(classify_outcome(returns, other), returns[other], other_share)
-                    h2h_wins[j, i] += other_share
-                    h2h_games[j, i] += 1
-                field_score = float(np.mean([returns[s] for s in field_seats]))
-                new = model.rate([[ratings[i]], [ratings[j]]], scores=[float(returns[focal_seat]), field_score])
-                ratings[i], ratings[j] = new[0][0], new[1][0]
 
-    head_to_head = [
-        [None if i == j or h2h_games[i, j] == 0 else float(h2h_wins[i, j] / h2h_games[i, j]) for j in range(k)]
-        for i in range(k)
-    ]
-    return TournamentResult(
-        env=env_name,
-        env_kwargs=env_kwargs,
-        num_players=num_players,
-        agents=list(specs),
-        games_per_pairing=games_per_pairing,
-        seed=seed,
-        per_agent=[s.summary() for s in stats],
-        head_to_head=head_to_head,
-        head_to_head_games=h2h_games.tolist(),
-        ties=[[None if pair_games[i, j] == 0 else float(pair_ties[i, j] / pair_games[i, j]) for j in range(k)]
-              for i in range(k)],
-        ratings=[
-            {"agent": spec, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
-            for spec, r in zip(specs, ratings)
-        ],
-        wall_seconds=time.perf_counter() - start,
-        total_steps=total_steps,
-    )
+class _Tally:
+    """The statistics of a tournament, added game by game in the schedule's order."""
+
+    def __init__(self, specs: list, num_players: int):
+        from openskill.models import PlackettLuce
+
+        k = len(specs)
+        self.specs, self.num_players, self.k = specs, num_players, k
+        self.stats = [AgentStats(spec) for spec in specs]
+        self.h2h_wins = np.zeros((k, k))
+        self.h2h_games = np.zeros((k, k), dtype=int)
+        self.pair_games = np.zeros((k, k), dtype=int)
+        self.pair_ties = np.zeros((k, k), dtype=int)
+        self.model = PlackettLuce()
+        self.ratings = [self.model.rating(name=spec) for spec in specs]
+        self.total_steps = 0
+        self.deal_returns: list[float] = []  # solitaire: every agent's return on the current deal
+
+    def add(self, game: ScheduledGame, played: PlayedGame) -> None:
+        self.total_steps += played.steps
+        if self.num_players == 1:
+            self._add_solitaire(game, played)
+        else:
+            self._add_table(game, played)
+
+    def _add_solitaire(self, game: ScheduledGame, played: PlayedGame) -> None:
+        (i,), returns = game.lineup, played.returns
+        self.stats[i].add(classify_outcome(returns, 0), returns[0], win_share(returns, 0))
+        self.deal_returns.append(returns[0])
+        if len(self.deal_returns) < self.k:
+            return
+        scores, self.deal_returns = self.deal_returns, []
+        for a in range(self.k):
+            for b in range(self.k):
+                if a != b:
+                    self.h2h_wins[a, b] += 1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0
+                    self.h2h_games[a, b] += 1
+        if self.k > 1:
+            rated = self.model.rate([[r] for r in self.ratings], scores=[float(x) for x in scores])
+            self.ratings = [r[0] for r in rated]
+
+    def _add_table(self, game: ScheduledGame, played: PlayedGame) -> None:
+        returns, focal_seat = played.returns, game.focal_seat
+        i = game.lineup[focal_seat]
+        j = next((x for s, x in enumerate(game.lineup) if s != focal_seat), i)
+        tied = int(sum(r == max(returns) for r in returns) > 1)
+        for a, b in {(i, j), (j, i)}:  # one cell when an agent plays copies of itself
+            self.pair_games[a, b] += 1
+            self.pair_ties[a, b] += tied
+        focal_share = win_share(returns, focal_seat)
+        self.stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
+        if i == j:
+            return
+        self.h2h_wins[i, j] += focal_share
+        self.h2h_games[i, j] += 1
+        field_seats = [s for s in range(self.num_players) if s != focal_seat]
+        if self.num_players == 2:
+            other = field_seats[0]
+            other_share = win_share(returns, other)
+            self.stats[j].add(classify_outcome(returns, other), returns[other], other_share)
+            self.h2h_wins[j, i] += other_share
+            self.h2h_games[j, i] += 1
+        field_score = float(np.mean([returns[s] for s in field_seats]))
+        new = self.model.rate([[self.ratings[i]], [self.ratings[j]]], scores=[float(returns[focal_seat]), field_score])
+        self.ratings[i], self.ratings[j] = new[0][0], new[1][0]
+
+    def result(self, env_name: str, env_kwargs: dict, games_per_pairing: int, seed: int,
+               wall_seconds: float) -> TournamentResult:
+        k, specs = self.k, self.specs
+        h2h_wins, h2h_games, pair_games, pair_ties = self.h2h_wins, self.h2h_games, self.pair_games, self.pair_ties
+        num_players, stats, ratings, total_steps = self.num_players, self.stats, self.ratings, self.total_steps
+        head_to_head = [
+            [None if i == j or h2h_games[i, j] == 0 else float(h2h_wins[i, j] / h2h_games[i, j]) for j in range(k)]
+            for i in range(k)
+        ]
+        return TournamentResult(
+            env=env_name,
+            env_kwargs=env_kwargs,
+            num_players=num_players,
+            agents=list(specs),
+            games_per_pairing=games_per_pairing,
+            seed=seed,
+            per_agent=[s.summary() for s in stats],
+            head_to_head=head_to_head,
+            head_to_head_games=h2h_games.tolist(),
+            ties=[[None if pair_games[i, j] == 0 else float(pair_ties[i, j] / pair_games[i, j]) for j in range(k)]
+                  for i in range(k)],
+            ratings=[
+                {"agent": spec, "mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal())}
+                for spec, r in zip(specs, ratings)
+            ],
+            wall_seconds=wall_seconds,
+            total_steps=total_steps,
+        )

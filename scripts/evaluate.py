@@ -9,6 +9,11 @@ Agent kinds defined outside kakurega (``register_agent_kind`` in your own
 module) enter with ``--import MODULE``::
 
     kakurega evaluate animal_chain --import my_bots --agents my_kind heuristic
+
+The games run as Ray tasks with ``--backend ray`` (a Ray started here, or a
+cluster's ``--address``), with the same results as in one process::
+
+    kakurega evaluate animal_chain --agents heuristic random --backend ray --address ray://head:10001
 """
 
 from __future__ import annotations
@@ -65,12 +70,35 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="write a game record (JSON, see docs/web.md) of every game into DIR: game-000001.json, ...; "
                              "watch one with `kakurega replay FILE`")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    add_backend_arguments(parser, "the games")
     parser.add_argument(
         "--import", dest="imports", action="append", metavar="MODULE",
         help="import MODULE first (repeatable), e.g. a module of yours that calls "
              "kakurega.agents.register_agent_kind, so its kinds can be named in --agents",
     )
     return parser
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--backend``, ``--address`` and ``--cpus``: where ``what`` run (see :mod:`kakurega.agents.tasks`)."""
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help=f"local (default: {what} in this process) or ray ({what} as Ray tasks, the same results "
+                             "for the same seed; every node needs the same kakurega and the policy files at the same path)")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="with --backend ray: the cluster (auto, HOST:PORT or ray://HOST:PORT); default: a Ray "
+                             "started here for the run")
+    parser.add_argument("--cpus", type=int, default=None, metavar="N",
+                        help="with --backend ray and no --address: CPUs of the Ray started here (default: all)")
+
+
+def task_runner_of(args):
+    """The task runner the ``--backend``/``--address``/``--cpus`` arguments name; a bad one exits with the reason."""
+    from kakurega.agents.tasks import task_runner
+
+    try:
+        return task_runner(getattr(args, "backend", "local"), getattr(args, "address", None), getattr(args, "cpus", None))
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 def import_agent_modules(modules: list[str] | None) -> None:
@@ -102,9 +130,12 @@ def run(args) -> int:
 
         writable_dir(args.out, "--out")
     on_game = None if not getattr(args, "record_dir", None) else record_writer(env_name, options, args.record_dir)
-    result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress, on_game=on_game)
+    with task_runner_of(args) as tasks:
+        result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress,
+                                on_game=on_game, tasks=tasks)
+        spread = f" as {len(tasks.nodes)} Ray tasks on {len(set(tasks.nodes))} node(s)" if tasks.nodes else ""
     print(result.table())
-    print(f"{result.total_steps} steps in {result.wall_seconds:.1f}s")
+    print(f"{result.total_steps} steps in {result.wall_seconds:.1f}s{spread}")
     if args.out:
         from pathlib import Path
 

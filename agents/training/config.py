@@ -161,6 +161,10 @@ SCHEMA: dict[str, Any] = {
                              minimum=0, maximum=100),
         "dagger_steps": Key("int", 0, "learner decisions the network plays in each DAgger round (0 = pretrain.steps)",
                             minimum=0, maximum=10_000_000),
+        "backend": Key("str", "local", "where the demonstration games are played: local (this process) or ray (Ray "
+                       "tasks, the same data for the same seed; DAgger rounds stay local)", choices=("local", "ray")),
+        "address": Key("str_or_none", None, "with backend ray: the cluster (auto, HOST:PORT or ray://HOST:PORT); "
+                       "null: a Ray started on this machine for the data step"),
     },
     "evaluation": {
         "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0, maximum=MAX_STEPS),
@@ -283,6 +287,19 @@ def _check_opponents(path: str, value: Any) -> list[dict]:
     return entries
 
 
+def _check_data_backend(pretrain: dict) -> None:
+    """``pretrain.address`` goes with ``backend: ray`` and has one of Ray's address forms."""
+    from kakurega.agents.tasks import check_address
+
+    if pretrain["address"] is not None and pretrain["backend"] != "ray":
+        raise ConfigError("config key 'pretrain.address': an address is for backend ray; set pretrain.backend: ray "
+                          "(or address: null)")
+    try:
+        check_address(pretrain["address"])
+    except ValueError as error:
+        raise ConfigError(f"config key 'pretrain.address': {error}") from None
+
+
 def _check_unattended_spec(path: str, spec: str, role: str) -> None:
     """Refuse a malformed spec, or one that needs a person at the terminal (nobody answers during training)."""
     from kakurega.agents.specs import parse_spec, require_unattended
@@ -387,6 +404,7 @@ def validate_config(data: dict, overrides=()) -> dict:
     if config["pretrain"]["steps"] and config["algorithm"] != "ppo":
         raise ConfigError("config key 'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only; set it to 0")
     _check_unattended_spec("pretrain.agent", config["pretrain"]["agent"], "the behaviour-cloning warm start")
+    _check_data_backend(config["pretrain"])
     from kakurega.agents.specs import parse_spec
 
     if config["pretrain"]["target"] == "visits" and parse_spec(config["pretrain"]["agent"]).kind != "ismcts":

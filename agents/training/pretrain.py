@@ -27,7 +27,9 @@ and (re)makes it otherwise. Nothing here is game-specific.
 from __future__ import annotations
 
 import json
+import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -51,13 +53,125 @@ def demonstration_key(config: dict) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class DemonstrationSetup:
+    """What a demonstration game is played with, by name: what a worker rebuilds the players from."""
+
+    env: str
+    env_kwargs: dict
+    opponents: tuple  #: the config's opponents, league entries replaced by random players
+    learner_seat: object
+    move_features: bool
+    agent: str  #: the demonstrator's spec
+    target: str
+    gamma: float
+    seed: int
+
+
+def episode_seed(seed: int, episode: int, stream: int) -> int:
+    """The seed of one stream (0: the deal and opponents, 1: the demonstrator, 2: a student) of episode ``episode``."""
+    return int(np.random.SeedSequence([int(seed), int(episode), int(stream)]).generate_state(1)[0])
+
+
+class _Demonstrator:
+    """The view and the players of a :class:`DemonstrationSetup`, built once; episode ``e`` is a pure function of ``e``."""
+
+    def __init__(self, setup: DemonstrationSetup, student=None):
+        self.setup, self.student = setup, student
+        self.view = SingleAgentView(setup.env, setup.env_kwargs, list(setup.opponents), learner_seat=setup.learner_seat,
+                                    illegal_action="raise", move_features=setup.move_features)
+        self.demo = make_agent(setup.agent, self.view.context, setup.seed)
+        if setup.target == "visits" and not hasattr(self.demo, "last_search"):
+            raise ValueError(
+                f"pretrain target 'visits' needs a searching agent that reports its root visits (e.g. ismcts:...); "
+                f"{setup.agent!r} is a {type(self.demo).__name__}. Use target 'action' to imitate its moves."
+            )
+
+    def episode(self, index: int) -> dict:
+        """One game: the learner seat's observations, masks, the demonstrator's moves (and visits), returns, outcome."""
+        setup, view, demo, student = self.setup, self.view, self.demo, self.student
+        obs, _ = view.reset(seed=episode_seed(setup.seed, index, 0))
+        demo.rng = np.random.default_rng(episode_seed(setup.seed, index, 1))
+        demo.reset()
+        if student is not None:
+            student.rng = np.random.default_rng(episode_seed(setup.seed, index, 2))
+            student.reset()
+        size, num_actions = view.context.layout.size, view.context.num_actions
+        observations, masks, actions, rewards, targets = [], [], [], [], []
+        while True:
+            mask = view.action_masks()
+            # the players read the env's own observation; ``obs`` (what the network learns from) may
+            # carry the move features after it
+            observation = {"observation": obs[:size], "action_mask": mask.astype(np.int8)}
+            action = choose_action(demo, view.raw, view._learner, observation)
+            observations.append(obs)
+            masks.append(mask)
+            actions.append(action)
+            if setup.target == "visits":
+                targets.append(visit_distribution(demo.last_search["visits"], action, num_actions))
+            played = action if student is None else choose_action(student, view.raw, view._learner, observation)
+            obs, reward, terminated, truncated, info = view.step(played)
+            rewards.append(reward)
+            if terminated or truncated:
+                break
+        running, returns = 0.0, []
+        for r in reversed(rewards):
+            running = r + setup.gamma * running
+            returns.append(running)
+        return {"observations": observations, "masks": masks, "actions": actions, "returns": returns[::-1],
+                "targets": targets, "outcome": info.get("outcome"), "score": info.get("score", 0.0)}
+
+
+def demonstration_episodes(work: tuple[DemonstrationSetup, list[int]]) -> list[dict]:
+    """Episodes ``work[1]`` of ``work[0]``: the body of a data step's task."""
+    setup, indices = work
+    player = _Demonstrator(setup)
+    return [player.episode(index) for index in indices]
+
+
+def _episodes(setup: DemonstrationSetup, steps: int, student, tasks):
+    """Episodes 0, 1, 2, ... in order, until they hold ``steps`` decisions: here, or in waves of Ray tasks."""
+    if tasks is None or tasks.backend == "local":
+        player = _Demonstrator(setup, student)
+        index, decisions = 0, 0
+        while decisions < steps:
+            episode = player.episode(index)
+            decisions += len(episode["actions"])
+            index += 1
+            yield episode
+        return
+    if student is not None:
+        raise ValueError("DAgger's labelling plays the network being trained, which stays in this process; "
+                         "only the first demonstrations run as Ray tasks")
+    from kakurega.agents.tasks import chunks
+
+    index, decisions, lengths = 0, 0, []
+    while decisions < steps:
+        mean = (sum(lengths) / len(lengths)) if lengths else None
+        count = 4 * tasks.cpus if mean is None else max(2 * tasks.cpus, math.ceil(1.1 * (steps - decisions) / mean))
+        wave = list(range(index, index + count))
+        index += count
+        for results in tasks.map(demonstration_episodes, [(setup, part) for part in chunks(wave, 4 * tasks.cpus)]):
+            for episode in results:
+                if decisions >= steps:
+                    break
+                lengths.append(len(episode["actions"]))
+                decisions += lengths[-1]
+                yield episode
+            if decisions >= steps:
+                break
+
+
 def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int, target: str = "action",
-                           progress: bool = False, student=None) -> dict:
-    """``steps``+ decisions of ``agent_spec`` in the learner's seat.
+                           progress: bool = False, student=None, tasks=None) -> dict:
+    """``steps``+ decisions of ``agent_spec`` in the learner's seat, in whole games.
 
     Returns observations, masks, actions, discounted returns and, with
     ``target="visits"``, ``targets``: the search's root visit shares per action
-    (a forced move, answered without search, is one-hot).
+    (a forced move, answered without search, is one-hot). Game ``e`` is dealt,
+    and its players seeded, from ``(seed, e)`` alone, so ``tasks`` (an entered
+    :class:`~kakurega.agents.tasks.RayTasks`) plays the games as Ray tasks with
+    the same data as here.
 
     ``student`` (an :class:`~kakurega.agents.base.Agent`, e.g. the network
     being trained): the student plays and ``agent_spec`` only labels the
@@ -67,73 +181,42 @@ def collect_demonstrations(config: dict, agent_spec: str, steps: int, seed: int,
     """
     if target not in TARGETS:
         raise ValueError(f"pretrain target must be one of {', '.join(TARGETS)}, got {target!r}")
+    if steps < 1:
+        raise ValueError(f"demonstrations: steps must be at least 1 decision, got {steps}")
     opponents = [o if o["agent"] not in ("self", "snapshots") else {"agent": "random", "weight": o["weight"]}
                  for o in config["opponents"]]
-    view = SingleAgentView(config["env"], config["env_kwargs"], opponents, learner_seat=config["learner_seat"],
-                           illegal_action="raise", move_features=config.get("network", {}).get("move_features", False))
-    demo = make_agent(agent_spec, view.context, seed)
-    if target == "visits" and not hasattr(demo, "last_search"):
-        raise ValueError(
-            f"pretrain target 'visits' needs a searching agent that reports its root visits (e.g. ismcts:...); "
-            f"{agent_spec!r} is a {type(demo).__name__}. Use target 'action' to imitate its moves."
-        )
-    gamma = config["ppo"]["gamma"]
-    num_actions = view.context.num_actions
-    observations, masks, actions, returns, targets = [], [], [], [], []
+    setup = DemonstrationSetup(config["env"], dict(config["env_kwargs"]), tuple(opponents), config["learner_seat"],
+                               bool(config.get("network", {}).get("move_features", False)), agent_spec, target,
+                               config["ppo"]["gamma"], seed)
+    if tasks is not None and tasks.backend != "local" and target == "visits":
+        _Demonstrator(setup)  # checks the demonstrator here, before any task
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=steps, desc=f"demonstrations ({agent_spec})", unit="move")
-    obs, _ = view.reset(seed=seed)
-    demo.reset()
-    if student is not None:
-        student.reset()
-    rewards: list[float] = []
-    outcomes = []
-    while True:
-        mask = view.action_masks()
-        # the players read the env's own observation; ``obs`` (what the network learns from) may
-        # carry the move features after it
-        observation = {"observation": obs[: view.context.layout.size], "action_mask": mask.astype(np.int8)}
-        action = choose_action(demo, view.raw, view._learner, observation)
-        observations.append(obs)
-        masks.append(mask)
-        actions.append(action)
-        if target == "visits":
-            targets.append(visit_distribution(demo.last_search["visits"], action, num_actions))
+    episodes = []
+    for episode in _episodes(setup, steps, student, tasks):
+        episodes.append(episode)
         if bar is not None:
-            bar.update(1)
-        played = action if student is None else choose_action(student, view.raw, view._learner, observation)
-        obs, reward, terminated, truncated, info = view.step(played)
-        rewards.append(reward)
-        if terminated or truncated:
-            running, episode_returns = 0.0, []
-            for r in reversed(rewards):
-                running = r + gamma * running
-                episode_returns.append(running)
-            returns.extend(reversed(episode_returns))
-            outcomes.append((info.get("outcome"), info.get("score", 0.0)))
-            rewards = []
-            if len(actions) >= steps:
-                break
-            obs, _ = view.reset()
-            demo.reset()
-            if student is not None:
-                student.reset()
+            bar.update(len(episode["actions"]))
     if bar is not None:
         bar.close()
+
+    def joined(key, dtype):
+        return np.asarray([row for episode in episodes for row in episode[key]], dtype=dtype)
+
     data = {
-        "observations": np.asarray(observations, dtype=np.float32),
-        "masks": np.asarray(masks, dtype=bool),
-        "actions": np.asarray(actions, dtype=np.int64),
-        "returns": np.asarray(returns, dtype=np.float32),
-        "episodes": len(outcomes),
-        "win_rate": sum(o == "win" for o, _ in outcomes) / max(1, len(outcomes)),  # outright wins
-        "score": sum(share for _, share in outcomes) / max(1, len(outcomes)),  # shared wins count 1/k
+        "observations": joined("observations", np.float32),
+        "masks": joined("masks", bool),
+        "actions": joined("actions", np.int64),
+        "returns": joined("returns", np.float32),
+        "episodes": len(episodes),
+        "win_rate": sum(e["outcome"] == "win" for e in episodes) / max(1, len(episodes)),  # outright wins
+        "score": sum(e["score"] for e in episodes) / max(1, len(episodes)),  # shared wins count 1/k
     }
     if target == "visits":
-        data["targets"] = np.asarray(targets, dtype=np.float32)
+        data["targets"] = joined("targets", np.float32)
     return data
 
 
@@ -175,16 +258,23 @@ def load_demonstrations(path: str | os.PathLike, key: dict) -> dict | None:
     return data
 
 
-def demonstrations(config: dict, progress: bool = False) -> tuple[dict, bool]:
-    """The config's demonstrations: ``(data, reused)``, reusing or writing ``pretrain.data`` when set."""
+def demonstrations(config: dict, progress: bool = False, tasks=None) -> tuple[dict, bool]:
+    """The config's demonstrations: ``(data, reused)``, reusing or writing ``pretrain.data`` when set.
+
+    The games are played where ``pretrain.backend`` and ``pretrain.address``
+    say, or by ``tasks`` if given (see :func:`collect_demonstrations`).
+    """
+    from kakurega.agents.tasks import task_runner
+
     pretrain = config["pretrain"]
     key = demonstration_key(config)
     if pretrain["data"]:
         data = load_demonstrations(pretrain["data"], key)
         if data is not None:
             return data, True
-    data = collect_demonstrations(config, pretrain["agent"], pretrain["steps"], config["seed"], pretrain["target"],
-                                  progress=progress)
+    with task_runner(pretrain.get("backend", "local"), pretrain.get("address")) if tasks is None else tasks as runner:
+        data = collect_demonstrations(config, pretrain["agent"], pretrain["steps"], config["seed"], pretrain["target"],
+                                      progress=progress, tasks=runner)
     if pretrain["data"]:
         save_demonstrations(pretrain["data"], data, key)
     return data, False

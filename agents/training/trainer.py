@@ -38,9 +38,11 @@ from kakurega.agents.training import checkpoint as checkpoints
 from kakurega.agents.training import run_dir
 from kakurega.agents.training.config import ConfigError, dump_config, load_config, validate_config
 
-# keys that may change when a run is resumed (budget, logging, final report, where the run lives)
+# keys that may change when a run is resumed (budget, logging, final report, where the run lives, where its
+# demonstration games are played)
 RESUMABLE_CHANGES = (
     "total_timesteps", "logging.", "evaluation.final_", "checkpoint.keep", "checkpoint.sb3_zip", "vec_env", "output_dir",
+    "pretrain.backend", "pretrain.address",
 )
 
 

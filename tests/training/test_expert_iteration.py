@@ -213,3 +213,71 @@ def test_the_demonstrator_is_reset_at_the_start_of_every_episode(nim, tmp_path, 
     assert events[0] == "reset" and events.count("reset") in (data["episodes"], data["episodes"] + 1)
     games = "".join("R" if e == "reset" else "a" for e in events).split("R")[1:]
     assert all(games[:data["episodes"]]), "every episode's moves follow a reset"
+
+
+class _Chunked:
+    """Stands in for Ray tasks: every work item crosses a pickle (plain data only) and runs on its own."""
+
+    backend = "ray"
+    cpus = 2
+
+    def __init__(self):
+        self.items = 0
+
+    def map(self, fn, items):
+        import pickle
+
+        for item in items:
+            self.items += 1
+            yield pickle.loads(pickle.dumps(fn(pickle.loads(pickle.dumps(item)))))
+
+
+@pytest.mark.parametrize("target, agent", [("visits", "ismcts:simulations=4"), ("action", "heuristic")])
+def test_demonstration_games_cut_into_tasks_give_the_same_data(tmp_path, target, agent):
+    """Game e of the data step is dealt and seeded from (seed, e) alone: played in separate work items, the data
+    are the same arrays, cut at the same game."""
+    config = validate_config(tiny_config("animal_chain_v1", "ppo", tmp_path, opponents=["random", "heuristic"]))
+    local = collect_demonstrations(config, agent, 60, seed=3, target=target)
+    tasks = _Chunked()
+    split = collect_demonstrations(config, agent, 60, seed=3, target=target, tasks=tasks)
+    assert tasks.items > 1 and local["episodes"] > 1
+    assert set(split) == set(local)
+    for key, value in local.items():
+        np.testing.assert_array_equal(split[key], value, err_msg=key)
+    other = collect_demonstrations(config, agent, 60, seed=4, target=target)
+    assert not np.array_equal(other["actions"][:50], local["actions"][:50])  # the comparison can fail
+
+
+def test_an_episode_does_not_depend_on_the_episodes_played_before(nim, tmp_path):
+    from kakurega.agents.training.pretrain import DemonstrationSetup, _Demonstrator
+
+    setup = DemonstrationSetup(nim.NAME, {}, ({"agent": "random", "weight": 1.0},), "random", False,
+                               "ismcts:simulations=6", "visits", 0.99, 7)
+    alone = [_Demonstrator(setup).episode(e) for e in range(6)]
+    player = _Demonstrator(setup)
+    backwards = [player.episode(e) for e in reversed(range(6))][::-1]
+    for a, b in zip(alone, backwards):
+        assert a["actions"] == b["actions"] and a["returns"] == b["returns"]
+        np.testing.assert_array_equal(a["targets"], b["targets"])
+    assert len({tuple(e["actions"]) for e in alone}) > 1
+
+
+def test_the_data_step_backend_is_checked(nim, tmp_path):
+    with pytest.raises(ConfigError, match=r"'pretrain.address': an address is for backend ray"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"address": "10.0.0.5:6379"}))
+    with pytest.raises(ConfigError, match=r"'pretrain.address': Ray address 'head': expected auto, HOST:PORT"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"backend": "ray", "address": "head"}))
+    with pytest.raises(ConfigError, match=r"'pretrain.backend': expected a string among 'local', 'ray'"):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"backend": "dask"}))
+    for address in ("auto", "10.0.0.5:6379", "ray://head.example:10001", None):
+        validate_config(tiny_config(nim.NAME, "ppo", tmp_path, pretrain={"backend": "ray", "address": address}))
+
+
+def test_dagger_labelling_stays_in_this_process(nim, tmp_path):
+    from kakurega.agents.base import RandomAgent
+    from kakurega.agents.policy import context_for
+
+    config = validate_config(tiny_config(nim.NAME, "ppo", tmp_path, opponents=["random"]))
+    student = RandomAgent(context_for(nim.NAME, {}), 0)
+    with pytest.raises(ValueError, match="DAgger's labelling plays the network being trained"):
+        collect_demonstrations(config, "heuristic", 10, seed=0, student=student, tasks=_Chunked())

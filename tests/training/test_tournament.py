@@ -182,3 +182,74 @@ def test_illegal_agent_move_is_reported(nim):
     env = make(nim.NAME, wrapped=False, start_pile=1)
     with pytest.raises(ValueError, match="chose illegal action"):
         play_game(env, [Cheater(context), Cheater(context)], seed=0)
+
+
+class _Chunked:
+    """Stands in for Ray tasks: every work item crosses a pickle (plain data only) and runs on its own."""
+
+    backend = "ray"
+    cpus = 2
+
+    def __init__(self):
+        self.items = 0
+
+    def map(self, fn, items):
+        import pickle
+
+        for item in items:
+            self.items += 1
+            yield pickle.loads(pickle.dumps(fn(pickle.loads(pickle.dumps(item)))))
+
+
+@pytest.mark.parametrize("env_name, specs, options", [
+    ("summer_hide_and_seek_v2", ["random", "ismcts:simulations=2"], {"num_players": 3}),
+    ("animal_chain_v1", ["heuristic", "random", "ismcts:simulations=2"], {}),
+    ("hidden_rooms_v0", ["random", "heuristic"], {"episode": "round"}),
+])
+def test_games_cut_into_tasks_give_the_same_tournament(env_name, specs, options):
+    """Each game is a pure function of its schedule entry: played in separate work items, the table is the same."""
+    local = run_tournament(env_name, specs, options, games=2, seed=5)
+    tasks = _Chunked()
+    split = run_tournament(env_name, specs, options, games=2, seed=5, tasks=tasks)
+    assert tasks.items > 1
+    assert _without_time(split) == _without_time(local)
+    assert _without_time(run_tournament(env_name, specs, options, games=2, seed=6, tasks=_Chunked())) != _without_time(local)
+
+
+def test_a_game_does_not_depend_on_the_games_its_players_played_before():
+    from kakurega.agents.tournament import Table, _Seats, schedule
+
+    table = Table("kakurenbo_v1", {"num_players": 3}, ("heuristic", "ismcts:simulations=3"),
+                  ("heuristic", "ismcts:simulations=3"), record=True)
+    games = schedule(2, 3, 2, seed=1, pairings=[(0, 1), (1, 0)])
+    in_order = [_Seats(table).play(game, copy_state=True) for game in games]  # fresh players every game
+    seats = _Seats(table)
+    reused = [seats.play(game, copy_state=True) for game in reversed(games)][::-1]  # one set of players, backwards
+    assert [(g.returns, g.moves) for g in reused] == [(g.returns, g.moves) for g in in_order]
+    assert len({tuple(map(tuple, g.moves)) for g in in_order}) > 1  # the games differ: the comparison can fail
+
+
+def test_games_played_elsewhere_are_recorded_like_local_ones():
+    def records(tasks):
+        seen = []
+        run_tournament("animal_chain_v1", ["heuristic", "random"], games=4, seed=2, tasks=tasks,
+                       on_game=lambda r: seen.append((r.deal, r.focal_seat, r.lineup, r.returns, r.moves, r.truncated,
+                                                      r.final_state.to_dict() if hasattr(r.final_state, "to_dict")
+                                                      else repr(r.final_state))))
+        return seen
+
+    local = records(None)
+    assert len(local) == 4 and all(moves for *_, moves, _, _ in local)
+    assert records(_Chunked()) == local
+
+
+def test_agents_built_in_this_process_cannot_be_sent_to_ray():
+    from kakurega.agents.base import RandomAgent
+
+    with pytest.raises(ValueError, match="in-memory policy.*rebuilds every agent from its spec string"):
+        run_tournament("animal_chain_v1", ["mine", "random"], games=2, tasks=_Chunked(),
+                       agents={"mine": lambda context, seed: RandomAgent(context, seed)})
+    # a label for a spec string travels: it is rebuilt from the string
+    result = run_tournament("animal_chain_v1", ["random (again)", "random"], games=2, tasks=_Chunked(),
+                            agents={"random (again)": "random"})
+    assert result.agents == ["random (again)", "random"]

@@ -1,0 +1,152 @@
+"""Games as Ray tasks (kakurega.agents.tasks): a tournament, the expert-iteration data step and ``kakurega exploit``
+give on a 2-node Ray cluster (simulated on loopback, 1 CPU per node) exactly what they give in one process, and
+their tasks run on both nodes; a Ray the run starts itself is shut down after it, whatever happened."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+ray = pytest.importorskip("ray")
+
+from kakurega.agents.tasks import RayTasks, check_address, chunks, task_runner  # noqa: E402
+from kakurega.agents.tournament import run_tournament  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A head and one more node, 1 CPU each, on 127.0.0.1 with a private temp dir; the driver is not connected."""
+    from ray.cluster_utils import Cluster
+
+    with pytest.MonkeyPatch.context() as patch:
+        # Ray swaps a loopback address for the machine's own before connecting (it would reach a real head from
+        # another machine); the simulated nodes listen on loopback only, so the driver keeps 127.0.0.1 here
+        patch.setattr("ray._private.ray_constants.ENABLE_RAY_CLUSTER", False)
+        temp = tmp_path_factory.mktemp("ray")
+        cluster = Cluster(initialize_head=True, head_node_args={
+            "num_cpus": 1, "node_ip_address": "127.0.0.1", "temp_dir": str(temp), "include_dashboard": False})
+        try:
+            cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+            cluster.wait_for_nodes()
+            yield cluster
+        finally:
+            if ray.is_initialized():
+                ray.shutdown()
+            cluster.shutdown()
+
+
+def _without_time(result):
+    data = result.to_dict()
+    data.pop("wall_seconds")
+    return data
+
+
+SPECS = ["heuristic", "random", "ismcts:simulations=3"]
+
+
+def test_a_tournament_on_two_nodes_is_the_local_tournament(cluster):
+    local = run_tournament("animal_chain_v1", SPECS, games=4, seed=11)
+    with RayTasks(address=cluster.address) as tasks:
+        assert tasks.cpus == 2
+        remote = run_tournament("animal_chain_v1", SPECS, games=4, seed=11, tasks=tasks)
+    assert not ray.is_initialized()  # the driver let go of the cluster it connected to
+    assert _without_time(remote) == _without_time(local)
+    assert len(tasks.nodes) == 8 and len(set(tasks.nodes)) == 2, "the tasks did not run on both nodes"
+
+
+def test_evaluate_cli_on_the_cluster_writes_the_local_results(cluster, tmp_path, capsys):
+    from kakurega.scripts.cli import main
+
+    args = ["evaluate", "summer_hide_and_seek_v2", "--option", "num_players=3", "--agents", "heuristic", "random",
+            "--games", "3", "--seed", "4", "--no-plots", "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "local")]) == 0
+    assert main(args + ["--out", str(tmp_path / "ray"), "--backend", "ray", "--address", cluster.address]) == 0
+    assert "Ray tasks on 2 node(s)" in capsys.readouterr().out
+    local, remote = (json.loads((tmp_path / d / "tournament.json").read_text()) for d in ("local", "ray"))
+    local.pop("wall_seconds"), remote.pop("wall_seconds")
+    assert remote == local
+    assert (tmp_path / "ray" / "tournament.csv").read_text() == (tmp_path / "local" / "tournament.csv").read_text()
+
+
+def test_search_targets_made_on_the_cluster_are_the_local_ones(cluster, tmp_path):
+    from kakurega.agents.training.config import validate_config
+    from kakurega.agents.training.pretrain import demonstrations
+
+    def config(**where):
+        return validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "opponents": ["heuristic"], "total_timesteps": 64,
+                                "output_dir": str(tmp_path), "pretrain": {
+                                    "agent": "ismcts:simulations=4", "target": "visits", "steps": 80, **where}})
+
+    local_config, ray_config = config(), config(backend="ray", address=cluster.address)
+    local, _ = demonstrations(local_config)
+    remote, _ = demonstrations(ray_config)
+    assert not ray.is_initialized()
+    assert set(remote) == set(local) and len(local["actions"]) >= 80
+    for key, value in local.items():
+        np.testing.assert_array_equal(remote[key], value, err_msg=key)
+
+
+def test_exploit_on_the_cluster_measures_what_it_measures_locally(cluster, tmp_path):
+    from kakurega.agents.exploit import exploit
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({
+        "algorithm": "ppo", "env": "animal_chain_v1", "total_timesteps": 64, "n_envs": 2, "network": {"hidden": [16]},
+        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1}, "logging": {"tensorboard": False, "progress_bar": False},
+    }))
+    common = dict(budget=64, games=4, warm_start=40, search=3, config_path=config, quiet=True)
+    local = exploit("animal_chain_v1", "heuristic", output_dir=tmp_path / "local", **common)
+    with RayTasks(address=cluster.address) as tasks:
+        remote = exploit("animal_chain_v1", "heuristic", output_dir=tmp_path / "ray", tasks=tasks, **common)
+    assert len(set(tasks.nodes)) == 2
+    assert yaml.safe_load((tmp_path / "ray" / "config.yaml").read_text())["pretrain"]["backend"] == "ray"
+    for key in ("learned", "search", "itself"):
+        rows = [local[key]] if isinstance(local[key], dict) else local[key]
+        others = [remote[key]] if isinstance(remote[key], dict) else remote[key]
+        for row, other in zip(rows, others, strict=True):
+            row, other = dict(row), dict(other)
+            for cpu in ("cpu_seconds_evaluation", "cpu_seconds_training", "agent"):  # (the policy path differs)
+                row.pop(cpu, None), other.pop(cpu, None)
+            assert other == row, key
+
+
+def test_a_ray_started_for_the_run_is_shut_down_and_a_task_error_comes_back_as_itself(tmp_path):
+    missing = tmp_path / "no_such_policy.safetensors"
+    with pytest.raises(Exception) as caught:
+        with task_runner("ray", cpus=2) as tasks:
+            assert ray.is_initialized()
+            run_tournament("animal_chain_v1", [f"policy:{missing}", "random"], games=2, tasks=tasks)
+    assert not ray.is_initialized()
+    assert not isinstance(caught.value, ray.exceptions.RayError)  # the worker's own error, not Ray's wrapper
+    assert str(missing) in str(caught.value)
+
+
+def test_addresses_and_options_are_checked_before_anything_starts():
+    for good in ("auto", "127.0.0.1:6379", "head.example.org:6379", "ray://10.0.0.5:10001", None):
+        assert check_address(good) == good
+    for bad in ("head", "ray://head", "10.0.0.5:99999", "http://head:6379", "10.0.0.5:port", ""):
+        with pytest.raises(ValueError, match="expected auto, HOST:PORT"):
+            check_address(bad)
+    with pytest.raises(ValueError, match="backend 'dask': expected one of local, ray"):
+        task_runner("dask")
+    with pytest.raises(ValueError, match="go with --backend ray"):
+        task_runner("local", address="auto")
+    with pytest.raises(ValueError, match="sizes a Ray started here"):
+        task_runner("ray", address="auto", cpus=2)
+    for address in ("127.0.0.1:1", "ray://127.0.0.1:1"):  # nothing listens there: an error at once, not retries
+        with pytest.raises(ValueError, match="nothing answers at .*127.0.0.1:1"):
+            with task_runner("ray", address=address):
+                pass
+    from kakurega.scripts.cli import main
+
+    for flags, words in ((["--address", "auto"], "go with --backend ray"),
+                         (["--backend", "ray", "--address", "head"], "expected auto, HOST:PORT"),
+                         (["--backend", "ray", "--cpus", "0"], "expected a positive number of CPUs")):
+        with pytest.raises(SystemExit, match=words):
+            main(["evaluate", "animal_chain_v1", "--agents", "random", "heuristic", "--games", "2", *flags])
+    assert [len(part) for part in chunks(list(range(10)), 4)] == [3, 3, 2, 2]
+    assert chunks([1], 8) == [[1]]
+    assert not ray.is_initialized()
