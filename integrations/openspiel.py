@@ -120,6 +120,8 @@ class _Shared:
         self.env = make(env_name, wrapped=False, **env_kwargs)
         self.game = self.env.game
         self._redeal = np.random.Generator(np.random.PCG64(0))
+        self._redeal_state = {"bit_generator": "PCG64", "state": {"state": 0, "inc": _REDEAL_INCREMENT},
+                              "has_uint32": 0, "uinteger": 0}
 
     def __deepcopy__(self, memo):
         return self
@@ -133,10 +135,11 @@ class _Shared:
         One generator per game, its PCG64 state set from the draws (no seed hashing: seeding a
         new generator would cost several times the re-deal itself).
         """
-        words = [int(draw * 2**32) & 0xFFFFFFFF for draw in draws]
-        value = words[0] << 96 | words[1] << 64 | words[2] << 32 | words[3]
-        self._redeal.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": value, "inc": _REDEAL_INCREMENT},
-                                            "has_uint32": 0, "uinteger": 0}
+        value = 0
+        for draw in draws:
+            value = value << 32 | int(draw * 2**32) & 0xFFFFFFFF
+        self._redeal_state["state"]["state"] = value
+        self._redeal.bit_generator.state = self._redeal_state
         return self._redeal
 
 
@@ -319,11 +322,13 @@ _SEED_CHANCE = tuple((value, 1.0 / SEED_OUTCOMES) for value in _SEED_VALUES)
 class _Origin:
     """Where a state's recorded history starts: its deal (the seed) or a resampled world.
 
-    Never changed once made, so clones share it. ``state`` is None for a deal
-    (replayed as ``initial_state(default_rng(seed))``), else a copy of the
-    world's re-dealt state with ``seed`` its chance seed; ``carried`` holds
-    the lines at the origin that are not recomputed (a world's searcher keeps
-    its own history).
+    Clones share it. ``state`` is None for a deal (replayed as
+    ``initial_state(default_rng(seed))``), else the world's re-dealt state
+    with ``seed`` its chance seed: at first the world's own state object (no
+    copy: a world is often read or dropped before it moves), copied by the
+    world's core just before its first move changes it. ``carried`` holds the
+    lines at the origin that are not recomputed (a world's searcher keeps its
+    own history).
     """
 
     __slots__ = ("seed", "state", "carried")
@@ -447,6 +452,8 @@ class _Core:
     def apply(self, action: int) -> None:
         """Apply the current player's move; record its lines now if they are being read, else log it."""
         rules = self.shared.game
+        if self.origin.state is self.state:  # a world's first move: its origin keeps a copy of the state
+            self.origin.state = rules.clone(self.state)
         rng = self.rng if self.rng_owned else _OnDraw(self)
         if not self.moves_owned:
             self.moves, self.moves_owned = list(self.moves), True
@@ -494,8 +501,8 @@ class _Core:
         if origin.state is None:
             rng = _seed_generator(origin.seed)
             state = rules.initial_state(rng)
-        else:
-            rng, state = _world_generator(origin.seed), rules.clone(origin.state)
+        else:  # with no move to replay the origin's state is only read: no copy
+            rng, state = _world_generator(origin.seed), rules.clone(origin.state) if self.moves else origin.state
         if lines.known == 0:
             self._record(lines, state, origin.carried)
         for index, action in enumerate(self.moves):
@@ -522,7 +529,7 @@ class _Core:
         the others' histories restart at this point (their past is not the searcher's to know)."""
         self.set_state(state)
         self.rng, self.rng_owned = seed, False
-        self.origin = _Origin(seed, self.shared.game.clone(state), {player: lines[player][-1]})
+        self.origin = _Origin(seed, state, {player: lines[player][-1]})
         self.moves, self.moves_owned = [], True
         world_lines = [list(lines[player][:-1]) if seat == player else ["resampled"] for seat in range(len(lines))]
         self.lines, self.lines_owned = _Lines(world_lines), True
