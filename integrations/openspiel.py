@@ -244,7 +244,10 @@ class KakuregaState(pyspiel.State):
         if current is CHANCE:
             return list(_SEED_VALUES)
         if player is None or player == current:
-            return core.legal_actions()
+            legal = core.legal
+            if legal is None:  # core.legal_actions(), inline: this runs at every move of a rollout
+                legal = core.legal = core.shared.game.legal_actions(core.state)
+            return legal[:]
         if type(player) is not int or player < 0:  # what pyspiel refuses, refused by pyspiel in its words
             return pyspiel.State.legal_actions(self, player)
         return []
@@ -263,10 +266,10 @@ class KakuregaState(pyspiel.State):
     def _apply_action(self, action):
         """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator."""
         core = self._core
-        if core.state is None:
-            core.deal(int(action))
+        if core.state is None:  # pyspiel hands the action over as an int
+            core.deal(action)
         else:
-            core.apply(int(action))
+            core.apply(action)
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A state ``player_id`` cannot tell from this one: hidden cards re-dealt, future chance re-seeded."""
@@ -407,6 +410,10 @@ class _Core:
         self.asked = False  # information-state lines read since the last move: record the next one at once
 
     def __deepcopy__(self, memo) -> _Core:
+        if memo is not None:
+            # copy.deepcopy then keeps this core alive in the list at memo[id(memo)], making that list
+            # through a caught KeyError when absent: most of deepcopy's cost per clone. Made here instead.
+            memo.setdefault(id(memo), [])
         copy = _Core.__new__(_Core)
         copy.shared, copy.seed, copy.origin, copy.asked = self.shared, self.seed, self.origin, self.asked
         copy.player, copy.legal = self.player, self.legal
@@ -438,7 +445,7 @@ class _Core:
         """A copy of the rules' legal actions at ``state`` (asked once per position)."""
         if self.legal is None:
             self.legal = self.shared.game.legal_actions(self.state)
-        return list(self.legal)
+        return self.legal[:]
 
     def deal(self, value: int) -> None:
         """Add a seed draw; the last one deals."""

@@ -150,3 +150,20 @@ def test_generators_built_from_seed_words_equal_default_rng():
         assert bridge._seed_generator(seed).bit_generator.state == np.random.default_rng(seed).bit_generator.state
     for seed in [0, 1, 2**32 - 1, 2**32, 2**63 - 2] + [int(draws.integers(2**63 - 1)) for _ in range(300)]:
         assert bridge._world_generator(seed).bit_generator.state == np.random.default_rng(seed).bit_generator.state
+
+
+def test_a_core_deep_copied_within_a_larger_copy_keeps_the_memo_intact():
+    """A core makes deepcopy's keep-alive list itself (the cheap clone) without dropping what it holds."""
+    import copy
+
+    state = _game("kakurenbo_v1").new_initial_state()
+    for value in (3, 1, 4, 1):
+        state.apply_action(value)
+    core, kept = state._core, object()
+    memo = {}
+    memo[id(memo)] = [kept]
+    copied = core.__deepcopy__(memo)
+    assert memo[id(memo)] == [kept] and copied is not core
+    first, second = copy.deepcopy([core, core])
+    assert first is second and first is not core
+    assert first.shared.game.fingerprint(first.state) == core.shared.game.fingerprint(core.state)
