@@ -367,7 +367,16 @@ class _OnDraw:
         return getattr(self.core.own_generator(), name)
 
 
-_COPY_SEED = np.random.SeedSequence(0)  # starts a generator whose state is then overwritten (cheaper than OS entropy)
+class _FixedSeed(np.random.bit_generator.ISeedSequence):
+    """Seeds a generator whose state is overwritten at once: fixed words, no hashing (a generator seeded
+    from OS entropy or a ``SeedSequence`` costs 10-40 µs, this one about 1.5 µs)."""
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        """``n_words`` zero words."""
+        return np.zeros(n_words, dtype)
+
+
+_COPY_SEED = _FixedSeed()
 
 
 def _seed_generator(seed: tuple[int, ...]) -> np.random.Generator:
