@@ -66,8 +66,15 @@ How the pieces map:
   recorded lazily: moves are logged, and the lines are computed when first
   read (by replaying the logged moves from the deal, or from a world's
   resampling point), then at each move while they are being read. What a
-  player is shown is the same either way (tested against eager recording);
-  ``kakurega bench --bridge`` measures the costs (docs/performance.md).
+  player is shown is the same either way (tested against eager recording).
+  The player to act is kept on the state (set at each move) and the legal
+  actions until the next move; ``legal_actions``, ``is_chance_node``,
+  ``current_player`` and ``is_terminal`` are answered in Python (pyspiel's
+  C++ ``legal_actions`` would call back into Python five times), with the
+  same answers as pyspiel's. What is left per call is mostly pyspiel's own
+  work (a clone's new state and deep copy, the two calls back into Python of
+  every ``apply_action``); ``kakurega bench --bridge`` measures the costs and
+  that floor (docs/performance.md).
 
 Hidden information stays hidden: a player's tensors and strings come only
 from its own observation; other players' cards are not in them.
@@ -215,7 +222,8 @@ class KakuregaState(pyspiel.State):
 
     @property
     def state(self):
-        """The rules state (None while the seed is drawn)."""
+        """The rules state (None while the seed is drawn): to read; change it by ``apply_action`` or by
+        assigning a new one (what the state keeps about it is renewed then)."""
         return self._core.state
 
     @state.setter
