@@ -33,7 +33,10 @@ return at once) with the same histories: its ``clone`` and its
 ``apply_action``. The report gives each ratio also above the floor,
 ``(bridge - floor) / engine`` (a resampled world is made by ``clone``: its
 floor is the clone floor), and the least ratio the floor allows,
-``(floor + engine) / engine``.
+``(floor + engine) / engine``. For random play it also times the bridge's
+own ``_apply_action`` called from Python (no call from C++, no history kept
+by pyspiel): the steps ratio the bridge would reach if pyspiel's calls back
+into Python were free.
 
 With ``ismcts=True`` (``--ismcts``) it also times one move of kakurega's
 IS-MCTS (``ismcts:simulations=N`` through :class:`KakuregaBot`) against
@@ -129,16 +132,19 @@ def _sample_states(game, games, per_game: int, seed: int) -> list:
     return states
 
 
-def _bridge_play(game, seconds: float, choose) -> tuple[int, float]:
-    """Random play through the bridge for about ``seconds``: (steps, CPU seconds)."""
+def _bridge_play(game, seconds: float, choose, direct: bool = False) -> tuple[int, float]:
+    """Random play through the bridge for about ``seconds``: (steps, CPU seconds). ``direct``: the bridge's
+    own ``_apply_action`` called from Python, without pyspiel's ``apply_action`` around it (what the play
+    would cost if pyspiel's calls back into Python were free; the history pyspiel keeps is not kept)."""
     steps, start = 0, CLOCK()
     while True:
         state = game.new_initial_state()
+        apply = state._apply_action if direct else state.apply_action
         for _ in range(4):
-            state.apply_action(choose(SEED_OUTCOMES))
+            apply(choose(SEED_OUTCOMES))
         while not state.is_terminal():
             legal = state.legal_actions()
-            state.apply_action(legal[choose(len(legal))])
+            apply(legal[choose(len(legal))])
             steps += 1
         if CLOCK() - start >= seconds:
             return steps, CLOCK() - start
@@ -265,21 +271,21 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
     record = {"steps": [], "clone": [], "apply": [], "resample": []}
     micro = {"bridge_clone_us": [], "engine_clone_us": [], "floor_clone_us": [], "bridge_apply_us": [],
              "engine_apply_us": [], "floor_apply_us": [], "bridge_resample_us": [], "engine_resample_us": [],
-             "bridge_steps_per_s": [], "engine_steps_per_s": []}
+             "bridge_steps_per_s": [], "direct_steps_per_s": [], "engine_steps_per_s": []}
     for repeat in range(repeats):
         choose_bridge = random.Random(seed + repeat).randrange
+        choose_direct = random.Random(seed + repeat).randrange
         choose_engine = random.Random(seed + repeat).randrange
         engine_rng = np.random.default_rng(seed + repeat)
-        bridge = [0, 0.0]
-        engine = [0, 0.0]
-        for _ in range(4):  # alternating chunks: a slow spell of the machine slows both sides
-            steps, spent = _bridge_play(game, seconds / 4, choose_bridge)
-            bridge[0] += steps
-            bridge[1] += spent
-            steps, spent = _engine_play(rules, seconds / 4, choose_engine, engine_rng)
-            engine[0] += steps
-            engine[1] += spent
+        bridge, direct, engine = [0, 0.0], [0, 0.0], [0, 0.0]
+        for _ in range(4):  # alternating chunks: a slow spell of the machine slows every side
+            for totals, (steps, spent) in ((bridge, _bridge_play(game, seconds / 4, choose_bridge)),
+                                           (direct, _bridge_play(game, seconds / 4, choose_direct, direct=True)),
+                                           (engine, _engine_play(rules, seconds / 4, choose_engine, engine_rng))):
+                totals[0] += steps
+                totals[1] += spent
         micro["bridge_steps_per_s"].append(bridge[0] / bridge[1])
+        micro["direct_steps_per_s"].append(direct[0] / direct[1])
         micro["engine_steps_per_s"].append(engine[0] / engine[1])
         record["steps"].append((bridge[0] / bridge[1]) / (engine[0] / engine[1]))
 
@@ -318,6 +324,7 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
         bridge_us, engine_us, floor_us = row[f"bridge_{key}_us"], row[f"engine_{key}_us"], row[f"floor_{floor_key}_us"]
         row[f"{key}_above_floor"] = (bridge_us - floor_us) / engine_us
         row[f"{key}_least_possible"] = (floor_us + engine_us) / engine_us
+    row["direct_steps_ratio"] = row["direct_steps_per_s"] / row["engine_steps_per_s"]
     row["outcome_sampling_it_per_s"] = mccfr_rate(game, "outcome", seconds)
     small = cut_short(name)
     row["external_sampling_env"] = _label(name, small) if small is not None else None
@@ -401,10 +408,11 @@ def format_tables(report: dict) -> str:
             f"{row['bridge_clone_us']:.1f}, {row['engine_clone_us']:.1f}, {row['floor_clone_us']:.1f} | "
             f"{row['bridge_apply_us']:.1f}, {row['engine_apply_us']:.1f}, {row['floor_apply_us']:.1f} | "
             f"{row['bridge_resample_us']:.1f}, {row['engine_resample_us']:.1f} |")
-    lines += ["", "| game | clone: above floor, least possible | apply: above floor, least possible | "
-              "resample: above floor, least possible |", "|---|---:|---:|---:|"]
-    lines += [f"| {row['env']} | " + " | ".join(f"{row[f'{key}_above_floor']:.1f}, {row[f'{key}_least_possible']:.1f}"
-                                                for key in ("clone", "apply", "resample")) + " |"
+    lines += ["", "| game | steps ratio, pyspiel's calls free | clone: above floor, least possible | "
+              "apply: above floor, least possible | resample: above floor, least possible |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {row['env']} | {row['direct_steps_ratio']:.2f} | "
+              + " | ".join(f"{row[f'{key}_above_floor']:.1f}, {row[f'{key}_least_possible']:.1f}"
+                           for key in ("clone", "apply", "resample")) + " |"
               for row in report["rows"]]
     lines += ["", "| game, cut short | ES-MCCFR it/s |", "|---|---:|"]
     lines += [f"| {row['external_sampling_env']} | {row['external_sampling_it_per_s']:,.2f} |"

@@ -26,6 +26,8 @@ def test_the_bridge_bench_prints_every_row_and_writes_json(tmp_path, capsys):
         assert row[f"{key}_above_floor"] == pytest.approx((bridge_us - floor_us) / engine_us)
         assert row[f"{key}_least_possible"] == pytest.approx((floor_us + engine_us) / engine_us)
         assert f"{row[f'{key}_above_floor']:.1f}, {row[f'{key}_least_possible']:.1f}" in printed
+    assert row["direct_steps_ratio"] == pytest.approx(row["direct_steps_per_s"] / row["engine_steps_per_s"])
+    assert f"| {name} | {row['direct_steps_ratio']:.2f} |" in printed
     assert f"| {name} | {row['steps_ratio']:.2f} | {row['clone_ratio']:.1f} |" in printed
     if row["external_sampling_env"]:
         assert row["external_sampling_it_per_s"] > 0 and row["external_sampling_env"] in printed
