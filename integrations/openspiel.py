@@ -66,8 +66,15 @@ How the pieces map:
   recorded lazily: moves are logged, and the lines are computed when first
   read (by replaying the logged moves from the deal, or from a world's
   resampling point), then at each move while they are being read. What a
-  player is shown is the same either way (tested against eager recording);
-  ``kakurega bench --bridge`` measures the costs (docs/performance.md).
+  player is shown is the same either way (tested against eager recording).
+  The player to act is kept on the state (set at each move) and the legal
+  actions until the next move; ``legal_actions``, ``is_chance_node``,
+  ``current_player`` and ``is_terminal`` are answered in Python (pyspiel's
+  C++ ``legal_actions`` would call back into Python five times), with the
+  same answers as pyspiel's. What is left per call is mostly pyspiel's own
+  work (a clone's new state and deep copy, the two calls back into Python of
+  every ``apply_action``); ``kakurega bench --bridge`` measures the costs and
+  that floor (docs/performance.md).
 
 Hidden information stays hidden: a player's tensors and strings come only
 from its own observation; other players' cards are not in them.
@@ -120,6 +127,8 @@ class _Shared:
         self.env = make(env_name, wrapped=False, **env_kwargs)
         self.game = self.env.game
         self._redeal = np.random.Generator(np.random.PCG64(0))
+        self._redeal_state = {"bit_generator": "PCG64", "state": {"state": 0, "inc": _REDEAL_INCREMENT},
+                              "has_uint32": 0, "uinteger": 0}
 
     def __deepcopy__(self, memo):
         return self
@@ -133,10 +142,11 @@ class _Shared:
         One generator per game, its PCG64 state set from the draws (no seed hashing: seeding a
         new generator would cost several times the re-deal itself).
         """
-        words = [int(draw * 2**32) & 0xFFFFFFFF for draw in draws]
-        value = words[0] << 96 | words[1] << 64 | words[2] << 32 | words[3]
-        self._redeal.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": value, "inc": _REDEAL_INCREMENT},
-                                            "has_uint32": 0, "uinteger": 0}
+        value = 0
+        for draw in draws:
+            value = value << 32 | int(draw * 2**32) & 0xFFFFFFFF
+        self._redeal_state["state"]["state"] = value
+        self._redeal.bit_generator.state = self._redeal_state
         return self._redeal
 
 
@@ -193,6 +203,12 @@ class KakuregaState(pyspiel.State):
     near ``Game.clone``). Information-state lines are recorded lazily: moves
     are logged, and the lines are computed when first asked for (replaying the
     logged moves), or at each move while they are being read.
+
+    The player to act is kept on the core (set at each move) and the legal
+    actions until the next move, so the calls pyspiel makes again and again
+    do not ask the rules again. ``legal_actions`` and ``is_chance_node`` are
+    answered in Python (the same answers as pyspiel's C++ ``State``, which
+    would call back into Python several times per call).
     """
 
     def __init__(self, game):
@@ -206,39 +222,62 @@ class KakuregaState(pyspiel.State):
 
     @property
     def state(self):
-        """The rules state (None while the seed is drawn)."""
+        """The rules state (None while the seed is drawn): to read; change it by ``apply_action`` or by
+        assigning a new one (what the state keeps about it is renewed then)."""
         return self._core.state
 
     @state.setter
     def state(self, value) -> None:
-        self._core.state = value
+        self._core.set_state(value)
 
     def current_player(self):
         """The seat to act, ``CHANCE`` while the seed is drawn, or ``TERMINAL``."""
+        return self._core.player
+
+    def is_terminal(self):
+        """True when the game ended or was cut off by its step limit."""
+        return self._core.player is TERMINAL_PLAYER
+
+    def is_chance_node(self):
+        """True while the seed is drawn."""
+        return self._core.player is CHANCE
+
+    def legal_actions(self, player=None):
+        """Legal actions of ``player`` (default: the player to act), as pyspiel's ``State.legal_actions``:
+        none at the end, the seed values while it is drawn, none for a player not to act."""
         core = self._core
-        if core.state is None:
-            return CHANCE
-        player = core.shared.game.current_player(core.state)
-        return TERMINAL_PLAYER if player == TERMINAL else player
+        current = core.player
+        if current is TERMINAL_PLAYER:
+            return []
+        if current is CHANCE:
+            return list(_SEED_VALUES)
+        if player is None or player == current:
+            legal = core.legal
+            if legal is None:  # core.legal_actions(), inline: this runs at every move of a rollout
+                legal = core.legal = core.shared.game.legal_actions(core.state)
+            return legal[:]
+        if type(player) is not int or player < 0:  # what pyspiel refuses, refused by pyspiel in its words
+            return pyspiel.State.legal_actions(self, player)
+        return []
 
     def chance_outcomes(self):
         """The next part of the seed: ``SEED_OUTCOMES`` equally likely values."""
-        return list(_SEED_CHANCE) if self._core.state is None else []
+        return list(_SEED_CHANCE) if self._core.player is CHANCE else []
 
     def _legal_actions(self, player):
         """Legal action ids of ``player`` (none for a player not to act)."""
         core = self._core
-        if core.state is None or player != core.shared.game.current_player(core.state):
+        if core.state is None or player != core.player:
             return []
-        return core.shared.game.legal_actions(core.state)
+        return core.legal_actions()
 
     def _apply_action(self, action):
         """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator."""
         core = self._core
-        if core.state is None:
-            core.deal(int(action))
+        if core.state is None:  # pyspiel hands the action over as an int
+            core.deal(action)
         else:
-            core.apply(int(action))
+            core.apply(action)
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A state ``player_id`` cannot tell from this one: hidden cards re-dealt, future chance re-seeded."""
@@ -271,11 +310,6 @@ class KakuregaState(pyspiel.State):
             return f"seed draw {len(core.seed) + 1} of {SEED_DRAWS}: {int(action)}"
         return core.shared.game.action_to_string(core.state, int(action))
 
-    def is_terminal(self):
-        """True when the game ended or was cut off by its step limit."""
-        core = self._core
-        return core.state is not None and core.shared.game.current_player(core.state) == TERMINAL
-
     def returns(self):
         """Cumulative return of every player so far."""
         core = self._core
@@ -292,17 +326,20 @@ class KakuregaState(pyspiel.State):
 
 
 CHANCE, TERMINAL_PLAYER = pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL
-_SEED_CHANCE = tuple((value, 1.0 / SEED_OUTCOMES) for value in range(SEED_OUTCOMES))
+_SEED_VALUES = tuple(range(SEED_OUTCOMES))
+_SEED_CHANCE = tuple((value, 1.0 / SEED_OUTCOMES) for value in _SEED_VALUES)
 
 
 class _Origin:
     """Where a state's recorded history starts: its deal (the seed) or a resampled world.
 
-    Never changed once made, so clones share it. ``state`` is None for a deal
-    (replayed as ``initial_state(default_rng(seed))``), else a copy of the
-    world's re-dealt state with ``seed`` its chance seed; ``carried`` holds
-    the lines at the origin that are not recomputed (a world's searcher keeps
-    its own history).
+    Clones share it. ``state`` is None for a deal (replayed as
+    ``initial_state(default_rng(seed))``), else the world's re-dealt state
+    with ``seed`` its chance seed: at first the world's own state object (no
+    copy: a world is often read or dropped before it moves), copied by the
+    world's core just before its first move changes it. ``carried`` holds the
+    lines at the origin that are not recomputed (a world's searcher keeps its
+    own history).
     """
 
     __slots__ = ("seed", "state", "carried")
@@ -338,9 +375,32 @@ class _OnDraw:
         return getattr(self.core.own_generator(), name)
 
 
+class _FixedSeed(np.random.bit_generator.ISeedSequence):
+    """Seeds a generator whose state is overwritten at once: fixed words, no hashing (a generator seeded
+    from OS entropy or a ``SeedSequence`` costs 10-40 µs, this one about 1.5 µs)."""
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        """``n_words`` zero words."""
+        return np.zeros(n_words, dtype)
+
+
+_COPY_SEED = _FixedSeed()
+
+
+def _seed_generator(seed: tuple[int, ...]) -> np.random.Generator:
+    """``np.random.default_rng(seed)`` for a deal's seed draws, built at half its cost.
+
+    The same generator: a sequence of ints below 2**32 gives ``SeedSequence``
+    the same entropy words as a uint32 array of them, which it reads without
+    converting each int.
+    """
+    return np.random.default_rng(np.array(seed, np.uint32))
+
+
 def _world_generator(seed: int) -> np.random.Generator:
-    """The chance generator of a resampled world with this seed."""
-    return np.random.default_rng(seed)
+    """The chance generator of a resampled world with this seed: ``np.random.default_rng(seed)``, built the
+    cheaper way of :func:`_seed_generator` (an int's entropy words are its 32-bit digits, low first)."""
+    return np.random.default_rng(np.array((seed & 0xFFFFFFFF, seed >> 32), np.uint32))
 
 
 class _Core:
@@ -348,23 +408,32 @@ class _Core:
 
     Clones share the generator, the move log and the lines until one of them
     changes its own (copy on write: the ``*_owned`` flags say whether this
-    core may change the object in place).
+    core may change the object in place). ``player`` is the rules' player to
+    act in pyspiel's terms, set whenever ``state`` changes; ``legal`` the
+    rules' legal actions once asked for, until the next move (never handed
+    out: callers get copies).
     """
 
-    __slots__ = ("shared", "seed", "state", "rng", "rng_owned", "origin", "moves", "moves_owned",
+    __slots__ = ("shared", "seed", "state", "player", "legal", "rng", "rng_owned", "origin", "moves", "moves_owned",
                  "lines", "lines_owned", "asked")
 
     def __init__(self, shared: _Shared):
         self.shared = shared
         self.seed = ()  # the seed draws so far; the deal happens when all are in
-        self.state = self.rng = self.origin = self.lines = None
+        self.player = CHANCE
+        self.state = self.legal = self.rng = self.origin = self.lines = None
         self.moves = []  # the moves since the origin
         self.rng_owned = self.moves_owned = self.lines_owned = True
         self.asked = False  # information-state lines read since the last move: record the next one at once
 
     def __deepcopy__(self, memo) -> _Core:
+        if memo is not None:
+            # copy.deepcopy then keeps this core alive in the list at memo[id(memo)], making that list
+            # through a caught KeyError when absent: most of deepcopy's cost per clone. Made here instead.
+            memo.setdefault(id(memo), [])
         copy = _Core.__new__(_Core)
         copy.shared, copy.seed, copy.origin, copy.asked = self.shared, self.seed, self.origin, self.asked
+        copy.player, copy.legal = self.player, self.legal
         copy.state = None if self.state is None else self.shared.game.clone(self.state)
         copy.rng, copy.moves, copy.lines = self.rng, self.moves, self.lines
         self.rng_owned = self.moves_owned = self.lines_owned = False
@@ -372,31 +441,49 @@ class _Core:
         return copy
 
     def __getstate__(self):
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__slots__ if name not in ("player", "legal")}
 
     def __setstate__(self, state) -> None:
         for name, value in state.items():
             setattr(self, name, value)
         self.rng_owned = self.moves_owned = self.lines_owned = True  # nothing unpickled is shared
+        self.set_state(self.state)
+
+    def set_state(self, state) -> None:
+        """Put ``state`` in place (None: the seed is still drawn), with its player to act."""
+        self.state, self.legal = state, None
+        if state is None:
+            self.player = CHANCE
+        else:
+            player = self.shared.game.current_player(state)
+            self.player = TERMINAL_PLAYER if player == TERMINAL else player
+
+    def legal_actions(self) -> list[int]:
+        """A copy of the rules' legal actions at ``state`` (asked once per position)."""
+        if self.legal is None:
+            self.legal = self.shared.game.legal_actions(self.state)
+        return self.legal[:]
 
     def deal(self, value: int) -> None:
         """Add a seed draw; the last one deals."""
         self.seed += (value,)
         if len(self.seed) == SEED_DRAWS:
-            self.rng = np.random.default_rng(self.seed)
-            self.state = self.shared.game.initial_state(self.rng)
+            self.rng = _seed_generator(self.seed)
+            self.set_state(self.shared.game.initial_state(self.rng))
             self.origin = _Origin(self.seed)
             self.lines = _Lines([[] for _ in range(self.shared.game.num_players)])
 
     def apply(self, action: int) -> None:
         """Apply the current player's move; record its lines now if they are being read, else log it."""
         rules = self.shared.game
+        if self.origin.state is self.state:  # a world's first move: its origin keeps a copy of the state
+            self.origin.state = rules.clone(self.state)
         rng = self.rng if self.rng_owned else _OnDraw(self)
         if not self.moves_owned:
             self.moves, self.moves_owned = list(self.moves), True
         if self.asked and self.lines.known == len(self.moves) + 1:  # read at this position: record as it goes
             lines = self.own_lines()
-            lines.lines[rules.current_player(self.state)][-1] += f" a{action}"
+            lines.lines[self.player][-1] += f" a{action}"
             rules.apply_action(self.state, action, rng)
             self.moves.append(action)
             self._record(lines, self.state)
@@ -404,12 +491,14 @@ class _Core:
             rules.apply_action(self.state, action, rng)
             self.moves.append(action)
         self.asked = False
+        player = rules.current_player(self.state)  # set_state's work, inline: this runs at every move
+        self.player, self.legal = TERMINAL_PLAYER if player == TERMINAL else player, None
 
     def own_generator(self) -> np.random.Generator:
         """This core's generator, copied (or built from a world's seed) if it was shared."""
         if not self.rng_owned:
             if isinstance(self.rng, np.random.Generator):
-                generator = np.random.Generator(type(self.rng.bit_generator)())
+                generator = np.random.Generator(type(self.rng.bit_generator)(_COPY_SEED))
                 generator.bit_generator.state = self.rng.bit_generator.state
                 self.rng = generator
             else:
@@ -434,10 +523,10 @@ class _Core:
         rules, origin = self.shared.game, self.origin
         lines = self.own_lines()
         if origin.state is None:
-            rng = np.random.default_rng(origin.seed)
+            rng = _seed_generator(origin.seed)
             state = rules.initial_state(rng)
-        else:
-            rng, state = _world_generator(origin.seed), rules.clone(origin.state)
+        else:  # with no move to replay the origin's state is only read: no copy
+            rng, state = _world_generator(origin.seed), rules.clone(origin.state) if self.moves else origin.state
         if lines.known == 0:
             self._record(lines, state, origin.carried)
         for index, action in enumerate(self.moves):
@@ -462,8 +551,9 @@ class _Core:
     def start_world(self, state, seed: int, lines: list[list[str]], player: int) -> None:
         """Become a resampled world: ``state`` with chance from ``seed``; ``player`` keeps its ``lines``,
         the others' histories restart at this point (their past is not the searcher's to know)."""
-        self.state, self.rng, self.rng_owned = state, seed, False
-        self.origin = _Origin(seed, self.shared.game.clone(state), {player: lines[player][-1]})
+        self.set_state(state)
+        self.rng, self.rng_owned = seed, False
+        self.origin = _Origin(seed, state, {player: lines[player][-1]})
         self.moves, self.moves_owned = [], True
         world_lines = [list(lines[player][:-1]) if seat == player else ["resampled"] for seat in range(len(lines))]
         self.lines, self.lines_owned = _Lines(world_lines), True

@@ -26,6 +26,18 @@ The clone, apply and resample ratios are the bridge's cost over the engine's
 (targets: at most 2). Each pair alternates in chunks and is repeated;
 medians over the repeats are reported. Times are process CPU time.
 
+pyspiel does some work of its own at every call into a Python game, which no
+bridge can remove: the **floor**, measured in the same process on
+:func:`floor_game` (the smallest Python game: one int attribute, methods that
+return at once) with the same histories: its ``clone`` and its
+``apply_action``. The report gives each ratio also above the floor,
+``(bridge - floor) / engine`` (a resampled world is made by ``clone``: its
+floor is the clone floor), and the least ratio the floor allows,
+``(floor + engine) / engine``. For random play it also times the bridge's
+own ``_apply_action`` called from Python (no call from C++, no history kept
+by pyspiel): the steps ratio the bridge would reach if pyspiel's calls back
+into Python were free.
+
 With ``ismcts=True`` (``--ismcts``) it also times one move of kakurega's
 IS-MCTS (``ismcts:simulations=N`` through :class:`KakuregaBot`) against
 OpenSpiel's ``ISMCTSBot`` (random rollouts, the same number of simulations)
@@ -120,16 +132,19 @@ def _sample_states(game, games, per_game: int, seed: int) -> list:
     return states
 
 
-def _bridge_play(game, seconds: float, choose) -> tuple[int, float]:
-    """Random play through the bridge for about ``seconds``: (steps, CPU seconds)."""
+def _bridge_play(game, seconds: float, choose, direct: bool = False) -> tuple[int, float]:
+    """Random play through the bridge for about ``seconds``: (steps, CPU seconds). ``direct``: the bridge's
+    own ``_apply_action`` called from Python, without pyspiel's ``apply_action`` around it (what the play
+    would cost if pyspiel's calls back into Python were free; the history pyspiel keeps is not kept)."""
     steps, start = 0, CLOCK()
     while True:
         state = game.new_initial_state()
+        apply = state._apply_action if direct else state.apply_action
         for _ in range(4):
-            state.apply_action(choose(SEED_OUTCOMES))
+            apply(choose(SEED_OUTCOMES))
         while not state.is_terminal():
             legal = state.legal_actions()
-            state.apply_action(legal[choose(len(legal))])
+            apply(legal[choose(len(legal))])
             steps += 1
         if CLOCK() - start >= seconds:
             return steps, CLOCK() - start
@@ -148,6 +163,66 @@ def _engine_play(rules, seconds: float, choose, rng) -> tuple[int, float]:
             return steps, CLOCK() - start
 
 
+def floor_game():
+    """The smallest Python game pyspiel clones and steps: a state holding one int, methods that return at once.
+
+    Its ``clone`` and ``apply_action`` cost what pyspiel itself does per call
+    (a new state through ``new_initial_state``, the attributes deep-copied, the
+    history copied; the calls from C++ back into Python).
+    """
+    import pyspiel
+
+    class FloorState(pyspiel.State):
+        def __init__(self, game):
+            super().__init__(game)
+            self.value = 0
+
+        def current_player(self):
+            return 0
+
+        def _legal_actions(self, player):
+            return [0]
+
+        def _apply_action(self, action):
+            pass
+
+        def is_terminal(self):
+            return False
+
+        def returns(self):
+            return [0.0, 0.0]
+
+    game_type = pyspiel.GameType(
+        short_name="bench_floor", long_name="bench floor", dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION, utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL, max_num_players=2, min_num_players=2,
+        provides_information_state_string=False, provides_information_state_tensor=False,
+        provides_observation_string=False, provides_observation_tensor=False, parameter_specification={})
+
+    class FloorGame(pyspiel.Game):
+        def __init__(self):
+            info = pyspiel.GameInfo(num_distinct_actions=1, max_chance_outcomes=0, num_players=2, min_utility=-1.0,
+                                    max_utility=1.0, utility_sum=0.0, max_game_length=10**9)
+            super().__init__(game_type, info, {})
+
+        def new_initial_state(self):
+            return FloorState(self)
+
+    return FloorGame()
+
+
+def _floor_states(floor, states) -> list:
+    """A floor-game state per bridge state, with a history as long as its."""
+    copies = []
+    for state in states:
+        copy = floor.new_initial_state()
+        for _ in range(len(state.history())):
+            copy.apply_action(0)
+        copies.append(copy)
+    return copies
+
+
 def _time_each(items, call) -> float:
     """CPU seconds of ``call(item)`` over all ``items``."""
     start = CLOCK()
@@ -156,9 +231,10 @@ def _time_each(items, call) -> float:
     return CLOCK() - start
 
 
-def _replay_apply(game, rules, games) -> tuple[float, float, int]:
-    """CPU seconds of every move's apply_action, bridge and engine, replaying ``games``; and the move count."""
-    bridge_seconds = engine_seconds = 0.0
+def _replay_apply(game, rules, floor, games) -> tuple[float, float, float, int]:
+    """CPU seconds of every move's apply_action, bridge, engine and floor game, replaying ``games``; and the
+    move count."""
+    bridge_seconds = engine_seconds = floor_seconds = 0.0
     moves_total = 0
     for draws, moves in games:
         state = game.new_initial_state()
@@ -176,8 +252,13 @@ def _replay_apply(game, rules, games) -> tuple[float, float, int]:
         for move in moves:
             engine_apply(engine_state, move, rng)
         engine_seconds += CLOCK() - start
+        floor_apply = floor.new_initial_state().apply_action
+        start = CLOCK()
+        for _ in moves:
+            floor_apply(0)
+        floor_seconds += CLOCK() - start
         moves_total += len(moves)
-    return bridge_seconds, engine_seconds, moves_total
+    return bridge_seconds, engine_seconds, floor_seconds, moves_total
 
 
 def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: int = 0) -> dict:
@@ -186,23 +267,25 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
 
     game = _load(name, params)
     rules = game.shared.game
+    floor = floor_game()
     record = {"steps": [], "clone": [], "apply": [], "resample": []}
-    micro = {"bridge_clone_us": [], "engine_clone_us": [], "bridge_apply_us": [], "engine_apply_us": [],
-             "bridge_resample_us": [], "engine_resample_us": [], "bridge_steps_per_s": [], "engine_steps_per_s": []}
+    micro = {"bridge_clone_us": [], "engine_clone_us": [], "floor_clone_us": [], "bridge_apply_us": [],
+             "engine_apply_us": [], "floor_apply_us": [], "bridge_resample_us": [], "engine_resample_us": [],
+             "bridge_steps_per_s": [], "direct_steps_per_s": [], "engine_steps_per_s": []}
     for repeat in range(repeats):
         choose_bridge = random.Random(seed + repeat).randrange
+        choose_direct = random.Random(seed + repeat).randrange
         choose_engine = random.Random(seed + repeat).randrange
         engine_rng = np.random.default_rng(seed + repeat)
-        bridge = [0, 0.0]
-        engine = [0, 0.0]
-        for _ in range(4):  # alternating chunks: a slow spell of the machine slows both sides
-            steps, spent = _bridge_play(game, seconds / 4, choose_bridge)
-            bridge[0] += steps
-            bridge[1] += spent
-            steps, spent = _engine_play(rules, seconds / 4, choose_engine, engine_rng)
-            engine[0] += steps
-            engine[1] += spent
+        bridge, direct, engine = [0, 0.0], [0, 0.0], [0, 0.0]
+        for _ in range(4):  # alternating chunks: a slow spell of the machine slows every side
+            for totals, (steps, spent) in ((bridge, _bridge_play(game, seconds / 4, choose_bridge)),
+                                           (direct, _bridge_play(game, seconds / 4, choose_direct, direct=True)),
+                                           (engine, _engine_play(rules, seconds / 4, choose_engine, engine_rng))):
+                totals[0] += steps
+                totals[1] += spent
         micro["bridge_steps_per_s"].append(bridge[0] / bridge[1])
+        micro["direct_steps_per_s"].append(direct[0] / direct[1])
         micro["engine_steps_per_s"].append(engine[0] / engine[1])
         record["steps"].append((bridge[0] / bridge[1]) / (engine[0] / engine[1]))
 
@@ -210,13 +293,16 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
         states = _sample_states(game, games, 12, seed + repeat)
         clone_bridge = _time_each(states, lambda s: s.clone())
         clone_engine = _time_each(states, lambda s: rules.clone(s.state))
+        clone_floor = _time_each(_floor_states(floor, states), lambda s: s.clone())
         micro["bridge_clone_us"].append(clone_bridge / len(states) * 1e6)
         micro["engine_clone_us"].append(clone_engine / len(states) * 1e6)
+        micro["floor_clone_us"].append(clone_floor / len(states) * 1e6)
         record["clone"].append(clone_bridge / clone_engine)
 
-        bridge_apply, engine_apply, moves = _replay_apply(game, rules, games)
+        bridge_apply, engine_apply, floor_apply, moves = _replay_apply(game, rules, floor, games)
         micro["bridge_apply_us"].append(bridge_apply / moves * 1e6)
         micro["engine_apply_us"].append(engine_apply / moves * 1e6)
+        micro["floor_apply_us"].append(floor_apply / moves * 1e6)
         record["apply"].append(bridge_apply / engine_apply)
 
         sampler = pyspiel.UniformProbabilitySampler(seed + repeat, 0.0, 1.0)
@@ -234,6 +320,11 @@ def measure_case(name: str, params: dict, seconds: float, repeats: int, seed: in
         row[f"{key}_ratio"] = statistics.median(values)
         row[f"{key}_ratios"] = values
     row.update({key: statistics.median(values) for key, values in micro.items()})
+    for key, floor_key in (("clone", "clone"), ("apply", "apply"), ("resample", "clone")):
+        bridge_us, engine_us, floor_us = row[f"bridge_{key}_us"], row[f"engine_{key}_us"], row[f"floor_{floor_key}_us"]
+        row[f"{key}_above_floor"] = (bridge_us - floor_us) / engine_us
+        row[f"{key}_least_possible"] = (floor_us + engine_us) / engine_us
+    row["direct_steps_ratio"] = row["direct_steps_per_s"] / row["engine_steps_per_s"]
     row["outcome_sampling_it_per_s"] = mccfr_rate(game, "outcome", seconds)
     small = cut_short(name)
     row["external_sampling_env"] = _label(name, small) if small is not None else None
@@ -307,15 +398,22 @@ def run(seconds: float, repeats: int, only: str | None = None, ismcts: bool = Fa
 def format_tables(report: dict) -> str:
     """The report as Markdown tables."""
     lines = ["| game | bridge/engine steps/s | clone ratio | apply_action ratio | resample ratio | "
-             "OS-MCCFR it/s | clone µs (bridge, engine) | apply µs | resample µs |",
+             "OS-MCCFR it/s | clone µs (bridge, engine, floor) | apply µs (bridge, engine, floor) | "
+             "resample µs (bridge, engine) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in report["rows"]:
         lines.append(
             f"| {row['env']} | {row['steps_ratio']:.2f} | {row['clone_ratio']:.1f} | {row['apply_ratio']:.1f} | "
             f"{row['resample_ratio']:.1f} | {row['outcome_sampling_it_per_s']:,.0f} | "
-            f"{row['bridge_clone_us']:.1f}, {row['engine_clone_us']:.1f} | "
-            f"{row['bridge_apply_us']:.1f}, {row['engine_apply_us']:.1f} | "
+            f"{row['bridge_clone_us']:.1f}, {row['engine_clone_us']:.1f}, {row['floor_clone_us']:.1f} | "
+            f"{row['bridge_apply_us']:.1f}, {row['engine_apply_us']:.1f}, {row['floor_apply_us']:.1f} | "
             f"{row['bridge_resample_us']:.1f}, {row['engine_resample_us']:.1f} |")
+    lines += ["", "| game | steps ratio, pyspiel's calls free | clone: above floor, least possible | "
+              "apply: above floor, least possible | resample: above floor, least possible |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {row['env']} | {row['direct_steps_ratio']:.2f} | "
+              + " | ".join(f"{row[f'{key}_above_floor']:.1f}, {row[f'{key}_least_possible']:.1f}"
+                           for key in ("clone", "apply", "resample")) + " |"
+              for row in report["rows"]]
     lines += ["", "| game, cut short | ES-MCCFR it/s |", "|---|---:|"]
     lines += [f"| {row['external_sampling_env']} | {row['external_sampling_it_per_s']:,.2f} |"
               for row in report["rows"] if row["external_sampling_env"]]

@@ -184,3 +184,30 @@ def test_a_clone_and_its_original_diverge_independently(case):
         same.apply_action(action)
         twins[2].apply_action(action)
     assert game.shared.game.fingerprint(same.state) == game.shared.game.fingerprint(twins[2].state)
+
+
+@pytest.mark.parametrize("case", GAMES)
+def test_a_world_moving_first_leaves_its_clones_history_intact(case):
+    """A resampled world keeps its re-dealt state as its origin without copying it until its first move:
+    clones of the world taken before that move, played on unread, replay the right history from it."""
+    game = _game(case)
+    rng = np.random.default_rng(3)
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    for _ in range(3):
+        tracked = Tracked.dealt(game, rng.integers(bridge.SEED_OUTCOMES, size=4))
+        for _ in range(4):
+            tracked.apply(int(rng.choice(tracked.state.legal_actions())))
+        tracked.check(tracked.state.current_player())
+        world = tracked.resample(sampler)
+        clones = [world.clone(), world.clone()]
+        clones[1].check(0)  # one clone reads at the origin (lines recorded from the world's live state)
+        for _ in range(3):  # the world moves first: its origin must not move with it
+            if not world.state.is_terminal():
+                world.apply(int(rng.choice(world.state.legal_actions())))
+        for clone in clones:
+            for _ in range(3):
+                if not clone.state.is_terminal():
+                    clone.apply(int(rng.choice(clone.state.legal_actions())))
+        for played in [world, *clones]:
+            for seat in range(game.num_players()):
+                played.check(seat)
