@@ -11,9 +11,11 @@ minibatches of 256, 4 epochs, seed 0, the same number of learner steps,
 one torch thread. The kakurega rows build the model as ``kakurega train``
 does (:func:`build_ppo`: the exact masked distribution of
 :mod:`kakurega.agents.training.masked_distribution`); the anchor is built as
-the PettingZoo tutorial builds it. Repeats are interleaved (every case once
-per repeat) and each ratio divides by the anchor's rate of the same repeat;
-the median and the range over repeats are reported. With ``DummyVecEnv`` the
+the PettingZoo tutorial builds it. Each case learns beside its own anchor
+learner, the two taking turns one rollout at a time (:func:`measure_pair`),
+and its ratio divides by that anchor's rate; repeats are interleaved, and
+the median and the range over repeats are reported (the anchor row: the
+median of all its measurements). With ``DummyVecEnv`` the
 rate is per second of this process's CPU time; with ``SubprocVecEnv`` per
 second of wall time (the work is in the workers).
 
@@ -148,42 +150,76 @@ def build_ppo(vec, kakurega: bool):
     return model
 
 
-def _measure(factory, kakurega: bool, kind: str, steps: int, n_envs: int) -> float:
-    """Learner steps/s of one learning of ``steps`` steps (CPU time for dummy, wall time for subproc)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+class _Learner:
+    """One MaskablePPO and its vector env, learning in chunks; counts its steps and the seconds they took."""
 
-    vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
+    def __init__(self, factory, kakurega: bool, kind: str, n_envs: int):
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+        self.vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
+        self.model = build_ppo(self.vec, kakurega)
+        self.clock = time.perf_counter if kind == "subproc" else time.process_time
+        self.steps, self.seconds = 0, 0.0
+
+    def learn(self, steps: int) -> None:
+        before, start = self.model.num_timesteps, self.clock()
+        self.model.learn(steps, reset_num_timesteps=before == 0)
+        self.seconds += self.clock() - start
+        self.steps += self.model.num_timesteps - before
+
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS) -> tuple[float, float]:
+    """Learner steps/s of the anchor and of a kakurega case, learning by turns one rollout at a time.
+
+    Each side learns ``steps`` steps in chunks of one rollout (``n_steps x
+    n_envs``), the two sides taking turns, so that a slow spell of the shared
+    machine slows both sides of the ratio instead of one.
+    """
+    anchor = case = None
     try:
-        model = build_ppo(vec, kakurega)
-        clock = time.perf_counter if kind == "subproc" else time.process_time
-        start = clock()
-        model.learn(steps)
-        return model.num_timesteps / (clock() - start)
+        anchor = _Learner(connect_four, False, kind, n_envs)
+        case = _Learner(factory, True, kind, n_envs)
+        chunk = PPO["n_steps"] * n_envs
+        for _ in range(max(1, -(-steps // chunk))):
+            anchor.learn(chunk)
+            case.learn(chunk)
+        return anchor.rate(), case.rate()
     finally:
-        vec.close()
+        for learner in (anchor, case):
+            if learner is not None:
+                learner.vec.close()
 
 
 def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = N_ENVS,
                         repeats: int = 3) -> dict:
-    """Learner steps/s of MaskablePPO on the anchor and every case, ``repeats`` interleaved repeats."""
+    """Learner steps/s of MaskablePPO on every case beside the anchor, ``repeats`` interleaved repeats."""
     import torch
 
     torch.set_num_threads(1)
     found = cases(only)
     rates = {(label, kind): [] for label, _, _ in found for kind in vec_envs}
+    ratios = {(label, kind): [] for label, _, _ in found for kind in vec_envs}
     for _ in range(repeats):
         for kind in vec_envs:
-            for label, factory, kakurega in found:
-                rates[label, kind].append(_measure(factory, kakurega, kind, steps, n_envs))
+            for label, factory, _ in found[1:]:
+                anchor_rate, rate = measure_pair(factory, kind, steps, n_envs)
+                rates[ANCHOR, kind].append(anchor_rate)
+                ratios[ANCHOR, kind].append(1.0)
+                rates[label, kind].append(rate)
+                ratios[label, kind].append(rate / anchor_rate)
     rows = []
     for label, _, _ in found:
         row = {"env": label}
         for kind in vec_envs:
-            ratios = [r / a for r, a in zip(rates[label, kind], rates[ANCHOR, kind])]
+            if not rates[label, kind]:  # the anchor alone (no case matched)
+                continue
             row[f"{kind}_steps_per_s"] = statistics.median(rates[label, kind])
             row[f"{kind}_repeats"] = rates[label, kind]
-            row[f"{kind}_ratio"] = statistics.median(ratios)
-            row[f"{kind}_ratio_range"] = [min(ratios), max(ratios)]
+            row[f"{kind}_ratio"] = statistics.median(ratios[label, kind])
+            row[f"{kind}_ratio_range"] = [min(ratios[label, kind]), max(ratios[label, kind])]
         rows.append(row)
     return {"steps": steps, "repeats": repeats, "n_envs": n_envs, "vec_envs": list(vec_envs), "ppo": PPO,
             "net_arch": NET_ARCH, "load_average_at_start": list(os.getloadavg()), "rows": rows}
@@ -195,6 +231,8 @@ def format_training_table(report: dict) -> str:
     head = " | ".join(f"{k} steps/s | {k} x connect_four [range]" for k in kinds)
     lines = [f"| env | {head} |", "|---|" + "---:|" * (2 * len(kinds))]
     for row in report["rows"]:
+        if f"{kinds[0]}_steps_per_s" not in row:
+            continue
         cells = " | ".join(
             f"{row[f'{k}_steps_per_s']:,.0f} | {row[f'{k}_ratio']:.2f} "
             f"[{row[f'{k}_ratio_range'][0]:.2f}-{row[f'{k}_ratio_range'][1]:.2f}]" for k in kinds)

@@ -18,7 +18,8 @@ exactly ``0.0`` either way, so every sum, value and gradient is the same to
 the bit: ``tests/training/test_masked_distribution.py`` compares them), and
 builds the distribution once, without argument checks (the masks come from
 the envs, the actions from the distribution itself). A row with no legal
-action falls back to sb3-contrib's computation.
+action (its sum of legal terms is 0, its normaliser ``-inf``) falls back to
+sb3-contrib's computation.
 
 :func:`use_exact_fast_masking` puts it into a MaskablePPO policy: the
 distribution holds no parameters, so a policy's saved files are unchanged.
@@ -34,22 +35,25 @@ HUGE_NEG = -1e8
 
 
 class _MaskedLogSumExp(th.autograd.Function):
-    """``logits.logsumexp(-1, keepdim=True)`` (ATen's steps) with ``exp`` run on the legal entries only."""
+    """``logits.logsumexp(-1, keepdim=True)`` (ATen's steps) with ``exp`` run on the legal entries only.
+
+    ``illegal`` is the negated mask (True where an action is illegal).
+    """
 
     @staticmethod
-    def forward(ctx, logits: th.Tensor, masks: th.Tensor) -> th.Tensor:
+    def forward(ctx, logits: th.Tensor, illegal: th.Tensor) -> th.Tensor:
         maxes = th.amax(logits, -1, keepdim=True)
         maxes.masked_fill_(maxes.abs() == float("inf"), 0)
-        shifted = (logits - maxes).masked_fill_(~masks, 0.0).exp_().masked_fill_(~masks, 0.0)
+        shifted = (logits - maxes).masked_fill_(illegal, 0.0).exp_().masked_fill_(illegal, 0.0)
         result = th.sum(shifted, -1, keepdim=True).log_().add_(maxes)
-        ctx.save_for_backward(logits, masks, result)
+        ctx.save_for_backward(logits, illegal, result)
         return result
 
     @staticmethod
     def backward(ctx, grad: th.Tensor):
-        logits, masks, result = ctx.saved_tensors
+        logits, illegal, result = ctx.saved_tensors
         # ATen's logsumexp_backward is grad * exp(logits - result); an illegal entry's exp is exactly 0.0
-        return grad * (logits - result).masked_fill_(~masks, 0.0).exp_().masked_fill_(~masks, 0.0), None
+        return grad * (logits - result).masked_fill_(illegal, 0.0).exp_().masked_fill_(illegal, 0.0), None
 
 
 class ExactMaskableCategorical(MaskableCategorical):
@@ -88,10 +92,10 @@ class ExactMaskableCategorical(MaskableCategorical):
         original = self._original_logits
         self.masks = th.as_tensor(masks, dtype=th.bool, device=original.device).reshape(original.shape)
         logits = th.where(self.masks, original, th.tensor(HUGE_NEG, dtype=original.dtype, device=original.device))
-        if bool(self.masks.any(-1).all()):
-            self._logits = logits - _MaskedLogSumExp.apply(logits, self.masks)
-        else:  # a row without a legal action: exp(0) of every entry counts, as in sb3-contrib
-            self._logits = logits - logits.logsumexp(dim=-1, keepdim=True)
+        normaliser = _MaskedLogSumExp.apply(logits, self.masks.logical_not())
+        if bool(th.isinf(normaliser).any()):  # a row without a legal action: sb3-contrib counts exp(0) of every entry
+            normaliser = logits.logsumexp(dim=-1, keepdim=True)
+        self._logits = logits - normaliser
 
 
 class ExactMaskableCategoricalDistribution(MaskableCategoricalDistribution):
