@@ -33,7 +33,8 @@ With ``--compiled-gain`` it measures what each compiled module (setup.py)
 buys its env: the env's ratio to tictactoe with every module compiled and
 with that one module run from its source, each in a fresh process.
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training [--profile]] [--compiled-gain]``
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--compiled-gain]``,
+``kakurega bench --training [--profile] [--vec-envs dummy,subproc] [--training-steps N] [--repeats R] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -381,9 +382,12 @@ def _training(args, parser) -> int:
     """``--training``: the throughput table (or with ``--profile`` the profile table), printed and written as JSON."""
     from kakurega.scripts import bench_training
 
+    vec_envs = tuple(kind.strip() for kind in args.vec_envs.split(","))
     for name, value, ok, expected in (
         ("--training-steps", args.training_steps, args.training_steps >= 1, "an integer >= 1"),
         ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
+        ("--vec-envs", args.vec_envs, set(vec_envs) <= {"dummy", "subproc"} and len(set(vec_envs)) == len(vec_envs),
+         "a comma-separated list of dummy and subproc"),
     ):
         if not ok:
             parser.error(f"{name} must be {expected}, got {value}")
@@ -391,7 +395,7 @@ def _training(args, parser) -> int:
         report = bench_training.training_profile(args.training_steps, args.only)
         print(bench_training.format_profile_table(report))
     else:
-        report = bench_training.training_throughput(args.training_steps, args.only, repeats=args.repeats)
+        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats)
         print(bench_training.format_training_table(report))
     if len(report["rows"]) == 1:
         print(f"\nno kakurega env matched --only {args.only!r}")
@@ -419,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training", action="store_true",
                         help="measure MaskablePPO learner steps/s instead (every env and connect_four_v3)")
     parser.add_argument("--training-steps", type=int, default=8192, help="learner steps per training measurement")
+    parser.add_argument("--vec-envs", default="dummy,subproc",
+                        help="with --training: vector envs to measure, comma-separated (default dummy,subproc)")
     parser.add_argument("--profile", action="store_true",
                         help="with --training: where the time of a learner step goes, per env (one learning each)")
     parser.add_argument("--compiled-gain", action="store_true",

@@ -146,6 +146,12 @@ def test_profile_sections_count_nested_time_once():
     assert sum(sections.seconds.values()) == 10.0
 
 
+def test_training_vec_envs_are_checked(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--training", "--vec-envs", "dummy,threads"])
+    assert "--vec-envs must be a comma-separated list of dummy and subproc, got dummy,threads" in capsys.readouterr().err
+
+
 def test_profile_needs_training(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--profile"])
