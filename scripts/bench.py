@@ -25,15 +25,9 @@ from one case to the next. This is a benchmark, not a test: nothing here
 asserts a speed.
 
 With ``--training`` it measures training throughput instead: learner steps
-per second of sb3-contrib's MaskablePPO (a [64, 64] MLP, 8 env copies,
-rollouts of 256 steps, 4 epochs) through :class:`SingleAgentView` against
-random opponents, for every registered env, next to the same algorithm on
-PettingZoo's ``connect_four_v3`` through a tutorial-style single-agent
-wrapper (:class:`TutorialWrapper`), in the same run; each with ``DummyVecEnv``
-(one process, process CPU time) and ``SubprocVecEnv`` (one process per copy;
-wall time, since the work is in the workers).
-
-With ``--evaluate`` it measures evaluation speed instead (``scripts/bench_evaluate.py``).
+per second of MaskablePPO through :class:`SingleAgentView` next to the same
+algorithm on PettingZoo's ``connect_four_v3``, and with ``--profile`` where
+the time of a learner step goes (:mod:`kakurega.scripts.bench_training`).
 
 With ``--compiled-gain`` it measures what each compiled module (setup.py)
 buys its env: the env's ratio to tictactoe with every module compiled and
@@ -45,7 +39,8 @@ per move against OpenSpiel's ``ISMCTSBot``). With ``--evaluate`` it measures
 games/s of each shipped bot against the heuristic over random self-play
 (:mod:`kakurega.scripts.bench_evaluate`).
 
-Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--training] [--compiled-gain] [--bridge [--ismcts]] [--evaluate]``
+Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--compiled-gain] [--bridge [--ismcts]] [--evaluate]``,
+``kakurega bench --training [--profile] [--vec-envs dummy,subproc] [--training-steps N] [--repeats R] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -362,128 +357,6 @@ def compiled_gain(seconds: float, repeats: int, only: str | None = None, chunks:
     return {"seconds_per_measurement": seconds, "repeats": repeats, "chunks_per_measurement": chunks, "rows": rows}
 
 
-class TutorialWrapper:
-    """PettingZoo classic env as one gymnasium env, in the style of PettingZoo's SB3 action-mask tutorial.
-
-    One policy plays every seat: ``step`` plays the current player's action
-    and returns the next player's observation. Unlike the tutorial, the
-    reward returned is the acting player's own (the tutorial returned the
-    next player's), so the learner is rewarded for its own moves.
-    """
-
-    def __init__(self, make_env):
-        import gymnasium
-
-        self.env = make_env()
-        self.env.reset(seed=0)
-        agent = self.env.possible_agents[0]
-        space = self.env.observation_space(agent)["observation"]
-        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, shape=(int(np.prod(space.shape)),), dtype=np.float32)
-        self.action_space = self.env.action_space(agent)
-
-    def _observation(self):
-        observation = self.env.observe(self.env.agent_selection)
-        return np.asarray(observation["observation"], dtype=np.float32).ravel()
-
-    def reset(self, seed=None, options=None):
-        self.env.reset(seed=seed)
-        return self._observation(), {}
-
-    def step(self, action):
-        actor = self.env.agent_selection
-        self.env.step(int(action))
-        reward = float(self.env.rewards[actor])
-        done = any(self.env.terminations.values()) or any(self.env.truncations.values())
-        return self._observation(), reward, done, False, {}
-
-    def action_masks(self):
-        return np.asarray(self.env.observe(self.env.agent_selection)["action_mask"], dtype=bool)
-
-
-def _as_gymnasium(make_wrapper):
-    """A gymnasium.Env class around a TutorialWrapper factory (SB3 checks the type)."""
-    import gymnasium
-
-    class Env(gymnasium.Env):
-        def __init__(self):
-            self.inner = make_wrapper()
-            self.observation_space = self.inner.observation_space
-            self.action_space = self.inner.action_space
-
-        def reset(self, seed=None, options=None):
-            super().reset(seed=seed)
-            return self.inner.reset(seed=seed)
-
-        def step(self, action):
-            return self.inner.step(action)
-
-        def action_masks(self):
-            return self.inner.action_masks()
-
-    return Env()
-
-
-def _connect_four():
-    from pettingzoo.classic import connect_four_v3
-
-    return _as_gymnasium(lambda: TutorialWrapper(connect_four_v3.env))
-
-
-def _kakurega_view(name: str, config: dict):
-    from kakurega.agents.training.view import SingleAgentView
-
-    return SingleAgentView(name, config, ["random"], illegal_action="raise")
-
-
-def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = 8) -> dict:
-    """Learner steps/s of MaskablePPO on connect_four_v3 (tutorial wrapper) and every kakurega env."""
-    import functools
-
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    from kakurega.envs import ENV_SPECS
-
-    torch.set_num_threads(1)
-    cases = [("pettingzoo/connect_four_v3 (tutorial wrapper)", _connect_four)]
-    for spec in ENV_SPECS.values():
-        if only and only not in spec.name:
-            continue
-        config = spec.configurations[0]
-        label = spec.name + "".join(f" {k}={v}" for k, v in config.items())
-        cases.append((label, functools.partial(_kakurega_view, spec.name, config)))
-    rows = []
-    for label, factory in cases:
-        row = {"env": label}
-        for kind in vec_envs:
-            vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
-            model = MaskablePPO("MlpPolicy", vec, n_steps=256, batch_size=256, n_epochs=4, seed=0,
-                                policy_kwargs=dict(net_arch=[64, 64]))
-            clock = time.perf_counter if kind == "subproc" else CLOCK
-            start = clock()
-            model.learn(steps)
-            row[f"{kind}_steps_per_s"] = model.num_timesteps / (clock() - start)
-            vec.close()
-        rows.append(row)
-    reference = rows[0]
-    for row in rows:
-        for kind in vec_envs:
-            row[f"{kind}_ratio"] = row[f"{kind}_steps_per_s"] / reference[f"{kind}_steps_per_s"]
-    return {"steps": steps, "vec_envs": list(vec_envs), "load_average_at_start": list(os.getloadavg()), "rows": rows}
-
-
-def format_training_table(report: dict) -> str:
-    """The training throughput as a Markdown table."""
-    kinds = report["vec_envs"]
-    head = " | ".join(f"{k} steps/s | {k} x connect_four" for k in kinds)
-    lines = [f"| env | {head} |", "|---|" + "---:|" * (2 * len(kinds))]
-    for row in report["rows"]:
-        cells = " | ".join(f"{row[f'{k}_steps_per_s']:,.0f} | {row[f'{k}_ratio']:.2f}" for k in kinds)
-        lines.append(f"| {row['env']} | {cells} |")
-    return "\n".join(lines)
-
-
 def cpu_model() -> str:
     """The CPU's model name (from /proc/cpuinfo where there is one), else the machine type."""
     try:
@@ -511,6 +384,36 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _training(args, parser) -> int:
+    """``--training``: the throughput table (or with ``--profile`` the profile table), printed and written as JSON."""
+    from kakurega.scripts import bench_training
+
+    vec_envs = tuple(kind.strip() for kind in args.vec_envs.split(","))
+    for name, value, ok, expected in (
+        ("--training-steps", args.training_steps, args.training_steps >= 1, "an integer >= 1"),
+        ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
+        ("--vec-envs", args.vec_envs, set(vec_envs) <= {"dummy", "subproc"} and len(set(vec_envs)) == len(vec_envs),
+         "a comma-separated list of dummy and subproc"),
+    ):
+        if not ok:
+            parser.error(f"{name} must be {expected}, got {value}")
+    if args.profile:
+        report = bench_training.training_profile(args.training_steps, args.only)
+        print(bench_training.format_profile_table(report))
+    else:
+        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats)
+        print(bench_training.format_training_table(report))
+    if len(report["rows"]) == 1:
+        print(f"\nno kakurega env matched --only {args.only!r}")
+    from pathlib import Path
+
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2))
+    print(f"\nwrote {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="kakurega bench",
@@ -529,12 +432,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bridge", action="store_true",
                         help="measure the OpenSpiel bridge against the rules engine (kakurega.scripts.bench_bridge)")
     parser.add_argument("--ismcts", action="store_true", help="with --bridge: also IS-MCTS CPU per move against ISMCTSBot")
+    parser.add_argument("--vec-envs", default="dummy,subproc",
+                        help="with --training: vector envs to measure, comma-separated (default dummy,subproc)")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --training: where the time of a learner step goes, per env (one learning each)")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     parser.add_argument("--evaluate", action="store_true",
                         help="measure games/s of each shipped bot against the heuristic over random self-play "
                         "(scripts/bench_evaluate.py)")
     args = parser.parse_args(argv)
+    if args.profile and not args.training:
+        parser.error("--profile goes with --training (it profiles a learner step)")
     if args.bridge:
         from kakurega.scripts import bench_bridge
 
@@ -565,15 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nwrote {path}")
         return 0
     if args.training:
-        report = training_throughput(args.training_steps, args.only)
-        print(format_training_table(report))
-        from pathlib import Path
-
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2))
-        print(f"\nwrote {path}")
-        return 0
+        return _training(args, parser)
     for name, value, ok, expected in (
         ("--seconds", args.seconds, args.seconds > 0, "a number of seconds > 0"),
         ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from kakurega.scripts import bench
+from kakurega.scripts import bench, bench_training
 
 
 def test_bench_runs_and_writes_json(tmp_path, capsys):
@@ -104,21 +104,65 @@ def test_bench_says_when_no_kakurega_env_matched(tmp_path, capsys):
 def test_training_throughput_table(tmp_path, capsys):
     """--training: MaskablePPO learner steps/s on connect_four_v3 (the reference, ratio 1) and the chosen envs."""
     out = tmp_path / "train.json"
-    assert bench.main(["--training", "--training-steps", "256", "--only", "animal_chain", "--json", str(out)]) == 0
+    assert bench.main(["--training", "--training-steps", "256", "--repeats", "2", "--only", "animal_chain_v1",
+                       "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     labels = [row["env"] for row in report["rows"]]
-    assert labels[0].startswith("pettingzoo/connect_four_v3") and any("animal_chain" in label for label in labels)
+    assert labels[0].startswith("pettingzoo/connect_four_v3") and labels[1:] == ["animal_chain_v1"]
     for row in report["rows"]:
-        assert row["dummy_steps_per_s"] > 0 and row["subproc_steps_per_s"] > 0
-    assert report["rows"][0]["dummy_ratio"] == 1.0
-    assert "x connect_four" in capsys.readouterr().out
+        for kind in ("dummy", "subproc"):
+            assert len(row[f"{kind}_repeats"]) == 2 and all(rate > 0 for rate in row[f"{kind}_repeats"])
+            low, high = row[f"{kind}_ratio_range"]
+            assert low <= row[f"{kind}_ratio"] <= high
+    assert report["rows"][0]["dummy_ratio"] == 1.0 and report["rows"][0]["dummy_ratio_range"] == [1.0, 1.0]
+    assert "x connect_four [range]" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_training_profile_table(tmp_path, capsys):
+    """--training --profile: every section's share per env; the sections account for the whole learning."""
+    out = tmp_path / "profile.json"
+    assert bench.main(["--training", "--profile", "--training-steps", "2048", "--only", "animal_chain_v1",
+                       "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    for row in report["rows"]:
+        seconds = row["seconds"]
+        assert set(seconds) == set(bench_training.SECTIONS)
+        assert sum(seconds.values()) == pytest.approx(row["wall_seconds_profiled"], rel=1e-3)
+        assert seconds["PPO update"] > 0 and seconds["policy forward"] > 0 and seconds["env rules"] > 0
+    kakurega_row = report["rows"][1]["seconds"]
+    assert kakurega_row["opponents"] > 0 and kakurega_row["observation"] > 0 and kakurega_row["masks"] > 0
+    assert "| animal_chain_v1 |" in capsys.readouterr().out
+
+
+def test_profile_sections_count_nested_time_once():
+    """A section called inside another counts for itself only; the outer one keeps the rest."""
+    times = iter([0.0, 1.0, 3.0, 10.0])  # outer in, inner in, inner out, outer out
+    sections = bench_training.Sections(clock=lambda: next(times))
+    inner = sections.wrap("env rules", lambda: None)
+    outer = sections.wrap("view", lambda: inner())
+    outer()
+    assert sections.seconds["env rules"] == 2.0 and sections.seconds["view"] == 8.0
+    assert sum(sections.seconds.values()) == 10.0
+
+
+def test_training_vec_envs_are_checked(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--training", "--vec-envs", "dummy,threads"])
+    assert "--vec-envs must be a comma-separated list of dummy and subproc, got dummy,threads" in capsys.readouterr().err
+
+
+def test_profile_needs_training(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--profile"])
+    assert "--profile goes with --training" in capsys.readouterr().err
 
 
 def test_the_tutorial_wrapper_rewards_the_player_who_moved():
     """connect_four through the tutorial-style wrapper: a win pays the mover +1 (the tutorial paid the next player)."""
     from pettingzoo.classic import connect_four_v3
 
-    wrapper = bench.TutorialWrapper(connect_four_v3.env)
+    wrapper = bench_training.TutorialWrapper(connect_four_v3.env)
     wrapper.reset(seed=0)
     reward = done = None
     for column in [0, 1, 0, 1, 0, 1, 0]:  # the first player fills column 0 and wins on its fourth piece

@@ -242,4 +242,4 @@ class SingleAgentView(gymnasium.Env):
         return np.concatenate([vector, self.move_features(observation)])
 
     def _info(self, **extra) -> dict:
-        return {"action_mask": self.action_masks().astype(np.int8), **extra}
+        return {"action_mask": self.action_masks().view(np.int8), **extra}  # (a fresh bool array read as 0/1 bytes)

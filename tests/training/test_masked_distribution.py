@@ -1,0 +1,125 @@
+"""The exact masked distribution: sb3-contrib's values, gradients and training, to the bit."""
+
+import pytest
+import torch as th
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.distributions import MaskableCategorical
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from kakurega.agents.training.masked_distribution import (
+    ExactMaskableCategorical,
+    ExactMaskableCategoricalDistribution,
+    use_exact_fast_masking,
+)
+from kakurega.agents.training.view import SingleAgentView
+
+
+def _log_softmax_categorical(logits, masks=None):
+    """The same distribution computed another way (one masked log-softmax): equal in value, not in every bit."""
+    masked = th.where(th.as_tensor(masks), logits, th.tensor(-1e8))
+    return th.distributions.Categorical(logits=th.log_softmax(masked, -1), validate_args=False)
+
+
+def _everything(make, raw, masks, seed, mask_later=True):
+    """Logits, probabilities, log-probabilities and entropy of sampled actions, and the gradient of a loss of them."""
+    logits = raw.detach().clone().requires_grad_()
+    if mask_later:
+        distribution = make(logits=logits)
+        if masks is not None:
+            distribution.apply_masking(masks)
+    else:
+        distribution = make(logits, masks)
+    actions = th.multinomial(distribution.probs, 1, generator=th.Generator().manual_seed(seed)).squeeze(-1)
+    log_prob, entropy = distribution.log_prob(actions), distribution.entropy()
+    weights = th.randn(log_prob.shape, generator=th.Generator().manual_seed(seed + 1))
+    ((log_prob * weights).sum() - 0.01 * entropy.sum()).backward()
+    return [distribution.logits.detach(), distribution.probs.detach(), log_prob.detach(), entropy.detach(), logits.grad]
+
+
+def _cases(count=40):
+    generator = th.Generator().manual_seed(0)
+    for _ in range(count):
+        rows = int(th.randint(1, 257, (1,), generator=generator))
+        actions = [2, 7, 74, 170, 1269][int(th.randint(0, 5, (1,), generator=generator))]
+        scale = float(th.rand(1, generator=generator)) * 30
+        raw = th.randn(rows, actions, generator=generator) * scale
+        masks = th.rand(rows, actions, generator=generator) < float(th.rand(1, generator=generator))
+        masks[th.arange(rows), th.randint(0, actions, (rows,), generator=generator)] = True  # a legal action per row
+        yield raw, masks
+
+
+def _same(left, right):
+    return all(th.equal(a, b) for a, b in zip(left, right))
+
+
+def test_values_and_gradients_equal_sb3_contribs_to_the_bit():
+    """Random logits (1 to 256 rows, 2 to 1,269 actions, few or many legal): every number is sb3-contrib's."""
+    for seed, (raw, masks) in enumerate(_cases()):
+        ours = _everything(ExactMaskableCategorical, raw, masks, seed)
+        theirs = _everything(MaskableCategorical, raw, masks, seed)
+        assert _same(ours, theirs), f"case {seed}: {raw.shape}"
+
+
+def test_the_comparison_sees_a_difference_of_rounding():
+    """Control: the same distribution computed by one log-softmax differs from sb3-contrib's in some bit."""
+    differs = 0
+    for seed, (raw, masks) in enumerate(_cases(10)):
+        other = _everything(_log_softmax_categorical, raw, masks, seed, mask_later=False)
+        theirs = _everything(MaskableCategorical, raw, masks, seed)
+        assert all(th.allclose(a, b, rtol=1e-4, atol=1e-4) for a, b in zip(other[2:4], theirs[2:4]))
+        differs += not _same(other, theirs)
+    assert differs >= 5
+
+
+@pytest.mark.parametrize("masks", ["none", "no legal action in a row", "removed"])
+def test_unmasked_and_degenerate_rows_equal_sb3_contribs(masks):
+    """No masks, masks then None, and a row with no legal action (sb3-contrib's fallback): the same numbers."""
+    raw = th.randn(5, 9, generator=th.Generator().manual_seed(3)) * 4
+    mask = th.rand(5, 9, generator=th.Generator().manual_seed(4)) < 0.5
+    if masks == "none":
+        ours, theirs = (_everything(make, raw, None, 0) for make in (ExactMaskableCategorical, MaskableCategorical))
+    elif masks == "no legal action in a row":
+        mask[2] = False
+        mask[0, 0] = mask[1, 0] = mask[3, 0] = mask[4, 0] = True
+        ours, theirs = (_everything(make, raw, mask, 0) for make in (ExactMaskableCategorical, MaskableCategorical))
+    else:
+        def masked_then_removed(make):
+            def build(logits):
+                distribution = make(logits=logits)
+                distribution.apply_masking(mask)
+                distribution.apply_masking(None)
+                return distribution
+            return _everything(build, raw, None, 0)
+        ours, theirs = masked_then_removed(ExactMaskableCategorical), masked_then_removed(MaskableCategorical)
+    assert _same(ours, theirs)
+
+
+def _train(fast: bool):
+    vec = DummyVecEnv([lambda: SingleAgentView("animal_chain_v1", {}, ["random"], illegal_action="raise")] * 2)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=2, seed=0,
+                        policy_kwargs=dict(net_arch=[16, 16]))
+    if fast:
+        use_exact_fast_masking(model.policy)
+        assert type(model.policy.action_dist) is ExactMaskableCategoricalDistribution
+    model.learn(256)
+    return [p.detach().clone() for p in model.policy.parameters()]
+
+
+def test_a_short_training_gives_bit_identical_parameters():
+    """MaskablePPO on Animal Chain (1,269 actions), seed 0, 256 steps: the same parameters either way."""
+    ours, theirs = _train(fast=True), _train(fast=False)
+    assert len(ours) == len(theirs) and _same(ours, theirs)
+    assert not _same(ours, [p + 1e-7 for p in theirs])  # (a changed bit would show)
+
+
+def test_the_trainer_builds_ppo_with_it(tmp_path):
+    from kakurega.agents.training.config import validate_config
+    from kakurega.agents.training.trainer import build_model, make_vec_env
+
+    config = validate_config({"env": "hidden_rooms_v0", "algorithm": "ppo", "total_timesteps": 64, "n_envs": 1,
+                              "output_dir": str(tmp_path)})
+    vec = make_vec_env(config)
+    try:
+        assert type(build_model(config, vec).policy.action_dist) is ExactMaskableCategoricalDistribution
+    finally:
+        vec.close()
