@@ -348,7 +348,7 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     summary = json.loads((out / "summary.json").read_text())
     summary.update(backend="rllib", mapping=mapping, num_env_runners=runners, history=history,
                    cpu_seconds_driver=round(cpu, 1), cpu_seconds_env_runners=round(runners_cpu, 1),
-                   env_runner_nodes=sorted(set(_runner_nodes(algo))))
+                   env_runner_nodes=sorted(set(_runner_nodes(algo))), opponent_draws=_opponent_draws(algo))
     run_dir.atomic_write_bytes(out / "summary.json", json.dumps(summary, indent=2).encode())
     return result
 
@@ -382,6 +382,20 @@ def _snapshot(model, config: dict) -> tuple[dict, list]:
     from kakurega.agents.training.export import policy_metadata
 
     return policy_metadata(model, config["env"], config["env_kwargs"])
+
+
+def _opponent_draws(algo) -> dict[str, int]:
+    """How many opponents each pool entry gave, over every env of every env runner (empty without a pool)."""
+    def counts(runner):
+        return [dict(env.unwrapped.pool.draw_counts) for env in getattr(getattr(runner, "env", None), "envs", ())
+                if env.unwrapped.pool is not None]
+
+    total: dict[str, int] = {}
+    for per_runner in algo.env_runner_group.foreach_env_runner(counts):
+        for per_env in per_runner:
+            for entry, count in per_env.items():
+                total[entry] = total.get(entry, 0) + count
+    return total
 
 
 def _runners_cpu(algo) -> float:

@@ -91,6 +91,8 @@ def test_a_run_has_what_an_sb3_run_has_and_resumes(local_ray, tmp_path, capsys):
     assert (run / "plots" / "learning_curve.png").is_file() and (run / "evaluation" / "evaluation.txt").is_file()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["backend"] == "rllib" and summary["mapping"] == "learner" and summary["timesteps"] == 256
+    assert set(summary["opponent_draws"]) == {"random", "self", "snapshots"}  # every entry of the pool drawn
+    assert all(count > 0 for count in summary["opponent_draws"].values())
     # the CPU time counts the env runners' processes (they play the games) beside the driver's
     assert summary["cpu_seconds_env_runners"] > 0 and summary["cpu_seconds_driver"] > 0
     assert summary["cpu_seconds_training"] == pytest.approx(
