@@ -126,7 +126,7 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
                     "above), give it the cluster's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) or, "
                     "for a cluster without tokens, RAY_AUTH_MODE=disabled" if get_authentication_mode() ==
                     AuthenticationMode.TOKEN else "")
-            raise ConfigError(f"cannot join the Ray cluster at {where}: {str(error).splitlines()[0][:300]}{hint}; "
+            raise ConfigError(f"cannot join the Ray cluster at {where}: {_reason(error)}{hint}; "
                               "see docs/integrations.md") from None
         started = True
     cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -138,6 +138,13 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
             f"ask for at most {cpus} (or add nodes)"
         )
     return started
+
+
+def _reason(error: BaseException) -> str:
+    """An error's first line and, when it has more (Ray Client puts the server's traceback after a bare
+    'Initialization failure from server:'), its last one: the exception that caused it."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
+    return lines[0][:300] + (f" ... {lines[-1][:300]}" if len(lines) > 1 else "")
 
 
 # ----------------------------------------------------------- module <-> model

@@ -265,3 +265,13 @@ def test_the_logs_count_every_finished_game_once_with_its_outcome(local_ray, tmp
     assert [entry["episodes"] for entry in summary["history"]] == list(np.cumsum([len(games) for games in taken]))
     first = rows[0]
     assert float(first["rollout/score"]) == pytest.approx((float(first["rollout/ep_rew_mean"]) + 1) / 2)
+
+
+def test_a_failed_connection_names_the_servers_reason():
+    """Ray Client reports a server-side failure as 'Initialization failure from server:' and the server's traceback
+    after it: the error keeps the traceback's last line, the cause."""
+    error = ConnectionError("Initialization failure from server:\nTraceback (most recent call last):\n  File \"x\"\n"
+                            "RuntimeError: the node's Python has no module kakurega\n")
+    assert rllib_train._reason(error) == ("Initialization failure from server: ... RuntimeError: the node's Python has "
+                                          "no module kakurega")
+    assert rllib_train._reason(ConnectionError("refused")) == "refused"
