@@ -9,7 +9,9 @@ it): the league (:mod:`~kakurega.agents.training.league`: ``self`` synced every
 the imitation warm start and DAgger (:mod:`~kakurega.agents.training.pretrain`),
 the periodic evaluation (eval.csv), the checkpoints (safetensors and JSON,
 :mod:`~kakurega.agents.training.checkpoint`), ``--resume``, the final
-evaluation, the plots, config.yaml, TensorBoard and the run-directory rules
+evaluation, the plots, config.yaml, TensorBoard, the outcome logs
+(``rollout/score`` and the win, shared-win and draw rates of the last 100
+games the env runners finished) and the run-directory rules
 (:mod:`~kakurega.agents.training.run_dir`). League weights and snapshots reach
 the env runners as data, so a node never reads the driver's files.
 
