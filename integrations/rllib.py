@@ -14,6 +14,10 @@ with its next observation; when the game ends every learning agent receives
 its final observation and reward. Observations are each player's own: another
 player's view never appears under an agent's id. An illegal action (possible
 only without masking) ends the game with -1 for its player, as ``env()`` does.
+Each finished game's outcome for each learning agent (win/shared/draw/loss
+and its score, :mod:`kakurega.agents.outcome`) is kept, the newest
+:data:`OUTCOMES_KEPT`, until :meth:`KakuregaMultiAgentEnv.take_outcomes`
+hands them over (the training logs' ``rollout/score`` and rates).
 
 **Policy mappings** (``mapping``):
 
@@ -36,12 +40,17 @@ on RLlib (``kakurega train CONFIG --backend rllib [--address HOST:PORT]``).
 
 from __future__ import annotations
 
+from collections import deque
+
 import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from kakurega.agents.outcome import classify_outcome, win_share
+
 MAPPINGS = ("shared", "per_seat", "learner")
 ENV_NAME = "kakurega"
+OUTCOMES_KEPT = 100  #: finished games' outcomes an env keeps until they are taken (the logs' window)
 
 
 class KakuregaMultiAgentEnv(MultiAgentEnv):
@@ -52,6 +61,9 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         from kakurega.agents.base import AgentContext
         from kakurega.envs.registry import make
 
+        # RLlib seeds env i of runner w with seed + w + i, so two runners' envs share seeds: the runner's index
+        # (from RLlib's EnvContext) goes into every stream, keeping each env's games its own
+        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
         config = dict(config or {})
         unknown = set(config) - {"env", "env_kwargs", "mapping", "opponents", "seed", "learner_seat"}
         if unknown or "env" not in config:
@@ -84,16 +96,18 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             from kakurega.agents.training.league import OpponentPool
 
             self.pool = OpponentPool(config.get("opponents") or ["random"], self.context)
-        self.rng = np.random.default_rng(config.get("seed"))
+        self.rng = np.random.default_rng(None if config.get("seed") is None else [config["seed"], self.worker_index])
         self._frozen: dict[str, object] = {}
         self._pending: dict[str, float] = {}
+        self._totals: dict[str, float] = {}
         self._started: set[str] = set()
+        self.outcomes: deque = deque(maxlen=OUTCOMES_KEPT)
 
     # ------------------------------------------------------------------ API
     def reset(self, *, seed=None, options=None):
         """Deal a new game; returns the observation of the first learning agent to act."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
+            self.rng = np.random.default_rng([seed, self.worker_index])
         self.raw.reset(seed=int(self.rng.integers(2**31 - 1)))
         self._frozen = {}
         if self.pool is not None:
@@ -103,6 +117,7 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             self._frozen = {name: agent for name, (_, agent) in zip(others, self.pool.draw(self.rng, len(others)))}
         self.agents = [a for a in self.possible_agents if a not in self._frozen]
         self._pending = {a: 0.0 for a in self.agents}
+        self._totals = {a: 0.0 for a in self.possible_agents}
         self._started = set()
         self._collect_rewards()
         over = self._advance()
@@ -122,6 +137,10 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             agents = [a for a in self.agents if a in self._started]
             observations = {a: self._observation(a) for a in agents}
             rewards = {a: self._pay(a) for a in agents}
+            returns = [self._totals[a] for a in self.possible_agents]
+            for agent in agents:
+                seat = self.possible_agents.index(agent)
+                self.outcomes.append((classify_outcome(returns, seat), win_share(returns, seat)))
             truncated = any(self.raw.truncations.values()) and not any(self.raw.terminations.values())
             return observations, rewards, {"__all__": not truncated}, {"__all__": truncated}, {}
         current = self.raw.agent_selection
@@ -138,9 +157,18 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         if snapshots is not None:
             self.pool.set_snapshots(list(snapshots), loaded=snapshots)
 
+    def take_outcomes(self) -> list[tuple[str, float]]:
+        """The ``(outcome, score)`` of each learning agent in the games finished since the last call, oldest first."""
+        taken = list(self.outcomes)
+        self.outcomes.clear()
+        return taken
+
     def _collect_rewards(self) -> None:
-        for agent in self.agents:
-            self._pending[agent] += float(self.raw.rewards.get(agent, 0.0))
+        for agent in self.possible_agents:
+            reward = float(self.raw.rewards.get(agent, 0.0))
+            self._totals[agent] += reward
+            if agent in self._pending:
+                self._pending[agent] += reward
 
     def _pay(self, agent: str) -> float:
         reward, self._pending[agent] = self._pending[agent], 0.0

@@ -9,7 +9,9 @@ it): the league (:mod:`~kakurega.agents.training.league`: ``self`` synced every
 the imitation warm start and DAgger (:mod:`~kakurega.agents.training.pretrain`),
 the periodic evaluation (eval.csv), the checkpoints (safetensors and JSON,
 :mod:`~kakurega.agents.training.checkpoint`), ``--resume``, the final
-evaluation, the plots, config.yaml, TensorBoard and the run-directory rules
+evaluation, the plots, config.yaml, TensorBoard, the outcome logs
+(``rollout/score`` and the win, shared-win and draw rates of the last 100
+games the env runners finished) and the run-directory rules
 (:mod:`~kakurega.agents.training.run_dir`). League weights and snapshots reach
 the env runners as data, so a node never reads the driver's files.
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import deque
 from pathlib import Path
 
 from kakurega.agents.training import checkpoint as checkpoints
@@ -93,7 +96,8 @@ def check_supported(config: dict, mapping: str) -> None:
 
 # ------------------------------------------------------------------ the cluster
 def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
-    """Join ``address`` (``HOST:PORT``, ``ray://HOST:PORT``, ``auto``) or start a local Ray; True when started here.
+    """Join ``address`` (``HOST:PORT``, ``ray://HOST:PORT``, ``auto``) or, without one, start a Ray of this run's own
+    on this machine (never another run's); True when started here.
 
     Refuses at once, in words, a cluster it cannot reach or authenticate with,
     and more env runners than the cluster has CPUs (each runner takes one;
@@ -106,8 +110,10 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
     if not ray.is_initialized():
         where = address or "a local Ray"
         try:
-            # workers import kakurega from the same installation; runtime_env ships nothing
-            ray.init(address=address, include_dashboard=False, log_to_driver=not quiet)
+            # workers import kakurega from the same installation; runtime_env ships nothing. Without an
+            # address, "local": ray.init() alone joins the cluster named in RAY_ADDRESS or the one last
+            # started on this machine (by anyone, however stale), instead of starting a Ray of this run's own
+            ray.init(address=address or "local", include_dashboard=False, log_to_driver=not quiet)
         except AuthenticationError as error:
             raise ConfigError(
                 f"the Ray cluster at {where} refused this process's token ({str(error).split('.')[0]}): use the "
@@ -122,7 +128,7 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
                     "above), give it the cluster's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) or, "
                     "for a cluster without tokens, RAY_AUTH_MODE=disabled" if get_authentication_mode() ==
                     AuthenticationMode.TOKEN else "")
-            raise ConfigError(f"cannot join the Ray cluster at {where}: {str(error).splitlines()[0][:300]}{hint}; "
+            raise ConfigError(f"cannot join the Ray cluster at {where}: {_reason(error)}{hint}; "
                               "see docs/integrations.md") from None
         started = True
     cpus = int(ray.cluster_resources().get("CPU", 0))
@@ -134,6 +140,13 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
             f"ask for at most {cpus} (or add nodes)"
         )
     return started
+
+
+def _reason(error: BaseException) -> str:
+    """An error's first line and, when it has more (Ray Client puts the server's traceback after a bare
+    'Initialization failure from server:'), its last one: the exception that caused it."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()] or [type(error).__name__]
+    return lines[0][:300] + (f" ... {lines[-1][:300]}" if len(lines) > 1 else "")
 
 
 # ----------------------------------------------------------- module <-> model
@@ -274,6 +287,7 @@ def _run(config: dict, out: Path, found, mapping: str, address, runners: int, sa
 def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet):
     from kakurega.agents.training.export import export_policy
     from kakurega.agents.training.trainer import TrainResult, _crossed, _report, periodic_evaluation, save_checkpoint
+    from kakurega.integrations.rllib import OUTCOMES_KEPT
     from kakurega.integrations.rllib_league import League
 
     model = shadow.model
@@ -291,8 +305,9 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     league = League(config, out, algo) if mapping == "learner" else None
     if league is not None:
         league.start(shadow.pull(base))
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start, cpu_start, runners_cpu_start = time.perf_counter(), time.process_time(), _runners_cpu(algo)
     steps, baseline, history = base, None, []
+    outcomes = deque(maxlen=OUTCOMES_KEPT)
     bar = None
     if config["logging"]["progress_bar"] and not quiet:
         from tqdm import tqdm
@@ -304,10 +319,15 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
             last, steps = steps, base + _sampled(result)
             if bar is not None:
                 bar.update(steps - last)
-            returns = result.get("env_runners", {}).get("episode_return_mean")
-            history.append({"env_steps": steps, "episode_return_mean": returns})
+            runs = result.get("env_runners", {})
+            returns = runs.get("episode_return_mean")
+            history.append({"env_steps": steps, "episode_return_mean": returns,
+                            "episodes": runs.get("num_episodes_lifetime")})
             if returns is not None:
                 logger.record("rollout/ep_rew_mean", float(returns))
+                logger.record("rollout/ep_len_mean", float(runs.get("episode_len_mean", 0.0)))
+            outcomes.extend(_take_outcomes(algo))
+            _record_outcomes(logger, outcomes)
             logger.record("time/total_timesteps", steps)
             logger.record("time/iterations", len(history))
             logger.dump(steps)
@@ -331,13 +351,32 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
                "wall_seconds_training": round(time.perf_counter() - start, 1)},
     )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    runners_cpu = _runners_cpu(algo) - runners_cpu_start
     say(f"trained {steps} steps on RLlib in {wall:.0f}s; policy: {policy_path}")
-    result = _report(config, out, TrainResult(out, policy_path, config, steps, wall), cpu, start, say)
+    result = _report(config, out, TrainResult(out, policy_path, config, steps, wall), cpu + runners_cpu, start, say)
     summary = json.loads((out / "summary.json").read_text())
     summary.update(backend="rllib", mapping=mapping, num_env_runners=runners, history=history,
-                   env_runner_nodes=sorted(set(_runner_nodes(algo))))
+                   cpu_seconds_driver=round(cpu, 1), cpu_seconds_env_runners=round(runners_cpu, 1),
+                   env_runner_nodes=sorted(set(_runner_nodes(algo))), opponent_draws=_opponent_draws(algo))
     run_dir.atomic_write_bytes(out / "summary.json", json.dumps(summary, indent=2).encode())
     return result
+
+
+def _take_outcomes(algo) -> list[tuple[str, float]]:
+    """The outcomes of the games every env of every env runner finished since the last call."""
+    def take(runner):
+        return [o for env in getattr(getattr(runner, "env", None), "envs", ()) for o in env.unwrapped.take_outcomes()]
+
+    return [outcome for taken in algo.env_runner_group.foreach_env_runner(take) for outcome in taken]
+
+
+def _record_outcomes(logger, outcomes) -> None:
+    """The SB3 backend's outcome logs: score and win/shared/draw rates of the last games (``agents.outcome``)."""
+    if outcomes:
+        n = len(outcomes)
+        logger.record("rollout/score", sum(share for _, share in outcomes) / n)
+        for key, outcome in (("win_rate", "win"), ("shared_win_rate", "shared"), ("draw_rate", "draw")):
+            logger.record(f"rollout/{key}", sum(o == outcome for o, _ in outcomes) / n)
 
 
 def _sampled(result: dict) -> int:
@@ -352,6 +391,26 @@ def _snapshot(model, config: dict) -> tuple[dict, list]:
     from kakurega.agents.training.export import policy_metadata
 
     return policy_metadata(model, config["env"], config["env_kwargs"])
+
+
+def _opponent_draws(algo) -> dict[str, int]:
+    """How many opponents each pool entry gave, over every env of every env runner (empty without a pool)."""
+    def counts(runner):
+        return [dict(env.unwrapped.pool.draw_counts) for env in getattr(getattr(runner, "env", None), "envs", ())
+                if env.unwrapped.pool is not None]
+
+    total: dict[str, int] = {}
+    for per_runner in algo.env_runner_group.foreach_env_runner(counts):
+        for per_env in per_runner:
+            for entry, count in per_env.items():
+                total[entry] = total.get(entry, 0) + count
+    return total
+
+
+def _runners_cpu(algo) -> float:
+    """CPU seconds the remote env runners' processes have used so far (the driver's own are counted apart)."""
+    return float(sum(algo.env_runner_group.foreach_env_runner(lambda runner: time.process_time(),
+                                                               local_env_runner=False)))
 
 
 def _runner_nodes(algo) -> list[str]:

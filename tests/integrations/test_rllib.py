@@ -7,6 +7,7 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
+from kakurega.agents.outcome import classify_outcome, win_share  # noqa: E402
 from kakurega.envs.registry import ENV_SPECS, make  # noqa: E402
 from kakurega.integrations import rllib as bridge  # noqa: E402
 from kakurega.integrations.rllib_train import config_mapping  # noqa: E402
@@ -41,6 +42,7 @@ def test_multi_agent_env_pays_each_seat_its_return(env_name, mapping):
 
     env = bridge.KakuregaMultiAgentEnv({"env": env_name, "mapping": mapping, "opponents": ["heuristic"], "seed": 0})
     check_multiagent_environments(env)
+    env.take_outcomes()  # the pre-check's games
     for seed in range(3):
         paid, final = _play(env, seed)
         returns = env.raw.unwrapped.game.returns(env.raw.unwrapped.game_state)
@@ -48,6 +50,29 @@ def test_multi_agent_env_pays_each_seat_its_return(env_name, mapping):
             assert paid[name] == pytest.approx(returns[env.raw.possible_agents.index(name)])
         if mapping == "learner":
             assert len(final) <= 1  # heuristic seats are frozen kakurega agents inside the env
+        # the outcome the training logs count is the rules' result for each learning agent, taken once
+        seats = sorted(env.raw.possible_agents.index(name) for name in final)
+        assert env.take_outcomes() == [(classify_outcome(returns, s), win_share(returns, s)) for s in seats]
+        assert env.take_outcomes() == []
+
+
+def test_env_runners_envs_deal_their_own_games():
+    """RLlib seeds env i of runner w with seed + w + i: runner 1's second env and runner 2's first both get seed 2,
+    and still deal different games; the same runner and seed deal the same ones (the control)."""
+    from ray.rllib.env.env_context import EnvContext
+
+    def deals(worker, seed):
+        config = EnvContext({"env": "summer_hide_and_seek_v2", "env_kwargs": {"num_players": 2}, "mapping": "learner",
+                             "opponents": ["random"], "seed": 0}, worker_index=worker)
+        env = bridge.KakuregaMultiAgentEnv(config)
+        firsts = []
+        for game in range(4):
+            obs, _ = env.reset(seed=seed if game == 0 else None)
+            firsts.append(next(iter(obs.values()))["observations"].tobytes())
+        return firsts
+
+    assert deals(1, 2) == deals(1, 2)
+    assert deals(1, 2) != deals(2, 2)
 
 
 def test_mappings_name_their_modules():
@@ -64,7 +89,7 @@ def test_mappings_name_their_modules():
 def local_ray():
     import ray
 
-    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=3, include_dashboard=False, log_to_driver=False)  # never a cluster found here
     yield
     ray.shutdown()
 

@@ -1,7 +1,8 @@
 """A 2-node Ray cluster on loopback (``ray.cluster_utils.Cluster``, 1 CPU each, a private temp dir), joined by
 ``kakurega train --backend rllib --address ...`` in its own process, as on real machines: env runners run on both
-nodes, the run resumes and its policy plays in ``kakurega evaluate``. With token authentication (``HOST:PORT``, and a
-driver with a wrong token refused in words) and without (``ray://HOST:PORT`` through Ray Client). The cluster is
+nodes, the run resumes and its policy plays in ``kakurega evaluate``. With token authentication (``auto``, then
+``HOST:PORT``, and a driver with a wrong token refused in words) and without (``ray://HOST:PORT`` through Ray
+Client). The cluster is
 shut down whatever happens."""
 
 import json
@@ -40,6 +41,10 @@ def cluster(request, monkeypatch):
     # Ray rewrites a 127.0.0.1 address to the machine's outward address, where a loopback cluster does not listen;
     # this keeps the driver on loopback (on real machines the address is the head's own)
     env["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    # the cluster's address goes to RAY_TMPDIR/ray/ray_current_cluster (as `ray start --head` writes it), where
+    # `--address auto` looks: here, not /tmp/ray, where any other process's ray.init() on this machine would join it
+    env["RAY_TMPDIR"] = temp
+    os.mkdir(os.path.join(temp, "ray"))
     if request.param == "token":
         token = os.path.join(temp, "auth_token")
         with open(token, "w") as handle:
@@ -85,13 +90,14 @@ def test_two_nodes_train_resume_and_evaluate(cluster, tmp_path):
     }
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    join = address if auth == "token" else client
-    done = _kakurega(["train", str(path), "--backend", "rllib", "--address", join, "--env-runners", "2", "--quiet",
+    # with the token: `auto` (the cluster last started on this machine) first, then HOST:PORT; without: Ray Client
+    first, then = ("auto", address) if auth == "token" else (client, client)
+    done = _kakurega(["train", str(path), "--backend", "rllib", "--address", first, "--env-runners", "2", "--quiet",
                       "--total-timesteps", "512"], env)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert len(summary["env_runner_nodes"]) == 2  # one runner on each node
-    done = _kakurega(["train", str(path), "--backend", "rllib", "--address", join, "--env-runners", "2", "--quiet",
+    assert len(summary["env_runner_nodes"]) == 2  # one runner on each node: it joined this cluster, not a Ray of its own
+    done = _kakurega(["train", str(path), "--backend", "rllib", "--address", then, "--env-runners", "2", "--quiet",
                       "--resume"], env)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

@@ -32,7 +32,7 @@ TINY = {
 def local_ray():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never a cluster found here
     yield
     ray.shutdown()
 
@@ -91,6 +91,12 @@ def test_a_run_has_what_an_sb3_run_has_and_resumes(local_ray, tmp_path, capsys):
     assert (run / "plots" / "learning_curve.png").is_file() and (run / "evaluation" / "evaluation.txt").is_file()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["backend"] == "rllib" and summary["mapping"] == "learner" and summary["timesteps"] == 256
+    assert set(summary["opponent_draws"]) == {"random", "self", "snapshots"}  # every entry of the pool drawn
+    assert all(count > 0 for count in summary["opponent_draws"].values())
+    # the CPU time counts the env runners' processes (they play the games) beside the driver's
+    assert summary["cpu_seconds_env_runners"] > 0 and summary["cpu_seconds_driver"] > 0
+    assert summary["cpu_seconds_training"] == pytest.approx(
+        summary["cpu_seconds_driver"] + summary["cpu_seconds_env_runners"], abs=0.11)
     meta, layers = read_policy(run / "policy.safetensors")
     assert meta["trained_with"] == "rllib" and meta["training_steps"] == 256
     # the file is the checkpoint's network: the RLlib module copied through the shadow model, nothing lost
@@ -186,3 +192,86 @@ def test_the_env_pre_check_is_off_and_an_illegal_move_still_ends_the_game_with_a
     _, rewards, terminated, _, _ = env.step({agent: illegal})
     assert terminated["__all__"] and rewards[agent] == -1
     assert any("Illegal move made" in str(message) for message in EnvLogger.mqueue)
+
+
+def test_without_an_address_a_run_starts_a_ray_of_its_own():
+    """The cluster this machine last started (RAY_TMPDIR/ray/ray_current_cluster, written by `ray start` or any
+    test's cluster) is not joined without --address: here it names an address nobody listens on, which
+    ``ray.init()`` alone would keep trying to reach."""
+    import os
+    import shutil
+    import socket
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    temp = Path(tempfile.mkdtemp(prefix="kr", dir="/tmp"))  # short: Ray's socket paths must fit 107 bytes
+    try:
+        (temp / "ray").mkdir()
+        (temp / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{dead}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+        env.update(RAY_TMPDIR=str(temp), RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+        code = ("import ray; from kakurega.integrations.rllib_train import connect; "
+                "print('started', connect(None, 1, True), ray.cluster_resources().get('CPU')); ray.shutdown()")
+        try:
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=90)
+        except subprocess.TimeoutExpired:
+            pytest.fail("connect() without an address waited for the cluster named in ray_current_cluster")
+        assert done.returncode == 0 and "started True" in done.stdout, done.stderr[-2000:]
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_the_logs_count_every_finished_game_once_with_its_outcome(local_ray, tmp_path, monkeypatch):
+    """rollout/score and the rates are those of the last 100 games the env runners finished, each taken once (as
+    many as RLlib counted), and on this zero-sum 2-player game the score is RLlib's own mean return mapped to
+    [0, 1] (score = (return + 1) / 2) while every game so far is in both windows."""
+    from kakurega.agents.training.plots import read_progress
+
+    taken, counted = [], []
+    take, record = rllib_train._take_outcomes, rllib_train._record_outcomes
+
+    def spy_take(algo):
+        games = take(algo)
+        taken.append(games)
+        return games
+
+    def spy_record(logger, outcomes):
+        counted.append(list(outcomes))
+        record(logger, outcomes)
+
+    monkeypatch.setattr(rllib_train, "_take_outcomes", spy_take)
+    monkeypatch.setattr(rllib_train, "_record_outcomes", spy_record)
+    config = {**TINY, "output_dir": str(tmp_path / "run"), "total_timesteps": 384, "n_envs": 2,
+              "opponents": [{"agent": "random", "weight": 1.0}], "pretrain": {"steps": 0},
+              "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0}}
+    rllib_train.train(config, num_env_runners=1, quiet=True)
+    rows = [r for r in read_progress(tmp_path / "run") if r.get("rollout/score")]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert len(rows) == len(taken) == 3 and all(taken)
+    everything = [game for games in taken for game in games]
+    for row, window in zip(rows, counted):
+        n = len(window)
+        assert window == everything[:sum(map(len, taken[:counted.index(window) + 1]))][-100:]
+        assert float(row["rollout/score"]) == pytest.approx(sum(share for _, share in window) / n)
+        assert float(row["rollout/win_rate"]) == pytest.approx(sum(o == "win" for o, _ in window) / n)
+        assert float(row["rollout/draw_rate"]) == pytest.approx(sum(o == "draw" for o, _ in window) / n)
+        assert float(row["rollout/shared_win_rate"]) == 0.0  # two seats: a tie at the top is a draw
+    # as many games as RLlib counted, iteration by iteration
+    assert [entry["episodes"] for entry in summary["history"]] == list(np.cumsum([len(games) for games in taken]))
+    first = rows[0]
+    assert float(first["rollout/score"]) == pytest.approx((float(first["rollout/ep_rew_mean"]) + 1) / 2)
+
+
+def test_a_failed_connection_names_the_servers_reason():
+    """Ray Client reports a server-side failure as 'Initialization failure from server:' and the server's traceback
+    after it: the error keeps the traceback's last line, the cause."""
+    error = ConnectionError("Initialization failure from server:\nTraceback (most recent call last):\n  File \"x\"\n"
+                            "RuntimeError: the node's Python has no module kakurega\n")
+    assert rllib_train._reason(error) == ("Initialization failure from server: ... RuntimeError: the node's Python has "
+                                          "no module kakurega")
+    assert rllib_train._reason(ConnectionError("refused")) == "refused"
