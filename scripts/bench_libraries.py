@@ -201,7 +201,7 @@ def rllib(env_name: str, seconds: float) -> dict:
 
     from kakurega.integrations.rllib import algorithm_config
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never join another Ray
     try:
         config = algorithm_config(env_name, mapping="shared", num_env_runners=0)
         config = config.training(train_batch_size_per_learner=2000, minibatch_size=250, num_epochs=4)

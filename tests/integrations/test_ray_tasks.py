@@ -5,6 +5,8 @@ their tasks run on both nodes; a Ray the run starts itself is shut down after it
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -17,7 +19,7 @@ from kakurega.agents.tournament import run_tournament  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster():
     """A head and one more node, 1 CPU each, on 127.0.0.1 with a private temp dir; the driver is not connected."""
     from ray.cluster_utils import Cluster
 
@@ -25,9 +27,10 @@ def cluster(tmp_path_factory):
         # Ray swaps a loopback address for the machine's own before connecting (it would reach a real head from
         # another machine); the simulated nodes listen on loopback only, so the driver keeps 127.0.0.1 here
         patch.setattr("ray._private.ray_constants.ENABLE_RAY_CLUSTER", False)
-        temp = tmp_path_factory.mktemp("ray")
+        # short: Ray's socket paths must fit 107 bytes (pytest's temp dirs under xdist do not)
+        temp = tempfile.mkdtemp(prefix="kr", dir="/tmp")
         cluster = Cluster(initialize_head=True, head_node_args={
-            "num_cpus": 1, "node_ip_address": "127.0.0.1", "temp_dir": str(temp), "include_dashboard": False})
+            "num_cpus": 1, "node_ip_address": "127.0.0.1", "temp_dir": temp, "include_dashboard": False})
         try:
             cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
             cluster.wait_for_nodes()
@@ -36,6 +39,7 @@ def cluster(tmp_path_factory):
             if ray.is_initialized():
                 ray.shutdown()
             cluster.shutdown()
+            shutil.rmtree(temp, ignore_errors=True)
 
 
 def _without_time(result):
