@@ -26,8 +26,8 @@ TINY = [
 def test_help_of_every_command_is_complete(capsys):
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    assert set(commands) == {"envs", "demo", "train", "evaluate", "exploit", "play", "plot", "quickstart", "balance", "train-bots",
-                             "bench", "playthroughs", "replay", "serve", "tactics", "rules"}
+    assert set(commands) == {"envs", "demo", "train", "evaluate", "exploit", "harden", "play", "plot", "quickstart", "balance",
+                             "train-bots", "bench", "playthroughs", "replay", "serve", "tactics", "rules"}
     for name, sub in commands.items():
         if name in ("bench", "train-bots"):  # their arguments belong to the scripts they run
             continue
