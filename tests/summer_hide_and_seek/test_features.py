@@ -1,11 +1,14 @@
 """Summer's move features (``SummerMoveFeatures``) against the tactics suite's proven claims and the heuristic:
 the sure find is marked on the one square of a one-square belief, a line that leaves the child stuck is marked
-stuck, and the features' best action is the heuristic's child move."""
+stuck, and the features' best action is the heuristic's child move. The leak check of every game's features
+(tests/test_move_features.py) catches, on Summer's states, features that read the child's true square."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from conformance import random_states
+from leak_checks import check_move_feature_leaks
 
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.heuristics.summer_features import SummerMoveFeatures
@@ -101,3 +104,26 @@ def test_the_same_observation_gives_the_same_features():
             break
     for observation, values in reversed(list(first.values())):  # asked again, in another order: no memory
         assert np.array_equal(features(observation), values)
+
+
+class PeekingChildFeatures:
+    """A leaky control: besides the observation it reads the child's true square (the seekers' secret)."""
+
+    def __init__(self, raw, honest):
+        self.raw, self.honest, self.size = raw, honest, honest.size
+
+    def __call__(self, observation):
+        values = self.honest(observation).copy()
+        square = self.raw.game_state.square
+        values[-1] = (square % 2) if square >= 0 else 0
+        return values
+
+
+def test_the_leak_check_catches_features_that_read_the_childs_square():
+    raw = make(ENV, wrapped=False, **CONFIG)
+    honest = SummerMoveFeatures(AgentContext.from_env(raw, ENV, CONFIG))
+    raw.reset(seed=0)
+    states = random_states(raw.game, seed=1, num_games=20, every=2)
+    check_move_feature_leaks(raw, honest, states)  # the honest features pass on the same states
+    with pytest.raises(AssertionError, match="move features changed"):
+        check_move_feature_leaks(raw, PeekingChildFeatures(raw, honest), states)
