@@ -2,8 +2,9 @@
 
 :class:`SummerMoveFeatures` is the game's ``move_features`` class (see
 :mod:`kakurega.agents.move_features`): it reads the acting seat's observation
-dict only and keeps no memory between calls, so the same observation always
-gives the same features (in training, in a search's simulations, in play).
+dict only, and what it caches (the start squares' scores, the seekers' weights
+of the turn) is a function of that dict, so the same observation always gives
+the same features (in training, in a search's simulations, in play).
 """
 
 from __future__ import annotations
