@@ -126,6 +126,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
+            move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
             train_config="configs/summer_hide_and_seek_ppo.yaml",
         ),
         EnvSpec(
@@ -158,6 +159,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             configurations=tuple({"num_players": n} for n in (2, 3, 4)),
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
+            move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
@@ -169,6 +171,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             "how many lines were drawn; the step limit cuts the game off at a moment that depends on it",
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
+            move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
         ),
     )
 }

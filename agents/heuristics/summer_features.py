@@ -1,0 +1,246 @@
+"""Move features of Summer Hide-and-Seek: what the heuristic measures about each action, as network inputs.
+
+:class:`SummerMoveFeatures` is the game's ``move_features`` class (see
+:mod:`kakurega.agents.move_features`): it reads the acting seat's observation
+dict only, and what it caches (the start squares' scores, the seekers' weights
+of the turn) is a function of that dict, so the same observation always gives
+the same features (in training, in a search's simulations, in play).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kakurega.agents.base import AgentContext
+from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET
+
+
+class SummerMoveFeatures:
+    """Per action, ``PER_ACTION`` numbers in [0, 1] (flattened rows, one per action; illegal actions' rows are 0).
+
+    Column 0 is 1 for every legal action. The public weights below are walk
+    counts as the heuristic's (:class:`PublicWeights`), but rebuilt from the
+    observation alone: the walks of the last announcement from every square,
+    times the public belief (the heuristic carries them through every
+    announcement of the round instead).
+
+    * seeker, place on ``s``: 1 if ``s`` is in the public belief; ``1/size``
+      of the belief if it is (1: the belief is that one square, a sure find);
+      ``s``'s public weight / the largest; 1 if another seeker's piece already
+      stands on ``s`` this turn.
+    * child, a line to ``q`` (or stop, at the current square): ``q``'s VP / the
+      map's largest; 1 if the child is stuck there (found at once); the lines
+      still open from there, up to 4, /4; the chance a seeker finds it there if
+      the turn ends there (seekers x ``q``'s share of the public weights after
+      the announcement, capped at 1); then, of the best way to finish the turn
+      through this action, scored as the heuristic scores a plan (VP +
+      (1 - P(found)) x FUTURE_VALUE + MOBILITY x open lines): its P(found)
+      (1 when stuck), its score / the best action's, and 1 on the best
+      action(s).
+    * child, start on ``s``: the lines open from ``s``, up to 4, /4; the best
+      first turn's score from ``s`` / the best start's, and 1 on the best
+      start(s).
+    * the forced continue after a shortcut: column 0 only.
+    """
+
+    PER_ACTION = 8
+
+    def __init__(self, context: AgentContext):
+        game = context.new_rules()
+        if game is None:
+            from kakurega.envs.registry import make
+
+            game = make(context.env_name, wrapped=False, **context.env_kwargs).game
+        self.game = game
+        self.layout = context.layout
+        self.size = game.num_actions * self.PER_ACTION
+        self._rows = [r for r, _c in game.map.squares]
+        self._cols = [c for _r, c in game.map.squares]
+        self._weights = PublicWeights(game)
+        self._max_vp = max(1, max(game.square_vp))
+        self._seekers = game.num_players - 1
+        self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = {}
+        self._heard_key, self._heard = None, {}  # (see _child_rows)
+
+    # ------------------------------------------------------------- decoding
+    def _piece(self, observation: dict, name: str) -> np.ndarray:
+        return self.layout.view(observation["observation"], name)
+
+    def _squares(self, plane: np.ndarray) -> np.ndarray:
+        """A map plane as a 0/1 float vector over the squares."""
+        return (plane[self._rows, self._cols] > 0).astype(float)
+
+    def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
+        """An icon-count piece as a sorted tuple of icon types."""
+        counts = self._piece(observation, name)
+        return tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+
+    def _public_weights(self, observation: dict, belief: np.ndarray) -> np.ndarray:
+        """Walks of the last announcement from every square, times the belief, summing to 1."""
+        cost_plane = self._piece(observation, "last_cost")
+        weights = belief
+        if cost_plane.any():
+            walks = self._weights.propagate(np.ones_like(belief), int(np.argmax(cost_plane)),
+                                            self._counts(observation, "last_icons"), np.zeros_like(belief))
+            weights = walks * belief
+            if weights.sum() <= 0:
+                weights = belief
+        total = weights.sum()
+        return weights / total if total > 0 else weights
+
+    # ------------------------------------------------------------- features
+    def __call__(self, observation: dict) -> np.ndarray:
+        game = self.game
+        rows = np.zeros((game.num_actions, self.PER_ACTION), dtype=np.float32)
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            return rows.ravel()
+        rows[legal, 0] = 1
+        phase = int(np.argmax(self._piece(observation, "phase")))
+        belief = self._squares(self._piece(observation, "belief"))
+        if phase == 2:
+            self._seeker_rows(observation, belief, rows)
+        elif phase == 1:
+            if not (legal.size == 1 and legal[0] == game.continue_action):
+                self._child_rows(observation, belief, mask, rows)
+        else:
+            self._start_rows(belief, legal, rows)
+        return rows.ravel()
+
+    def _seeker_rows(self, observation: dict, belief: np.ndarray, rows: np.ndarray) -> None:
+        game = self.game
+        size = belief.sum()
+        weights = self._public_weights(observation, belief)
+        covered = self._squares(self._piece(observation, "pieces").sum(axis=0))
+        place = slice(game.place_base, game.place_base + game.num_squares)
+        rows[place, 1] = belief
+        rows[place, 2] = belief / size if size else 0.0
+        rows[place, 3] = weights / weights.max() if weights.max() > 0 else 0.0
+        rows[place, 4] = covered
+
+    def _child_rows(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
+        game = self.game
+        order = self._piece(observation, "stroke")[self._rows, self._cols]
+        stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
+        visited = drawn = 0
+        for s in stroke:
+            visited |= 1 << s
+        for p, q in zip(stroke, stroke[1:]):
+            drawn |= 1 << game.line_between(p, q)[0]
+        pieces = self._squares(self._piece(observation, "pieces").sum(axis=0))
+        blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
+        budget = int(round(float(self._piece(observation, "budget_left")[0])))
+        icons = tuple(sorted(self._counts(observation, "turn_icons")))
+        base = self._public_weights(observation, belief)
+        # the seekers' weights after each announcement, shared by every decision of the turn (same base, pieces)
+        turn = (base.tobytes(), pieces.tobytes())
+        if self._heard_key != turn:
+            self._heard_key, self._heard = turn, {}
+        heard_after = self._heard
+
+        def found_at(q: int, cost: int, reached: tuple) -> float:
+            key = (cost, tuple(sorted(reached)))
+            heard = heard_after.get(key)
+            if heard is None:
+                heard = self._weights.propagate(base, cost, key[1], pieces)
+                heard = heard_after[key] = heard / max(heard.sum(), 1e-300)
+            return min(1.0, self._seekers * float(heard[q]))
+
+        # best[action] = (plan score, P(found) at the plan's end)
+        best: dict[int, tuple[float, float]] = {}
+
+        def evaluate(action: int, q: int, cost: int, reached: tuple, exits: int, gain: float) -> None:
+            found = 1.0 if not exits else found_at(q, cost, reached)
+            value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4) if exits else gain
+            if action not in best or value > best[action][0]:
+                best[action] = (value, found)
+
+        def search(action, p, vis, drw, left, cost, reached, gain):
+            options = game.open_lines(p, vis, drw, blocked, BUDGET)  # every line, whatever the budget: stuck test
+            evaluate(action, p, cost, reached, len(options), gain)
+            for q, bit, lid, k in options:
+                if k <= left:
+                    icon = game.icon_of[q]
+                    search(action, q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                           reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q])
+
+        p, spent = stroke[-1], BUDGET - budget
+        options = game.open_lines(p, visited, drawn, blocked, BUDGET)
+        if mask[game.stop_action]:
+            evaluate(game.stop_action, p, spent, icons, len(options), 0.0)
+            rows[game.stop_action, 3] = min(len(options), 4) / 4
+            rows[game.stop_action, 4] = best[game.stop_action][1]
+        for q, bit, lid, k in options:
+            action = game.line_base + q
+            if k > budget or not mask[action]:
+                continue
+            icon = game.icon_of[q]
+            reached = icons + (icon,) if icon >= 0 else icons
+            vis, drw = visited | bit, drawn | (1 << lid)
+            exits = len(game.open_lines(q, vis, drw, blocked, BUDGET))
+            rows[action, 1] = game.square_vp[q] / self._max_vp
+            rows[action, 2] = float(exits == 0)
+            rows[action, 3] = min(exits, 4) / 4
+            rows[action, 4] = 1.0 if not exits else found_at(q, spent + k, reached)
+            search(action, q, vis, drw, budget - k, spent + k, reached, float(game.square_vp[q]))
+        self._plan_columns(best, rows)
+
+    def _start_rows(self, belief: np.ndarray, legal: np.ndarray, rows: np.ndarray) -> None:
+        key = (belief.tobytes(), legal.tobytes())
+        if key not in self._start_cache:  # (a pure function of public facts that repeat every round: kept)
+            game = self.game
+            start_rows = np.zeros_like(rows)
+            weights = belief / belief.sum() if belief.sum() > 0 else belief
+            heard_after: dict = {}
+            nothing = np.zeros_like(weights)
+            best: dict[int, tuple[float, float]] = {}
+            for action in legal:
+                square = int(action)
+                start_rows[action, 3] = min(len(game.open_lines(square, 1 << square, 0, 0, BUDGET)), 4) / 4
+                best[int(action)] = (self._best_first_turn(square, weights, nothing, heard_after), 0.0)
+            self._plan_columns(best, start_rows)
+            if len(self._start_cache) >= 16:
+                self._start_cache.clear()
+            self._start_cache[key] = start_rows
+        rows[:, 1:] = self._start_cache[key][:, 1:]
+
+    def _best_first_turn(self, start: int, weights: np.ndarray, nothing: np.ndarray, heard_after: dict) -> float:
+        """The heuristic's score of the best first turn from ``start`` (no piece stands in a round's first turn)."""
+        game = self.game
+        best = [0.0]
+
+        def search(p, vis, drw, left, cost, reached, gain, first):
+            options = game.open_lines(p, vis, drw, 0, BUDGET)
+            if not (first and options and game.must_move):
+                if not options:
+                    value = gain
+                else:
+                    key = (cost, tuple(sorted(reached)))
+                    heard = heard_after.get(key)
+                    if heard is None:
+                        heard = self._weights.propagate(weights, cost, key[1], nothing)
+                        heard = heard_after[key] = heard / max(heard.sum(), 1e-300)
+                    found = min(1.0, self._seekers * float(heard[p]))
+                    value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(len(options), 4)
+                best[0] = max(best[0], value)
+            for q, bit, lid, k in options:
+                if k <= left:
+                    icon = game.icon_of[q]
+                    search(q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                           reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q], False)
+
+        search(start, 1 << start, 0, BUDGET, 0, (), 0.0, True)
+        return best[0]
+
+    @staticmethod
+    def _plan_columns(best: dict[int, tuple[float, float]], rows: np.ndarray) -> None:
+        """Columns 5-7 from each action's best plan: its P(found), its score / the best, the best action(s)."""
+        if not best:
+            return
+        top = max(value for value, _found in best.values())
+        for action, (value, found) in best.items():
+            rows[action, 5] = found
+            rows[action, 6] = value / top if top > 0 else 0.0
+            rows[action, 7] = float(value >= top - 1e-9)

@@ -1,0 +1,129 @@
+"""Summer's move features (``SummerMoveFeatures``) against the tactics suite's proven claims and the heuristic:
+the sure find is marked on the one square of a one-square belief, a line that leaves the child stuck is marked
+stuck, and the features' best action is the heuristic's child move. The leak check of every game's features
+(tests/test_move_features.py) catches, on Summer's states, features that read the child's true square."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conformance import random_states
+from leak_checks import check_move_feature_leaks
+
+from kakurega.agents.base import AgentContext, choose_action
+from kakurega.agents.heuristics.summer_features import SummerMoveFeatures
+from kakurega.agents.specs import make_agent
+from kakurega.agents.tactics import load_suite, replay, suite_path
+from kakurega.envs import make
+
+ENV, CONFIG = "summer_hide_and_seek_v2", {"num_players": 2}
+#: columns of a row (see the class docstring)
+IN_BELIEF, SURE, STUCK, BEST = 1, 2, 2, 7
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """(position, its features as rows, its legal actions) for every position of the shipped suite."""
+    suite = load_suite(suite_path(ENV))
+    envs: dict = {}
+    features = None
+    rows = []
+    for position in suite.positions:
+        env = replay(suite.env, position, envs)
+        if features is None:
+            features = SummerMoveFeatures(AgentContext.from_env(env, ENV, position.options))
+        observation = env.observe(position.seat)
+        values = features(observation).reshape(env.game.num_actions, SummerMoveFeatures.PER_ACTION)
+        rows.append((position, values, np.flatnonzero(observation["action_mask"])))
+    return rows
+
+
+def test_the_sure_find_is_the_one_place_action_with_sure_feature_one(positions):
+    checked = 0
+    for position, values, legal in positions:
+        if position.category != "seek_certain":
+            continue
+        (sure,) = position.claimed
+        assert values[sure, SURE] == 1 and values[sure, IN_BELIEF] == 1
+        others = [a for a in legal if a != sure]
+        assert values[others, SURE].max() < 1 and not values[others, IN_BELIEF].any()
+        checked += 1
+    assert checked >= 30
+
+
+def test_lines_that_leave_the_child_stuck_are_marked_stuck(positions):
+    checked = 0
+    for position, values, legal in positions:
+        if position.category != "child_stuck":
+            continue
+        assert (values[position.claimed, STUCK] == 1).all(), position.id
+        # another choice is not stuck (the claim's premise) and the features' best action is not a blunder
+        assert any(values[a, STUCK] == 0 for a in legal if a not in position.claimed)
+        best = np.flatnonzero(values[:, BEST] == 1)
+        assert best.size and not set(best.tolist()) & set(position.claimed), position.id
+        checked += 1
+    assert checked >= 30
+
+
+def test_the_features_best_child_move_is_mostly_the_heuristics():
+    env = make(ENV, **CONFIG)
+    context = AgentContext.from_env(env, ENV, CONFIG)
+    features = SummerMoveFeatures(context)
+    players = {a: make_agent("heuristic", context, i) for i, a in enumerate(env.possible_agents)}
+    agree = total = 0
+    for game in range(4):
+        env.reset(seed=game)
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = choose_action(players[agent], env, agent, observation)
+            phase = int(np.argmax(context.layout.view(observation["observation"], "phase")))
+            if phase == 1 and observation["action_mask"].sum() > 1:
+                rows = features(observation).reshape(-1, SummerMoveFeatures.PER_ACTION)
+                agree += rows[action, BEST] == 1
+                total += 1
+            env.step(action)
+    # the heuristic breaks near-ties at random and follows the plan it made at the turn's start
+    assert total > 50 and agree / total > 0.9, (agree, total)
+
+
+def test_the_same_observation_gives_the_same_features():
+    raw = make(ENV, wrapped=False, **CONFIG)
+    features = SummerMoveFeatures(AgentContext.from_env(raw, ENV, CONFIG))
+    raw.reset(seed=3)
+    first = {}
+    for step in range(40):
+        agent = raw.agent_selection
+        observation = raw.observe(agent)
+        first[step] = (observation, features(observation))
+        legal = np.flatnonzero(observation["action_mask"])
+        raw.step(int(legal[step % legal.size]))
+        if raw.terminations[raw.agent_selection]:
+            break
+    for observation, values in reversed(list(first.values())):  # asked again, in another order: no memory
+        assert np.array_equal(features(observation), values)
+
+
+class PeekingChildFeatures:
+    """A leaky control: besides the observation it reads the child's true square (the seekers' secret)."""
+
+    def __init__(self, raw, honest):
+        self.raw, self.honest, self.size = raw, honest, honest.size
+
+    def __call__(self, observation):
+        values = self.honest(observation).copy()
+        square = self.raw.game_state.square
+        values[-1] = (square % 2) if square >= 0 else 0
+        return values
+
+
+def test_the_leak_check_catches_features_that_read_the_childs_square():
+    raw = make(ENV, wrapped=False, **CONFIG)
+    honest = SummerMoveFeatures(AgentContext.from_env(raw, ENV, CONFIG))
+    raw.reset(seed=0)
+    states = random_states(raw.game, seed=1, num_games=20, every=2)
+    check_move_feature_leaks(raw, honest, states)  # the honest features pass on the same states
+    with pytest.raises(AssertionError, match="move features changed"):
+        check_move_feature_leaks(raw, PeekingChildFeatures(raw, honest), states)
