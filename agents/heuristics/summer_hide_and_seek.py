@@ -60,6 +60,7 @@ START_CACHE_SIZE = 8
 WALKS_CACHE_SIZE = 8
 #: turn plans kept per agent, of positions with no line drawn yet (a round's first turn), by position
 PLANS_CACHE_SIZE = 64
+SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (those of one turn: at most 252)
 
 
 class PublicWeights:
@@ -75,6 +76,16 @@ class PublicWeights:
         self.path = (icon_of < 0).astype(float)
         self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
         self.prior = self.path / self.path.sum()
+        self._sources: dict = {}  # icons reached -> [(icons reached before the last line, its landing)]
+
+    def sources(self, reached: tuple[int, ...]) -> list:
+        """Where the walks reaching ``reached`` came from before their last line: ``(icons reached then,
+        landing)``, landing -1 for a path square, else the icon of the square the last line ended on."""
+        sources = self._sources.get(reached)
+        if sources is None:
+            sources = [(reached, -1)] + [(_without(reached, i), i) for i in sorted(set(reached))]
+            sources = remember(self._sources, reached, sources, SOURCES_SIZE)
+        return sources
 
     def propagate(self, weights: np.ndarray, cost: int, icons: tuple[int, ...], blocked: np.ndarray) -> np.ndarray:
         """Weights at the end of every walk from ``weights`` costing ``cost`` and reaching exactly ``icons``.
@@ -98,7 +109,9 @@ class Walks:
     def __init__(self, model: PublicWeights, weights: np.ndarray, blocked: np.ndarray):
         self.model = model
         self.weights = weights
-        self.open_squares = 1.0 - blocked
+        open_squares = 1.0 - blocked
+        #: squares a line may end on, by landing: -1 a path square, i a square of icon i
+        self._landing = {-1: model.path * open_squares, **{i: icon * open_squares for i, icon in enumerate(model.icon)}}
         self._values: dict = {(0, ()): weights}  # (spent, sorted icons reached) -> weights, None if no walk
         self._images: dict = {}  # (spent, icons reached, line cost) -> weights after one more line
         self._heard: dict = {}  # (cost, icons) -> normalised end weights
@@ -125,24 +138,23 @@ class Walks:
             return self._values[key]
         total = None
         if 0 < spent and len(reached) <= spent:
-            model = self.model
-            for k in model.step:
-                if k > spent:
+            costs = [k for k in self.model.step if k <= spent]
+            for before, landing in self.model.sources(reached):
+                images = [image for k in costs if (image := self._image(spent - k, before, k)) is not None]
+                if not images:
                     continue
-                sources = [(reached, model.path)] + [(_without(reached, i), model.icon[i]) for i in sorted(set(reached))]
-                for before, category in sources:
-                    image = self._image(spent - k, before, k)
-                    if image is not None:
-                        total = image * category if total is None else total + image * category
+                part = (images[0] + images[1] if len(images) == 2 else images[0]) * self._landing[landing]
+                total = part if total is None else np.add(total, part, out=total)
         self._values[key] = total
         return total
 
     def _image(self, spent: int, reached: tuple[int, ...], cost: int):
+        """The walks' weights after one more line of ``cost``, wherever it ends (the landing comes after)."""
         key = (spent, reached, cost)
         if key in self._images:
             return self._images[key]
         vector = self._value(spent, reached)
-        image = None if vector is None else (vector @ self.model.step[cost]) * self.open_squares
+        image = None if vector is None else vector @ self.model.step[cost]
         self._images[key] = image
         return image
 
