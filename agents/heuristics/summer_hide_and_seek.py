@@ -177,13 +177,14 @@ class SummerHideAndSeekHeuristic(Agent):
         self.game = game
         self.n = game.num_players
         m = game.map
-        self._rows = [r for r, _c in m.squares]
-        self._cols = [c for _r, c in m.squares]
+        self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
+        self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
         self.public_weights = PublicWeights(game)
         #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE)
         self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = {}
         #: (weights bytes, blocked bytes) -> Walks (the first WALKS_CACHE_SIZE asked about)
         self._walks_cache: dict[tuple[bytes, bytes], Walks] = {}
+        self._last_walks: tuple = (None, None)  # (key, Walks) of the last walks asked for
         #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
         self._plans_cache: dict[tuple, TurnPlans] = {}
         self.reset()
@@ -275,9 +276,12 @@ class SummerHideAndSeekHeuristic(Agent):
     def _walks(self, weights: np.ndarray, blocked: np.ndarray) -> Walks:
         """The walks from ``weights`` with ``blocked`` (cached: a round's first turn starts from the same)."""
         key = (weights.tobytes(), blocked.tobytes())
+        if self._last_walks[0] == key:  # the child's update after its turn: the walks of its search
+            return self._last_walks[1]
         walks = self._walks_cache.get(key)
         if walks is None:
             walks = remember(self._walks_cache, key, Walks(self.public_weights, weights, blocked), WALKS_CACHE_SIZE)
+        self._last_walks = (key, walks)
         return walks
 
     # --------------------------------------------------------------- seeker
