@@ -73,9 +73,17 @@ def _tile_ids(colours: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     return np.where(colours.any(axis=1), ids, -1)
 
 
-def _manhattan(a: int, b: int) -> int:
+def _distance(a: int, b: int) -> int:
     (ra, ca), (rb, cb) = coords(a), coords(b)
     return abs(ra - rb) + abs(ca - cb)
+
+
+_DISTANCES = [[_distance(a, b) for b in range(NUM_CELLS)] for a in range(NUM_CELLS)]
+
+
+def _manhattan(a: int, b: int) -> int:
+    """Grid distance between two cells (a table lookup)."""
+    return _DISTANCES[a][b]
 
 
 class HiddenRoomsHeuristic(Agent):
@@ -120,8 +128,10 @@ class HiddenRoomsHeuristic(Agent):
             self._last_board = (board_span, board)
         monster = int(piece(observation, "monster_id").argmax())
         last = len(self.game.paths[monster]) - 1
-        memory = [t for t in _tile_ids(piece(observation, "memory")[:, :NC], piece(observation, "memory")[:, NC:]).tolist() if t >= 0]
-        drawn_row = piece(observation, "drawn").reshape(1, NC + NN)
+        memory_rows = piece(observation, "memory")
+        memory = [t for t in _tile_ids(memory_rows[:, :NC], memory_rows[:, NC:]).tolist() if t >= 0]
+        drawn_row = piece(observation, "drawn")
+        drawn = int(drawn_row[:NC].argmax()) * NN + int(drawn_row[NC:].argmax()) if drawn_row[:NC].any() else -1
         return {
             "board": board,
             "child": int(piece(observation, "child").argmax()),
@@ -131,7 +141,7 @@ class HiddenRoomsHeuristic(Agent):
             "chasing": bool(piece(observation, "chasing")[0]),
             "memory": memory,
             "pile": np.flatnonzero(piece(observation, "pile_tiles").ravel()).tolist(),
-            "drawn": int(_tile_ids(drawn_row[:, :NC], drawn_row[:, NC:])[0]),
+            "drawn": drawn,
             "steps_left": 2 - int(round(float(piece(observation, "steps_taken")[0]) * 2)),
         }
 
@@ -167,6 +177,14 @@ class HiddenRoomsHeuristic(Agent):
 
     def _connect_chance(self, view: dict, under: int) -> float:
         """Chance that the next search finds a tile connecting to ``under`` (1 if memory holds one)."""
+        chances = view.setdefault("connect_chances", {})  # the same tiles: the same chance
+        chance = chances.get(under)
+        if chance is None:
+            chance = chances[under] = self._connect_chance_now(view, under)
+        return chance
+
+    @staticmethod
+    def _connect_chance_now(view: dict, under: int) -> float:
         if any(connects(t, under) for t in view["memory"]):
             return 1.0
         pile = view["pile"]
