@@ -60,6 +60,10 @@ START_CACHE_SIZE = 8
 WALKS_CACHE_SIZE = 8
 #: turn plans kept per agent, of positions with no line drawn yet (a round's first turn), by position
 PLANS_CACHE_SIZE = 64
+#: best plans kept per agent, by (position, walks): evaluation replays the same positions with the same weights
+DECISIONS_CACHE_SIZE = 1024
+#: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
+UPDATES_CACHE_SIZE = 1024
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (those of one turn: at most 252)
 
 
@@ -106,8 +110,10 @@ class Walks:
     non-zero terms, so the weights do not depend on the order in which the nodes are added.
     """
 
-    def __init__(self, model: PublicWeights, weights: np.ndarray, blocked: np.ndarray):
+    def __init__(self, model: PublicWeights, weights: np.ndarray, blocked: np.ndarray, key=None):
         self.model = model
+        #: (weights bytes, blocked bytes): what the walks are a function of
+        self.key = key if key is not None else (weights.tobytes(), blocked.tobytes())
         self.weights = weights
         open_squares = 1.0 - blocked
         #: squares a line may end on, by landing: -1 a path square, i a square of icon i
@@ -185,6 +191,10 @@ class SummerHideAndSeekHeuristic(Agent):
         #: (weights bytes, blocked bytes) -> Walks (the first WALKS_CACHE_SIZE asked about)
         self._walks_cache: dict[tuple[bytes, bytes], Walks] = {}
         self._last_walks: tuple = (None, None)  # (key, Walks) of the last walks asked for
+        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE)
+        self._updates_cache: dict[tuple, np.ndarray] = {}
+        #: (position, walks key) -> (score, plan) of the best plan (the first DECISIONS_CACHE_SIZE)
+        self._decisions_cache: dict[tuple, tuple[float, list[int]]] = {}
         #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
         self._plans_cache: dict[tuple, TurnPlans] = {}
         self.reset()
@@ -259,7 +269,7 @@ class SummerHideAndSeekHeuristic(Agent):
                     blocked = guessed * (1.0 - self._guessed)  # the new wrong guesses: the last turn's pieces
                 else:
                     blocked = np.zeros_like(belief)
-                weights = self._walks(base, blocked).end(cost, icons) if cost else base.copy()
+                weights = self._after_announcement(base, blocked, cost, icons)
             else:
                 weights = belief
         weights = weights * belief
@@ -273,6 +283,16 @@ class SummerHideAndSeekHeuristic(Agent):
             self._blockers = self._squares(self.piece(observation, "pieces").sum(axis=0))
         return self._weights
 
+    def _after_announcement(self, weights: np.ndarray, blocked: np.ndarray, cost: int, icons: tuple[int, ...]) -> np.ndarray:
+        """``weights`` carried through the announcement ``(cost, icons)`` (cached; read-only)."""
+        if cost == 0:
+            return weights.copy()
+        key = (weights.tobytes(), blocked.tobytes(), cost, icons)
+        after = self._updates_cache.get(key)
+        if after is None:
+            after = remember(self._updates_cache, key, self._walks(weights, blocked).end(cost, icons), UPDATES_CACHE_SIZE)
+        return after
+
     def _walks(self, weights: np.ndarray, blocked: np.ndarray) -> Walks:
         """The walks from ``weights`` with ``blocked`` (cached: a round's first turn starts from the same)."""
         key = (weights.tobytes(), blocked.tobytes())
@@ -280,7 +300,7 @@ class SummerHideAndSeekHeuristic(Agent):
             return self._last_walks[1]
         walks = self._walks_cache.get(key)
         if walks is None:
-            walks = remember(self._walks_cache, key, Walks(self.public_weights, weights, blocked), WALKS_CACHE_SIZE)
+            walks = remember(self._walks_cache, key, Walks(self.public_weights, weights, blocked, key), WALKS_CACHE_SIZE)
         self._last_walks = (key, walks)
         return walks
 
@@ -359,6 +379,14 @@ class SummerHideAndSeekHeuristic(Agent):
         plan in the search's order wins.
         """
         key = (start, visited, drawn, blocked, budget, icons, spent)
+        decision = self._decisions_cache.get((key, walks.key))
+        if decision is None:
+            decision = remember(self._decisions_cache, (key, walks.key), self._best_of(key, walks), DECISIONS_CACHE_SIZE)
+        return decision[0], list(decision[1])
+
+    def _best_of(self, key: tuple, walks: Walks) -> tuple[float, list[int]]:
+        """:meth:`_best_plan` of the position ``key``."""
+        start, visited, drawn, blocked, budget, icons, spent = key
         plans = self._plans_cache.get(key)
         if plans is None:
             plans = TurnPlans(self.game, start, visited, drawn, blocked, budget, icons, spent)
