@@ -64,7 +64,7 @@ PLANS_CACHE_SIZE = 64
 DECISIONS_CACHE_SIZE = 1024
 #: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
 UPDATES_CACHE_SIZE = 1024
-SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (those of one turn: at most 252)
+SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
 
 
 class PublicWeights:
