@@ -5,7 +5,7 @@ For every registered configuration, seeded tournaments of the game's heuristic a
 shipped bot (where one is shipped for the configuration) or against random play; every move
 of every game is hashed. ``tests/agent_moves.json`` holds the digests, recorded from the code
 before the speed-ups. The default suite plays a few games of every configuration; the slow
-test plays a few hundred. Regenerate (only for a deliberate change of behaviour, said in the
+test plays forty. Regenerate (only for a deliberate change of behaviour, said in the
 commit) with ``python tests/test_agent_moves.py``.
 """
 
@@ -25,7 +25,7 @@ from kakurega.envs.registry import ENV_SPECS
 
 DIGESTS = Path(__file__).with_name("agent_moves.json")
 QUICK_GAMES = 4
-LONG_GAMES = 200
+LONG_GAMES = 40
 CASES = [
     (name, config) for name, spec in ENV_SPECS.items() if spec.heuristic for config in spec.configurations
 ]

@@ -89,6 +89,13 @@ class AnimalChainHeuristic(Agent):
         approach = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
         self._start_links = [[(base_index[n], side) for n, side in game.neighbours[q] if n in base_index] for q in approach]
         self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
+        # the rows of a position bitmask's first and last positions are its nearest and farthest rows
+        # when positions are numbered row by row (the shipped boards): no scan over the positions
+        self._rows_in_order = all(a <= b for a, b in zip(game.row_of, game.row_of[1:]))
+        #: positions whose cards _attack_mask reads for each base (bitmasks): the attack neighbours of its cards
+        self._own_attack_cells, self._opponent_attack_cells = (
+            sum({1 << n for q in base for n, _ in game.attack_neighbours[q]}) for base in (self.own_base, self.opponent_base)
+        )
         self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
 
     def reset(self) -> None:
@@ -100,8 +107,9 @@ class AnimalChainHeuristic(Agent):
         left = self.piece(observation, "left_animal")
         right = self.piece(observation, "right_animal")
         tops = [None] * game.num_positions
-        for p in np.flatnonzero(left.any(axis=1)):
-            tops[p] = (int(left[p].argmax()), int(right[p].argmax()))
+        lefts, rights = left.argmax(axis=1).tolist(), right.argmax(axis=1).tolist()
+        for p in np.flatnonzero(left.any(axis=1)).tolist():
+            tops[p] = (lefts[p], rights[p])
         seat = int(self.piece(observation, "seat").argmax())
         copies = [game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)]
         hand = [int(n) for n in self.piece(observation, "hand")]
@@ -323,22 +331,41 @@ class AnimalChainHeuristic(Agent):
 
         chain = game.chain_rule
         row_of = game.row_of
-        type_of_pair = self.type_of_pair
+        rows_in_order = self._rows_in_order
+        types_now = [FACE_DOWN if top is None else self.type_of_pair[top] for top in tops] if chain else None
+        hand_now = hand_mask(hand)
 
-        def evaluate(new_tops, protected_mine, protected_theirs, new_hand, opponent_draws):
+        own_base = self.own_base
+        attack_masks: dict = {}  # the plays differ from ``tops`` at one position: most attack masks repeat
+
+        def attack_mask(new_tops, played, targets, cells, protected, linked):
+            """_attack_mask, remembered by what it reads: the cells' cards, the targets' protection, the links."""
+            changed = played if played >= 0 and cells >> played & 1 else -1
+            key = (targets is own_base, changed, new_tops[changed] if changed >= 0 else None,
+                   tuple([protected[q] for q in targets]), linked & cells)
+            mask = attack_masks.get(key)
+            if mask is None:
+                mask = attack_masks[key] = self._attack_mask(new_tops, targets, protected, linked)
+            return mask
+
+        def evaluate(new_tops, played, types, protected_mine, protected_theirs, new_hand_mask, opponent_draws):
             mine_linked = theirs_linked = -1
             race = 0
             if chain:  # only cards linked to the attacker's base count; the race: how far each chain reaches
-                types = [FACE_DOWN if top is None else type_of_pair[top] for top in new_tops]
                 mine_linked = game.linked_mask(types, self.own_base)
                 theirs_linked = game.linked_mask(types, self.opponent_base)
-                ours = max(row_of[p] for p in range(P) if mine_linked >> p & 1)
-                theirs_reach = last_row - min(row_of[p] for p in range(P) if theirs_linked >> p & 1)
+                if rows_in_order and mine_linked and theirs_linked:
+                    ours = row_of[mine_linked.bit_length() - 1]
+                    theirs_reach = last_row - row_of[(theirs_linked & -theirs_linked).bit_length() - 1]
+                else:
+                    ours = max(row_of[p] for p in range(P) if mine_linked >> p & 1)
+                    theirs_reach = last_row - min(row_of[p] for p in range(P) if theirs_linked >> p & 1)
                 race = ours - theirs_reach
             threat = self._chance(
-                self._attack_mask(new_tops, self.own_base, protected_mine, theirs_linked), unseen, total_unseen, opponent_draws
+                attack_mask(new_tops, played, own_base, self._own_attack_cells, protected_mine, theirs_linked), unseen, total_unseen, opponent_draws
             )
-            offence = 1.0 if self._attack_mask(new_tops, self.opponent_base, protected_theirs, mine_linked) & hand_mask(new_hand) else 0.0
+            attack = attack_mask(new_tops, played, self.opponent_base, self._opponent_attack_cells, protected_theirs, mine_linked)
+            offence = 1.0 if attack & new_hand_mask else 0.0
             return {"threat": threat, "offence": offence, "race": race, "row": 0.0, "take": 0.0, "double": 0.0, "draw": 0.0}
 
         mine = [bool(x) for x in my_double]
@@ -355,8 +382,11 @@ class AnimalChainHeuristic(Agent):
                 return action, [], []
             new_tops = list(tops)
             new_tops[p] = game.deck.card_types[t]
-            new_hand = list(hand)
-            new_hand[t] -= 1
+            new_types = None
+            if chain:
+                new_types = list(types_now)
+                new_types[p] = t
+            new_hand = hand_now & ~(1 << t) if hand[t] == 1 else hand_now
             double = self._makes_double(tops, t, p)
             protected_mine = list(mine)
             protected_theirs = list(theirs)
@@ -365,14 +395,14 @@ class AnimalChainHeuristic(Agent):
                     protected_mine[q] = protected_theirs[q] = False
             protected_mine[p] = double
             protected_theirs[p] = False
-            parts = evaluate(new_tops, protected_mine, protected_theirs, new_hand, opp_hand)
+            parts = evaluate(new_tops, p, new_types, protected_mine, protected_theirs, new_hand, opp_hand)
             if not chain:  # (under the chain rule the race term measures progress)
                 parts["row"] = game.row_of[p] / last_row * 4
             parts["take"] = float(bool(face_down[p]))
             parts["double"] = float(double)
             plays.append((action, parts))
         if passes:
-            parts = evaluate(tops, mine, theirs, hand, opp_hand)
+            parts = evaluate(tops, -1, types_now, mine, theirs, hand_now, opp_hand)
             parts["draw"] = 1.0
             passes = [(action, parts) for action in passes]
         return None, plays, passes
@@ -381,16 +411,18 @@ class AnimalChainHeuristic(Agent):
         """Whether card type ``t`` played at ``p`` connects with one animal to two or more cards."""
         game = self.game
         left, right = game.deck.card_types[t]
-        counts = {}
+        on_left = on_right = 0  # neighbours it connects to through its left / right animal
         for q, side in game.neighbours[p]:
             top = tops[q]
             if top is None:
                 continue
-            if side == LEFT and top[1] == left:
-                counts[left] = counts.get(left, 0) + 1
-            elif side != LEFT and top[0] == right:
-                counts[right] = counts.get(right, 0) + 1
-        return any(n >= 2 for n in counts.values())
+            if side == LEFT:
+                on_left += top[1] == left
+            else:
+                on_right += top[0] == right
+        if left == right:  # one animal on both sides
+            return on_left + on_right >= 2
+        return on_left >= 2 or on_right >= 2
 
     @staticmethod
     def _connected(tops, q, p, side_of_p) -> bool:

@@ -73,9 +73,17 @@ def _tile_ids(colours: np.ndarray, numbers: np.ndarray) -> np.ndarray:
     return np.where(colours.any(axis=1), ids, -1)
 
 
-def _manhattan(a: int, b: int) -> int:
+def _distance(a: int, b: int) -> int:
     (ra, ca), (rb, cb) = coords(a), coords(b)
     return abs(ra - rb) + abs(ca - cb)
+
+
+_DISTANCES = [[_distance(a, b) for b in range(NUM_CELLS)] for a in range(NUM_CELLS)]
+
+
+def _manhattan(a: int, b: int) -> int:
+    """Grid distance between two cells (a table lookup)."""
+    return _DISTANCES[a][b]
 
 
 class HiddenRoomsHeuristic(Agent):
@@ -92,18 +100,38 @@ class HiddenRoomsHeuristic(Agent):
 
             game = HiddenRoomsGame(load_booklet(context.env_kwargs.get("booklet")))
         self.game: HiddenRoomsGame = game
+        #: (start, stop, shape) of each observation piece that _decode reads
+        self._pieces = {name: (p.start, p.stop, p.shape) for name, p in context.layout.pieces.items()}
+        layout = context.layout
+        board_pieces = [layout.pieces[name] for name in ("explored", "tile_colour", "tile_number")]
+        self._board_span = slice(min(p.start for p in board_pieces), max(p.stop for p in board_pieces))
+        #: (board part of the observation, board) and (board, its need): the board changes only when a tile is placed
+        self._last_board: tuple = (None, None)
+        self._last_need: tuple = (None, None)
 
     # ------------------------------------------------------------- decoding
     def _decode(self, observation: dict) -> dict:
-        """The table as plain Python values, read from the observation pieces."""
-        piece = self.piece
-        board = _tile_ids(piece(observation, "tile_colour").reshape(NUM_CELLS, NC), piece(observation, "tile_number").reshape(NUM_CELLS, NN))
-        explored = piece(observation, "explored").ravel() > 0
-        board = np.where(explored, np.where(board < 0, START_TILE, board), EMPTY).tolist()
+        """The table as plain Python values, read from the observation pieces (the board: read-only)."""
+        obs, pieces = observation["observation"], self._pieces
+
+        def piece(_observation, name):
+            start, stop, shape = pieces[name]
+            return obs[start:stop].reshape(shape)
+
+        board_span = obs[self._board_span].tobytes()  # explored, tile colours and numbers
+        if self._last_board[0] == board_span:
+            board = self._last_board[1]
+        else:
+            board = _tile_ids(piece(observation, "tile_colour").reshape(NUM_CELLS, NC), piece(observation, "tile_number").reshape(NUM_CELLS, NN))
+            explored = piece(observation, "explored").ravel() > 0
+            board = np.where(explored, np.where(board < 0, START_TILE, board), EMPTY).tolist()
+            self._last_board = (board_span, board)
         monster = int(piece(observation, "monster_id").argmax())
         last = len(self.game.paths[monster]) - 1
-        memory = [t for t in _tile_ids(piece(observation, "memory")[:, :NC], piece(observation, "memory")[:, NC:]).tolist() if t >= 0]
-        drawn_row = piece(observation, "drawn").reshape(1, NC + NN)
+        memory_rows = piece(observation, "memory")
+        memory = [t for t in _tile_ids(memory_rows[:, :NC], memory_rows[:, NC:]).tolist() if t >= 0]
+        drawn_row = piece(observation, "drawn")
+        drawn = int(drawn_row[:NC].argmax()) * NN + int(drawn_row[NC:].argmax()) if drawn_row[:NC].any() else -1
         return {
             "board": board,
             "child": int(piece(observation, "child").argmax()),
@@ -113,14 +141,22 @@ class HiddenRoomsHeuristic(Agent):
             "chasing": bool(piece(observation, "chasing")[0]),
             "memory": memory,
             "pile": np.flatnonzero(piece(observation, "pile_tiles").ravel()).tolist(),
-            "drawn": int(_tile_ids(drawn_row[:, :NC], drawn_row[:, NC:])[0]),
+            "drawn": drawn,
             "steps_left": 2 - int(round(float(piece(observation, "steps_taken")[0]) * 2)),
         }
 
     # ------------------------------------------------------------- planning
+    def _need(self, board: list[int]) -> list[int]:
+        """Fewest unexplored cells on a route from each cell to the exit (0-1 BFS from the exit); read-only."""
+        key = tuple(board)
+        if self._last_need[0] == key:
+            return self._last_need[1]
+        need = self._route_need(board)
+        self._last_need = (key, need)
+        return need
+
     @staticmethod
-    def _need(board: list[int]) -> list[int]:
-        """Fewest unexplored cells on a route from each cell to the exit (0-1 BFS from the exit)."""
+    def _route_need(board: list[int]) -> list[int]:
         need = [_UNREACHABLE] * NUM_CELLS
         need[EXIT_CELL] = int(board[EXIT_CELL] == EMPTY)
         queue = deque([EXIT_CELL])
@@ -141,6 +177,14 @@ class HiddenRoomsHeuristic(Agent):
 
     def _connect_chance(self, view: dict, under: int) -> float:
         """Chance that the next search finds a tile connecting to ``under`` (1 if memory holds one)."""
+        chances = view.setdefault("connect_chances", {})  # the same tiles: the same chance
+        chance = chances.get(under)
+        if chance is None:
+            chance = chances[under] = self._connect_chance_now(view, under)
+        return chance
+
+    @staticmethod
+    def _connect_chance_now(view: dict, under: int) -> float:
         if any(connects(t, under) for t in view["memory"]):
             return 1.0
         pile = view["pile"]

@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
 
@@ -55,6 +56,15 @@ START_SHORTLIST = 4  #: the start is drawn among this many best-scoring path squ
 PLAUSIBLE = 0.2
 #: start-square scores kept per agent, by (public weights, legal starts): every round starts from the same weights
 START_CACHE_SIZE = 8
+#: Walks kept per agent, by (weights, blocked squares): those of a round's first turn recur in every round
+WALKS_CACHE_SIZE = 8
+#: turn plans kept per agent, of positions with no line drawn yet (a round's first turn), by position
+PLANS_CACHE_SIZE = 64
+#: best plans kept per agent, by (position, walks): evaluation replays the same positions with the same weights
+DECISIONS_CACHE_SIZE = 1024
+#: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
+UPDATES_CACHE_SIZE = 1024
+SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
 
 
 class PublicWeights:
@@ -70,32 +80,89 @@ class PublicWeights:
         self.path = (icon_of < 0).astype(float)
         self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
         self.prior = self.path / self.path.sum()
+        self._sources: dict = {}  # icons reached -> [(icons reached before the last line, its landing)]
+
+    def sources(self, reached: tuple[int, ...]) -> list:
+        """Where the walks reaching ``reached`` came from before their last line: ``(icons reached then,
+        landing)``, landing -1 for a path square, else the icon of the square the last line ended on."""
+        sources = self._sources.get(reached)
+        if sources is None:
+            sources = [(reached, -1)] + [(_without(reached, i), i) for i in sorted(set(reached))]
+            sources = remember(self._sources, reached, sources, SOURCES_SIZE)
+        return sources
 
     def propagate(self, weights: np.ndarray, cost: int, icons: tuple[int, ...], blocked: np.ndarray) -> np.ndarray:
         """Weights at the end of every walk from ``weights`` costing ``cost`` and reaching exactly ``icons``.
 
         ``blocked``: 1.0 on squares where no line may end (a piece), else 0.0.
-        A dynamic programme over (cost spent, icons still to reach), as the
-        env's public belief, with a vector of walk counts per node.
         """
         if cost == 0:
             return weights.copy()
+        return Walks(self, weights, blocked).end(cost, tuple(sorted(icons)))
+
+
+class Walks:
+    """The walks from one set of weights with one blocked set, for any announcement: a dynamic programme
+    over (cost spent, icons reached), whose nodes every announcement asked about shares.
+
+    A node's weight on a path square adds the images of two nodes (the lines of cost 1 and of cost 2
+    landing there), on an icon square likewise: every square of a node is the sum of at most two
+    non-zero terms, so the weights do not depend on the order in which the nodes are added.
+    """
+
+    def __init__(self, model: PublicWeights, weights: np.ndarray, blocked: np.ndarray, key=None):
+        self.model = model
+        #: (weights bytes, blocked bytes): what the walks are a function of
+        self.key = key if key is not None else (weights.tobytes(), blocked.tobytes())
+        self.weights = weights
         open_squares = 1.0 - blocked
-        nodes = {(0, tuple(icons)): weights}
-        for spent in range(cost):
-            for rem in sorted(r for s, r in nodes if s == spent):
-                vector = nodes[(spent, rem)]
-                for k, step in self.step.items():
-                    if spent + k > cost:
-                        continue
-                    image = (vector @ step) * open_squares
-                    landings = [(rem, self.path)] + [(_without(rem, i), self.icon[i]) for i in sorted(set(rem))]
-                    for after, category in landings:
-                        if len(after) <= cost - spent - k:  # each line reaches at most one icon
-                            key = (spent + k, after)
-                            nodes[key] = nodes.get(key, 0.0) + image * category
-        end = nodes.get((cost, ()))
-        return end if isinstance(end, np.ndarray) else np.zeros_like(weights)
+        #: squares a line may end on, by landing: -1 a path square, i a square of icon i
+        self._landing = {-1: model.path * open_squares, **{i: icon * open_squares for i, icon in enumerate(model.icon)}}
+        self._values: dict = {(0, ()): weights}  # (spent, sorted icons reached) -> weights, None if no walk
+        self._images: dict = {}  # (spent, icons reached, line cost) -> weights after one more line
+        self._heard: dict = {}  # (cost, icons) -> normalised end weights
+
+    def heard(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
+        """:meth:`end`, normalised: what the seekers believe after hearing the announcement ``(cost, icons)``."""
+        key = (cost, icons)
+        heard = self._heard.get(key)
+        if heard is None:
+            heard = self.end(cost, icons)
+            heard = self._heard[key] = heard / max(heard.sum(), 1e-300)
+        return heard
+
+    def end(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
+        """Weights at the end of the walks costing ``cost`` that reach exactly ``icons`` (sorted)."""
+        if cost == 0:
+            return self.weights.copy()
+        end = self._value(cost, icons)
+        return end if end is not None else np.zeros_like(self.weights)
+
+    def _value(self, spent: int, reached: tuple[int, ...]):
+        key = (spent, reached)
+        if key in self._values:
+            return self._values[key]
+        total = None
+        if 0 < spent and len(reached) <= spent:
+            costs = [k for k in self.model.step if k <= spent]
+            for before, landing in self.model.sources(reached):
+                images = [image for k in costs if (image := self._image(spent - k, before, k)) is not None]
+                if not images:
+                    continue
+                part = (images[0] + images[1] if len(images) == 2 else images[0]) * self._landing[landing]
+                total = part if total is None else np.add(total, part, out=total)
+        self._values[key] = total
+        return total
+
+    def _image(self, spent: int, reached: tuple[int, ...], cost: int):
+        """The walks' weights after one more line of ``cost``, wherever it ends (the landing comes after)."""
+        key = (spent, reached, cost)
+        if key in self._images:
+            return self._images[key]
+        vector = self._value(spent, reached)
+        image = None if vector is None else vector @ self.model.step[cost]
+        self._images[key] = image
+        return image
 
 
 def _without(icons: tuple[int, ...], icon: int) -> tuple[int, ...]:
@@ -116,11 +183,20 @@ class SummerHideAndSeekHeuristic(Agent):
         self.game = game
         self.n = game.num_players
         m = game.map
-        self._rows = [r for r, _c in m.squares]
-        self._cols = [c for _r, c in m.squares]
+        self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
+        self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
         self.public_weights = PublicWeights(game)
         #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE)
         self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = {}
+        #: (weights bytes, blocked bytes) -> Walks (the first WALKS_CACHE_SIZE asked about)
+        self._walks_cache: dict[tuple[bytes, bytes], Walks] = {}
+        self._last_walks: tuple = (None, None)  # (key, Walks) of the last walks asked for
+        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE)
+        self._updates_cache: dict[tuple, np.ndarray] = {}
+        #: (position, walks key) -> (score, plan) of the best plan (the first DECISIONS_CACHE_SIZE)
+        self._decisions_cache: dict[tuple, tuple[float, list[int]]] = {}
+        #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
+        self._plans_cache: dict[tuple, TurnPlans] = {}
         self.reset()
 
     def reset(self) -> None:
@@ -193,7 +269,7 @@ class SummerHideAndSeekHeuristic(Agent):
                     blocked = guessed * (1.0 - self._guessed)  # the new wrong guesses: the last turn's pieces
                 else:
                     blocked = np.zeros_like(belief)
-                weights = model.propagate(base, cost, icons, blocked)
+                weights = self._after_announcement(base, blocked, cost, icons)
             else:
                 weights = belief
         weights = weights * belief
@@ -206,6 +282,27 @@ class SummerHideAndSeekHeuristic(Agent):
         if i_am_child:
             self._blockers = self._squares(self.piece(observation, "pieces").sum(axis=0))
         return self._weights
+
+    def _after_announcement(self, weights: np.ndarray, blocked: np.ndarray, cost: int, icons: tuple[int, ...]) -> np.ndarray:
+        """``weights`` carried through the announcement ``(cost, icons)`` (cached; read-only)."""
+        if cost == 0:
+            return weights.copy()
+        key = (weights.tobytes(), blocked.tobytes(), cost, icons)
+        after = self._updates_cache.get(key)
+        if after is None:
+            after = remember(self._updates_cache, key, self._walks(weights, blocked).end(cost, icons), UPDATES_CACHE_SIZE)
+        return after
+
+    def _walks(self, weights: np.ndarray, blocked: np.ndarray) -> Walks:
+        """The walks from ``weights`` with ``blocked`` (cached: a round's first turn starts from the same)."""
+        key = (weights.tobytes(), blocked.tobytes())
+        if self._last_walks[0] == key:  # the child's update after its turn: the walks of its search
+            return self._last_walks[1]
+        walks = self._walks_cache.get(key)
+        if walks is None:
+            walks = remember(self._walks_cache, key, Walks(self.public_weights, weights, blocked, key), WALKS_CACHE_SIZE)
+        self._last_walks = (key, walks)
+        return walks
 
     # --------------------------------------------------------------- seeker
     def _seek(self, observation: dict, legal: np.ndarray) -> int:
@@ -234,9 +331,8 @@ class SummerHideAndSeekHeuristic(Agent):
         key = (weights.tobytes(), starts)
         values = self._start_cache.get(key)
         if values is None:
-            memo: dict = {}  # every start shares the weights and the (empty) blocked set
-            blocked = np.zeros_like(weights)
-            values = [self._best_plan(s, 1 << s, 0, 0, blocked, BUDGET, (), weights, 0, memo)[0] for s in starts]
+            walks = self._walks(weights, np.zeros_like(weights))  # every start shares them
+            values = [self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0] for s in starts]
             if len(self._start_cache) >= START_CACHE_SIZE:
                 self._start_cache.pop(next(iter(self._start_cache)))
             self._start_cache[key] = values
@@ -257,9 +353,8 @@ class SummerHideAndSeekHeuristic(Agent):
         budget = int(round(float(self.piece(observation, "budget_left")[0])))
         counts = self.piece(observation, "turn_icons")
         icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(float(k))))))
-        _value, plan = self._best_plan(
-            stroke[-1], visited, drawn, blocked, self._squares(pieces), budget, icons, weights, BUDGET - budget
-        )
+        walks = self._walks(weights, self._squares(pieces))
+        _value, plan = self._best_plan(stroke[-1], visited, drawn, blocked, walks, budget, icons, BUDGET - budget)
         actions = []
         spent = BUDGET - budget
         p = stroke[-1]
@@ -276,53 +371,83 @@ class SummerHideAndSeekHeuristic(Agent):
         first = actions[0]
         return first if first in legal else int(self.rng.choice(legal))
 
-    def _best_plan(self, start, visited, drawn, blocked, blocked_squares, budget, icons, weights, spent, memo=None):
+    def _best_plan(self, start, visited, drawn, blocked, walks, budget, icons, spent):
         """(score, list of target squares) of the best way to finish this turn from ``start``.
 
-        ``memo`` caches the seekers' weights after each announcement; share it
-        only between calls with the same ``weights`` and ``blocked``.
+        ``walks``: the public weights at the turn's start carried through each
+        announcement (with the pieces of this turn blocked). The first best
+        plan in the search's order wins.
         """
-        game = self.game
-        seekers = self.n - 1
-        after_announcement: dict = {} if memo is None else memo
-        best = [-1e9, []]
-        path: list[int] = []
-        square_vp = game.square_vp
+        key = (start, visited, drawn, blocked, budget, icons, spent)
+        decision = self._decisions_cache.get((key, walks.key))
+        if decision is None:
+            decision = remember(self._decisions_cache, (key, walks.key), self._best_of(key, walks), DECISIONS_CACHE_SIZE)
+        return decision[0], list(decision[1])
+
+    def _best_of(self, key: tuple, walks: Walks) -> tuple[float, list[int]]:
+        """:meth:`_best_plan` of the position ``key``."""
+        start, visited, drawn, blocked, budget, icons, spent = key
+        plans = self._plans_cache.get(key)
+        if plans is None:
+            plans = TurnPlans(self.game, start, visited, drawn, blocked, budget, icons, spent)
+            if drawn == 0:  # a round's first turn (and the start scores): they recur in every round
+                remember(self._plans_cache, key, plans, PLANS_CACHE_SIZE)
+        if not plans.squares.size:
+            return -1e9, []
+        heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+        found = np.minimum(1.0, (self.n - 1) * heard[plans.announcement, plans.squares])
+        values = np.where(plans.stuck, plans.gains, plans.gains + (1.0 - found) * FUTURE_VALUE + plans.mobility)
+        best = int(np.argmax(values))
+        return float(values[best]), list(plans.paths[best])
+
+
+class TurnPlans:
+    """Every way to finish a child turn from one position, in the search's order (depth first, the
+    lines in the rules' order): for each, its end square, the turn's announcement, whether the
+    child is stuck there, the VP it reaches and the mobility bonus of its end square.
+
+    The score of each plan is then a few array operations, the same arithmetic, plan by plan,
+    as the search's: ``gain + (1 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)``.
+    """
+
+    def __init__(self, game, start, visited, drawn, blocked, budget, icons, spent):
         must_move = game.must_move and spent == 0
-
-        def evaluate(q, cost, reached, exits, gain):
-            if not exits:
-                value = gain  # stuck: the round ends, no future
-            else:
-                key = (cost, tuple(sorted(reached)))
-                heard = after_announcement.get(key)
-                if heard is None:
-                    heard = game_weights.propagate(weights, cost, key[1], blocked_squares)
-                    heard = after_announcement[key] = heard / max(heard.sum(), 1e-300)
-                found = min(1.0, seekers * heard[q])
-                value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)
-            if value > best[0]:
-                best[0], best[1] = value, list(path)
-
-        game_weights = self.public_weights
+        icon_of, square_vp, open_lines = game.icon_of, game.square_vp, game.open_lines
+        squares, paths, announcements, exits, gains = [], [], [], [], []
+        path: list[int] = []
 
         def search(p, vis, drw, left, cost, reached, gain):
             # every line open from p, whatever the budget: none means stuck (the turn ends here)
-            options = game.open_lines(p, vis, drw, blocked, BUDGET)
+            options = open_lines(p, vis, drw, blocked, BUDGET)
             if not (must_move and not path and options):  # the rules may require a first line
-                evaluate(p, cost, reached, len(options), gain)
-            if not options:
-                return
+                squares.append(p)
+                paths.append(tuple(path))
+                announcements.append((cost, reached))
+                exits.append(len(options))
+                gains.append(gain)
             for q, bit, lid, k in options:
                 if k > left:
                     continue
                 path.append(q)
-                icon = game.icon_of[q]
+                icon = icon_of[q]
                 search(
                     q, vis | bit, drw | (1 << lid), left - k, cost + k,
-                    reached + (icon,) if icon >= 0 else reached, gain + square_vp[q],
+                    tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + square_vp[q],
                 )
                 path.pop()
 
-        search(start, visited, drawn, budget, spent, icons, 0)
-        return best[0], best[1]
+        search(start, visited, drawn, budget, spent, tuple(sorted(icons)), 0)
+        self.squares = np.array(squares, dtype=np.intp)
+        self.paths = paths
+        self.stuck = np.array([e == 0 for e in exits], dtype=bool)
+        self.gains = np.array(gains, dtype=float)
+        self.mobility = np.array([MOBILITY * min(e, 4) for e in exits], dtype=float)
+        #: the announcements of the plans not stuck (a stuck plan's is never heard: it points at row 0)
+        rows: dict = {}
+        for announcement, stuck in zip(announcements, self.stuck):
+            if not stuck and announcement not in rows:
+                rows[announcement] = len(rows)
+        if not rows and announcements:
+            rows[announcements[0]] = 0
+        self.announcements = list(rows)
+        self.announcement = np.array([rows.get(a, 0) for a in announcements], dtype=np.intp)

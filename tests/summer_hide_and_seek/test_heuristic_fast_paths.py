@@ -1,0 +1,145 @@
+"""The Summer heuristic's fast paths give the same numbers, bit for bit, as the plain ones they replace.
+
+``Walks`` shares one dynamic programme between every announcement of a turn;
+``TurnPlans`` enumerates a turn's plans once and scores them as arrays. The
+references below are the plain versions: one programme per announcement, and
+the depth-first search that scores each plan as it meets it.
+"""
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext, RandomAgent
+from kakurega.agents.heuristics.summer_hide_and_seek import (
+    BUDGET,
+    FUTURE_VALUE,
+    MOBILITY,
+    SummerHideAndSeekHeuristic,
+    Walks,
+)
+from kakurega.envs import summer_hide_and_seek_v1, summer_hide_and_seek_v2
+from kakurega.envs.summer_hide_and_seek.rules import CHILD
+
+
+def reference_propagate(model, weights, cost, icons, blocked):
+    """One dynamic programme over (cost spent, icons still to reach) for one announcement."""
+    if cost == 0:
+        return weights.copy()
+    open_squares = 1.0 - blocked
+    nodes = {(0, tuple(icons)): weights}
+    for spent in range(cost):
+        for rem in sorted(r for s, r in nodes if s == spent):
+            vector = nodes[(spent, rem)]
+            for k, step in model.step.items():
+                if spent + k > cost:
+                    continue
+                image = (vector @ step) * open_squares
+                landings = [(rem, model.path)]
+                for i in sorted(set(rem)):
+                    j = rem.index(i)
+                    landings.append((rem[:j] + rem[j + 1 :], model.icon[i]))
+                for after, category in landings:
+                    if len(after) <= cost - spent - k:
+                        key = (spent + k, after)
+                        nodes[key] = nodes.get(key, 0.0) + image * category
+    end = nodes.get((cost, ()))
+    return end if isinstance(end, np.ndarray) else np.zeros_like(weights)
+
+
+def reference_best_plan(agent, start, visited, drawn, blocked, blocked_squares, budget, icons, weights, spent):
+    """The depth-first search scoring every plan as it meets it (the first best wins)."""
+    game, seekers = agent.game, agent.n - 1
+    best, path = [-1e9, []], []
+    must_move = game.must_move and spent == 0
+
+    def evaluate(q, cost, reached, exits, gain):
+        if not exits:
+            value = gain
+        else:
+            heard = reference_propagate(agent.public_weights, weights, cost, tuple(sorted(reached)), blocked_squares)
+            heard = heard / max(heard.sum(), 1e-300)
+            found = min(1.0, seekers * heard[q])
+            value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)
+        if value > best[0]:
+            best[0], best[1] = value, list(path)
+
+    def search(p, vis, drw, left, cost, reached, gain):
+        options = game.open_lines(p, vis, drw, blocked, BUDGET)
+        if not (must_move and not path and options):
+            evaluate(p, cost, reached, len(options), gain)
+        for q, bit, lid, k in options:
+            if k > left:
+                continue
+            path.append(q)
+            icon = game.icon_of[q]
+            search(q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                   reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q])
+            path.pop()
+
+    search(start, visited, drawn, budget, spent, icons, 0)
+    return best[0], best[1]
+
+
+def _agent(module=summer_hide_and_seek_v2, **options):
+    env = module.raw_env(**options)
+    return env, SummerHideAndSeekHeuristic(AgentContext.from_env(env, module.__name__.rsplit(".", 1)[1], options), seed=0)
+
+
+def _random_weights(rng, agent):
+    weights = agent.public_weights.path * rng.random(agent.game.num_squares) ** 3
+    return weights / weights.sum()
+
+
+def test_walks_give_every_announcement_the_weights_of_its_own_programme():
+    _env, agent = _agent()
+    model, rng = agent.public_weights, np.random.default_rng(1)
+    S, num_icons = agent.game.num_squares, len(model.icon)
+    for _ in range(3):
+        weights = _random_weights(rng, agent)
+        blocked = (rng.random(S) < 0.1).astype(float)
+        walks = Walks(model, weights, blocked)
+        for cost in range(BUDGET + 1):
+            for _ in range(8):
+                icons = tuple(sorted(rng.integers(0, num_icons, size=rng.integers(0, cost + 1)).tolist()))
+                expected = reference_propagate(model, weights, cost, icons, blocked)
+                assert walks.end(cost, icons).tobytes() == expected.tobytes(), (cost, icons)
+                assert model.propagate(weights, cost, icons, blocked).tobytes() == expected.tobytes()
+
+
+def test_a_walk_node_sums_two_terms_per_square_so_the_order_cannot_matter():
+    """Control for the argument above: weights whose sums round differently in another order exist."""
+    a, b, c = 0.1, 0.2, 0.3
+    assert (a + b) + c != a + (b + c)  # three terms: the order shows
+    _env, agent = _agent()
+    model = agent.public_weights
+    landings = [model.path] + model.icon  # every square lands in exactly one category
+    assert (sum(landings) == 1.0).all()
+
+
+@pytest.mark.parametrize("module,options", [(summer_hide_and_seek_v2, {}), (summer_hide_and_seek_v1, {"num_players": 3})])
+def test_turn_plans_choose_the_plan_of_the_plain_search(module, options):
+    """Version 1 has must_move and paced turns."""
+    env, agent = _agent(module, **options)
+    rng = np.random.default_rng(2)
+    context = AgentContext.from_env(env, module.__name__.rsplit(".", 1)[1], options)
+    players = [RandomAgent(context, seed=i) for i in range(len(env.possible_agents))]
+    compared = 0
+    for game_seed in range(3):
+        env.reset(seed=game_seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            name = env.agent_selection
+            state, game = env.game_state, env.game
+            if state.phase == CHILD:
+                weights = _random_weights(rng, agent)
+                blocked = state.blocked
+                blocked_squares = np.array([float(blocked >> s & 1) for s in range(game.num_squares)])
+                budget = BUDGET - state.turn_cost
+                icons = tuple(sorted(state.turn_icons))
+                args = (state.stroke[-1], state.visited, state.drawn, blocked)
+                walks = Walks(agent.public_weights, weights, blocked_squares)
+                got = agent._best_plan(*args, walks, budget, icons, state.turn_cost)
+                expected = reference_best_plan(agent, *args, blocked_squares, budget, icons, weights, state.turn_cost)
+                assert got[1] == expected[1] and got[0] == expected[0], (game_seed, args)
+                compared += 1
+            env.step(players[env.possible_agents.index(name)].act(env.observe(name)))
+    assert compared >= 10
