@@ -142,11 +142,11 @@ def build_ppo(vec, kakurega: bool):
     """MaskablePPO with the fixed settings; a kakurega case gets what ``kakurega train`` gives its policy."""
     from sb3_contrib import MaskablePPO
 
-    from kakurega.agents.training.masked_distribution import use_exact_fast_masking
+    from kakurega.agents.training.masked_distribution import use_exact_fast_training
 
     model = MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
     if kakurega:
-        use_exact_fast_masking(model.policy)
+        use_exact_fast_training(model.policy)
     return model
 
 

@@ -9,7 +9,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from kakurega.agents.training.masked_distribution import (
     ExactMaskableCategorical,
     ExactMaskableCategoricalDistribution,
-    use_exact_fast_masking,
+    _exponential_draws_reproduced,
+    use_exact_fast_training,
 )
 from kakurega.agents.training.view import SingleAgentView
 
@@ -94,22 +95,74 @@ def test_unmasked_and_degenerate_rows_equal_sb3_contribs(masks):
     assert _same(ours, theirs)
 
 
+def _forbidden(*args, **kwargs):
+    raise AssertionError("the exact sampler fell back to torch.multinomial")
+
+
+def _sample_with_multinomial_forbidden(distribution):
+    original = th.multinomial
+    th.multinomial = _forbidden
+    try:
+        return distribution.sample()
+    finally:
+        th.multinomial = original
+
+
+@pytest.mark.parametrize("dtype", [th.float32, th.float64])
+def test_samples_and_the_generator_state_equal_sb3_contribs(dtype):
+    """Random logits and masks, the global generator seeded: the same actions, and the generator left as torch leaves it."""
+    assert _exponential_draws_reproduced()  # (else the exact sampler would not run on this torch)
+    for seed, (raw, masks) in enumerate(_cases(30)):
+        th.manual_seed(seed)
+        ours = _sample_with_multinomial_forbidden(ExactMaskableCategorical(raw.to(dtype), masks))
+        ours_state = th.random.get_rng_state()
+        th.manual_seed(seed)
+        theirs = MaskableCategorical(logits=raw.to(dtype), masks=masks, validate_args=False).sample()
+        assert th.equal(ours, theirs), f"case {seed}: {raw.shape}"
+        assert th.equal(ours_state, th.random.get_rng_state())
+        assert bool(masks[th.arange(len(ours)), ours].all())
+
+
+def test_the_sample_comparison_can_fail():
+    """Control: uniforms drawn for the legal entries only leave the generator elsewhere and change later samples."""
+    raw, masks = next(_cases(1))
+    th.manual_seed(0)
+    ExactMaskableCategorical(raw, masks).sample()
+    ours = th.random.get_rng_state()
+    th.manual_seed(0)
+    th.empty(int(masks.sum()), dtype=th.float64).uniform_()
+    assert not th.equal(ours, th.random.get_rng_state())
+
+
+def test_nan_logits_raise_torchs_error():
+    raw = th.full((2, 5), float("nan"))
+    masks = th.ones(2, 5, dtype=th.bool)
+    with pytest.raises(RuntimeError, match="probability tensor contains either `inf`, `nan` or element < 0"):
+        ExactMaskableCategorical(raw, masks).sample()
+
+
 def _train(fast: bool):
     vec = DummyVecEnv([lambda: SingleAgentView("animal_chain_v1", {}, ["random"], illegal_action="raise")] * 2)
     model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=2, seed=0,
                         policy_kwargs=dict(net_arch=[16, 16]))
+    original = th.multinomial
     if fast:
-        use_exact_fast_masking(model.policy)
+        use_exact_fast_training(model.policy)
         assert type(model.policy.action_dist) is ExactMaskableCategoricalDistribution
-    model.learn(256)
-    return [p.detach().clone() for p in model.policy.parameters()]
+        assert model.policy.optimizer.param_groups[0]["foreach"] is True
+        th.multinomial = _forbidden  # (any call raises: the exact sampler must do every draw)
+    try:
+        model.learn(256)
+    finally:
+        th.multinomial = original
+    return [p.detach().clone() for p in model.policy.parameters()] + [th.random.get_rng_state()]
 
 
 def test_a_short_training_gives_bit_identical_parameters():
-    """MaskablePPO on Animal Chain (1,269 actions), seed 0, 256 steps: the same parameters either way."""
+    """MaskablePPO on Animal Chain (1,269 actions), seed 0, 256 steps: the same parameters and generator state either way."""
     ours, theirs = _train(fast=True), _train(fast=False)
     assert len(ours) == len(theirs) and _same(ours, theirs)
-    assert not _same(ours, [p + 1e-7 for p in theirs])  # (a changed bit would show)
+    assert not _same(ours[:-1], [p + 1e-7 for p in theirs[:-1]])  # (a changed bit would show)
 
 
 def test_the_trainer_builds_ppo_with_it(tmp_path):
@@ -120,6 +173,8 @@ def test_the_trainer_builds_ppo_with_it(tmp_path):
                               "output_dir": str(tmp_path)})
     vec = make_vec_env(config)
     try:
-        assert type(build_model(config, vec).policy.action_dist) is ExactMaskableCategoricalDistribution
+        policy = build_model(config, vec).policy
+        assert type(policy.action_dist) is ExactMaskableCategoricalDistribution
+        assert policy.optimizer.param_groups[0]["foreach"] is True
     finally:
         vec.close()
