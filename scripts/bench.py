@@ -398,10 +398,11 @@ def _training(args, parser) -> int:
         if not ok:
             parser.error(f"{name} must be {expected}, got {value}")
     if args.profile:
-        report = bench_training.training_profile(args.training_steps, args.only)
+        report = bench_training.training_profile(args.training_steps, args.only, args.masked_distribution)
         print(bench_training.format_profile_table(report))
     else:
-        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats)
+        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats,
+                                                    distribution=args.masked_distribution)
         print(bench_training.format_training_table(report))
     if len(report["rows"]) == 1:
         print(f"\nno kakurega env matched --only {args.only!r}")
@@ -436,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --training: vector envs to measure, comma-separated (default dummy,subproc)")
     parser.add_argument("--profile", action="store_true",
                         help="with --training: where the time of a learner step goes, per env (one learning each)")
+    parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="exact",
+                        help="with --training: the kakurega learners' network.masked_distribution (default exact)")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     parser.add_argument("--evaluate", action="store_true",

@@ -170,6 +170,106 @@ class ExactMaskableCategorical(MaskableCategorical):
             return th.from_numpy(ratios.argmax(-1)).reshape(self._extended_shape(sample_shape))
 
 
+def _flat_nonzero(masks: th.Tensor) -> th.Tensor:
+    """Flat indices of a boolean tensor's True entries, in order (numpy's is several times torch's on the CPU)."""
+    if masks.device.type == "cpu":
+        return th.from_numpy(np.flatnonzero(masks.numpy()))
+    return masks.reshape(-1).nonzero().squeeze(-1)
+
+
+class CompactMaskableCategorical(MaskableCategorical):
+    """The same distribution computed over the legal actions only: not sb3-contrib's bits, a fraction of its work.
+
+    sb3-contrib's masked distribution is a softmax over the legal actions'
+    logits (an illegal action's probability is exactly 0.0), computed over the
+    full [batch, actions] matrix. This one gathers the legal logits once and
+    normalises them per row (``log_softmax`` of the legal entries, rows as
+    segments), so a PPO update's distribution costs about the legal entries,
+    not every action. Values agree with sb3-contrib's to float rounding; the
+    last bits, the generator's draws (one exponential per legal action) and
+    so seeded runs differ. ``logits`` and ``probs``, built on demand, give
+    an illegal action ``-inf`` and ``0.0``; the log-probability of an illegal
+    action is ``-1e8``. Without masks it is :class:`ExactMaskableCategorical`.
+    """
+
+    def __init__(self, logits: th.Tensor, masks=None):
+        """``logits``: [batch, actions]."""
+        self._raw = logits
+        self._num_events = logits.size()[-1]
+        th.distributions.Distribution.__init__(self, logits.size()[:-1], validate_args=False)
+        self.masks = self._exact = self._legal_log_probs = None
+        if masks is not None:
+            self.apply_masking(masks)
+
+    def apply_masking(self, masks) -> None:
+        """Keep the legal entries of each row and normalise them; None removes the masks."""
+        raw = self._raw
+        self.masks = self._exact = self._legal_log_probs = None
+        if masks is None:
+            return
+        self.masks = th.as_tensor(masks, dtype=th.bool, device=raw.device).reshape(raw.shape)
+        flat = _flat_nonzero(self.masks)
+        rows = flat.div(self._num_events, rounding_mode="floor")
+        if not bool(th.bincount(rows, minlength=raw.shape[0]).min() > 0):  # a row without a legal action
+            return
+        legal = raw.reshape(-1).index_select(0, flat)
+        with th.no_grad():
+            maxes = th.full(raw.shape[:-1], -math.inf, dtype=raw.dtype, device=raw.device)
+            maxes.scatter_reduce_(0, rows, legal, "amax")
+        shifted = legal - maxes[rows]
+        log_sums = th.zeros(raw.shape[:-1], dtype=raw.dtype, device=raw.device).index_add(0, rows, shifted.exp()).log()
+        self._flat, self._rows = flat, rows
+        self._log_normaliser = maxes + log_sums
+        self._legal_log_probs = shifted - log_sums[rows]
+
+    def _fallback(self) -> ExactMaskableCategorical:
+        """The full computation, for no masks or a row without a legal action (built when first needed)."""
+        if self._exact is None:
+            self._exact = ExactMaskableCategorical(self._raw, self.masks)
+        return self._exact
+
+    def _full(self, legal_values: th.Tensor, fill: float) -> th.Tensor:
+        full = th.full((self._raw.numel(),), fill, dtype=self._raw.dtype, device=self._raw.device)
+        return full.index_put((self._flat,), legal_values).view(self._raw.shape)
+
+    @property
+    def logits(self) -> th.Tensor:
+        return self._fallback().logits if self._legal_log_probs is None else self._full(self._legal_log_probs, -math.inf)
+
+    @property
+    def probs(self) -> th.Tensor:
+        return self._fallback().probs if self._legal_log_probs is None else self._full(self._legal_log_probs.exp(), 0.0)
+
+    @property
+    def _param(self) -> th.Tensor:
+        return self.logits
+
+    def log_prob(self, value: th.Tensor) -> th.Tensor:
+        if self._legal_log_probs is None:
+            return self._fallback().log_prob(value)
+        value = value.long().unsqueeze(-1)
+        taken = self._raw.gather(-1, value).squeeze(-1) - self._log_normaliser
+        return th.where(self.masks.gather(-1, value).squeeze(-1), taken, HUGE_NEG)
+
+    def entropy(self) -> th.Tensor:
+        if self._legal_log_probs is None:
+            return self._fallback().entropy()
+        log_probs = self._legal_log_probs
+        terms = log_probs.exp() * log_probs
+        return -th.zeros(self._raw.shape[:-1], dtype=terms.dtype, device=terms.device).index_add(0, self._rows, terms)
+
+    def sample(self, sample_shape=()) -> th.Tensor:
+        """``argmax(p / q)`` over the legal actions, ``q`` exponential (as ``torch.multinomial`` samples)."""
+        if self._legal_log_probs is None:
+            return self._fallback().sample(sample_shape)
+        if tuple(sample_shape) != ():
+            return super().sample(sample_shape)
+        with th.no_grad():
+            legal_probs = self._legal_log_probs.exp()
+            ratios = self._full(legal_probs / th.empty_like(legal_probs).exponential_(), 0.0)
+            return ratios.argmax(-1)
+
+
 class ExactMaskableCategoricalDistribution(MaskableCategoricalDistribution):
     """sb3-contrib's masked categorical distribution over :class:`ExactMaskableCategorical`."""
 
@@ -183,6 +283,21 @@ def use_exact_fast_masking(policy) -> None:
     current = policy.action_dist
     if type(current) is MaskableCategoricalDistribution:
         policy.action_dist = ExactMaskableCategoricalDistribution(current.action_dim)
+
+
+class CompactMaskableCategoricalDistribution(MaskableCategoricalDistribution):
+    """sb3-contrib's masked categorical distribution over :class:`CompactMaskableCategorical`."""
+
+    def proba_distribution(self, action_logits: th.Tensor):
+        self.distribution = CompactMaskableCategorical(action_logits.view(-1, self.action_dim))
+        return self
+
+
+def use_compact_masking(policy) -> None:
+    """Give a MaskablePPO policy with a ``Discrete`` action space the distribution over legal actions only."""
+    current = policy.action_dist
+    if isinstance(current, MaskableCategoricalDistribution):
+        policy.action_dist = CompactMaskableCategoricalDistribution(current.action_dim)
 
 
 def use_exact_fast_training(policy) -> None:

@@ -7,9 +7,12 @@ from sb3_contrib.common.maskable.distributions import MaskableCategorical
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from kakurega.agents.training.masked_distribution import (
+    CompactMaskableCategorical,
+    CompactMaskableCategoricalDistribution,
     ExactMaskableCategorical,
     ExactMaskableCategoricalDistribution,
     _exponential_draws_reproduced,
+    use_compact_masking,
     use_exact_fast_training,
 )
 from kakurega.agents.training.view import SingleAgentView
@@ -178,3 +181,78 @@ def test_the_trainer_builds_ppo_with_it(tmp_path):
         assert policy.optimizer.param_groups[0]["foreach"] is True
     finally:
         vec.close()
+
+
+# ------------------------------------------------------------------ the compact distribution (network.masked_distribution: compact)
+def test_compact_values_and_gradients_agree_with_sb3_contribs_to_rounding():
+    """Probabilities, log-probabilities, entropy and gradients within float rounding; illegal actions exactly 0."""
+    for seed, (raw, masks) in enumerate(_cases()):
+        ours = _everything(CompactMaskableCategorical, raw, masks, seed, mask_later=False)
+        theirs = _everything(MaskableCategorical, raw, masks, seed)
+        for name, a, b in zip(("probs", "log_prob", "entropy", "gradient"), ours[1:], theirs[1:]):
+            assert th.allclose(a, b, rtol=1e-5, atol=2e-5), f"case {seed} {name}: {float((a - b).abs().max())}"
+        assert bool((ours[1][~masks] == 0).all()) and bool((ours[0][~masks] == float("-inf")).all())
+
+
+def test_compact_samples_follow_the_probabilities():
+    """4,000 draws of one row, fixed seed: legal actions only, each within 0.03 of its probability."""
+    raw = th.tensor([[2.0, 0.5, -1.0, 1.0, 0.0, 3.0]]).repeat(4000, 1)
+    masks = th.tensor([[True, True, False, True, True, False]]).repeat(4000, 1)
+    distribution = CompactMaskableCategorical(raw, masks)
+    th.manual_seed(0)
+    counts = th.bincount(distribution.sample(), minlength=6).double() / 4000
+    expected = th.softmax(th.tensor([2.0, 0.5, -1e9, 1.0, 0.0, -1e9]), -1).double()
+    assert counts[2] == 0 and counts[5] == 0
+    assert float((counts - expected).abs().max()) < 0.03
+
+
+def test_compact_without_masks_or_with_an_empty_row_is_the_exact_computation():
+    raw = th.randn(5, 9, generator=th.Generator().manual_seed(3)) * 4
+    mask = th.rand(5, 9, generator=th.Generator().manual_seed(4)) < 0.5
+    mask[2] = False
+    mask[0, 0] = mask[1, 0] = mask[3, 0] = mask[4, 0] = True
+    for masks in (None, mask):
+        ours = _everything(CompactMaskableCategorical, raw, masks, 0, mask_later=False)
+        theirs = _everything(MaskableCategorical, raw, masks, 0)
+        assert _same(ours, theirs)
+
+
+def test_compact_log_prob_of_an_illegal_action_is_huge_negative():
+    distribution = CompactMaskableCategorical(th.zeros(2, 3), th.tensor([[True, False, True], [False, True, True]]))
+    assert distribution.log_prob(th.tensor([1, 0])).tolist() == [-1e8, -1e8]
+    assert distribution.log_prob(th.tensor([0, 2])).tolist() == pytest.approx([-0.6931472, -0.6931472])
+
+
+def _train_compact():
+    vec = DummyVecEnv([lambda: SingleAgentView("animal_chain_v1", {}, ["random"], illegal_action="raise")] * 2)
+    model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=2, seed=0,
+                        policy_kwargs=dict(net_arch=[16, 16]))
+    use_exact_fast_training(model.policy)
+    use_compact_masking(model.policy)
+    assert type(model.policy.action_dist) is CompactMaskableCategoricalDistribution
+    model.learn(256)
+    return [p.detach().clone() for p in model.policy.parameters()]
+
+
+def test_a_compact_training_is_reproducible_and_not_the_exact_one():
+    """Seed 0 twice: the same parameters; against the exact distribution: other draws, other parameters."""
+    first, second = _train_compact(), _train_compact()
+    assert _same(first, second) and all(bool(th.isfinite(p).all()) for p in first)
+    assert not _same(first, _train(fast=True)[:-1])
+
+
+def test_the_trainer_builds_the_compact_distribution_when_asked(tmp_path):
+    from kakurega.agents.training.config import ConfigError, validate_config
+    from kakurega.agents.training.trainer import build_model, make_vec_env
+
+    base = {"env": "hidden_rooms_v0", "total_timesteps": 64, "n_envs": 1, "output_dir": str(tmp_path)}
+    config = validate_config({**base, "algorithm": "ppo", "network": {"masked_distribution": "compact"}})
+    vec = make_vec_env(config)
+    try:
+        assert type(build_model(config, vec).policy.action_dist) is CompactMaskableCategoricalDistribution
+    finally:
+        vec.close()
+    with pytest.raises(ConfigError, match="network.masked_distribution.*algorithm dqn"):
+        validate_config({**base, "algorithm": "dqn", "network": {"masked_distribution": "compact"}})
+    with pytest.raises(ConfigError, match="network.masked_distribution"):
+        validate_config({**base, "algorithm": "ppo", "network": {"masked_distribution": "legal"}})
