@@ -414,3 +414,56 @@ def format_profile_table(report: dict) -> str:
         shares = " | ".join(f"{100 * row['seconds'][s] / total:.0f} %" for s in SECTIONS)
         lines.append(f"| {row['env']} | {per_step:,.0f} | {row['network_floor_us_per_step']:,.0f} | {shares} |")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ operators
+def operator_profile(factory, kakurega: bool, distribution: str = "exact", top: int = 8) -> dict:
+    """torch.profiler's ``top`` operators (self CPU time) of one PPO update and of one rollout's collection.
+
+    One DummyVecEnv learner after a warm-up rollout; each part is profiled
+    alone (``collect_rollouts`` of one rollout, then ``train``). Shares are
+    of the operators' total self time in that part (the envs' Python is not
+    an operator: it is in the section profile).
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv
+    from torch.profiler import profile
+
+    vec = DummyVecEnv([factory] * N_ENVS)
+    try:
+        model = build_ppo(vec, kakurega, distribution)
+        model.learn(PPO["n_steps"] * N_ENVS)  # warm-up
+        _, callback = model._setup_learn(PPO["n_steps"] * N_ENVS, None, reset_num_timesteps=False)
+        parts = {}
+        for part, run in (("rollout", lambda: model.collect_rollouts(vec, callback, model.rollout_buffer, PPO["n_steps"])),
+                          ("update", model.train)):
+            with profile() as profiler:
+                run()
+            events = profiler.key_averages()
+            total = sum(event.self_cpu_time_total for event in events)
+            ranked = sorted(events, key=lambda event: event.self_cpu_time_total, reverse=True)[:top]
+            parts[part] = [{"operator": event.key, "calls": event.count, "share": event.self_cpu_time_total / total,
+                            "self_us_per_call": event.self_cpu_time_total / event.count} for event in ranked]
+    finally:
+        vec.close()
+    return parts
+
+
+def training_operators(only: str | None = None, distribution: str = "exact") -> dict:
+    """:func:`operator_profile` of the anchor and every case."""
+    import torch
+
+    torch.set_num_threads(1)
+    rows = [{"env": label, **operator_profile(factory, kakurega, distribution)}
+            for label, factory, kakurega in cases(only)]
+    return {"n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution, "rows": rows}
+
+
+def format_operator_table(report: dict) -> str:
+    """The top operators of each case's rollout and update, as Markdown (share of the part's operator time)."""
+    lines = ["| env | part | top operators (share of operator time, µs per call) |", "|---|---|---|"]
+    for row in report["rows"]:
+        for part in ("rollout", "update"):
+            ops = ", ".join(f"{op['operator']} {100 * op['share']:.0f} % ({op['self_us_per_call']:,.0f})"
+                            for op in row[part])
+            lines.append(f"| {row['env']} | {part} | {ops} |")
+    return "\n".join(lines)

@@ -160,6 +160,28 @@ def test_training_vec_envs_are_checked(capsys):
     assert "--vec-envs must be a comma-separated list of dummy and subproc, got dummy,threads" in capsys.readouterr().err
 
 
+@pytest.mark.slow
+def test_training_operator_table(tmp_path, capsys):
+    """--training --profile --ops: the top operators of a rollout and an update, shares of their part's time."""
+    out = tmp_path / "ops.json"
+    assert bench.main(["--training", "--profile", "--ops", "--only", "animal_chain_v1", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [row["env"] for row in report["rows"]][1:] == ["animal_chain_v1"]
+    for row in report["rows"]:
+        for part in ("rollout", "update"):
+            shares = [op["share"] for op in row[part]]
+            assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1 + 1e-9
+    update_ops = {op["operator"] for op in report["rows"][1]["update"]}
+    assert "aten::mm" in update_ops or "aten::addmm" in update_ops
+    assert "| animal_chain_v1 | update |" in capsys.readouterr().out
+
+
+def test_ops_needs_profile(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--training", "--ops"])
+    assert "--ops goes with --training --profile" in capsys.readouterr().err
+
+
 def test_profile_needs_training(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--profile"])
