@@ -23,17 +23,24 @@ logits with ``exp`` of the legal entries only (an illegal entry's term is
 exactly ``0.0`` either way), masks by products with the mask as numbers
 (``x * 1.0 == x`` and an illegal entry's product is a zero that is
 dropped or added to a non-zero number), samples by drawing the same
-uniforms from the same generator and taking ``log1p`` of the entries with a
-non-zero probability only (the others' ratio is ``0 / q == 0`` either way),
-and builds the distribution once, without argument checks (the masks come
-from the envs, the actions from the distribution itself). Every value,
-sample and gradient is sb3-contrib's to the bit, and the generator is left
-in the same state: ``tests/training/test_masked_distribution.py`` compares
-them. (One sample differs: where a uniform draw is exactly 0.0 at an illegal
-entry, probability 2**-53 each, ``multinomial`` divides 0 by -0.0 and picks
-that illegal action; this sampler picks a legal one.) Non-finite logits, a row with no legal action, and a ``torch`` whose
-exponential draws are not reproduced (checked once per process) fall back
-to sb3-contrib's computation.
+uniforms from the same generator and taking ``log1p`` of the legal entries
+only (an illegal entry's probability is exactly 0.0, its ratio ``0 / q``
+too), and builds the distribution once, without argument checks (the masks
+come from the envs, the actions from the distribution itself). Products and
+the sampler are used from :data:`LARGE` entries; below, ``torch.where`` and
+``torch.multinomial`` cost less. Every value, sample and gradient is
+sb3-contrib's to the bit, and the generator is left in the same state:
+``tests/training/test_masked_distribution.py`` compares them. (One sample
+differs: where a uniform draw is exactly 0.0 at an illegal entry,
+probability 2**-53 each, ``multinomial`` divides 0 by -0.0 and picks that
+illegal action; this sampler picks a legal one.) A non-finite illegal
+logit, a row with no legal action, and a ``torch`` whose exponential draws
+are not reproduced (checked once per process) fall back to sb3-contrib's
+computation.
+
+:class:`CompactMaskableCategorical` (``network.masked_distribution:
+compact``) is the same distribution computed over the legal entries only:
+faster still, but not sb3-contrib's bits, so seeded runs differ.
 
 :func:`use_exact_fast_masking` puts it into a MaskablePPO policy: the
 distribution holds no parameters, so a policy's saved files are unchanged.
