@@ -40,7 +40,8 @@ games/s of each shipped bot against the heuristic over random self-play
 (:mod:`kakurega.scripts.bench_evaluate`).
 
 Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--compiled-gain] [--bridge [--ismcts]] [--evaluate]``,
-``kakurega bench --training [--profile] [--vec-envs dummy,subproc] [--training-steps N] [--repeats R] [--only NAME]``
+``kakurega bench --training [--profile [--ops]] [--masked-distribution exact|compact] [--vec-envs dummy,subproc]
+[--training-steps N] [--repeats R] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -397,11 +398,15 @@ def _training(args, parser) -> int:
     ):
         if not ok:
             parser.error(f"{name} must be {expected}, got {value}")
-    if args.profile:
-        report = bench_training.training_profile(args.training_steps, args.only)
+    if args.ops:
+        report = bench_training.training_operators(args.only, args.masked_distribution)
+        print(bench_training.format_operator_table(report))
+    elif args.profile:
+        report = bench_training.training_profile(args.training_steps, args.only, args.masked_distribution)
         print(bench_training.format_profile_table(report))
     else:
-        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats)
+        report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats,
+                                                    distribution=args.masked_distribution)
         print(bench_training.format_training_table(report))
     if len(report["rows"]) == 1:
         print(f"\nno kakurega env matched --only {args.only!r}")
@@ -436,6 +441,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --training: vector envs to measure, comma-separated (default dummy,subproc)")
     parser.add_argument("--profile", action="store_true",
                         help="with --training: where the time of a learner step goes, per env (one learning each)")
+    parser.add_argument("--ops", action="store_true",
+                        help="with --training --profile: torch.profiler's top operators of a rollout and of an update")
+    parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="exact",
+                        help="with --training: the kakurega learners' network.masked_distribution (default exact)")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     parser.add_argument("--evaluate", action="store_true",
@@ -444,6 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.profile and not args.training:
         parser.error("--profile goes with --training (it profiles a learner step)")
+    if args.ops and not args.profile:
+        parser.error("--ops goes with --training --profile (it profiles a learner step's operators)")
     if args.bridge:
         from kakurega.scripts import bench_bridge
 

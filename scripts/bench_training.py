@@ -138,26 +138,31 @@ def cases(only: str | None = None) -> list[tuple[str, object, bool]]:
     return found
 
 
-def build_ppo(vec, kakurega: bool):
-    """MaskablePPO with the fixed settings; a kakurega case gets what ``kakurega train`` gives its policy."""
+def build_ppo(vec, kakurega: bool, distribution: str = "exact"):
+    """MaskablePPO with the fixed settings; a kakurega case gets what ``kakurega train`` gives its policy.
+
+    ``distribution`` is the config's ``network.masked_distribution`` (exact or compact).
+    """
     from sb3_contrib import MaskablePPO
 
-    from kakurega.agents.training.masked_distribution import use_exact_fast_masking
+    from kakurega.agents.training.masked_distribution import use_compact_masking, use_exact_fast_training
 
     model = MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
     if kakurega:
-        use_exact_fast_masking(model.policy)
+        use_exact_fast_training(model.policy)
+        if distribution == "compact":
+            use_compact_masking(model.policy)
     return model
 
 
 class _Learner:
     """One MaskablePPO and its vector env, learning in chunks; counts its steps and the seconds they took."""
 
-    def __init__(self, factory, kakurega: bool, kind: str, n_envs: int):
+    def __init__(self, factory, kakurega: bool, kind: str, n_envs: int, distribution: str = "exact"):
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
         self.vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
-        self.model = build_ppo(self.vec, kakurega)
+        self.model = build_ppo(self.vec, kakurega, distribution)
         self.clock = time.perf_counter if kind == "subproc" else time.process_time
         self.steps, self.seconds = 0, 0.0
 
@@ -171,7 +176,8 @@ class _Learner:
         return self.steps / self.seconds
 
 
-def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS) -> tuple[float, float]:
+def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS,
+                 distribution: str = "exact") -> tuple[float, float]:
     """Learner steps/s of the anchor and of a kakurega case, learning by turns one rollout at a time.
 
     Each side learns ``steps`` steps in chunks of one rollout (``n_steps x
@@ -181,7 +187,7 @@ def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS) -> tuple[
     anchor = case = None
     try:
         anchor = _Learner(connect_four, False, kind, n_envs)
-        case = _Learner(factory, True, kind, n_envs)
+        case = _Learner(factory, True, kind, n_envs, distribution)
         chunk = PPO["n_steps"] * n_envs
         for _ in range(max(1, -(-steps // chunk))):
             anchor.learn(chunk)
@@ -194,8 +200,11 @@ def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS) -> tuple[
 
 
 def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = N_ENVS,
-                        repeats: int = 3) -> dict:
-    """Learner steps/s of MaskablePPO on every case beside the anchor, ``repeats`` interleaved repeats."""
+                        repeats: int = 3, distribution: str = "exact") -> dict:
+    """Learner steps/s of MaskablePPO on every case beside the anchor, ``repeats`` interleaved repeats.
+
+    ``distribution``: the kakurega cases' masked distribution (exact or compact); the anchor keeps sb3-contrib's.
+    """
     import torch
 
     torch.set_num_threads(1)
@@ -205,7 +214,7 @@ def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", 
     for _ in range(repeats):
         for kind in vec_envs:
             for label, factory, _ in found[1:]:
-                anchor_rate, rate = measure_pair(factory, kind, steps, n_envs)
+                anchor_rate, rate = measure_pair(factory, kind, steps, n_envs, distribution)
                 rates[ANCHOR, kind].append(anchor_rate)
                 ratios[ANCHOR, kind].append(1.0)
                 rates[label, kind].append(rate)
@@ -222,7 +231,8 @@ def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", 
             row[f"{kind}_ratio_range"] = [min(ratios[label, kind]), max(ratios[label, kind])]
         rows.append(row)
     return {"steps": steps, "repeats": repeats, "n_envs": n_envs, "vec_envs": list(vec_envs), "ppo": PPO,
-            "net_arch": NET_ARCH, "load_average_at_start": list(os.getloadavg()), "rows": rows}
+            "net_arch": NET_ARCH, "masked_distribution": distribution, "load_average_at_start": list(os.getloadavg()),
+            "rows": rows}
 
 
 def format_training_table(report: dict) -> str:
@@ -303,8 +313,58 @@ def _instrument(sections: Sections, model, vec, kakurega: bool) -> None:
             sections.on(inner, "_observation", "observation")
 
 
-def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS) -> dict:
-    """Seconds per section of one DummyVecEnv learning of ``steps`` learner steps, after a warm-up rollout."""
+def network_floor(observation_size: int, n_actions: int, steps: int, n_envs: int = N_ENVS) -> float:
+    """CPU µs per learner step of the same networks in a bare torch loop: what no PPO code around them can remove.
+
+    Per rollout of ``n_steps x n_envs`` steps: ``n_steps`` forward passes of a
+    batch of ``n_envs`` through the actor and the critic, then ``n_epochs``
+    passes over minibatches: forward, a loss of the chosen actions' logits and
+    the values (no distribution at all), backward, gradient clipping and Adam
+    (``foreach``), on random inputs.
+    """
+    import torch as th
+    from torch import nn
+
+    def mlp(outputs: int):
+        sizes = [observation_size, *NET_ARCH]
+        layers = [layer for i in range(len(NET_ARCH)) for layer in (nn.Linear(sizes[i], sizes[i + 1]), nn.Tanh())]
+        return nn.Sequential(*layers, nn.Linear(sizes[-1], outputs))
+
+    rollout, batch = PPO["n_steps"] * n_envs, PPO["batch_size"]
+    with th.random.fork_rng():
+        th.manual_seed(0)
+        actor, critic = mlp(n_actions), mlp(1)
+        observations = th.rand(rollout, observation_size)
+        actions = th.randint(0, n_actions, (rollout, 1))
+    parameters = [*actor.parameters(), *critic.parameters()]
+    optimizer = th.optim.Adam(parameters, lr=3e-4, eps=1e-5, foreach=True)
+
+    def one_rollout():
+        with th.no_grad():
+            for i in range(0, rollout, n_envs):
+                actor(observations[i:i + n_envs]), critic(observations[i:i + n_envs])
+        for _ in range(PPO["n_epochs"]):
+            for i in range(0, rollout, batch):
+                inputs = observations[i:i + batch]
+                loss = actor(inputs).gather(1, actions[i:i + batch]).mean() + critic(inputs).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(parameters, 0.5)
+                optimizer.step()
+
+    one_rollout()  # warm-up
+    rollouts = max(1, -(-steps // rollout))
+    start = time.process_time()
+    for _ in range(rollouts):
+        one_rollout()
+    return 1e6 * (time.process_time() - start) / (rollouts * rollout)
+
+
+def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS, distribution: str = "exact") -> dict:
+    """Seconds per section of one DummyVecEnv learning of ``steps`` learner steps, after a warm-up rollout.
+
+    Also the network floor (:func:`network_floor`) of the case's network shapes.
+    """
     import sb3_contrib.ppo_mask.ppo_mask as ppo_mask
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -312,7 +372,7 @@ def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS) -> d
 
     vec = DummyVecEnv([factory] * n_envs)
     try:
-        model = build_ppo(vec, kakurega)
+        model = build_ppo(vec, kakurega, distribution)
         model.learn(PPO["n_steps"] * n_envs)  # warm-up: first-call costs of torch and the envs
         plain_start = time.process_time()
         model.learn(steps, reset_num_timesteps=False)
@@ -327,28 +387,83 @@ def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS) -> d
             total = time.perf_counter() - start
     finally:
         vec.close()
+    floor = network_floor(int(np.prod(model.observation_space.shape)), int(model.action_space.n), steps, n_envs)
     return {"steps": steps, "cpu_seconds_unprofiled": plain_cpu, "wall_seconds_profiled": total,
-            "seconds": sections.seconds}
+            "seconds": sections.seconds, "network_floor_us_per_step": floor}
 
 
-def training_profile(steps: int, only: str | None = None) -> dict:
-    """The profile of a learner step for the anchor and every case."""
+def training_profile(steps: int, only: str | None = None, distribution: str = "exact") -> dict:
+    """The profile of a learner step for the anchor and every case (``distribution``: the kakurega cases')."""
     import torch
 
     torch.set_num_threads(1)
     rows = []
     for label, factory, kakurega in cases(only):
-        rows.append({"env": label, **profile_case(factory, kakurega, steps)})
-    return {"steps": steps, "n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH,
+        rows.append({"env": label, **profile_case(factory, kakurega, steps, distribution=distribution)})
+    return {"steps": steps, "n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution,
             "load_average_at_start": list(os.getloadavg()), "rows": rows}
 
 
 def format_profile_table(report: dict) -> str:
-    """Each case's µs per learner step (unprofiled CPU time) and the share of each section (profiled), as Markdown."""
-    lines = ["| env | µs/step | " + " | ".join(SECTIONS) + " |", "|---|---:|" + "---:|" * len(SECTIONS)]
+    """Each case's µs per learner step (unprofiled CPU time), its network floor and the share of each section, as Markdown."""
+    lines = ["| env | µs/step | network floor µs/step | " + " | ".join(SECTIONS) + " |",
+             "|---|---:|---:|" + "---:|" * len(SECTIONS)]
     for row in report["rows"]:
         per_step = 1e6 * row["cpu_seconds_unprofiled"] / row["steps"]
         total = sum(row["seconds"].values())
         shares = " | ".join(f"{100 * row['seconds'][s] / total:.0f} %" for s in SECTIONS)
-        lines.append(f"| {row['env']} | {per_step:,.0f} | {shares} |")
+        lines.append(f"| {row['env']} | {per_step:,.0f} | {row['network_floor_us_per_step']:,.0f} | {shares} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ operators
+def operator_profile(factory, kakurega: bool, distribution: str = "exact", top: int = 8) -> dict:
+    """torch.profiler's ``top`` operators (self CPU time) of one PPO update and of one rollout's collection.
+
+    One DummyVecEnv learner after a warm-up rollout; each part is profiled
+    alone (``collect_rollouts`` of one rollout, then ``train``). Shares are
+    of the operators' total self time in that part (the envs' Python is not
+    an operator: it is in the section profile).
+    """
+    from stable_baselines3.common.vec_env import DummyVecEnv
+    from torch.profiler import profile
+
+    vec = DummyVecEnv([factory] * N_ENVS)
+    try:
+        model = build_ppo(vec, kakurega, distribution)
+        model.learn(PPO["n_steps"] * N_ENVS)  # warm-up
+        _, callback = model._setup_learn(PPO["n_steps"] * N_ENVS, None, reset_num_timesteps=False)
+        parts = {}
+        for part, run in (("rollout", lambda: model.collect_rollouts(vec, callback, model.rollout_buffer, PPO["n_steps"])),
+                          ("update", model.train)):
+            with profile() as profiler:
+                run()
+            events = profiler.key_averages()
+            total = sum(event.self_cpu_time_total for event in events)
+            ranked = sorted(events, key=lambda event: event.self_cpu_time_total, reverse=True)[:top]
+            parts[part] = [{"operator": event.key, "calls": event.count, "share": event.self_cpu_time_total / total,
+                            "self_us_per_call": event.self_cpu_time_total / event.count} for event in ranked]
+    finally:
+        vec.close()
+    return parts
+
+
+def training_operators(only: str | None = None, distribution: str = "exact") -> dict:
+    """:func:`operator_profile` of the anchor and every case."""
+    import torch
+
+    torch.set_num_threads(1)
+    rows = [{"env": label, **operator_profile(factory, kakurega, distribution)}
+            for label, factory, kakurega in cases(only)]
+    return {"n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution, "rows": rows}
+
+
+def format_operator_table(report: dict) -> str:
+    """The top operators of each case's rollout and update, as Markdown (share of the part's operator time)."""
+    lines = ["| env | part | top operators (share of operator time, µs per call) |", "|---|---|---|"]
+    for row in report["rows"]:
+        for part in ("rollout", "update"):
+            ops = ", ".join(f"{op['operator']} {100 * op['share']:.0f} % ({op['self_us_per_call']:,.0f})"
+                            for op in row[part])
+            lines.append(f"| {row['env']} | {part} | {ops} |")
     return "\n".join(lines)

@@ -123,16 +123,24 @@ def test_training_profile_table(tmp_path, capsys):
     """--training --profile: every section's share per env; the sections account for the whole learning."""
     out = tmp_path / "profile.json"
     assert bench.main(["--training", "--profile", "--training-steps", "2048", "--only", "animal_chain_v1",
-                       "--json", str(out)]) == 0
+                       "--masked-distribution", "compact", "--json", str(out)]) == 0
     report = json.loads(out.read_text())
+    assert report["masked_distribution"] == "compact"
     for row in report["rows"]:
         seconds = row["seconds"]
         assert set(seconds) == set(bench_training.SECTIONS)
         assert sum(seconds.values()) == pytest.approx(row["wall_seconds_profiled"], rel=1e-3)
         assert seconds["PPO update"] > 0 and seconds["policy forward"] > 0 and seconds["env rules"] > 0
+        assert 0 < row["network_floor_us_per_step"] < 1e6 * row["cpu_seconds_unprofiled"] / row["steps"]
     kakurega_row = report["rows"][1]["seconds"]
     assert kakurega_row["opponents"] > 0 and kakurega_row["observation"] > 0 and kakurega_row["masks"] > 0
     assert "| animal_chain_v1 |" in capsys.readouterr().out
+
+
+def test_network_floor_times_the_bare_networks():
+    """The floor's loop runs the actor and critic shapes given and reports CPU µs per learner step."""
+    floor = bench_training.network_floor(observation_size=20, n_actions=5, steps=1)
+    assert 0 < floor < 1e6
 
 
 def test_profile_sections_count_nested_time_once():
@@ -150,6 +158,28 @@ def test_training_vec_envs_are_checked(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--training", "--vec-envs", "dummy,threads"])
     assert "--vec-envs must be a comma-separated list of dummy and subproc, got dummy,threads" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_training_operator_table(tmp_path, capsys):
+    """--training --profile --ops: the top operators of a rollout and an update, shares of their part's time."""
+    out = tmp_path / "ops.json"
+    assert bench.main(["--training", "--profile", "--ops", "--only", "animal_chain_v1", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [row["env"] for row in report["rows"]][1:] == ["animal_chain_v1"]
+    for row in report["rows"]:
+        for part in ("rollout", "update"):
+            shares = [op["share"] for op in row[part]]
+            assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 1 + 1e-9
+    update_ops = {op["operator"] for op in report["rows"][1]["update"]}
+    assert "aten::mm" in update_ops or "aten::addmm" in update_ops
+    assert "| animal_chain_v1 | update |" in capsys.readouterr().out
+
+
+def test_ops_needs_profile(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--training", "--ops"])
+    assert "--ops goes with --training --profile" in capsys.readouterr().err
 
 
 def test_profile_needs_training(capsys):

@@ -131,6 +131,10 @@ SCHEMA: dict[str, Any] = {
         "feature_head": Key("bool", False, "PPO with move_features: score each action also by one learned weight per "
                             "measurement over its own row of move features, instead of feeding them to the MLP "
                             "(for games with many actions; docs/training.md)"),
+        "masked_distribution": Key("str", "exact", "PPO's distribution over the legal actions: exact (sb3-contrib's "
+                                   "numbers to the bit) or compact (the same distribution computed over the legal "
+                                   "actions only: faster with many actions, seeded runs differ; docs/training.md)",
+                                   choices=("exact", "compact")),
     },
     "opponents": Key(
         "opponents",
@@ -398,6 +402,9 @@ def validate_config(data: dict, overrides=()) -> dict:
     if config["network"]["feature_head"] and not (config["network"]["move_features"] and config["algorithm"] == "ppo"):
         raise ConfigError("config key 'network.feature_head': the head scores actions by their move features; "
                           "it needs network.move_features: true and algorithm ppo")
+    if config["network"]["masked_distribution"] != "exact" and config["algorithm"] != "ppo":
+        raise ConfigError("config key 'network.masked_distribution': it chooses how PPO computes its masked "
+                          "distribution; with algorithm dqn leave it at exact")
     if config["pretrain"]["dagger_rounds"] and not config["pretrain"]["steps"]:
         raise ConfigError("config key 'pretrain.dagger_rounds': DAgger refines a first imitation; "
                           "set pretrain.steps > 0 (or dagger_rounds to 0)")

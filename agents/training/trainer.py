@@ -112,7 +112,7 @@ def build_model(config: dict, vec_env, logger=None):
     if config["algorithm"] == "ppo":
         from sb3_contrib import MaskablePPO
 
-        from kakurega.agents.training.masked_distribution import use_exact_fast_masking
+        from kakurega.agents.training.masked_distribution import use_compact_masking, use_exact_fast_training
 
         policy, policy_kwargs = "MlpPolicy", dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=activation)
         if config["network"]["feature_head"]:  # (validated: move features, one row per action)
@@ -127,7 +127,9 @@ def build_model(config: dict, vec_env, logger=None):
             policy_kwargs.update(per_action=features.per_action, features_extractor_class=SplitObservation,
                                  features_extractor_kwargs={"observation_size": int(raw.layout.size)})
         model = MaskablePPO(policy, vec_env, policy_kwargs=policy_kwargs, **config["ppo"], **common)
-        use_exact_fast_masking(model.policy)  # same numbers, a fraction of the time (masked_distribution.py)
+        use_exact_fast_training(model.policy)  # same numbers, a fraction of the time (masked_distribution.py)
+        if config["network"]["masked_distribution"] == "compact":
+            use_compact_masking(model.policy)
     else:
         from kakurega.agents.training.masked_dqn import MaskedDQN
 
