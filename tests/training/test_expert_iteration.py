@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from training_helpers import tiny_config
+from training_helpers import PickledTasks, tiny_config
 
 from kakurega.agents.training.config import ConfigError, validate_config
 from kakurega.agents.training.pretrain import collect_demonstrations, demonstrations, visit_distribution
@@ -215,30 +215,13 @@ def test_the_demonstrator_is_reset_at_the_start_of_every_episode(nim, tmp_path, 
     assert all(games[:data["episodes"]]), "every episode's moves follow a reset"
 
 
-class _Chunked:
-    """Stands in for Ray tasks: every work item crosses a pickle (plain data only) and runs on its own."""
-
-    backend = "ray"
-    cpus = 2
-
-    def __init__(self):
-        self.items = 0
-
-    def map(self, fn, items):
-        import pickle
-
-        for item in items:
-            self.items += 1
-            yield pickle.loads(pickle.dumps(fn(pickle.loads(pickle.dumps(item)))))
-
-
 @pytest.mark.parametrize("target, agent", [("visits", "ismcts:simulations=4"), ("action", "heuristic")])
 def test_demonstration_games_cut_into_tasks_give_the_same_data(tmp_path, target, agent):
     """Game e of the data step is dealt and seeded from (seed, e) alone: played in separate work items, the data
     are the same arrays, cut at the same game."""
     config = validate_config(tiny_config("animal_chain_v1", "ppo", tmp_path, opponents=["random", "heuristic"]))
     local = collect_demonstrations(config, agent, 60, seed=3, target=target)
-    tasks = _Chunked()
+    tasks = PickledTasks()
     split = collect_demonstrations(config, agent, 60, seed=3, target=target, tasks=tasks)
     assert tasks.items > 1 and local["episodes"] > 1
     assert set(split) == set(local)
@@ -280,4 +263,4 @@ def test_dagger_labelling_stays_in_this_process(nim, tmp_path):
     config = validate_config(tiny_config(nim.NAME, "ppo", tmp_path, opponents=["random"]))
     student = RandomAgent(context_for(nim.NAME, {}), 0)
     with pytest.raises(ValueError, match="DAgger's labelling plays the network being trained"):
-        collect_demonstrations(config, "heuristic", 10, seed=0, student=student, tasks=_Chunked())
+        collect_demonstrations(config, "heuristic", 10, seed=0, student=student, tasks=PickledTasks())

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from training_helpers import PickledTasks
 
 from kakurega.agents.outcome import classify_outcome, ranks, win_share
 from kakurega.agents.tournament import play_game, run_tournament, wilson_interval
@@ -184,23 +185,6 @@ def test_illegal_agent_move_is_reported(nim):
         play_game(env, [Cheater(context), Cheater(context)], seed=0)
 
 
-class _Chunked:
-    """Stands in for Ray tasks: every work item crosses a pickle (plain data only) and runs on its own."""
-
-    backend = "ray"
-    cpus = 2
-
-    def __init__(self):
-        self.items = 0
-
-    def map(self, fn, items):
-        import pickle
-
-        for item in items:
-            self.items += 1
-            yield pickle.loads(pickle.dumps(fn(pickle.loads(pickle.dumps(item)))))
-
-
 @pytest.mark.parametrize("env_name, specs, options", [
     ("summer_hide_and_seek_v2", ["random", "ismcts:simulations=2"], {"num_players": 3}),
     ("animal_chain_v1", ["heuristic", "random", "ismcts:simulations=2"], {}),
@@ -209,11 +193,11 @@ class _Chunked:
 def test_games_cut_into_tasks_give_the_same_tournament(env_name, specs, options):
     """Each game is a pure function of its schedule entry: played in separate work items, the table is the same."""
     local = run_tournament(env_name, specs, options, games=2, seed=5)
-    tasks = _Chunked()
+    tasks = PickledTasks()
     split = run_tournament(env_name, specs, options, games=2, seed=5, tasks=tasks)
     assert tasks.items > 1
     assert _without_time(split) == _without_time(local)
-    assert _without_time(run_tournament(env_name, specs, options, games=2, seed=6, tasks=_Chunked())) != _without_time(local)
+    assert _without_time(run_tournament(env_name, specs, options, games=2, seed=6, tasks=PickledTasks())) != _without_time(local)
 
 
 def test_a_game_does_not_depend_on_the_games_its_players_played_before():
@@ -240,16 +224,16 @@ def test_games_played_elsewhere_are_recorded_like_local_ones():
 
     local = records(None)
     assert len(local) == 4 and all(moves for *_, moves, _, _ in local)
-    assert records(_Chunked()) == local
+    assert records(PickledTasks()) == local
 
 
 def test_agents_built_in_this_process_cannot_be_sent_to_ray():
     from kakurega.agents.base import RandomAgent
 
     with pytest.raises(ValueError, match="in-memory policy.*rebuilds every agent from its spec string"):
-        run_tournament("animal_chain_v1", ["mine", "random"], games=2, tasks=_Chunked(),
+        run_tournament("animal_chain_v1", ["mine", "random"], games=2, tasks=PickledTasks(),
                        agents={"mine": lambda context, seed: RandomAgent(context, seed)})
     # a label for a spec string travels: it is rebuilt from the string
-    result = run_tournament("animal_chain_v1", ["random (again)", "random"], games=2, tasks=_Chunked(),
+    result = run_tournament("animal_chain_v1", ["random (again)", "random"], games=2, tasks=PickledTasks(),
                             agents={"random (again)": "random"})
     assert result.agents == ["random (again)", "random"]
