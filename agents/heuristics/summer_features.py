@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import AgentContext
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights
+from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights, read_stroke
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
 
@@ -122,13 +122,7 @@ class SummerMoveFeatures:
 
     def _child_rows(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
         game = self.game
-        order = self._piece(observation, "stroke")[self._rows, self._cols]
-        stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
-        visited = drawn = 0
-        for s in stroke:
-            visited |= 1 << s
-        for p, q in zip(stroke, stroke[1:]):
-            drawn |= 1 << game.line_between(p, q)[0]
+        stroke, visited, drawn = read_stroke(game, self._piece(observation, "stroke")[self._rows, self._cols])
         pieces = self._squares(self._piece(observation, "pieces").sum(axis=0))
         blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
         budget = int(round(float(self._piece(observation, "budget_left")[0])))

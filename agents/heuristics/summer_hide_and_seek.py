@@ -165,6 +165,18 @@ class Walks:
         return image
 
 
+def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
+    """The stroke from the observation's stroke plane (``order``: each square's place on it, 0 when off it):
+    its squares in drawing order, the mask of the squares it visited and the mask of the lines it drew."""
+    stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
+    visited = drawn = 0
+    for s in stroke:
+        visited |= 1 << s
+    for p, q in zip(stroke, stroke[1:]):
+        drawn |= 1 << game.line_between(p, q)[0]
+    return stroke, visited, drawn
+
+
 def _without(icons: tuple[int, ...], icon: int) -> tuple[int, ...]:
     i = icons.index(icon)
     return icons[:i] + icons[i + 1 :]
@@ -341,13 +353,7 @@ class SummerHideAndSeekHeuristic(Agent):
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
         weights = self._update_weights(observation)
-        order = self.piece(observation, "stroke")[self._rows, self._cols]
-        stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
-        visited = drawn = 0
-        for s in stroke:
-            visited |= 1 << s
-        for p, q in zip(stroke, stroke[1:]):
-            drawn |= 1 << game.line_between(p, q)[0]
+        stroke, visited, drawn = read_stroke(game, self.piece(observation, "stroke")[self._rows, self._cols])
         pieces = self.piece(observation, "pieces").sum(axis=0)
         blocked = self._mask(pieces)
         budget = int(round(float(self.piece(observation, "budget_left")[0])))
