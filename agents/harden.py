@@ -53,17 +53,20 @@ def pool_with_exploiters(opponents: list, exploiters: list[str], weight: float) 
     [{'agent': 'heuristic', 'weight': 0.48}, {'agent': 'self', 'weight': 0.12},
      {'agent': 'policy:a.safetensors', 'weight': 0.2}, {'agent': 'policy:b.safetensors', 'weight': 0.2}]
     """
+    check_exploiter_weight(weight)
+    entries = [{"agent": e["agent"], "weight": float(e.get("weight", 1.0))} if isinstance(e, dict)
+               else {"agent": e, "weight": 1.0} for e in opponents]
+    if not exploiters:
+        return entries
+    total = sum(e["weight"] for e in entries)
+    return ([{"agent": e["agent"], "weight": round(e["weight"] * (1 - weight) / total, 12)} for e in entries]
+            + [{"agent": spec, "weight": round(weight / len(exploiters), 12)} for spec in exploiters])
+
+
+def check_exploiter_weight(weight: float) -> None:
+    """A ``ValueError`` in words unless the exploiters' share of the draws lies strictly between 0 and 1."""
     if not 0 < weight < 1:
         raise ValueError(f"exploiter_weight must be between 0 and 1 (exclusive), got {weight}")
-    entries = [item if isinstance(item, dict) else {"agent": item, "weight": 1.0} for item in opponents]
-    total = sum(float(e.get("weight", 1.0)) for e in entries)
-    pool = [{"agent": e["agent"], "weight": round(float(e.get("weight", 1.0)) * (1 - weight) / total, 12)}
-            for e in entries]
-    if exploiters:
-        pool += [{"agent": spec, "weight": round(weight / len(exploiters), 12)} for spec in exploiters]
-    else:
-        pool = [{"agent": e["agent"], "weight": float(e.get("weight", 1.0))} for e in entries]
-    return pool
 
 
 def _score_row(row: dict) -> dict:
@@ -89,7 +92,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
         raise ValueError(f"games must be at least 1, got {games}")
     if not 0 <= stop_at <= 1:
         raise ValueError(f"stop_at is a score between 0 and 1, got {stop_at}")
-    pool_with_exploiters([{"agent": "random"}], ["random"], exploiter_weight)  # checks the weight before any work
+    check_exploiter_weight(exploiter_weight)
     recipe = load_config(config_path)
     if recipe["algorithm"] != "ppo":
         raise ConfigError(f"{config_path}: hardening retrains a PPO recipe; this one is {recipe['algorithm']}")

@@ -533,6 +533,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def run_standalone(build_parser, run, argv=None) -> int:
+    """``python -m kakurega.scripts.NAME``: parse with the script's parser and run it; bad input is one line, exit 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except (ValueError, TypeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
 def main(argv=None) -> int:
     """Entry point of the ``kakurega`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)

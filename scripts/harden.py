@@ -53,12 +53,9 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except (ValueError, TypeError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    from kakurega.scripts.cli import run_standalone
+
+    return run_standalone(build_parser, run, argv)
 
 
 if __name__ == "__main__":
