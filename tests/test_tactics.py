@@ -32,8 +32,7 @@ FIRST_SUITES = {
     "summer_hide_and_seek": "5393a37cf9a0105b4d0dc6951ad54ca1cc8bee07815a6d48e53eb350b212f237",
 }
 #: games for the generator test: the kurayami take is rare (about 2 positions in 1,000 games), so more games
-GENERATOR_GAMES = {"kakurenbo-variant=kurayami": 1500, "kakurenbo-num_players=3-variant=kurayami": 1500,
-                   "kakurenbo-num_players=5-variant=kurayami": 1500}
+GENERATOR_GAMES = {"kakurenbo-variant=kurayami": 1500, "kakurenbo-num_players=5-variant=kurayami": 1500}
 
 
 @pytest.mark.parametrize("name", sorted(PLANS))
@@ -111,6 +110,9 @@ def test_a_table_without_a_suite_or_a_bad_option_is_refused_in_words(capsys):
     with pytest.raises(ValueError, match=r"no tactics suite for hidden_rooms_v0 with episode=match; the tables "
                                          r"with one: episode=round \(hidden_rooms.json\)"):
         find_suite("hidden_rooms_v0", {"episode": "match"})
+    with pytest.raises(ValueError, match=r"num_players=3, variant=kurayami; the tables with one: num_players=4, "
+                                         r"variant=kakurenbo \(kakurenbo.json\); num_players=3, variant=kakurenbo"):
+        find_suite("kakurenbo_v1", {"num_players": 3, "variant": "kurayami"})  # no provable position there
     with pytest.raises(ValueError, match="from 3 to 5, got 6"):
         find_suite("kakurenbo_v1", {"num_players": 6})
     with pytest.raises(TypeError, match="no option 'players'"):

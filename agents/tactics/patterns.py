@@ -29,7 +29,8 @@ kakurenbo curse_loss       bad   the Curse give ends the game at once with the g
                                  while another give surely keeps the game going
 kakurenbo take_loss        bad   Kurayami, the dice take: holding the Curse and one card, taking its
                                  located partner (the victim's only card of that colour) leaves the
-                                 taker with the Curse alone; the other colour keeps the game going
+                                 taker with the Curse alone, another player (with an empty hand) the
+                                 winner; the other colour keeps the game going
 summer seek_certain        good  the public belief is one square: a piece there finds the child
                                  (the child's VP only grow while it is hidden; with several seekers,
                                  no earlier piece of the turn is there)
@@ -251,7 +252,12 @@ def _hr_confirm_capture(game, state, seat, action, rng) -> str | None:
 
 # ------------------------------------------------------------------- KAKURENBO
 def _kk_outcome(game, state, action) -> str:
-    """"win" (sole winner), "tie", "loss" when ``action`` ends the game; "on" when the game goes on."""
+    """"win" (sole winner), "tie", "loss" (another seat wins), "no winner" when ``action`` ends the game; "on"
+    when the game goes on.
+
+    "no winner": a Kurayami game that ends with no empty hand; every seat then
+    gets the same (0 with zero-sum rewards), which is more than a loss.
+    """
     seat = state.actor
     after = game.clone(state)
     # a Curse give draws no chance; a take asked about ends alike whichever card of its colour it draws
@@ -259,6 +265,8 @@ def _kk_outcome(game, state, action) -> str:
     if not after.over:
         return "on"
     winners = game.winners(after)
+    if not winners:
+        return "no winner"
     if winners == [seat]:
         return "win"
     return "tie" if seat in winners else "loss"
@@ -325,6 +333,8 @@ def _kk_take_loss(game, state) -> Claim | None:
     partner when it has located the partner in the victim's hand, which holds
     no other card of its colour. The other colour brings a card of X's own
     colour, which pairs with nothing in the taker's hand, so the game goes on.
+    The end is a loss only if some hand is empty (public): a game that ends
+    with none has no winner and pays every seat alike, so that take is no blunder.
     """
     from kakurega.envs.kakurenbo import rules as kr
 
@@ -343,9 +353,12 @@ def _kk_take_loss(game, state) -> Claim | None:
     going_on = [a for a in legal if a not in losses]
     if not going_on or any(_kk_outcome(game, state, a) != "on" for a in going_on):
         return None
+    if any(_kk_outcome(game, state, a) != "loss" for a in losses):  # no empty hand: nobody wins, nobody loses
+        return None
     return Claim("bad", losses, f"{_names(game, state, losses)} takes {kr.card_name(partner)}, the partner of your "
                  f"one card besides the Curse (located there, the only card of its colour in that hand): the pair is "
-                 f"discarded at once and you are left with the Curse alone, the game's loser; "
+                 f"discarded at once and you are left with the Curse alone: the game ends, won by a player with an "
+                 f"empty hand, you among the losers; "
                  f"{_names(game, state, going_on)} keeps the game going")
 
 
