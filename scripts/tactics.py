@@ -4,12 +4,14 @@ Examples::
 
     kakurega tactics animal_chain --agents random heuristic pretrained
     kakurega tactics kakurenbo --agents heuristic ismcts:simulations=100 --json runs/tactics.json
+    kakurega tactics kakurenbo --option variant=kurayami --agents heuristic pretrained    another table's suite
     kakurega tactics animal_chain --verify                  re-derive every stored claim from the rules
     kakurega tactics --generate                             rebuild every shipped suite (minutes)
 
-A suite is data (``envs/data/tactics/<game>.json``): each position is the seed
-and the moves that reach it through the rules engine, the seat to act, the
-right moves ("good") or the blunders ("bad") and the reason. See
+A suite is data, one file per table (``envs/data/tactics/<game>.json`` for a
+game's first table, ``<game>-<options>.json`` for the others): each position
+is the seed and the moves that reach it through the rules engine, the seat to
+act, the right moves ("good") or the blunders ("bad") and the reason. See
 :mod:`kakurega.agents.tactics` and docs/strength.md.
 """
 
@@ -30,11 +32,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "from its own observation as in play."
     )
     parser.add_argument("env", nargs="?", help="env or game name, e.g. kakurenbo or kakurenbo_v1 (with "
-                        "--generate: only that game's suite; without a name, every suite)")
+                        "--generate: only that table's suite; without a name, every suite)")
     parser.add_argument("--agents", nargs="+", metavar="SPEC", help="agent specs: random, heuristic, pretrained, "
                         "policy:PATH, ismcts:..., or any registered kind")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. "
+                        "num_players=3: the suite of that table (default: the game's first table, "
+                        "envs/data/tactics/<game>.json)")
     parser.add_argument("--suite", default=None, metavar="FILE", help="a suite file (default: the game's shipped "
-                        "suite, envs/data/tactics/<game>.json)")
+                        "suite of the table asked)")
     parser.add_argument("--category", action="append", metavar="NAME", help="only positions of this category "
                         "(repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the agents (default 0)")
@@ -42,7 +47,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--verify", action="store_true", help="re-derive every claim of the suite from the rules "
                         "and print the problems (exit status 1 if any)")
     parser.add_argument("--generate", action="store_true", help="rebuild the suites by searching seeded games "
-                        "(writes --out)")
+                        "(writes --out): every suite, or the game's table asked")
     parser.add_argument("--out", default=None, metavar="DIR", help="--generate: where to write the suites "
                         "(default: the shipped folder envs/data/tactics)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
@@ -52,22 +57,19 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def _suite_for(args):
-    from kakurega.agents.tactics.suite import load_suite, suite_path
-    from kakurega.scripts.evaluate import resolve_env_name
+    from kakurega.agents.tactics.suite import find_suite, load_suite
+    from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
+    options = parse_options(args.option)
     if args.suite:
+        if options:
+            raise ValueError("--option picks a shipped suite; the positions of --suite FILE carry their own options")
         suite = load_suite(args.suite)
         return _in_env(suite, resolve_env_name(args.env)) if args.env else suite
     if not args.env:
         raise ValueError("name an env (e.g. kakurega tactics animal_chain --agents heuristic) or give --suite FILE")
     env_name = resolve_env_name(args.env)
-    path = suite_path(env_name)
-    if not path.is_file():
-        from kakurega.agents.tactics.suite import shipped_suites
-
-        names = ", ".join(p.stem for p in shipped_suites()) or "none"
-        raise ValueError(f"no tactics suite for {env_name} ({path} does not exist); suites: {names}")
-    return _in_env(load_suite(path), env_name)
+    return _in_env(find_suite(env_name, options), env_name)
 
 
 def _in_env(suite, env_name: str):
@@ -83,28 +85,26 @@ def _in_env(suite, env_name: str):
 
 
 def _generate(args) -> int:
-    from kakurega.agents.tactics.generate import PLANS, generate
-    from kakurega.agents.tactics.patterns import game_of
+    from kakurega.agents.tactics.generate import PLANS, generate, plan_for
     from kakurega.agents.tactics.suite import DIRECTORY
-    from kakurega.scripts.evaluate import resolve_env_name
+    from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
-    games = list(PLANS)
+    names = list(PLANS)
     if args.env:
-        game = game_of(resolve_env_name(args.env))
-        if game not in PLANS:
-            raise ValueError(f"no tactics plan for {game}; plans: {', '.join(PLANS)}")
-        games = [game]
+        names = [plan_for(resolve_env_name(args.env), parse_options(args.option))]
+    elif args.option:
+        raise ValueError("--option needs a game: kakurega tactics GAME --option KEY=VALUE --generate")
     out = Path(args.out) if args.out else DIRECTORY
-    for game in games:
-        def progress(done, counts, game=game):
+    for name in names:
+        def progress(done, counts, name=name):
             if not args.quiet and sys.stderr.isatty():
                 found = ", ".join(f"{k} {v}" for k, v in counts.items())
-                print(f"\r{game}: {done} games, found {found}", end="", file=sys.stderr, flush=True)
+                print(f"\r{name}: {done} games, found {found}", end="", file=sys.stderr, flush=True)
 
-        suite = generate(PLANS[game], seed=args.seed, progress=progress)
+        suite = generate(PLANS[name], seed=args.seed, progress=progress, name=name)
         if not args.quiet and sys.stderr.isatty():
             print(file=sys.stderr)
-        path = suite.save(out / f"{game}.json")
+        path = suite.save(out / f"{name}.json")
         counts = {c: sum(p.category == c for p in suite.positions) for c in suite.categories()}
         print(f"wrote {path}: {len(suite.positions)} positions ({', '.join(f'{k} {v}' for k, v in counts.items())})")
     return 0

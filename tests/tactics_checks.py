@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from kakurega.agents.base import Agent
 from kakurega.agents.specs import register_agent_kind
-from kakurega.agents.tactics import load_suite, replay, score_agents, suite_path
+from kakurega.agents.tactics import load_suite, replay, score_agents
 from kakurega.agents.tactics.generate import PLANS
+from kakurega.agents.tactics.suite import DIRECTORY
 
 
-def shipped(game: str):
-    """The shipped tactics suite of ``game``."""
-    return load_suite(suite_path(PLANS[game].env))
+def shipped(name: str):
+    """The shipped tactics suite of the plan ``name``: a game's first table (``"kakurenbo"``) or another one
+    (``"kakurenbo-variant=kurayami"``)."""
+    assert name in PLANS, f"no tactics plan {name!r}"
+    return load_suite(DIRECTORY / f"{name}.json")
 
 
 class _Scripted(Agent):
@@ -38,8 +41,8 @@ def _scripted_table(suite, right: bool) -> dict:
     return table
 
 
-def check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1(game: str) -> None:
-    suite = shipped(game)
+def check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1(name: str) -> None:
+    suite = shipped(name)
 
     class Blunders(_Scripted):
         table = _scripted_table(suite, right=False)

@@ -1,5 +1,6 @@
 """Tactics suites: every stored claim re-verifies through the rules, and the generator finds positions
-that verify, for every game with a tactics plan.
+that verify, for every table with a tactics plan; ``--option`` picks a table's suite; the first suites stay
+byte for byte what the docs quote.
 
 The controls that show each check can fail (a claim with one move too many
 caught by ``verify``, scripted players of the blunders and of the right moves
@@ -10,32 +11,130 @@ cards), the scoring and the CLI are tested per game, in each game's
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import replace
 
 import pytest
 from tactics_checks import shipped
 
 from kakurega.agents.tactics import verify
-from kakurega.agents.tactics.generate import PLANS, generate
+from kakurega.agents.tactics.generate import PLANS, generate, plan_for
+from kakurega.agents.tactics.patterns import game_of
+from kakurega.agents.tactics.suite import DIRECTORY, find_suite, shipped_suites
+from kakurega.scripts.cli import main
+
+#: sha256 of each game's first suite: its positions are quoted in docs/strength.md and must not change
+FIRST_SUITES = {
+    "animal_chain": "41efacad3b3f2d9129e73e62e6f01b450e9ef15cc485af51d5384dfc89f314dd",
+    "hidden_rooms": "5c8681288cdfff8c9f7f31059fdb497b9fc4c14016a5766fc91cda0bcea4487f",
+    "kakurenbo": "19ae5984d6c0dc5f73259f241db03c69f71bffb617c374eda4e99df968affbfb",
+    "summer_hide_and_seek": "5393a37cf9a0105b4d0dc6951ad54ca1cc8bee07815a6d48e53eb350b212f237",
+}
+#: games for the generator test: the kurayami take is rare (about 2 positions in 1,000 games), so more games
+GENERATOR_GAMES = {"kakurenbo-variant=kurayami": 1500, "kakurenbo-num_players=5-variant=kurayami": 1500}
 
 
-@pytest.mark.parametrize("game", sorted(PLANS))
-def test_every_stored_position_replays_and_its_claim_reverifies_through_the_rules(game):
-    suite = shipped(game)
-    assert suite.env == PLANS[game].env
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_every_stored_position_replays_and_its_claim_reverifies_through_the_rules(name):
+    suite = shipped(name)
+    assert suite.env == PLANS[name].env
     assert len(suite.positions) >= 50
-    assert set(suite.categories()) == set(PLANS[game].quotas)  # every pattern of the game is represented
+    assert all(p.options == PLANS[name].options for p in suite.positions)  # one table per file
+    assert set(suite.categories()) == set(PLANS[name].quotas)  # every pattern of the table is represented
     assert len({(p.seed, len(p.moves)) for p in suite.positions}) == len(suite.positions)
+    assert all(p.id.startswith(f"{name}-{p.category}-") for p in suite.positions)  # ids differ between tables
     envs: dict = {}
     problems = [problem for position in suite.positions for problem in verify(suite.env, position, 1, envs=envs)]
     assert problems == []
 
 
-@pytest.mark.parametrize("game", sorted(PLANS))
-def test_the_generator_finds_positions_that_verify(game):
-    plan = replace(PLANS[game], quotas={name: 1 for name in PLANS[game].quotas}, max_games=80)
+def test_every_suite_file_has_a_plan_named_after_its_table():
+    assert {path.stem for path in shipped_suites()} == set(PLANS)
+    for name, plan in PLANS.items():
+        game = game_of(plan.env)
+        options = "".join(f"-{key}={value}" for key, value in sorted(plan.options.items()))
+        assert name == game or name == game + options, name  # a game's first table, or the table's options
+
+
+def test_the_first_suites_are_unchanged_byte_for_byte():
+    for game, digest in FIRST_SUITES.items():
+        assert hashlib.sha256((DIRECTORY / f"{game}.json").read_bytes()).hexdigest() == digest, game
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_the_generator_finds_positions_that_verify(name):
+    plan = replace(PLANS[name], quotas={category: 1 for category in PLANS[name].quotas},
+                   max_games=GENERATOR_GAMES.get(name, 80))
     suite = generate(plan, seed=7, samples=2)
     assert [p.category for p in suite.positions] == list(plan.quotas)
     for position in suite.positions:
         assert verify(suite.env, position, samples=2) == []
         assert position.reason and len(position.named) == len(position.claimed)
+
+
+#: the first KAKURENBO suite was made before phase 2 determinizations drew only pair-free deals: the generator's
+#: checks now draw other samples and find other positions first (every stored claim still re-verifies)
+MADE_BY_AN_OLDER_ENGINE = pytest.mark.xfail(strict=True, reason="kakurenbo.json predates the pair-free "
+                                            "determinizations; it is kept as the docs quote it")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [pytest.param(name, marks=MADE_BY_AN_OLDER_ENGINE) if name == "kakurenbo" else name
+                                  for name in sorted(PLANS)])
+def test_generate_rebuilds_each_shipped_suite_byte_for_byte(name, tmp_path):
+    path = generate(PLANS[name], name=name).save(tmp_path / f"{name}.json")
+    assert path.read_bytes() == (DIRECTORY / f"{name}.json").read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(PLANS))
+def test_the_options_of_a_table_pick_its_suite(name):
+    plan = PLANS[name]
+    suite = find_suite(plan.env, plan.options) if plan.options else find_suite(plan.env, {})
+    assert suite.source == str(DIRECTORY / f"{name}.json")
+    assert plan_for(plan.env, plan.options) == name
+
+
+def test_without_options_a_game_keeps_its_first_suite_and_a_default_option_spelled_out_picks_it_too():
+    for game in FIRST_SUITES:
+        env_name = PLANS[game].env
+        assert find_suite(env_name).source == str(DIRECTORY / f"{game}.json")
+        assert plan_for(env_name) == game
+    assert find_suite("kakurenbo_v1", {"num_players": 4, "variant": "kakurenbo"}).source.endswith("/kakurenbo.json")
+    assert find_suite("summer_hide_and_seek_v2", {"num_players": 2}).source.endswith("/summer_hide_and_seek.json")
+    # another version of the game finds the same files (its positions are then re-verified there)
+    assert find_suite("kakurenbo_v0", {"variant": "kurayami"}).source.endswith("/kakurenbo-variant=kurayami.json")
+
+
+def test_a_table_without_a_suite_or_a_bad_option_is_refused_in_words(capsys):
+    with pytest.raises(ValueError, match=r"no tactics suite for hidden_rooms_v0 with episode=match; the tables "
+                                         r"with one: episode=round \(hidden_rooms.json\)"):
+        find_suite("hidden_rooms_v0", {"episode": "match"})
+    with pytest.raises(ValueError, match=r"num_players=3, variant=kurayami; the tables with one: num_players=4, "
+                                         r"variant=kakurenbo \(kakurenbo.json\); num_players=3, variant=kakurenbo"):
+        find_suite("kakurenbo_v1", {"num_players": 3, "variant": "kurayami"})  # no provable position there
+    with pytest.raises(ValueError, match="from 3 to 5, got 6"):
+        find_suite("kakurenbo_v1", {"num_players": 6})
+    with pytest.raises(TypeError, match="no option 'players'"):
+        plan_for("kakurenbo_v1", {"players": 3})
+    assert main(["tactics", "summer_hide_and_seek", "--option", "strict_moves=true", "--agents", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "no tactics suite for summer_hide_and_seek_v2 with" in err and "summer_hide_and_seek-num_players=3.json" in err
+    with pytest.raises(SystemExit, match="expected KEY=VALUE"):
+        main(["tactics", "kakurenbo", "--option", "num_players", "--verify"])
+    assert main(["tactics", "--option", "num_players=3", "--generate"]) == 2
+    assert "needs a game" in capsys.readouterr().err
+
+
+def test_the_cli_scores_the_table_asked_and_names_it(tmp_path, capsys):
+    out = tmp_path / "tactics.json"
+    argv = ["tactics", "kakurenbo", "--option", "num_players=5", "--option", "variant=kurayami",
+            "--agents", "random", "--json", str(out), "--quiet"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "tactics: kakurenbo_v1, num_players=5, variant=kurayami," in text and "take_loss" in text
+    figures = json.loads(out.read_text())
+    assert figures["options"] == {"num_players": 5, "variant": "kurayami"}
+    assert figures["agents"][0]["positions"] == len(shipped("kakurenbo-num_players=5-variant=kurayami").positions)
+    assert main(["tactics", "summer_hide_and_seek", "--option", "num_players=3", "--verify"]) == 0
+    assert "summer_hide_and_seek-num_players=3.json: 70 positions, 0 problem(s)" in capsys.readouterr().out

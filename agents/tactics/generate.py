@@ -31,22 +31,57 @@ class Plan:
     max_games: int = 4000
 
 
-#: the shipped suites (``kakurega tactics --generate`` rebuilds them)
+_CURSE = {"curse_win": 35, "curse_loss": 35}
+_SUMMER = {"seek_certain": 35, "child_stuck": 35}
+_KURAYAMI = {"take_loss": 50}
+
+#: the shipped suites by file stem (``kakurega tactics --generate`` rebuilds them): each game's first table
+#: (``<game>.json``), then a suite for every other table a bot plays (``<game>-<options>.json``). Kurayami
+#: with 3 players has none: no position of it has a provable claim (``take_loss`` needs a third hand empty
+#: besides the taker's and the victim's, and then the victim holds one card: the take is forced)
 PLANS = {
     "animal_chain": Plan("animal_chain_v1", {}, {"win_now": 35, "stop_win": 35}),
     "hidden_rooms": Plan("hidden_rooms_v0", {"episode": "round"}, {"escape_now": 30, "avoid_capture": 40}),
-    "kakurenbo": Plan("kakurenbo_v1", {}, {"curse_win": 35, "curse_loss": 35}),
-    "summer_hide_and_seek": Plan("summer_hide_and_seek_v2", {}, {"seek_certain": 35, "child_stuck": 35}),
+    "kakurenbo": Plan("kakurenbo_v1", {}, _CURSE),
+    "summer_hide_and_seek": Plan("summer_hide_and_seek_v2", {}, _SUMMER),
+    "kakurenbo-num_players=3": Plan("kakurenbo_v1", {"num_players": 3}, _CURSE),
+    "kakurenbo-num_players=5": Plan("kakurenbo_v1", {"num_players": 5}, _CURSE),
+    "kakurenbo-variant=kurayami": Plan("kakurenbo_v1", {"variant": "kurayami"}, _KURAYAMI, 60000),
+    "kakurenbo-num_players=5-variant=kurayami": Plan("kakurenbo_v1", {"num_players": 5, "variant": "kurayami"},
+                                                     _KURAYAMI, 60000),
+    "summer_hide_and_seek-num_players=3": Plan("summer_hide_and_seek_v2", {"num_players": 3}, _SUMMER),
+    "summer_hide_and_seek-num_players=4": Plan("summer_hide_and_seek_v2", {"num_players": 4}, _SUMMER),
 }
 
 
+def plan_for(env_name: str, options: dict | None = None) -> str:
+    """The name of the plan of ``env_name``'s table with ``options``; without options, the game's first table."""
+    from kakurega.agents.policy import resolved_env_options
+    from kakurega.agents.tactics.patterns import game_of
+    from kakurega.agents.tactics.suite import table_options
+
+    game = game_of(env_name)
+    names = [name for name, plan in PLANS.items() if game_of(plan.env) == game]
+    if game not in PLANS:
+        raise ValueError(f"no tactics plan for {game}; plans: {', '.join(PLANS)}")
+    if not options:
+        return game
+    wanted = table_options(env_name, options)
+    for name in names:
+        if resolved_env_options(env_name, PLANS[name].options) == wanted:
+            return name
+    raise ValueError(f"no tactics plan for {env_name} with {options}; its plans: {', '.join(names)}")
+
+
 def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", "random"), explore: float = 0.25,
-             progress=None) -> Suite:
+             progress=None, name: str | None = None) -> Suite:
     """A suite for ``plan``: positions found in seeded games, each verified through the rules.
 
     ``explore``: the share of moves played uniformly at random instead of the
     seat's player (a heuristic repeats itself from deal to deal). A position
     whose observation (of the seat to act) is already in the suite is skipped.
+    ``name``: the start of the positions' ids (default: the game's name), the
+    plan's name in :data:`PLANS` so that ids differ between tables.
     """
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.specs import make_agent
@@ -61,7 +96,7 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
     envs: dict = {}  # the envs verify replays in
     env = make(plan.env, wrapped=False, **plan.options)
     context = AgentContext.from_env(env, plan.env, plan.options)
-    game = game_of(plan.env)
+    prefix = name or game_of(plan.env)
     seen: set = set()  # (observation, mask) of the positions kept
     for number in range(plan.max_games):
         if all(len(found[name]) >= wanted[name] for name in found):
@@ -89,7 +124,7 @@ def generate(plan: Plan, seed: int = 0, samples: int = 32, lineup=("heuristic", 
                 if claim is None:
                     continue
                 position = Position(
-                    id=f"{game}-{pattern.name}-{len(found[pattern.name]) + 1:02d}", category=pattern.name,
+                    id=f"{prefix}-{pattern.name}-{len(found[pattern.name]) + 1:02d}", category=pattern.name,
                     options=dict(plan.options), seed=deal_seed, moves=list(moves), seat=agent_name,
                     kind=claim.kind, claimed=sorted(claim.moves), reason=claim.reason,
                     named=[env.action_to_string(a) for a in sorted(claim.moves)])

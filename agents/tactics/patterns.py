@@ -27,12 +27,22 @@ hidden_rooms avoid_capture bad   whatever else the child does this turn, the mon
 kakurenbo curse_win        good  the Curse give ends the game at once, the giver the sole winner
 kakurenbo curse_loss       bad   the Curse give ends the game at once with the giver among the losers,
                                  while another give surely keeps the game going
+kakurenbo take_loss        bad   Kurayami, the dice take: holding the Curse and one card, taking its
+                                 located partner (the victim's only card of that colour) leaves the
+                                 taker with the Curse alone, another player (with an empty hand) the
+                                 winner; the other colour keeps the game going
 summer seek_certain        good  the public belief is one square: a piece there finds the child
-                                 (the child's VP only grow while it is hidden)
+                                 (the child's VP only grow while it is hidden; with several seekers,
+                                 no earlier piece of the turn is there)
 summer child_stuck         bad   the line leaves the child stuck (found at once), while another line
                                  or stop is not stuck and reaches at least as many VP (no position of
                                  the last round once the child has won whatever happens)
 =========================  ====  ===============================================================
+
+Kurayami has no "wins at once" pattern: a dice take ends the game with the
+taker among the winners only when the victim holds the Curse and one card
+(:mod:`kakurega.envs.kakurenbo.winning`), and then that card's colour is the
+only legal take, so the position offers no choice to get right.
 """
 
 from __future__ import annotations
@@ -242,13 +252,21 @@ def _hr_confirm_capture(game, state, seat, action, rng) -> str | None:
 
 # ------------------------------------------------------------------- KAKURENBO
 def _kk_outcome(game, state, action) -> str:
-    """"win" (sole winner), "tie", "loss" when ``action`` ends the game; "on" when the game goes on."""
+    """"win" (sole winner), "tie", "loss" (another seat wins), "no winner" when ``action`` ends the game; "on"
+    when the game goes on.
+
+    "no winner": a Kurayami game that ends with no empty hand; every seat then
+    gets the same (0 with zero-sum rewards), which is more than a loss.
+    """
     seat = state.actor
     after = game.clone(state)
-    game.apply_action(after, action, np.random.default_rng(0))  # a Curse give draws no chance
+    # a Curse give draws no chance; a take asked about ends alike whichever card of its colour it draws
+    game.apply_action(after, action, np.random.default_rng(0))
     if not after.over:
         return "on"
     winners = game.winners(after)
+    if not winners:
+        return "no winner"
     if winners == [seat]:
         return "win"
     return "tie" if seat in winners else "loss"
@@ -305,6 +323,45 @@ def _kk_curse_loss(game, state) -> Claim | None:
                  f"alone) with you among the losers; {len(going_on)} other give(s) surely keep the game going")
 
 
+def _kk_take_loss(game, state) -> Claim | None:
+    """Kurayami, a dice take whose end the taker knows: the Curse alone in its own hand.
+
+    A take ends the game only if a hand is left as the Curse alone: the
+    victim's (it held the Curse and one card; that colour is then the only
+    legal take) or the taker's, when it holds the Curse and one card X and
+    takes X's partner (discarded at once). The taker knows the take is that
+    partner when it has located the partner in the victim's hand, which holds
+    no other card of its colour. The other colour brings a card of X's own
+    colour, which pairs with nothing in the taker's hand, so the game goes on.
+    The end is a loss only if some hand is empty (public): a game that ends
+    with none has no winner and pays every seat alike, so that take is no blunder.
+    """
+    from kakurega.envs.kakurenbo import rules as kr
+
+    if not game.kurayami or state.stage != kr.DICE_TAKE or state.over:
+        return None
+    seat, victim = state.actor, state.target
+    body = [card for card in state.hands[seat] if card != kr.CURSE]
+    if state.curse_holder != seat or len(body) != 1:
+        return None
+    partner = body[0] ^ 1
+    colour = partner & 1
+    if game.known_row(state, seat)[partner] != victim or state.colour_counts[2 * victim + colour] != 1:
+        return None
+    legal = game.legal_actions(state)
+    losses = tuple(a for a in legal if game.decode[a][1] == colour)
+    going_on = [a for a in legal if a not in losses]
+    if not going_on or any(_kk_outcome(game, state, a) != "on" for a in going_on):
+        return None
+    if any(_kk_outcome(game, state, a) != "loss" for a in losses):  # no empty hand: nobody wins, nobody loses
+        return None
+    return Claim("bad", losses, f"{_names(game, state, losses)} takes {kr.card_name(partner)}, the partner of your "
+                 f"one card besides the Curse (located there, the only card of its colour in that hand): the pair is "
+                 f"discarded at once and you are left with the Curse alone: the game ends, won by a player with an "
+                 f"empty hand, you among the losers; "
+                 f"{_names(game, state, going_on)} keeps the game going")
+
+
 def _kk_confirm(expected: str):
     def confirm(game, state, seat, action, rng) -> str | None:
         outcome = _kk_outcome(game, state, action)
@@ -315,15 +372,21 @@ def _kk_confirm(expected: str):
 
 # ----------------------------------------------------------- Summer Hide-and-Seek
 def _su_decided(game, state) -> bool:
-    """True in the last round once the child's VP (this turn's icons included) exceed everyone else's.
+    """True in the last round when the player to act can no longer change its own result.
 
-    Nobody else scores any more, so the child wins whatever happens: no move of
-    the round is better than another and the position proves nothing.
+    Only the child scores in the last round. Once its VP (this turn's icons
+    included) exceed everyone else's it wins whatever happens; and a seeker
+    behind another seeker loses whatever happens. Then no move of the player
+    is better than another and the position proves nothing.
     """
     if state.round != game.num_players - 1:
         return False
     child_vp = state.vp[state.child] + sum(game.map.icons[i].vp for i in state.turn_icons)
-    return all(child_vp > vp for seat, vp in enumerate(state.vp) if seat != state.child)
+    if all(child_vp > vp for seat, vp in enumerate(state.vp) if seat != state.child):
+        return True
+    me = game.current_player(state)
+    return me != state.child and any(state.vp[me] < vp for seat, vp in enumerate(state.vp)
+                                     if seat not in (me, state.child))
 
 
 def _su_seek_certain(game, state) -> Claim | None:
@@ -399,6 +462,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "a Curse give that ends the game with the giver the sole winner"),
     Pattern("kakurenbo", "curse_loss", "bad", _kk_curse_loss, _kk_confirm("loss"),
             "a Curse give that ends the game with the giver among the losers"),
+    Pattern("kakurenbo", "take_loss", "bad", _kk_take_loss, _kk_confirm("loss"),
+            "Kurayami: a dice take that leaves the taker with the Curse alone"),
     Pattern("summer_hide_and_seek", "seek_certain", "good", _su_seek_certain, _su_confirm_seek,
             "the public belief is one square: place the piece there"),
     Pattern("summer_hide_and_seek", "child_stuck", "bad", _su_child_stuck, _su_confirm_stuck,

@@ -55,12 +55,14 @@ class TacticsResult:
     env: str
     categories: list
     scores: list
+    options: dict = field(default_factory=dict)  #: the env options of the suite's table (its first position's)
 
     def table(self, show_failed: int = 20) -> str:
         """The shares as a text table: one row per agent, a column per category and the total."""
         columns = self.categories + ["all"]
         head = f"{'agent':<28}" + "".join(f"{c:>26}" for c in columns)
-        lines = [f"tactics: {self.env}, share of positions solved [95% interval]", head, "-" * len(head)]
+        table = "".join(f", {key}={value}" for key, value in sorted(self.options.items()))
+        lines = [f"tactics: {self.env}{table}, share of positions solved [95% interval]", head, "-" * len(head)]
         for score in self.scores:
             cells = []
             for category in columns:
@@ -76,7 +78,8 @@ class TacticsResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"env": self.env, "categories": self.categories, "agents": [s.to_dict() for s in self.scores]}
+        return {"env": self.env, "options": self.options, "categories": self.categories,
+                "agents": [s.to_dict() for s in self.scores]}
 
 
 def score_agents(suite, specs: list[str], seed: int = 0, categories: list[str] | None = None,
@@ -109,4 +112,4 @@ def score_agents(suite, specs: list[str], seed: int = 0, categories: list[str] |
         if progress is not None:
             progress(index + 1, len(positions))
     ordered = [c for c in suite.categories() if any(p.category == c for p in positions)]
-    return TacticsResult(env=suite.env, categories=ordered, scores=scores)
+    return TacticsResult(env=suite.env, categories=ordered, scores=scores, options=dict(positions[0].options))

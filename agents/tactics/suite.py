@@ -1,6 +1,10 @@
 """Tactics suites as data: positions reached through the rules engine, each with its claim.
 
-A suite is one JSON file per game (``envs/data/tactics/<game>.json``)::
+A suite is one JSON file per table (a game and its options): the game's
+first table is ``envs/data/tactics/<game>.json``, the others
+``<game>-<key>=<value>....json`` (e.g. ``kakurenbo-num_players=3.json``).
+The positions of a file share their options, which say the table
+(:func:`find_suite` picks the file of the options asked)::
 
     {
       "format": "kakurega-tactics-suite",
@@ -106,7 +110,7 @@ class Suite:
 
 
 def suite_path(env_name: str) -> Path:
-    """The shipped suite of ``env_name``'s game: ``envs/data/tactics/<game>.json``."""
+    """The shipped suite of ``env_name``'s game's first table: ``envs/data/tactics/<game>.json``."""
     game = env_name.rpartition("_v")[0] or env_name
     return DIRECTORY / f"{game}.json"
 
@@ -114,6 +118,60 @@ def suite_path(env_name: str) -> Path:
 def shipped_suites() -> list[Path]:
     """Every shipped suite file."""
     return sorted(DIRECTORY.glob("*.json"))
+
+
+def game_suites(env_name: str) -> list[Path]:
+    """The shipped suites of ``env_name``'s game, one per table: ``<game>.json`` first, then ``<game>-*.json``."""
+    game = env_name.rpartition("_v")[0] or env_name
+    others = sorted(DIRECTORY.glob(f"{game}-*.json"))
+    return [path for path in [DIRECTORY / f"{game}.json", *others] if path.is_file()]
+
+
+def table_of(suite: Suite, env_name: str) -> dict:
+    """The table of ``suite`` played in ``env_name``: its positions' options with every other at its default."""
+    from kakurega.agents.policy import resolved_env_options
+
+    return resolved_env_options(env_name, suite.positions[0].options)
+
+
+def table_options(env_name: str, options: dict) -> dict:
+    """``options`` checked by ``env_name``'s env (its ``TypeError``/``ValueError`` in words), defaults filled in."""
+    from kakurega.agents.policy import resolved_env_options
+    from kakurega.envs.registry import get_spec
+
+    definition = get_spec(env_name).definition()
+    if definition is not None:
+        definition.check(dict(options))
+    return resolved_env_options(env_name, options)
+
+
+def find_suite(env_name: str, options: dict | None = None) -> Suite:
+    """The shipped suite of ``env_name``'s table with ``options`` (defaults filled in).
+
+    Without options: the game's first table (``<game>.json``), whatever its
+    options. A table without a suite raises ``ValueError`` naming the tables
+    that have one; an option the env refuses, its ``TypeError``/``ValueError``.
+    """
+    paths = game_suites(env_name)
+    if not paths:
+        names = ", ".join(p.stem for p in shipped_suites()) or "none"
+        raise ValueError(f"no tactics suite for {env_name}; suites: {names}")
+    if not options:
+        return load_suite(paths[0])
+    wanted = table_options(env_name, options)
+    suites = [load_suite(path) for path in paths]
+    tables = [table_of(suite, env_name) for suite in suites]
+    for suite, table in zip(suites, tables):
+        if table == wanted:
+            return suite
+    keys = sorted({key for table in tables for key in table if any(t.get(key) != table[key] for t in tables)}
+                  | {key for key in wanted if any(t.get(key) != wanted[key] for t in tables)})
+
+    def words(table: dict) -> str:
+        return ", ".join(f"{key}={table.get(key)}" for key in keys)
+
+    offers = "; ".join(f"{words(table)} ({path.name})" for path, table in zip(paths, tables))
+    raise ValueError(f"no tactics suite for {env_name} with {words(wanted)}; the tables with one: {offers}")
 
 
 def load_suite(path: str | os.PathLike) -> Suite:

@@ -1,6 +1,7 @@
-"""KAKURENBO's tactics suite: scripted players of the blunders and of the right moves score 0 and 1, random
-solves fewer positions than the heuristic, claims leave out gives whose end the giver cannot know; a malformed
-suite is refused in words; the CLI; the suite replays in version 0 (same rules) and in no other game."""
+"""KAKURENBO's tactics suites (3, 4 and 5 players, both variants): scripted players of the blunders and of the
+right moves score 0 and 1, random solves fewer positions than the heuristic, claims leave out gives and takes
+whose end the mover cannot know, a wrong Kurayami claim is caught, Kurayami's winning take is always forced; a
+malformed suite is refused in words; the CLI; the suite replays in version 0 (same rules) and in no other game."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ import pytest
 from tactics_checks import check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1, shipped
 
 from kakurega.agents.tactics import patterns as tactics_patterns
-from kakurega.agents.tactics import score_agents
+from kakurega.agents.tactics import replay, score_agents, verify
+from kakurega.agents.tactics.generate import PLANS
 from kakurega.agents.tactics.patterns import reverified_in
-from kakurega.agents.tactics.suite import SuiteError, parse_suite
+from kakurega.agents.tactics.suite import Position, SuiteError, parse_suite
+from kakurega.envs.kakurenbo import rules as kr
+from kakurega.envs.kakurenbo.winning import winning_note
 from kakurega.envs.registry import make
 from kakurega.scripts.cli import main
 
+TABLES = sorted(name for name in PLANS if name.startswith("kakurenbo"))
+KURAYAMI = [name for name in TABLES if "kurayami" in name]
 
-def test_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1():
-    check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1("kakurenbo")
+
+@pytest.mark.parametrize("name", TABLES)
+def test_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1(name):
+    check_a_player_of_the_blunders_scores_0_and_one_of_the_right_moves_scores_1(name)
 
 
 def test_random_solves_fewer_positions_than_the_heuristic():
@@ -51,6 +59,115 @@ def test_kakurenbo_claims_leave_out_gives_whose_end_depends_on_cards_the_giver_h
                             assert claim is None or action not in claim.moves
             env.step(int(rng.choice(env.legal_actions())))
     assert hidden_ends > 0
+
+
+def _partner_of_last_card(state) -> int | None:
+    """At a dice take by the Curse holder with one other card X, where the victim's only card of the colour of
+    X's partner is that partner and a card of the other colour is there too: the partner (else None)."""
+    me, victim = state.actor, state.target
+    body = [c for c in state.hands[me] if c != kr.CURSE]
+    if state.stage != kr.DICE_TAKE or state.curse_holder != me or len(body) != 1:
+        return None
+    partner = body[0] ^ 1
+    counts = state.colour_counts
+    if partner not in state.hands[victim] or counts[2 * victim + (partner & 1)] != 1:
+        return None
+    return partner if counts[2 * victim + 1 - (partner & 1)] else None
+
+
+def test_kurayami_claims_leave_out_takes_of_a_partner_the_taker_has_not_located():
+    """Control: taking the victim's only card of that colour ends the game at once when it is the partner of the
+    taker's last card; a claim names that take only when the taker has located the partner, never otherwise."""
+    env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=3)
+    rng = np.random.default_rng(0)
+    hidden = 0
+    for seed in range(300):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            game, state = env.game, env.game_state
+            partner = _partner_of_last_card(state)
+            if partner is not None and game.known_row(state, state.actor)[partner] != state.target:
+                take = next(a for a in game.legal_actions(state) if game.decode[a][1] == partner & 1)
+                assert tactics_patterns._kk_outcome(game, state, take) in ("loss", "no winner")
+                assert tactics_patterns._kk_take_loss(game, state) is None
+                hidden += 1
+            env.step(int(rng.choice(env.legal_actions())))
+    assert hidden > 5
+
+
+def test_kurayami_with_3_players_a_take_that_ends_the_game_with_a_winner_is_always_forced():
+    """Why 3-player Kurayami has no suite: a winner needs an empty hand; if the third hand is empty, every card
+    left pairs with one in the other hand, so a victim facing a taker with the Curse and one card holds one card."""
+    env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=3)
+    rng = np.random.default_rng(2)
+    ends = 0
+    for seed in range(300):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            game, state = env.game, env.game_state
+            legal = game.legal_actions(state)
+            if state.stage == kr.DICE_TAKE:
+                outcomes = [tactics_patterns._kk_outcome(game, state, a) for a in legal]
+                if any(outcome in ("win", "tie", "loss") for outcome in outcomes):
+                    ends += 1
+                    assert len(legal) == 1
+                assert tactics_patterns._kk_take_loss(game, state) is None
+            env.step(int(rng.choice(legal)))
+    assert ends > 20
+
+
+def test_kurayami_a_located_partner_take_that_ends_with_no_winner_is_no_blunder():
+    """With no empty hand at the end nobody wins and every seat gets 0 (zero-sum rewards), more than a loss; the
+    take that ends the game so is no blunder, and no claim names it."""
+    position = Position(id="no-winner", category="take_loss", options={"num_players": 3, "variant": "kurayami"},
+                        seed=1801597158, moves=[0, 38, 0, 41, 0, 43, 0, 40, 0, 39, 0, 39, 0, 36, 0, 40, 0, 36, 0, 43,
+                                                0, 72, 43, 73, 41, 72], seat="player_1", kind="bad", claimed=[43],
+                        reason="a take of the located partner")
+    env = replay("kakurenbo_v1", position)
+    game, state = env.game, env.game_state
+    partner = _partner_of_last_card(state)
+    assert partner is not None and game.known_row(state, state.actor)[partner] == state.target  # located
+    (take,) = position.claimed
+    after = game.clone(state)
+    game.apply_action(after, take, np.random.default_rng(0))
+    assert after.over and game.winners(after) == [] and game.returns(after).tolist() == [0.0, 0.0, 0.0]
+    assert all(after.hands)  # nobody's hand is empty
+    assert tactics_patterns._kk_outcome(game, state, take) == "no winner"
+    assert tactics_patterns._kk_take_loss(game, state) is None
+    assert verify("kakurenbo_v1", position, samples=2) == [
+        "no-winner: in the true state the take_loss pattern does not hold",
+        "no-winner: in determinization 1 the take_loss pattern does not hold",
+        "no-winner: in determinization 2 the take_loss pattern does not hold"]
+
+
+def test_kurayami_a_claim_naming_the_take_that_keeps_the_game_going_is_caught():
+    suite = shipped("kakurenbo-variant=kurayami")
+    position = suite.positions[0]
+    env = replay(suite.env, position)
+    (other,) = [a for a in env.legal_actions() if a not in position.claimed]
+    problems = verify(suite.env, replace(position, claimed=[other]), samples=2)
+    assert f"the rules give bad {position.claimed}, the suite says bad [{other}]" in problems[0]
+    assert any("the give ends as 'on', not 'loss'" in problem for problem in problems)
+    assert verify(suite.env, position, samples=2) == []
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_kurayami_a_take_that_wins_at_once_is_always_the_only_legal_move(num_players):
+    """Why Kurayami has no "wins at once" category: the victim holds the Curse and one card, one colour to name."""
+    env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=num_players)
+    rng = np.random.default_rng(1)
+    winning = 0
+    for seed in range(300):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            game, state = env.game, env.game_state
+            legal = game.legal_actions(state)
+            marked = [a for a in legal if winning_note(game, state, a)]
+            if marked:
+                winning += 1
+                assert state.stage == kr.DICE_TAKE and marked == legal == [marked[0]]
+            env.step(int(rng.choice(legal)))
+    assert winning > 20
 
 
 def test_a_malformed_suite_is_refused_in_words():
