@@ -14,6 +14,7 @@ from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.pretrained import file_name, find, shipped
 from kakurega.agents.specs import make_agent
 from kakurega.envs import make
+from kakurega.envs.registry import get_spec
 
 SHIPPED = [pytest.param(path, meta, id=path.name) for path, meta in shipped()]
 
@@ -104,17 +105,32 @@ def test_playing_a_shipped_bot_needs_no_torch():
         assert 0 <= int(out.stdout.strip()) < meta["num_actions"], path.name
 
 
-@pytest.mark.parametrize("env_name", ["hidden_rooms_v0"])
-def test_pretrained_plays_every_registered_configuration_of_animal_chain_and_hidden_rooms(env_name):
-    from kakurega.envs.registry import get_spec
+#: registered configurations of Animal Chain v1 and Hidden Rooms that ship no bot, and why `pretrained` says so
+WITHOUT_BOT = {
+    ("animal_chain_v1", "connection_rule=any"): "no shipped bot for animal_chain_v1 with connection_rule any; "
+    "connection_rule chain has one (or choose heuristic)",
+}
+PLAYED = [(name, options) for name in ("animal_chain_v1", "hidden_rooms_v0")
+          for options in get_spec(name).configurations]
 
-    for options in get_spec(env_name).configurations:
-        env = make(env_name, **options)
-        context = AgentContext.from_env(env, env_name, options)
-        bot = make_agent("pretrained", context, seed=0)
-        env.reset(seed=0)
-        observation = env.observe(env.agent_selection)
-        assert observation["action_mask"][bot.act(observation)], (env_name, options)
+
+@pytest.mark.parametrize("env_name,options", PLAYED, ids=[file_name(*case)[:-12] for case in PLAYED])
+def test_pretrained_plays_every_registered_configuration_of_animal_chain_and_hidden_rooms(env_name, options):
+    env = make(env_name, **options)
+    context = AgentContext.from_env(env, env_name, options)
+    words = WITHOUT_BOT.get((env_name, ",".join(f"{k}={v}" for k, v in options.items())))
+    if words is not None:
+        with pytest.raises(ValueError) as error:
+            make_agent("pretrained", context, seed=0)
+        assert str(error.value) == words
+        return
+    bot = make_agent("pretrained", context, seed=0)
+    env.reset(seed=0)
+    for name in env.agent_iter(50):  # it plays this configuration's legal moves
+        observation, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else choose_action(bot, env, name, observation)
+        assert action is None or observation["action_mask"][action]
+        env.step(action)
 
 
 def test_where_no_bot_plays_the_words_say_which_options_have_one():
