@@ -11,8 +11,11 @@ It is an ordinary policy file (:mod:`kakurega.agents.policy`): greedy unless
 A file also plays the configurations its metadata declares it ``serves``
 (spaces checked equal to the trained ones when it loads): the Hidden Rooms
 bot, trained on single rounds, plays whole matches too. A configuration
-without a shipped bot fails with the list of those that have one. ``docs/strength.md`` has a card per file (config, budget, strength);
-``kakurega train-bots`` retrains them all from ``configs/bots/``.
+without a shipped bot fails with the list of those that have one.
+``docs/strength.md`` has a card per file (config, budget, strength), and
+says why a configuration has none; ``kakurega train-bots`` retrains them all
+from ``configs/bots/`` (in name order: a recipe that fine-tunes a shipped
+bot, ``init_policy``, comes after the one that makes it).
 """
 
 from __future__ import annotations
