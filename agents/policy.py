@@ -35,6 +35,13 @@ JSON document describing everything needed to use the weights safely:
                        of an action's row of move features) the features
                        are not MLP inputs but add ``features @ head`` to each
                        action's logit (:mod:`~kakurega.agents.training.feature_head`)
+``serves``             optional: other configurations of the same env the
+                       policy plays, each a mapping of every ``raw_env``
+                       option (defaults filled in), e.g. a bot trained on
+                       single rounds that also plays whole matches; loading
+                       into one checks that its observation and action
+                       spaces are the trained configuration's, piece by piece
+                       (:func:`space_differences`)
 =====================  =======================================================
 
 Weights are float32, float16 or int8; an int8 matrix comes with
@@ -86,6 +93,7 @@ MAX_METADATA_BYTES = 100_000
 MAX_LAYERS = 64
 MAX_LAYER_SIZE = 1 << 16
 MAX_SAFETENSORS_HEADER = 100_000_000  #: the safetensors format's own bound of its JSON header
+MAX_SERVED = 64  #: bound of the other configurations one file may declare it serves (``serves``)
 #: the pieces of an observation dict a network may read, and the default input
 INPUT_PIECES = ("observation", "action_mask", "move_features")
 DEFAULT_INPUTS = ("observation",)
@@ -457,6 +465,11 @@ def _check_metadata(meta, file) -> None:
         or value_sizes[0] != sizes[0] or value_sizes[-1] != 1
     ):
         fail("network.value_sizes", value_sizes, f"a list of 2 to {MAX_LAYERS + 1} integers from {sizes[0]} inputs to 1 output")
+    serves = meta.get("serves", [])
+    if not isinstance(serves, list) or len(serves) > MAX_SERVED or not all(
+        isinstance(options, dict) and options != meta["env_options"] for options in serves
+    ):
+        fail("serves", serves, f"a list of at most {MAX_SERVED} mappings of env options, each other than env_options")
 
 
 def _is_int(value) -> bool:
@@ -475,8 +488,34 @@ def mlp_input_size(meta: dict) -> int:
     return input_size(meta)
 
 
+def served_options(meta: dict) -> list[dict]:
+    """The env options a policy plays: those it was trained with, then the ones it declares it ``serves``."""
+    return [meta["env_options"], *meta.get("serves", [])]
+
+
+def space_differences(trained: AgentContext, other: AgentContext) -> list[str]:
+    """How ``other``'s observation and action spaces differ from ``trained``'s, piece by piece ([] when the same).
+
+    A policy serves another configuration only where every observation piece
+    has the same name, place, shape and range, and the actions are the same.
+    """
+    before, after = ({p.name: (p.start, p.shape, p.high) for p in c.layout.pieces.values()} for c in (trained, other))
+    changed = [name for name in dict.fromkeys([*before, *after]) if before.get(name) != after.get(name)]
+    differences = []
+    if changed:
+        differences.append(f"observation pieces {', '.join(changed[:8])}{' ...' * (len(changed) > 8)} differ "
+                           f"(size {trained.layout.size} -> {other.layout.size})")
+    if (trained.num_actions, trained.num_players) != (other.num_actions, other.num_players):
+        differences.append(f"actions/players: {trained.num_actions}/{trained.num_players} -> "
+                           f"{other.num_actions}/{other.num_players}")
+    return differences
+
+
 def check_compatible(meta: dict, context: AgentContext, source: str = "policy", strict_options: bool = True) -> None:
-    """Raise :class:`PolicyFileError` saying what differs between a policy and the env it is loaded into."""
+    """Raise :class:`PolicyFileError` saying what differs between a policy and the env it is loaded into.
+
+    Options the file declares it ``serves`` are accepted once their spaces are checked equal to the trained ones.
+    """
     differences = []
     if meta["env"] != context.env_name:
         differences.append(f"env: policy {meta['env']!r}, env {context.env_name!r}")
@@ -487,6 +526,9 @@ def check_compatible(meta: dict, context: AgentContext, source: str = "policy", 
     if strict_options and meta["env"] == context.env_name:
         env_options = resolved_env_options(context.env_name, context.env_kwargs)
         policy_options = meta["env_options"]
+        if not differences and env_options != policy_options and env_options in meta.get("serves", []):
+            _check_served(meta, context, source)
+            return
         for key in sorted(set(env_options) | set(policy_options)):
             if policy_options.get(key, "<unset>") != env_options.get(key, "<unset>"):
                 differences.append(
@@ -496,6 +538,22 @@ def check_compatible(meta: dict, context: AgentContext, source: str = "policy", 
         raise PolicyFileError(
             f"{source} was trained for {meta['env']} {meta['env_options']} and does not fit this env: "
             + "; ".join(differences)
+        )
+
+
+def _check_served(meta: dict, context: AgentContext, source: str) -> None:
+    """Refuse a served configuration whose spaces are not the trained configuration's."""
+    if context.layout is None:
+        raise PolicyFileError(f"{source}: the env has no observation layout to check the served options against")
+    try:
+        trained = context_for(meta["env"], dict(meta["env_options"]))
+    except (TypeError, ValueError, OverflowError) as error:
+        raise PolicyFileError(f"{source}: the configuration it was trained for cannot be made: {error}") from None
+    differences = space_differences(trained, context)
+    if differences:
+        raise PolicyFileError(
+            f"{source} declares it serves {meta['env']} {resolved_env_options(context.env_name, context.env_kwargs)}, "
+            f"but that configuration's spaces differ from the trained one's: " + "; ".join(differences)
         )
 
 

@@ -8,9 +8,14 @@ that was trained for the env and options being played, e.g.::
 
 It is an ordinary policy file (:mod:`kakurega.agents.policy`): greedy unless
 ``sample=true``, a numpy forward pass, no search and no torch at play time.
-A configuration without a shipped bot fails with the list of those that have
-one. ``docs/strength.md`` has a card per file (config, budget, strength);
-``kakurega train-bots`` retrains them all from ``configs/bots/``.
+A file also plays the configurations its metadata declares it ``serves``
+(spaces checked equal to the trained ones when it loads): the Hidden Rooms
+bot, trained on single rounds, plays whole matches too. A configuration
+without a shipped bot fails with the list of those that have one.
+``docs/strength.md`` has a card per file (config, budget, strength), and
+says why a configuration has none; ``kakurega train-bots`` retrains them all
+from ``configs/bots/`` (in name order: a recipe that fine-tunes a shipped
+bot, ``init_policy``, comes after the one that makes it).
 """
 
 from __future__ import annotations
@@ -36,27 +41,30 @@ def file_name(env_name: str, env_kwargs: dict | None = None) -> str:
 
 
 def find(env_name: str, env_kwargs: dict | None = None) -> Path:
-    """The shipped file trained for ``env_name`` with exactly these options (defaults filled in).
+    """The shipped file for ``env_name`` with exactly these options (defaults filled in).
 
-    None shipped: ValueError in words, naming the options that have one
+    A file trained with them comes first, else one that declares it ``serves``
+    them. None shipped: ValueError in words, naming the options that have one
     ("no shipped bot for kakurenbo_v0 with 3 players; 4 players has one").
     """
-    from kakurega.agents.policy import resolved_env_options
+    from kakurega.agents.policy import resolved_env_options, served_options
 
     wanted = resolved_env_options(env_name, env_kwargs)
     available = shipped()
-    for path, meta in available:
-        if meta["env"] == env_name and meta["env_options"] == wanted:
-            return path
+    for trained_only in (True, False):
+        for path, meta in available:
+            plays = [meta["env_options"]] if trained_only else served_options(meta)
+            if meta["env"] == env_name and wanted in plays:
+                return path
     raise ValueError(_no_bot(env_name, wanted, [meta for _, meta in available]))
 
 
 def has_bot(env_name: str, env_kwargs: dict | None = None) -> bool:
     """True when a bot is shipped for ``env_name`` with these options (``pretrained`` then plays it)."""
-    from kakurega.agents.policy import resolved_env_options
+    from kakurega.agents.policy import resolved_env_options, served_options
 
     wanted = resolved_env_options(env_name, env_kwargs)
-    return any(meta["env"] == env_name and meta["env_options"] == wanted for _, meta in shipped())
+    return any(meta["env"] == env_name and wanted in served_options(meta) for _, meta in shipped())
 
 
 def default_opponent(env_name: str, env_kwargs: dict | None = None) -> str:
@@ -72,7 +80,9 @@ def _option_words(options: dict) -> str:
 
 def _no_bot(env_name: str, wanted: dict, available: list[dict]) -> str:
     """Why no shipped bot plays ``env_name`` with ``wanted``, and the options of the closest bots (fewest changes)."""
-    bots = [meta["env_options"] for meta in available if meta["env"] == env_name]
+    from kakurega.agents.policy import served_options
+
+    bots = [options for meta in available if meta["env"] == env_name for options in served_options(meta)]
     if not bots:
         envs = sorted({meta["env"] for meta in available})
         return (f"no shipped bot for {env_name}; shipped bots play {', '.join(envs) or 'no env'} "

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from kakurega.agents.policy import MAX_SERVED
 from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 
 REQUIRED = object()
@@ -41,7 +42,7 @@ class ConfigError(ValueError):
 class Key:
     """One config key: expected type, default, meaning and constraints."""
 
-    kind: str  # int, float, bool, str, dict, int_list, str_list, seat, opponents, float_or_none, str_or_none
+    kind: str  # int, float, bool, str, dict, dict_list, int_list, str_list, seat, opponents, float_or_none, str_or_none
     default: Any
     help: str
     choices: tuple = ()
@@ -58,6 +59,7 @@ class Key:
             "str_or_none": "a string or null",
             "float_or_none": "a finite number or null",
             "dict": "a mapping of option names to values",
+            "dict_list": f"a list of at most {MAX_SERVED} mappings of option names to values",
             "int_list": f"a list of 1 to {MAX_LAYERS} integers from 1 to {MAX_LAYER_SIZE}",
             "str_list": "a list of agent spec strings",
             "seat": "'random' or a seat number (0 = first seat)",
@@ -122,6 +124,12 @@ SCHEMA: dict[str, Any] = {
     "device": Key("str", "cpu", "torch device (cpu, cuda, cuda:N, mps, auto); one torch cannot find here is refused"),
     "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default)", minimum=0, maximum=1024),
     "output_dir": Key("str_or_none", None, "where the run writes its files (default runs/<name>)"),
+    "init_policy": Key("str_or_none", None, "PPO only: a policy file (.safetensors) of this env whose weights the run "
+                       "starts from instead of a fresh network (fine-tuning, e.g. a shipped bot under other options); "
+                       "same observation and action spaces, network and move features, no pretrain.steps"),
+    "serves": Key("dict_list", [], "other env_kwargs of the same env the trained policy also plays, written into "
+                  "its file (`pretrained` then finds it there); each checked to give the same observation and "
+                  "action spaces as env_kwargs"),
     "network": {
         "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network (its training state at most 4 GiB)"),
         "activation": Key("str", "tanh", "activation between layers", choices=("tanh", "relu")),
@@ -231,6 +239,12 @@ def _check(key: Key, path: str, value: Any) -> Any:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             fail()
         value = copy.deepcopy(value)
+    elif kind == "dict_list":
+        if not isinstance(value, list) or len(value) > MAX_SERVED or not all(
+            isinstance(v, dict) and all(isinstance(k, str) for k in v) for v in value
+        ):
+            fail()
+        value = copy.deepcopy(value)
     elif kind == "int_list":
         if not isinstance(value, list) or not 1 <= len(value) <= MAX_LAYERS or not all(
             _is_int(v) and 1 <= v <= MAX_LAYER_SIZE for v in value
@@ -337,7 +351,7 @@ def _validate(schema: dict, data: Any, prefix: str = "") -> dict:
 
 
 #: keys whose override is taken as the text given, not parsed as YAML (paths and names)
-_TEXT_KEYS = ("name", "output_dir")
+_TEXT_KEYS = ("name", "output_dir", "init_policy")
 _DEVICE = re.compile(r"(cpu|auto|mps|cuda(:\d{1,2})?)")
 
 
@@ -466,6 +480,11 @@ def _check_env(config: dict) -> None:
             raise ConfigError(f"config key 'network.feature_head': the move features of {config['env']} are not one "
                               "row per action; set feature_head: false")
     _check_network_size(config, floats, context.num_actions)
+    _check_serves(config, context)
+    if config["init_policy"] is not None:
+        from kakurega.agents.training.init_policy import check_init_policy
+
+        check_init_policy(config, context)
     algorithm = config["algorithm"]
     steps, key = (
         (config["ppo"]["n_steps"], "ppo.n_steps") if algorithm == "ppo" else (2 * config["dqn"]["buffer_size"], "dqn.buffer_size")
@@ -487,6 +506,27 @@ def _check_env(config: dict) -> None:
                 f"{floats} observation values would take {needed / 2**30:.1f} GiB; the limit is "
                 f"{MAX_BUFFER_BYTES / 2**30:g} GiB (MAX_BUFFER_BYTES)"
             )
+
+
+def _check_serves(config: dict, context) -> None:
+    """Each ``serves`` entry: options the env accepts, other than ``env_kwargs``, with the same spaces."""
+    from kakurega.agents.policy import context_for, resolved_env_options, space_differences
+
+    trained = resolved_env_options(config["env"], config["env_kwargs"])
+    for i, options in enumerate(config["serves"]):
+        path = f"serves[{i}]"
+        try:
+            served = context_for(config["env"], options)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise ConfigError(f"config key '{path}': {config['env']} refuses these options: {_first_line(error)}") from None
+        resolved = resolved_env_options(config["env"], options)
+        if resolved == trained or resolved in (resolved_env_options(config["env"], o) for o in config["serves"][:i]):
+            raise ConfigError(f"config key '{path}': {short_repr(options)} is env_kwargs or an earlier entry again; "
+                              "list each other configuration once")
+        differences = space_differences(context, served)
+        if differences:
+            raise ConfigError(f"config key '{path}': the policy cannot serve {short_repr(options)}: "
+                              f"{'; '.join(differences)} (against env_kwargs)")
 
 
 def network_bytes(config: dict, inputs: int, actions: int) -> int:

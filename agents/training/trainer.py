@@ -566,6 +566,11 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             path, contents = found
             checkpoints.restore(model, contents, path)
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
+        elif config["init_policy"] is not None:
+            from kakurega.agents.policy import context_for
+            from kakurega.agents.training.init_policy import load_init_policy
+
+            say(load_init_policy(model, config, context_for(config["env"], config["env_kwargs"])))
         elif config["pretrain"]["steps"]:
             from kakurega.agents.training.pretrain import warm_start
 
@@ -590,7 +595,8 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
 
         policy_path = export_policy(
             model, out / "policy.safetensors", config["env"], config["env_kwargs"],
-            extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1)},
+            extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1),
+                   **_served(config)},
             move_features=config["network"]["move_features"],
         )
         timesteps = int(model.num_timesteps)
@@ -612,6 +618,14 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         raise TrainingInterrupted(
             f"interrupted after training finished: the policy {policy_path} is saved; the final report was not written"
         ) from None
+
+
+def _served(config: dict) -> dict:
+    """The policy file's ``serves`` field: the config's ``serves`` entries, every option filled in (or nothing)."""
+    from kakurega.agents.policy import resolved_env_options
+
+    served = [resolved_env_options(config["env"], options) for options in config["serves"]]
+    return {"serves": served} if served else {}
 
 
 def _report(config: dict, out: Path, result: TrainResult, cpu: float, start: float, say) -> TrainResult:

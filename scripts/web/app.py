@@ -225,7 +225,7 @@ class Connection:
 def _env_list() -> list[dict]:
     """Every registered env: its name for players, whether a newer version supersedes it, its summary, its options
     as form fields, default options, tested configurations (seats, default opponent) and the shipped bots' options."""
-    from kakurega.agents.policy import resolved_env_options
+    from kakurega.agents.policy import resolved_env_options, served_options
     from kakurega.agents.pretrained import default_opponent, shipped
     from kakurega.envs.registry import ENV_SPECS, latest_envs, make
     from kakurega.envs.rules_pages import title
@@ -250,7 +250,7 @@ def _env_list() -> list[dict]:
             "fields": [] if definition is None else [option_field(option) for option in definition.options],
             "defaults": resolved_env_options(spec.name, {}),
             "configurations": configurations,
-            "bots": [meta["env_options"] for meta in bots if meta["env"] == spec.name],
+            "bots": [options for meta in bots if meta["env"] == spec.name for options in served_options(meta)],
         })
     return envs
 

@@ -108,3 +108,32 @@ def test_strength_report_finds_the_config_of_every_newest_env():
         if not spec.train_config:
             with pytest.raises(ValueError, match="has no default training config"):
                 config_for(name)
+
+
+def test_serves_lists_other_options_with_the_same_spaces():
+    base = {"env": "hidden_rooms_v0", "env_kwargs": {"episode": "round"}, "algorithm": "ppo", "total_timesteps": 10}
+    assert validate_config({**base, "serves": [{"episode": "match"}]})["serves"] == [{"episode": "match"}]
+    for serves, message in [
+        ("match", r"'serves': expected a list of at most 64 mappings of option names to values, got 'match'"),
+        ([{"episode": "matches"}], r"'serves\[0\]': hidden_rooms_v0 refuses these options: episode must be"),
+        ([{"episode": "match"}, {}], r"'serves\[1\]': \{\} is env_kwargs or an earlier entry again"),
+        ([{"episode": "round", "max_turns": 60}], r"'serves\[0\]': .* is env_kwargs or an earlier entry again"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            validate_config({**base, "serves": serves})
+    small = {"shape": "envs/data/small/animal_chain_shape_1_2_1.yaml"}
+    with pytest.raises(ConfigError, match=r"'serves\[0\]': the policy cannot serve .*: observation pieces hole, "
+                                          r"face_down, .* differ \(size 674 -> 110\); actions/players: 1269/2 -> 156/2"):
+        validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "total_timesteps": 10, "serves": [small]})
+
+
+def test_a_trained_policy_file_records_what_it_serves(tmp_path):
+    from kakurega.agents.policy import read_policy, resolved_env_options
+    from kakurega.agents.training.trainer import train
+
+    result = train({"env": "hidden_rooms_v0", "env_kwargs": {"episode": "round"}, "algorithm": "ppo",
+                    "total_timesteps": 64, "n_envs": 1, "ppo": {"n_steps": 64, "batch_size": 64},
+                    "serves": [{"episode": "match"}], "output_dir": str(tmp_path / "run"),
+                    "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0},
+                    "logging": {"tensorboard": False, "progress_bar": False}}, quiet=True)
+    assert read_policy(result.policy_path)[0]["serves"] == [resolved_env_options("hidden_rooms_v0", {})]

@@ -362,7 +362,7 @@ function fillPreset() {
   suggestOpponent();
 }
 
-// The shipped bot where one was trained for exactly these options, else the heuristic (until the person types).
+// The shipped bot where one plays exactly these options (trained or served), else the heuristic (until the person types).
 function suggestOpponent() {
   const env = selectedEnv();
   let options;
