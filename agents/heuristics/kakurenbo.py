@@ -269,7 +269,7 @@ class KakurenboHeuristic(Agent):
     @staticmethod
     def _standing(scores) -> float:
         """How well we (row 0) stand on points, in (-0.5, 0.5): our lead over the best other score."""
-        return 0.5 * float(np.tanh((scores[0] - np.delete(scores, 0).max()) / 4.0))
+        return 0.5 * float(np.tanh((scores[0] - scores[1:].max()) / 4.0))
 
     def _position(self, observation) -> bytes:
         """The observation without the step counter: equal when a position comes back."""
