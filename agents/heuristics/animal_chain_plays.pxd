@@ -10,8 +10,9 @@ cimport cython
 cdef class PlayTables:
     cdef public Py_ssize_t num_positions, last_row
     cdef public bint chain_rule, rows_in_order
-    cdef public list chain_steps, neighbours, attack_neighbours, left_animal, right_animal, row_of, type_bits
+    cdef public list neighbours, attack_neighbours, left_animal, right_animal, row_of, type_bits
     cdef public list position_bits
+    cdef public long long[::1] step_starts, step_targets, step_bits, step_sides, left_face, right_face
     cdef public list own_base, opponent_base
     cdef public object accepted_types
     cdef public long long own_base_bits, opponent_base_bits, own_attack_cells, opponent_attack_cells
@@ -26,12 +27,17 @@ cpdef attack_mask(PlayTables tables, list types, list targets, long long protect
 cpdef long long linked_mask(PlayTables tables, list types, list sources)
 
 
-@cython.locals(chain_steps=list, top=Py_ssize_t, joins=bint, q=Py_ssize_t, bit="long long", mine=list, theirs=list)
+@cython.locals(joins=bint, targets="long long[::1]", bits="long long[::1]", i=Py_ssize_t)
 cpdef long long linked_after(PlayTables tables, list types, list sources, long long before, Py_ssize_t played)
 
 
-@cython.locals(k=Py_ssize_t, q=Py_ssize_t, p=Py_ssize_t, top=Py_ssize_t, bit="long long", mine=list, theirs=list)
-cpdef long long _grow(list chain_steps, list types, long long linked, list frontier)
+cpdef bint _connected(PlayTables tables, list types, Py_ssize_t q, Py_ssize_t p, Py_ssize_t i)
+
+
+@cython.locals(starts="long long[::1]", targets="long long[::1]", bits="long long[::1]", sides="long long[::1]",
+               left_face="long long[::1]", right_face="long long[::1]", k=Py_ssize_t, q=Py_ssize_t, p=Py_ssize_t,
+               top=Py_ssize_t, i=Py_ssize_t, bit="long long", connected=bint)
+cpdef long long _grow(PlayTables tables, list types, long long linked, list frontier)
 
 
 @cython.locals(left=Py_ssize_t, right=Py_ssize_t, on_left=Py_ssize_t, on_right=Py_ssize_t, q=Py_ssize_t,
@@ -46,7 +52,7 @@ cpdef long long cancelled_doubles(PlayTables tables, list types, long long doubl
 @cython.locals(chain_rule=bint, own_base=list, opponent_base=list, own_cells="long long", opponent_cells="long long",
                own_targets="long long", opponent_targets="long long", doubles="long long",
                mine_now="long long", theirs_now="long long", mine_linked="long long", theirs_linked="long long",
-               race=Py_ssize_t, threats=dict, attacks=dict, cancels=list, cancel="long long", plays=list, action=Py_ssize_t,
+               race=Py_ssize_t, threats=dict, attacks=dict, cancels=list, mine_without=list, theirs_without=list, cancel="long long", plays=list, action=Py_ssize_t,
                t=Py_ssize_t, p=Py_ssize_t, new_types=list, double=bint, protected_mine="long long",
                protected_theirs="long long", changed=bint)
 cpdef tuple play_parts(PlayTables tables, list candidates, list types, list hand, hand_mask, list face_down,

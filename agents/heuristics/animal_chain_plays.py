@@ -20,7 +20,9 @@ at most 45 positions).
 
 from __future__ import annotations
 
-from kakurega.envs.animal_chain.rules import LEFT
+from array import array
+
+from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT
 
 
 class PlayTables:
@@ -29,7 +31,23 @@ class PlayTables:
     def __init__(self, game, own_base: list, opponent_base: list):
         self.num_positions = game.num_positions
         self.chain_rule = bool(game.chain_rule)
-        self.chain_steps = game.chain_steps
+        # The chain search's steps (``game.chain_steps``) as flat arrays of integers, which the compiled
+        # build reads as C arrays: the steps from q are ``step_starts[q]`` to ``step_starts[q + 1] - 1``;
+        # step i leads to ``step_targets[i]`` (bit ``step_bits[i]``), whose side ``step_sides[i]`` faces q;
+        # the cards connect when the animals they show there (``left_face`` / ``right_face`` of their
+        # tops; face-down cards and holes, the last two entries, show none) are equal.
+        starts, targets, bits, sides = [0], [], [], []
+        faces = {}
+        for q in range(game.num_positions):
+            for (p, bit, mine, theirs), (_, side) in zip(game.chain_steps[q], game.neighbours[q]):
+                targets.append(p)
+                bits.append(bit)
+                sides.append(1 - side)
+                faces[side], faces[1 - side] = mine, theirs
+            starts.append(len(targets))
+        self.step_starts, self.step_targets = array("q", starts), array("q", targets)
+        self.step_bits, self.step_sides = array("q", bits), array("q", sides)
+        self.left_face, self.right_face = array("q", faces[LEFT]), array("q", faces[1 - LEFT])
         self.neighbours = game.neighbours
         self.attack_neighbours = game.attack_neighbours
         self.left_animal = game.left_animal
@@ -89,39 +107,64 @@ def linked_mask(tables, types, sources) -> int:
         if types[q] >= 0:
             linked |= tables.position_bits[q]
             frontier.append(q)
-    return _grow(tables.chain_steps, types, linked, frontier)
+    return _grow(tables, types, linked, frontier)
+
+
+def linked_without(tables, types, sources, p) -> int:
+    """:func:`linked_mask` with no card seen at ``p``: the chains that do not run through ``p``."""
+    hidden = list(types)
+    hidden[p] = FACE_DOWN
+    return linked_mask(tables, hidden, sources)
 
 
 def linked_after(tables, types, sources, before, played) -> int:
-    """:func:`linked_mask` after one card was played at ``played``, given ``before``, the mask before it.
+    """:func:`linked_mask` after one card was played at ``played``, given ``before``, the mask before it
+    (or :func:`linked_without` ``played``, for a card covering a linked card).
 
     A card played where no linked card lay cuts no chain: the chains only grow
-    from it, when it is a source or connects to a linked card. A card that
-    covers a linked card may cut a chain: then the mask is computed anew.
+    from it, when it is a source or connects to a linked card. Given a ``before``
+    that holds ``played``, the mask is computed anew.
     """
     if before >> played & 1:
         return linked_mask(tables, types, sources)
-    chain_steps = tables.chain_steps
-    top = types[played]
     joins = played in sources
-    for q, bit, mine, theirs in chain_steps[played]:
-        if before & bit and mine[top] == theirs[types[q]]:
-            joins = True
-            break
+    if not joins:
+        targets, bits = tables.step_targets, tables.step_bits
+        for i in range(tables.step_starts[played], tables.step_starts[played + 1]):
+            if before & bits[i] and _connected(tables, types, played, targets[i], i):
+                joins = True
+                break
     if not joins:
         return before
-    return _grow(chain_steps, types, before | tables.position_bits[played], [played])
+    return _grow(tables, types, before | tables.position_bits[played], [played])
 
 
-def _grow(chain_steps, types, linked, frontier) -> int:
+def _connected(tables, types, q, p, i) -> bool:
+    """Whether the cards at ``q`` and ``p`` connect (``i``: the step from ``q`` to ``p``)."""
+    if tables.step_sides[i] == LEFT:  # p's left side faces q's right side
+        return tables.right_face[types[q]] == tables.left_face[types[p]]
+    return tables.left_face[types[q]] == tables.right_face[types[p]]
+
+
+def _grow(tables, types, linked, frontier) -> int:
     """``linked`` (a position bitmask) and every position reached from ``frontier`` through connected cards."""
+    starts, targets, bits, sides = tables.step_starts, tables.step_targets, tables.step_bits, tables.step_sides
+    left_face, right_face = tables.left_face, tables.right_face
     k = 0
     while k < len(frontier):  # positions before ``k`` are expanded, those from ``k`` on not yet
         q = frontier[k]
         k += 1
         top = types[q]
-        for p, bit, mine, theirs in chain_steps[q]:
-            if not linked & bit and mine[top] == theirs[types[p]]:
+        for i in range(starts[q], starts[q + 1]):
+            bit = bits[i]
+            if linked & bit:
+                continue
+            p = targets[i]
+            if sides[i] == LEFT:
+                connected = right_face[top] == left_face[types[p]]
+            else:
+                connected = left_face[top] == right_face[types[p]]
+            if connected:
                 linked |= bit
                 frontier.append(p)
     return linked
@@ -204,6 +247,10 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
     chances: dict = {}  # the chance of each attack mask (a few distinct masks per position)
     attacks: dict = {}  # the attack masks on the opponent's base, by what they read
     cancels = [0] * tables.num_positions  # by position: the doubles a play there cancels (0: not yet known)
+    # by position: the chains that do not run through it (-1: not yet known); a card covering a linked card
+    # may cut a chain, and the chains after it grow from these
+    mine_without = [-1] * tables.num_positions
+    theirs_without = [-1] * tables.num_positions
     plays = []
     for action, t, p in candidates:
         new_types = list(types)
@@ -217,8 +264,18 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
             protected_mine |= tables.position_bits[p]
         protected_theirs = theirs & ~cancel
         if chain_rule:  # only cards linked to the attacker's base count
-            mine_linked = linked_after(tables, new_types, own_base, mine_now, p)
-            theirs_linked = linked_after(tables, new_types, opponent_base, theirs_now, p)
+            mine_linked = mine_now
+            if mine_now >> p & 1:
+                mine_linked = mine_without[p]
+                if mine_linked < 0:
+                    mine_linked = mine_without[p] = linked_without(tables, types, own_base, p)
+            mine_linked = linked_after(tables, new_types, own_base, mine_linked, p)
+            theirs_linked = theirs_now
+            if theirs_now >> p & 1:
+                theirs_linked = theirs_without[p]
+                if theirs_linked < 0:
+                    theirs_linked = theirs_without[p] = linked_without(tables, types, opponent_base, p)
+            theirs_linked = linked_after(tables, new_types, opponent_base, theirs_linked, p)
             race = chain_race(tables, mine_linked, theirs_linked)
         # an attack mask reads the cards of its cells (one of them may be the played card), the
         # protection of its targets and which cells are linked
