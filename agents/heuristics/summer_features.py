@@ -63,8 +63,8 @@ class SummerMoveFeatures:
         self.game = game
         self.layout = context.layout
         self.size = game.num_actions * self.PER_ACTION
-        self._rows = [r for r, _c in game.map.squares]
-        self._cols = [c for _r, c in game.map.squares]
+        self._rows = np.array([r for r, _c in game.map.squares], dtype=np.intp)
+        self._cols = np.array([c for _r, c in game.map.squares], dtype=np.intp)
         self._weights = PublicWeights(game)
         self._max_vp = max(1, max(game.square_vp))
         self._seekers = game.num_players - 1
@@ -80,6 +80,10 @@ class SummerMoveFeatures:
     def _squares(self, plane: np.ndarray) -> np.ndarray:
         """A map plane as a 0/1 float vector over the squares."""
         return (plane[self._rows, self._cols] > 0).astype(float)
+
+    def _belief(self, observation: dict) -> np.ndarray:
+        """The public belief: 1.0 on the squares where the child may be."""
+        return self._squares(self._piece(observation, "belief"))
 
     def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
         """An icon-count piece as a sorted tuple of icon types."""
@@ -109,14 +113,13 @@ class SummerMoveFeatures:
             return rows.ravel()
         rows[legal, 0] = 1
         phase = int(np.argmax(self._piece(observation, "phase")))
-        belief = self._squares(self._piece(observation, "belief"))
         if phase == 2:
-            self._seeker_rows(observation, belief, rows)
+            self._seeker_rows(observation, self._belief(observation), rows)
         elif phase == 1:
             if not (legal.size == 1 and legal[0] == game.continue_action):
-                self._child_rows(observation, belief, mask, rows)
+                self._child_rows(observation, mask, rows)
         else:
-            self._start_rows(belief, legal, rows)
+            self._start_rows(self._belief(observation), legal, rows)
         return rows.ravel()
 
     def _seeker_rows(self, observation: dict, belief: np.ndarray, rows: np.ndarray) -> None:
@@ -130,12 +133,12 @@ class SummerMoveFeatures:
         rows[place, 3] = weights / weights.max() if weights.max() > 0 else 0.0
         rows[place, 4] = covered
 
-    def _child_rows(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
+    def _child_rows(self, observation: dict, mask: np.ndarray, rows: np.ndarray) -> None:
         """The child's rows (see the class docstring), remembered by the pieces of the observation they read."""
         key = (mask.tobytes(),) + tuple(self._piece(observation, name).tobytes() for name in CHILD_PIECES)
         known = self._child_cache.get(key)
         if known is None:
-            self._measure_child(observation, belief, mask, rows)
+            self._measure_child(observation, self._belief(observation), mask, rows)
             legal = np.flatnonzero(mask)
             known = remember(self._child_cache, key, (legal, rows[legal]), CHILD_CACHE_SIZE)
         rows[known[0]] = known[1]
