@@ -3,9 +3,10 @@
 :class:`SummerMoveFeatures` is the game's ``move_features`` class (see
 :mod:`kakurega.agents.move_features`): it reads the acting seat's observation
 dict only, and what it caches (the start squares' scores, the seekers' weights
-of the turn, the rows of the child positions met, at most ``CHILD_CACHE_SIZE``)
-is a function of that dict, so the same observation always gives the same
-features (in training, in a search's simulations, in play).
+of the turn, the walks of each announcement, the rows of the child positions
+met; each with a size cap) is a function of that dict, so the same observation
+always gives the same features (in training, in a search's simulations, in
+play).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ CHILD_PIECES = ("stroke", "pieces", "budget_left", "turn_icons", "belief", "last
 #: child positions whose rows are kept (the first met; evaluation replays the same positions: 646 distinct
 #: among 4,487 child decisions of 264 games of 2 players)
 CHILD_CACHE_SIZE = 1024
+#: announcements whose walks (from every square, nothing blocked) are kept: (cost, icons) pairs, a few dozen occur
+ANNOUNCEMENTS_CACHE_SIZE = 256
 
 
 class SummerMoveFeatures:
@@ -72,6 +75,8 @@ class SummerMoveFeatures:
         self._turn_walks = None  # the walks of the seekers' weights of the last child turn (see _child_rows)
         #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
         self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
+        self._announcement_walks: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------- decoding
     def _piece(self, observation: dict, name: str) -> np.ndarray:
@@ -85,6 +90,14 @@ class SummerMoveFeatures:
         """The public belief: 1.0 on the squares where the child may be."""
         return self._squares(self._piece(observation, "belief"))
 
+    def _walks_of(self, cost: int, icons: tuple[int, ...], like: np.ndarray) -> np.ndarray:
+        """The walks of the announcement ``(cost, icons)`` from every square (read-only: remembered)."""
+        walks = self._announcement_walks.get((cost, icons))
+        if walks is None:
+            walks = self._weights.propagate(np.ones_like(like), cost, icons, np.zeros_like(like))
+            walks = remember(self._announcement_walks, (cost, icons), walks, ANNOUNCEMENTS_CACHE_SIZE)
+        return walks
+
     def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
         """An icon-count piece as a sorted tuple of icon types."""
         counts = self._piece(observation, name)
@@ -95,9 +108,7 @@ class SummerMoveFeatures:
         cost_plane = self._piece(observation, "last_cost")
         weights = belief
         if cost_plane.any():
-            walks = self._weights.propagate(np.ones_like(belief), int(np.argmax(cost_plane)),
-                                            self._counts(observation, "last_icons"), np.zeros_like(belief))
-            weights = walks * belief
+            weights = self._walks_of(int(np.argmax(cost_plane)), self._counts(observation, "last_icons"), belief) * belief
             if weights.sum() <= 0:
                 weights = belief
         total = weights.sum()

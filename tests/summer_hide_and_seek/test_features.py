@@ -171,11 +171,12 @@ def test_control_a_wrong_remembered_row_is_caught():
     assert differing_from_fresh(features, context, observations) > 0
 
 
-def test_the_remembered_child_positions_are_capped(monkeypatch):
+def test_the_remembered_child_positions_and_announcements_are_capped(monkeypatch):
     from kakurega.agents.heuristics import summer_features
 
     monkeypatch.setattr(summer_features, "CHILD_CACHE_SIZE", 3)
+    monkeypatch.setattr(summer_features, "ANNOUNCEMENTS_CACHE_SIZE", 2)
     context, observations = child_observations(games=2)
     features = SummerMoveFeatures(context)
     assert differing_from_fresh(features, context, observations) == 0
-    assert len(features._child_cache) == 3
+    assert len(features._child_cache) == 3 and len(features._announcement_walks) == 2
