@@ -32,6 +32,7 @@ ACCELERATED = [
     "envs/animal_chain/observation.py",
     "envs/animal_chain/rules.py",
     "envs/kakurenbo/observation.py",
+    "agents/heuristics/animal_chain_plays.py",
 ]
 
 

@@ -690,13 +690,17 @@ class PolicyAgent(Agent):
             observation_vector = np.asarray(observation_vector)[: self.metadata["observation_size"]]
         return float(mlp_forward(self.value_layers, self.activation, observation_vector)[0])
 
-    def move_probabilities(self, observation: dict) -> np.ndarray:
-        """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax."""
+    def _legal_scores(self, observation: dict) -> np.ndarray:
+        """The network's outputs (float64) with ``-inf`` on the illegal actions."""
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
         scores = self.outputs(self.network_input(observation)).astype(np.float64)
-        scores = np.where(mask, scores, -np.inf)
+        return np.where(mask, scores, -np.inf)
+
+    def move_probabilities(self, observation: dict) -> np.ndarray:
+        """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax."""
+        scores = self._legal_scores(observation)
         if self.sample:
             shifted = (scores - scores.max()) / self.temperature
             probs = np.exp(shifted)
@@ -706,10 +710,10 @@ class PolicyAgent(Agent):
         return probs
 
     def act(self, observation: dict, sampler=None) -> int:
-        probs = self.move_probabilities(observation)
         if self.sample:
+            probs = self.move_probabilities(observation)
             return int(self.rng.choice(len(probs), p=probs))
-        return int(np.argmax(probs))
+        return int(np.argmax(self._legal_scores(observation)))  # the greedy choice, without the one-hot array
 
 
 def context_for(env_name: str, env_kwargs: dict | None = None) -> AgentContext:

@@ -344,11 +344,16 @@ def accelerated() -> list[str]:
     )
 
 
+#: the source folders that may hold compiled modules
+SOURCE_FOLDERS = ("envs", "agents")
+
+
 def pxd_files() -> list[str]:
-    """Every ``.pxd`` under envs/, relative to the checkout."""
+    """Every ``.pxd`` under the source folders, relative to the checkout."""
     return sorted(
         os.path.relpath(os.path.join(folder, name), ROOT)
-        for folder, _, names in os.walk(os.path.join(ROOT, "envs"))
+        for top in SOURCE_FOLDERS
+        for folder, _, names in os.walk(os.path.join(ROOT, top))
         for name in names
         if name.endswith(".pxd")
     )
@@ -382,7 +387,8 @@ def test_no_generated_c_lies_among_the_sources():
     # setup.py has Cython write its C under build/cython (thousands of lines per module)
     assert not sorted(
         os.path.relpath(os.path.join(folder, name), ROOT)
-        for folder, _, names in os.walk(os.path.join(ROOT, "envs"))
+        for top in SOURCE_FOLDERS
+        for folder, _, names in os.walk(os.path.join(ROOT, top))
         for name in names
         if name.endswith((".c", ".cpp"))
     )

@@ -46,6 +46,7 @@ from math import perm
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.heuristics.animal_chain_plays import PlayTables, play_parts
 from kakurega.agents.move_features import legal_rows
 from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, AnimalChainGame
 
@@ -89,13 +90,18 @@ class AnimalChainHeuristic(Agent):
         approach = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
         self._start_links = [[(base_index[n], side) for n, side in game.neighbours[q] if n in base_index] for q in approach]
         self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
-        # the rows of a position bitmask's first and last positions are its nearest and farthest rows
-        # when positions are numbered row by row (the shipped boards): no scan over the positions
-        self._rows_in_order = all(a <= b for a, b in zip(game.row_of, game.row_of[1:]))
-        #: positions whose cards _attack_mask reads for each base (bitmasks): the attack neighbours of its cards
-        self._own_attack_cells, self._opponent_attack_cells = (
-            sum({1 << n for q in base for n, _ in game.attack_neighbours[q]}) for base in (self.own_base, self.opponent_base)
-        )
+        #: what the measurement of every play reads of the rules (animal_chain_plays.play_parts)
+        self._tables = PlayTables(game, self.own_base, self.opponent_base)
+        layout = context.layout
+        self._slices = {name: layout.slice(name) for name in
+                        ("left_animal", "right_animal", "hand", "seat", "face_down", "my_double", "opponent_double")}
+        self._opponent_hand_at = layout.index("hand_sizes", 1)
+        #: ``_type_of_animals[left, right]``: the card type showing these animals (-1 for no type)
+        self._type_of_animals = np.full((game.num_animals, game.num_animals), -1, dtype=np.int64)
+        for t, (left, right) in enumerate(game.deck.card_types):
+            self._type_of_animals[left, right] = t
+        #: the copies of each type in the deck, per seat, in that seat's frame
+        self._copies_in_frame = [[game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)] for seat in (0, 1)]
         self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
 
     def reset(self) -> None:
@@ -115,39 +121,24 @@ class AnimalChainHeuristic(Agent):
         hand = [int(n) for n in self.piece(observation, "hand")]
         return tops, hand, copies
 
-    def _unseen(self, copies, hand, tops):
-        unseen = [c - h for c, h in zip(copies, hand)]
-        for top in tops:
-            if top is not None:
-                t = self.type_of_pair[top]
-                unseen[t] = max(0, unseen[t] - 1)
-        return unseen
-
-    def _attack_mask(self, tops, targets, protected, linked=-1) -> int:
-        """Card types that could be played onto some base card in ``targets`` (face-up neighbours in ``tops``).
-
-        Only the neighbours that count under the game's ``attack_rule`` are used
-        (``game.attack_neighbours``: under "reach", not the target's own base row),
-        and only those in ``linked`` (a position bitmask; the chain rule: the
-        cards linked to the attacker's base; -1: every position).
-        """
+    def _read_types(self, observation):
+        """``(types, hand, unseen)``: the card type seen at each position (``FACE_DOWN``: none), the hand
+        (counts per type) and the cards of each type in neither (at least 0), read as arrays."""
         game = self.game
-        mask = 0
-        for q in targets:
-            if protected[q]:
-                continue
-            lm = rm = 0
-            for n, side in game.attack_neighbours[q]:
-                top = tops[n]
-                if top is None or not linked >> n & 1:
-                    continue
-                if side == LEFT:
-                    lm |= 1 << top[1]
-                else:
-                    rm |= 1 << top[0]
-            if lm or rm:
-                mask |= game.accepted_types(lm, rm)
-        return mask
+        vector = observation["observation"]
+        slices = self._slices
+        P, A = game.num_positions, game.num_animals
+        left = vector[slices["left_animal"]].reshape(P, A)
+        types = self._type_of_animals[left.argmax(axis=1), vector[slices["right_animal"]].reshape(P, A).argmax(axis=1)]
+        types[~left.any(axis=1)] = FACE_DOWN
+        types = types.tolist()
+        hand = vector[slices["hand"]].astype(int).tolist()
+        copies = self._copies_in_frame[int(vector[slices["seat"]].argmax())]
+        unseen = [c - h for c, h in zip(copies, hand)]
+        for t in types:
+            if t >= 0:
+                unseen[t] = max(0, unseen[t] - 1)
+        return types, hand, unseen
 
     @staticmethod
     def _chance(mask, unseen, total_unseen, draws) -> float:
@@ -312,129 +303,40 @@ class AnimalChainHeuristic(Agent):
         our linked chain reaches minus those the opponent's reaches), the rows
         advanced without the chain rule (``row``, 0-4), taking a face-down card,
         making a double, and for the pass and the takes the draw; the same parts
-        for every pass action (the position is unchanged).
+        for every pass action (the position is unchanged). Measured by
+        :func:`~kakurega.agents.heuristics.animal_chain_plays.play_parts`.
         """
         game = self.game
-        P = game.num_positions
-        tops, hand, copies = self._read(observation)
-        unseen = self._unseen(copies, hand, tops)
-        total_unseen = sum(unseen)
-        opp_hand = int(self.piece(observation, "hand_sizes")[1])
-        face_down = self.piece(observation, "face_down")
-        my_double = self.piece(observation, "my_double")
-        opp_double = self.piece(observation, "opponent_double")
-        last_row = game.shape.num_rows - 1
-        opponent_base = set(self.opponent_base)
-
-        def hand_mask(h):
-            return sum(1 << t for t, n in enumerate(h) if n)
-
-        chain = game.chain_rule
-        row_of = game.row_of
-        rows_in_order = self._rows_in_order
-        types_now = [FACE_DOWN if top is None else self.type_of_pair[top] for top in tops] if chain else None
-        hand_now = hand_mask(hand)
-
-        own_base = self.own_base
-        attack_masks: dict = {}  # the plays differ from ``tops`` at one position: most attack masks repeat
-
-        def attack_mask(new_tops, played, targets, cells, protected, linked):
-            """_attack_mask, remembered by what it reads: the cells' cards, the targets' protection, the links."""
-            changed = played if played >= 0 and cells >> played & 1 else -1
-            key = (targets is own_base, changed, new_tops[changed] if changed >= 0 else None,
-                   tuple([protected[q] for q in targets]), linked & cells)
-            mask = attack_masks.get(key)
-            if mask is None:
-                mask = attack_masks[key] = self._attack_mask(new_tops, targets, protected, linked)
-            return mask
-
-        def evaluate(new_tops, played, types, protected_mine, protected_theirs, new_hand_mask, opponent_draws):
-            mine_linked = theirs_linked = -1
-            race = 0
-            if chain:  # only cards linked to the attacker's base count; the race: how far each chain reaches
-                mine_linked = game.linked_mask(types, self.own_base)
-                theirs_linked = game.linked_mask(types, self.opponent_base)
-                if rows_in_order and mine_linked and theirs_linked:
-                    ours = row_of[mine_linked.bit_length() - 1]
-                    theirs_reach = last_row - row_of[(theirs_linked & -theirs_linked).bit_length() - 1]
-                else:
-                    ours = max(row_of[p] for p in range(P) if mine_linked >> p & 1)
-                    theirs_reach = last_row - min(row_of[p] for p in range(P) if theirs_linked >> p & 1)
-                race = ours - theirs_reach
-            threat = self._chance(
-                attack_mask(new_tops, played, own_base, self._own_attack_cells, protected_mine, theirs_linked), unseen, total_unseen, opponent_draws
-            )
-            attack = attack_mask(new_tops, played, self.opponent_base, self._opponent_attack_cells, protected_theirs, mine_linked)
-            offence = 1.0 if attack & new_hand_mask else 0.0
-            return {"threat": threat, "offence": offence, "race": race, "row": 0.0, "take": 0.0, "double": 0.0, "draw": 0.0}
-
-        mine = [bool(x) for x in my_double]
-        theirs = [bool(x) for x in opp_double]
-        plays, passes = [], []
-        for action in legal:
-            action = int(action)
-            kind, t, p = game.decode(0, action)
+        decoded = game.decoded[0]
+        opponent_base = self._tables.opponent_base_bits
+        candidates, pass_actions = [], []
+        for action in [int(a) for a in legal]:
+            kind, t, p = decoded[action]
             if kind != "play":
                 if kind in ("pass", "take"):
-                    passes.append(action)
+                    pass_actions.append(action)
                 continue
-            if p in opponent_base:
-                return action, [], []
-            new_tops = list(tops)
-            new_tops[p] = game.deck.card_types[t]
-            new_types = None
-            if chain:
-                new_types = list(types_now)
-                new_types[p] = t
-            new_hand = hand_now & ~(1 << t) if hand[t] == 1 else hand_now
-            double = self._makes_double(tops, t, p)
-            protected_mine = list(mine)
-            protected_theirs = list(theirs)
-            for q, side in game.neighbours[p]:  # covering a foundation cancels doubles resting on it
-                if (mine[q] or theirs[q]) and self._connected(tops, q, p, side):
-                    protected_mine[q] = protected_theirs[q] = False
-            protected_mine[p] = double
-            protected_theirs[p] = False
-            parts = evaluate(new_tops, p, new_types, protected_mine, protected_theirs, new_hand, opp_hand)
-            if not chain:  # (under the chain rule the race term measures progress)
-                parts["row"] = game.row_of[p] / last_row * 4
-            parts["take"] = float(bool(face_down[p]))
-            parts["double"] = float(double)
-            plays.append((action, parts))
-        if passes:
-            parts = evaluate(tops, -1, types_now, mine, theirs, hand_now, opp_hand)
-            parts["draw"] = 1.0
-            passes = [(action, parts) for action in passes]
-        return None, plays, passes
-
-    def _makes_double(self, tops, t, p) -> bool:
-        """Whether card type ``t`` played at ``p`` connects with one animal to two or more cards."""
-        game = self.game
-        left, right = game.deck.card_types[t]
-        on_left = on_right = 0  # neighbours it connects to through its left / right animal
-        for q, side in game.neighbours[p]:
-            top = tops[q]
-            if top is None:
-                continue
-            if side == LEFT:
-                on_left += top[1] == left
-            else:
-                on_right += top[0] == right
-        if left == right:  # one animal on both sides
-            return on_left + on_right >= 2
-        return on_left >= 2 or on_right >= 2
-
-    @staticmethod
-    def _connected(tops, q, p, side_of_p) -> bool:
-        """Whether the cards at ``q`` and ``p`` connect (``side_of_p``: the side of p facing q).
-
-        A double whose foundation is covered is cancelled; its foundations are
-        not observed, but they are connected neighbours, so this is the best guess.
-        """
-        a, b = tops[p], tops[q]
-        if a is None or b is None:
-            return False
-        return a[0] == b[1] if side_of_p == LEFT else a[1] == b[0]
+            if opponent_base >> p & 1:
+                return action, [], []  # wins at once (the mask already applies the attack_rule)
+            candidates.append((action, t, p))
+        types, hand, unseen = self._read_types(observation)
+        total_unseen = sum(unseen)
+        vector = observation["observation"]
+        opp_hand = int(vector[self._opponent_hand_at])
+        mine = sum(1 << p for p in np.flatnonzero(vector[self._slices["my_double"]]).tolist())
+        theirs = sum(1 << p for p in np.flatnonzero(vector[self._slices["opponent_double"]]).tolist())
+        plays, passing = play_parts(
+            self._tables, candidates, types, hand, sum(1 << t for t, n in enumerate(hand) if n),
+            vector[self._slices["face_down"]].tolist(), mine, theirs,
+            lambda mask: self._chance(mask, unseen, total_unseen, opp_hand), bool(pass_actions),
+        )
+        if not game.chain_rule:  # (under the chain rule the race term measures progress)
+            last_row = game.shape.num_rows - 1
+            for action, parts in plays:
+                parts["row"] = game.row_of[decoded[action][2]] / last_row * 4
+        if passing is not None:
+            passing["draw"] = 1.0
+        return None, plays, [(action, passing) for action in pass_actions]
 
     def _choose_pass(self, pass_actions) -> int:
         """The plain pass, or take the face-down card nearest the own base (its hole blocks the opponent)."""
@@ -489,9 +391,12 @@ class AnimalChainMoveFeatures:
             rows[win, 1] = 1
             return rows.ravel()
         span = max(1, self._rows)
-        for action, parts in plays + passes:
-            rows[action, 2:8] = (parts["threat"], parts["offence"], min(max((parts["race"] / span + 1) / 2, 0.0), 1.0),
-                                 parts["take"], parts["double"], parts["draw"])
+        measured = plays + passes
+        if measured:  # one write of every row, the values computed as arrays (float64, then float32 as before)
+            values = np.array([(parts["threat"], parts["offence"], parts["race"], parts["take"], parts["double"],
+                                parts["draw"]) for _, parts in measured])
+            values[:, 2] = np.minimum(np.maximum((values[:, 2] / span + 1) / 2, 0.0), 1.0)
+            rows[[action for action, _ in measured], 2:8] = values
         game = h.game
         for action, _ in passes:
             kind, _, p = game.decode(0, action)

@@ -65,6 +65,8 @@ from kakurega.envs.hidden_rooms.rules import (
 
 NC, NN = len(COLOURS), len(NUMBERS)
 _UNREACHABLE = 99
+#: monster phases an agent remembers at most (then it forgets them all): a few thousand occur in hundreds of rounds
+MAX_MONSTER_PHASES = 1 << 16
 
 
 def _tile_ids(colours: np.ndarray, numbers: np.ndarray) -> np.ndarray:
@@ -108,6 +110,9 @@ class HiddenRoomsHeuristic(Agent):
         #: (board part of the observation, board) and (board, its need): the board changes only when a tile is placed
         self._last_board: tuple = (None, None)
         self._last_need: tuple = (None, None)
+        #: ``(monster, cell, progress, child)`` -> the monster phase's ``(cell, progress, outcome)``: a pure
+        #: function of public values (``game.monster_phase``), asked about ten times per move decision
+        self._monster_phases: dict = {}
 
     # ------------------------------------------------------------- decoding
     def _decode(self, observation: dict) -> dict:
@@ -207,11 +212,23 @@ class HiddenRoomsHeuristic(Agent):
             frontier = nxt
         return first
 
+    def _monster_phase(self, monster: int, cell: int, progress: int, child: int) -> tuple[int, int, int]:
+        """``game.monster_phase``'s ``(cell, progress, outcome)``, remembered (at most MAX_MONSTER_PHASES).
+
+        Its ``chasing`` argument is not an input: every step of the phase sets it.
+        """
+        key = (monster, cell, progress, child)
+        phase = self._monster_phases.get(key)
+        if phase is None:
+            if len(self._monster_phases) >= MAX_MONSTER_PHASES:
+                self._monster_phases.clear()
+            m_cell, m_progress, _, outcome, _ = self.game.monster_phase(monster, cell, progress, child)
+            phase = self._monster_phases[key] = (m_cell, m_progress, outcome)
+        return phase
+
     def _survives_next(self, view, cell: int) -> tuple[bool, int, int, bool]:
         """Monster phase with the child on ``cell``: (not caught, monster cell, progress, monster exits)."""
-        m_cell, progress, _, outcome, _ = self.game.monster_phase(
-            view["monster"], view["monster_cell"], view["progress"], cell, view["chasing"]
-        )
+        m_cell, progress, outcome = self._monster_phase(view["monster"], view["monster_cell"], view["progress"], cell)
         return outcome != CAUGHT, m_cell, progress, outcome == MONSTER_EXITED
 
     def _cell_parts(self, view, cell: int, need: list[int]) -> dict:
@@ -227,7 +244,7 @@ class HiddenRoomsHeuristic(Agent):
             if nxt == EXIT_CELL:
                 parts["escape_routes"] += 3
                 continue
-            _, _, _, outcome, _ = game.monster_phase(monster, m_cell, progress, nxt, False)
+            outcome = self._monster_phase(monster, m_cell, progress, nxt)[2]
             if outcome != CAUGHT:
                 parts["escape_routes"] += 1
         parts["seen"] = game.sees(monster, m_cell, cell)

@@ -80,33 +80,40 @@ class KakurenboHeuristic(Agent):
         self.n = self.game.num_players
         #: phase 2 memory of this game: position -> {Curse give: times chosen there}
         self._tried: dict[bytes, dict[int, int]] = {}
+        #: ``_pair_of_card[c]``: the body part (pair) of card ``c``
+        self._pair_of_card = np.arange(NUM_CARDS) >> 1
+        #: ``_colour_of_card[c]``: its colour (0 red, 1 blue)
+        self._colour_of_card = np.arange(NUM_CARDS) & 1
 
     def reset(self) -> None:
         self._tried = {}
 
     # ------------------------------------------------------------ beliefs
     def _beliefs(self, obs) -> np.ndarray:
-        """``prob[c, r]``: chance that body-part card ``c`` is in row ``r``'s hand (column n: the pile)."""
+        """``prob[c, r]``: chance that body-part card ``c`` is in row ``r``'s hand (column n: the pile).
+
+        A card known to be in a hand is there; the unknown cards of a colour not
+        yet discarded share that colour's free places (the cards held and in the
+        pile, less the known ones) in proportion.
+        """
         n = self.n
-        cards = self.piece(obs, "cards")
-        counts = self.piece(obs, "colour_counts")
-        pile_colours = self.piece(obs, "pile_colours")
-        discarded = self.piece(obs, "discarded").sum(axis=1)
+        cards = self.piece(obs, "cards") != 0
+        known = cards.any(axis=1)
+        holder = cards.argmax(axis=1)  # the first row marked (known cards only)
         prob = np.zeros((NUM_CARDS, n + 1))
-        for colour in (0, 1):
-            free = np.append(counts[:, colour].astype(float), pile_colours[colour])
-            unknown = []
-            for c in range(colour, NUM_CARDS, 2):
-                row = np.flatnonzero(cards[c])
-                if row.size:
-                    prob[c, row[0]] = 1.0
-                    free[row[0]] -= 1
-                elif not discarded[c >> 1]:
-                    unknown.append(c)
-            total = free.sum()
-            if unknown and total > 0:
-                for c in unknown:
-                    prob[c] = free / total
+        prob[known, holder[known]] = 1.0
+        # free places per colour (row) in each hand and the pile: whole numbers, so every sum is exact
+        free = np.empty((2, n + 1))
+        free[:, :n] = self.piece(obs, "colour_counts").T
+        free[:, n] = self.piece(obs, "pile_colours")
+        colour = self._colour_of_card[known]
+        free[:, :n] -= np.bincount(colour * n + holder[known], minlength=2 * n).reshape(2, n)
+        total = free.sum(axis=1)
+        unknown = ~known & (self.piece(obs, "discarded").sum(axis=1)[self._pair_of_card] == 0)
+        unknown &= total[self._colour_of_card] > 0
+        if unknown.any():
+            colour = self._colour_of_card[unknown]
+            prob[unknown] = free[colour] / total[colour, None]
         return prob
 
     # ---------------------------------------------------------------- act
@@ -262,7 +269,7 @@ class KakurenboHeuristic(Agent):
     @staticmethod
     def _standing(scores) -> float:
         """How well we (row 0) stand on points, in (-0.5, 0.5): our lead over the best other score."""
-        return 0.5 * float(np.tanh((scores[0] - np.delete(scores, 0).max()) / 4.0))
+        return 0.5 * float(np.tanh((scores[0] - scores[1:].max()) / 4.0))
 
     def _position(self, observation) -> bytes:
         """The observation without the step counter: equal when a position comes back."""

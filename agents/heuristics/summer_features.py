@@ -3,8 +3,10 @@
 :class:`SummerMoveFeatures` is the game's ``move_features`` class (see
 :mod:`kakurega.agents.move_features`): it reads the acting seat's observation
 dict only, and what it caches (the start squares' scores, the seekers' weights
-of the turn) is a function of that dict, so the same observation always gives
-the same features (in training, in a search's simulations, in play).
+of the turn, the walks of each announcement, the rows of the child positions
+met; each with a size cap) is a function of that dict, so the same observation
+always gives the same features (in training, in a search's simulations, in
+play).
 """
 
 from __future__ import annotations
@@ -12,8 +14,17 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import AgentContext
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights, read_stroke
+from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights, Walks, read_stroke
+from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
+
+#: the observation pieces the child's rows are a function of (with the legal actions)
+CHILD_PIECES = ("stroke", "pieces", "budget_left", "turn_icons", "belief", "last_cost", "last_icons")
+#: child positions whose rows are kept (the first met; evaluation replays the same positions: 646 distinct
+#: among 4,487 child decisions of 264 games of 2 players)
+CHILD_CACHE_SIZE = 1024
+#: announcements whose walks (from every square, nothing blocked) are kept: (cost, icons) pairs, a few dozen occur
+ANNOUNCEMENTS_CACHE_SIZE = 256
 
 
 class SummerMoveFeatures:
@@ -55,13 +66,17 @@ class SummerMoveFeatures:
         self.game = game
         self.layout = context.layout
         self.size = game.num_actions * self.PER_ACTION
-        self._rows = [r for r, _c in game.map.squares]
-        self._cols = [c for _r, c in game.map.squares]
+        self._rows = np.array([r for r, _c in game.map.squares], dtype=np.intp)
+        self._cols = np.array([c for _r, c in game.map.squares], dtype=np.intp)
         self._weights = PublicWeights(game)
         self._max_vp = max(1, max(game.square_vp))
         self._seekers = game.num_players - 1
         self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = {}
-        self._heard_key, self._heard = None, {}  # (see _child_rows)
+        self._turn_walks = None  # the walks of the seekers' weights of the last child turn (see _child_rows)
+        #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
+        self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
+        self._announcement_walks: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------- decoding
     def _piece(self, observation: dict, name: str) -> np.ndarray:
@@ -70,6 +85,18 @@ class SummerMoveFeatures:
     def _squares(self, plane: np.ndarray) -> np.ndarray:
         """A map plane as a 0/1 float vector over the squares."""
         return (plane[self._rows, self._cols] > 0).astype(float)
+
+    def _belief(self, observation: dict) -> np.ndarray:
+        """The public belief: 1.0 on the squares where the child may be."""
+        return self._squares(self._piece(observation, "belief"))
+
+    def _walks_of(self, cost: int, icons: tuple[int, ...], like: np.ndarray) -> np.ndarray:
+        """The walks of the announcement ``(cost, icons)`` from every square (read-only: remembered)."""
+        walks = self._announcement_walks.get((cost, icons))
+        if walks is None:
+            walks = self._weights.propagate(np.ones_like(like), cost, icons, np.zeros_like(like))
+            walks = remember(self._announcement_walks, (cost, icons), walks, ANNOUNCEMENTS_CACHE_SIZE)
+        return walks
 
     def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
         """An icon-count piece as a sorted tuple of icon types."""
@@ -81,9 +108,7 @@ class SummerMoveFeatures:
         cost_plane = self._piece(observation, "last_cost")
         weights = belief
         if cost_plane.any():
-            walks = self._weights.propagate(np.ones_like(belief), int(np.argmax(cost_plane)),
-                                            self._counts(observation, "last_icons"), np.zeros_like(belief))
-            weights = walks * belief
+            weights = self._walks_of(int(np.argmax(cost_plane)), self._counts(observation, "last_icons"), belief) * belief
             if weights.sum() <= 0:
                 weights = belief
         total = weights.sum()
@@ -99,14 +124,13 @@ class SummerMoveFeatures:
             return rows.ravel()
         rows[legal, 0] = 1
         phase = int(np.argmax(self._piece(observation, "phase")))
-        belief = self._squares(self._piece(observation, "belief"))
         if phase == 2:
-            self._seeker_rows(observation, belief, rows)
+            self._seeker_rows(observation, self._belief(observation), rows)
         elif phase == 1:
             if not (legal.size == 1 and legal[0] == game.continue_action):
-                self._child_rows(observation, belief, mask, rows)
+                self._child_rows(observation, mask, rows)
         else:
-            self._start_rows(belief, legal, rows)
+            self._start_rows(self._belief(observation), legal, rows)
         return rows.ravel()
 
     def _seeker_rows(self, observation: dict, belief: np.ndarray, rows: np.ndarray) -> None:
@@ -120,7 +144,18 @@ class SummerMoveFeatures:
         rows[place, 3] = weights / weights.max() if weights.max() > 0 else 0.0
         rows[place, 4] = covered
 
-    def _child_rows(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
+    def _child_rows(self, observation: dict, mask: np.ndarray, rows: np.ndarray) -> None:
+        """The child's rows (see the class docstring), remembered by the pieces of the observation they read."""
+        key = (mask.tobytes(),) + tuple(self._piece(observation, name).tobytes() for name in CHILD_PIECES)
+        known = self._child_cache.get(key)
+        if known is None:
+            self._measure_child(observation, self._belief(observation), mask, rows)
+            legal = np.flatnonzero(mask)
+            known = remember(self._child_cache, key, (legal, rows[legal]), CHILD_CACHE_SIZE)
+        rows[known[0]] = known[1]
+
+    def _measure_child(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
+        """Fill the rows of the child's legal actions."""
         game = self.game
         stroke, visited, drawn = read_stroke(game, self._piece(observation, "stroke")[self._rows, self._cols])
         pieces = self._squares(self._piece(observation, "pieces").sum(axis=0))
@@ -128,19 +163,15 @@ class SummerMoveFeatures:
         budget = int(round(float(self._piece(observation, "budget_left")[0])))
         icons = tuple(sorted(self._counts(observation, "turn_icons")))
         base = self._public_weights(observation, belief)
-        # the seekers' weights after each announcement, shared by every decision of the turn (same base, pieces)
+        # the seekers' weights after each announcement: one walk programme shared by every announcement and
+        # every decision of the turn (same base, pieces), whose weights are those of one programme per announcement
         turn = (base.tobytes(), pieces.tobytes())
-        if self._heard_key != turn:
-            self._heard_key, self._heard = turn, {}
-        heard_after = self._heard
+        if self._turn_walks is None or self._turn_walks.key != turn:
+            self._turn_walks = Walks(self._weights, base, pieces, key=turn)
+        walks = self._turn_walks
 
         def found_at(q: int, cost: int, reached: tuple) -> float:
-            key = (cost, tuple(sorted(reached)))
-            heard = heard_after.get(key)
-            if heard is None:
-                heard = self._weights.propagate(base, cost, key[1], pieces)
-                heard = heard_after[key] = heard / max(heard.sum(), 1e-300)
-            return min(1.0, self._seekers * float(heard[q]))
+            return min(1.0, self._seekers * float(walks.heard(cost, tuple(sorted(reached)))[q]))
 
         # best[action] = (plan score, P(found) at the plan's end)
         best: dict[int, tuple[float, float]] = {}

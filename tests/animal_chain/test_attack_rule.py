@@ -11,8 +11,9 @@ import pytest
 from animal_chain.scenario import board_state, card, play, pos, step
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic
+from kakurega.agents.heuristics.animal_chain_plays import attack_mask
 from kakurega.envs import make
-from kakurega.envs.animal_chain.rules import NO_SEAT, PLAY, AnimalChainGame
+from kakurega.envs.animal_chain.rules import FACE_DOWN, NO_SEAT, PLAY, AnimalChainGame
 from kakurega.envs.animal_chain_v0 import env as make_env
 from kakurega.envs.animal_chain_v0 import raw_env
 
@@ -188,8 +189,8 @@ def test_the_heuristic_counts_only_attacks_the_rule_allows(rule, up, attackers):
     env = make_env(attack_rule=rule)
     agent = heuristic_for(env, {"attack_rule": rule})
     game = agent.game
-    tops = [None] * game.num_positions
+    types = [FACE_DOWN] * game.num_positions
     for name, label in up.items():
-        tops[pos(name)] = game.deck.card_types[card(label)]
-    mask = agent._attack_mask(tops, [pos("r6c1")], [False] * game.num_positions)
+        types[pos(name)] = card(label)
+    mask = attack_mask(agent._tables, types, [pos("r6c1")], 0, -1)
     assert {game.deck.type_label(t) for t in range(game.num_types) if mask >> t & 1} == attackers

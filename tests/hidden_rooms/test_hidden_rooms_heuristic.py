@@ -97,3 +97,56 @@ def test_places_toward_the_exit_and_declines_backward_cells():
     state = table(game, tiles={(2, 2): "red 1", (1, 2): "red 2", (2, 1): "red 3"}, child=(2, 2), phase=PLACING)
     state.drawn = tile("blue 2")
     assert agent_for(game)(state) == DECLINE
+
+
+def monster_phases_asked(games=4):
+    """The heuristic, its move features and every monster phase they asked for in seeded games."""
+    from kakurega.agents.base import choose_action
+    from kakurega.agents.heuristics.hidden_rooms import HiddenRoomsMoveFeatures
+
+    env = hidden_rooms_v0.env(episode="round")
+    context = AgentContext.from_env(env, "hidden_rooms_v0", {"episode": "round"})
+    agent = HiddenRoomsHeuristic(context, seed=0)
+    features = HiddenRoomsMoveFeatures(context)
+    for seed in range(games):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            features(observation)
+            env.step(choose_action(agent, env, name, observation))
+    return agent, features._heuristic
+
+
+def wrong_phases(heuristic) -> list:
+    """The remembered monster phases that differ from the rules' own, with the child chasing or not."""
+    wrong = []
+    for (monster_id, cell, progress, child), remembered in heuristic._monster_phases.items():
+        for chasing in (False, True):  # not an input of the phase: every step sets it
+            m_cell, m_progress, _, outcome, _ = heuristic.game.monster_phase(monster_id, cell, progress, child, chasing)
+            if remembered != (m_cell, m_progress, outcome):
+                wrong.append((monster_id, cell, progress, child, chasing))
+    return wrong
+
+
+def test_the_remembered_monster_phases_are_the_rules_own():
+    for heuristic in monster_phases_asked():
+        assert len(heuristic._monster_phases) > 20
+        assert wrong_phases(heuristic) == []
+
+
+def test_control_a_remembered_phase_that_differs_from_the_rules_is_caught():
+    heuristic = monster_phases_asked(games=1)[0]
+    key, (m_cell, m_progress, outcome) = next(iter(heuristic._monster_phases.items()))
+    heuristic._monster_phases[key] = (m_cell, m_progress + 1, outcome)
+    assert len(wrong_phases(heuristic)) == 2
+
+
+def test_the_memory_of_monster_phases_is_capped(monkeypatch):
+    from kakurega.agents.heuristics import hidden_rooms
+
+    monkeypatch.setattr(hidden_rooms, "MAX_MONSTER_PHASES", 8)
+    for heuristic in monster_phases_asked(games=2):
+        assert 0 < len(heuristic._monster_phases) <= 8

@@ -127,3 +127,56 @@ def test_the_leak_check_catches_features_that_read_the_childs_square():
     check_move_feature_leaks(raw, honest, states)  # the honest features pass on the same states
     with pytest.raises(AssertionError, match="move features changed"):
         check_move_feature_leaks(raw, PeekingChildFeatures(raw, honest), states)
+
+
+def child_observations(games: int = 4):
+    """Observations of the child's decisions in seeded games of the heuristic (positions repeat across games)."""
+    env = make(ENV, **CONFIG)
+    context = AgentContext.from_env(env, ENV, CONFIG)
+    heuristic = make_agent("heuristic", context, seed=0)
+    found = []
+    for seed in range(games):
+        env.reset(seed=seed % 3)  # the fourth game replays the first
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if int(np.argmax(context.layout.view(observation["observation"], "phase"))) == 1:
+                found.append({key: np.array(value, copy=True) for key, value in observation.items()})
+            env.step(choose_action(heuristic, env, name, observation))
+    return context, found
+
+
+def differing_from_fresh(features, context, observations) -> int:
+    """How many observations get other features from ``features`` than from a fresh instance (nothing cached)."""
+    return sum(features(obs).tobytes() != SummerMoveFeatures(context)(obs).tobytes() for obs in observations)
+
+
+def test_the_remembered_child_rows_are_the_measured_ones():
+    context, observations = child_observations()
+    features = SummerMoveFeatures(context)
+    assert len(observations) > 50
+    assert differing_from_fresh(features, context, observations + observations[:20]) == 0
+    assert 0 < len(features._child_cache) < len(observations)  # positions came back, and were looked up
+
+
+def test_control_a_wrong_remembered_row_is_caught():
+    context, observations = child_observations(games=1)
+    features = SummerMoveFeatures(context)
+    for observation in observations:
+        features(observation)
+    for _legal, rows in features._child_cache.values():
+        rows[:, 4] += 0.5  # every cached chance of being found is off
+    assert differing_from_fresh(features, context, observations) > 0
+
+
+def test_the_remembered_child_positions_and_announcements_are_capped(monkeypatch):
+    from kakurega.agents.heuristics import summer_features
+
+    monkeypatch.setattr(summer_features, "CHILD_CACHE_SIZE", 3)
+    monkeypatch.setattr(summer_features, "ANNOUNCEMENTS_CACHE_SIZE", 2)
+    context, observations = child_observations(games=2)
+    features = SummerMoveFeatures(context)
+    assert differing_from_fresh(features, context, observations) == 0
+    assert len(features._child_cache) == 3 and len(features._announcement_walks) == 2

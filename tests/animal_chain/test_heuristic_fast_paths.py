@@ -1,0 +1,226 @@
+"""The Animal Chain heuristic's measurement of every play gives the same numbers, bit for bit, as the plain one.
+
+``animal_chain_plays.play_parts`` (compiled when possible) grows the linked
+chains from the played card instead of searching them anew for every play,
+keeps protection as position bitmasks and remembers attack masks and their
+chances. The reference below is the plain version it replaced: for every
+play a copy of the board, two chain searches and two attack masks.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext, RandomAgent, choose_action
+from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic, AnimalChainMoveFeatures
+from kakurega.envs import make
+from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, PLAY
+
+CONFIGS = [  # (env, options, games: enough for over 100 positions)
+    ("animal_chain_v1", {}, 6),  # the chain rule, one decision per base position
+    ("animal_chain_v0", {}, 80),  # any connection, the rules page's attack rule (short games)
+    ("animal_chain_v1", {"attack_rule": "reach"}, 6),  # the chain rule and the reach attack rule
+]
+
+
+def reference_attack_mask(game, tops, targets, protected, linked):
+    mask = 0
+    for q in targets:
+        if protected[q]:
+            continue
+        lm = rm = 0
+        for n, side in game.attack_neighbours[q]:
+            top = tops[n]
+            if top is None or not linked >> n & 1:
+                continue
+            if side == LEFT:
+                lm |= 1 << top[1]
+            else:
+                rm |= 1 << top[0]
+        if lm or rm:
+            mask |= game.accepted_types(lm, rm)
+    return mask
+
+
+def reference_makes_double(game, tops, t, p):
+    left, right = game.deck.card_types[t]
+    on_left = on_right = 0
+    for q, side in game.neighbours[p]:
+        top = tops[q]
+        if top is None:
+            continue
+        if side == LEFT:
+            on_left += top[1] == left
+        else:
+            on_right += top[0] == right
+    if left == right:
+        return on_left + on_right >= 2
+    return on_left >= 2 or on_right >= 2
+
+
+def reference_connected(tops, q, p, side_of_p):
+    a, b = tops[p], tops[q]
+    if a is None or b is None:
+        return False
+    return a[0] == b[1] if side_of_p == LEFT else a[1] == b[0]
+
+
+def reference_play_parts(agent, observation, legal, cut_chains=True):
+    """The plain measurement: a new board, both chain searches and both attack masks for every play.
+
+    ``cut_chains=False`` (the control) keeps the chains as they were when a play covers a linked card.
+    """
+    game = agent.game
+    P = game.num_positions
+    tops, hand, copies = agent._read(observation)
+    unseen = [c - h for c, h in zip(copies, hand)]
+    for top in tops:
+        if top is not None:
+            t = agent.type_of_pair[top]
+            unseen[t] = max(0, unseen[t] - 1)
+    total_unseen = sum(unseen)
+    opp_hand = int(agent.piece(observation, "hand_sizes")[1])
+    face_down = agent.piece(observation, "face_down")
+    mine = [bool(x) for x in agent.piece(observation, "my_double")]
+    theirs = [bool(x) for x in agent.piece(observation, "opponent_double")]
+    last_row = game.shape.num_rows - 1
+    chain = game.chain_rule
+    types_now = [FACE_DOWN if top is None else agent.type_of_pair[top] for top in tops]
+    hand_now = sum(1 << t for t, n in enumerate(hand) if n)
+    mine_before = game.linked_mask(types_now, agent.own_base)
+    theirs_before = game.linked_mask(types_now, agent.opponent_base)
+
+    def linked(types, sources, before, played):
+        if not cut_chains and played >= 0:
+            return game.linked_mask(types, sources) | before
+        return game.linked_mask(types, sources)
+
+    def evaluate(new_tops, types, played, protected_mine, protected_theirs, new_hand_mask):
+        mine_linked = theirs_linked = -1
+        race = 0
+        if chain:
+            mine_linked = linked(types, agent.own_base, mine_before, played)
+            theirs_linked = linked(types, agent.opponent_base, theirs_before, played)
+            ours = max(game.row_of[p] for p in range(P) if mine_linked >> p & 1)
+            theirs_reach = last_row - min(game.row_of[p] for p in range(P) if theirs_linked >> p & 1)
+            race = ours - theirs_reach
+        threat = agent._chance(reference_attack_mask(game, new_tops, agent.own_base, protected_mine, theirs_linked),
+                               unseen, total_unseen, opp_hand)
+        attack = reference_attack_mask(game, new_tops, agent.opponent_base, protected_theirs, mine_linked)
+        return {"threat": threat, "offence": 1.0 if attack & new_hand_mask else 0.0, "race": race, "row": 0.0,
+                "take": 0.0, "double": 0.0, "draw": 0.0}
+
+    plays, passes = [], []
+    for action in legal:
+        action = int(action)
+        kind, t, p = game.decode(0, action)
+        if kind != "play":
+            if kind in ("pass", "take"):
+                passes.append(action)
+            continue
+        if p in agent.opponent_base:
+            return action, [], []
+        new_tops = list(tops)
+        new_tops[p] = game.deck.card_types[t]
+        new_types = list(types_now)
+        new_types[p] = t
+        new_hand = hand_now & ~(1 << t) if hand[t] == 1 else hand_now
+        double = reference_makes_double(game, tops, t, p)
+        protected_mine, protected_theirs = list(mine), list(theirs)
+        for q, side in game.neighbours[p]:
+            if (mine[q] or theirs[q]) and reference_connected(tops, q, p, side):
+                protected_mine[q] = protected_theirs[q] = False
+        protected_mine[p] = double
+        protected_theirs[p] = False
+        parts = evaluate(new_tops, new_types, p, protected_mine, protected_theirs, new_hand)
+        if not chain:
+            parts["row"] = game.row_of[p] / last_row * 4
+        parts["take"] = float(bool(face_down[p]))
+        parts["double"] = float(double)
+        plays.append((action, parts))
+    if passes:
+        parts = evaluate(tops, types_now, -1, mine, theirs, hand_now)
+        parts["draw"] = 1.0
+        passes = [(action, parts) for action in passes]
+    return None, plays, passes
+
+
+def play_phase_observations(name, config, games, seed=0):
+    """Observations of every play-phase decision of seeded games of the heuristic against itself and random play."""
+    env = make(name, **config)
+    context = AgentContext.from_env(env, name, config)
+    agents = [AnimalChainHeuristic(context, seed=seed), AnimalChainHeuristic(context, seed=seed), RandomAgent(context, seed=seed)]
+    found = []
+    for game_index in range(games):
+        env.reset(seed=seed + game_index)
+        for agent_name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            if env.unwrapped.game_state.phase == PLAY:
+                found.append({key: np.array(value, copy=True) for key, value in observation.items()})
+            seat = env.unwrapped.agents.index(agent_name)
+            agent = agents[seat] if game_index % 2 else agents[2 * seat]  # odd games: the heuristic against itself
+            env.step(choose_action(agent, env, agent_name, observation))
+    return context, found
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=lambda case: f"{case[0]}-{'-'.join(map(str, case[1].values()))}")
+def positions(request):
+    name, config, games = request.param
+    return play_phase_observations(name, config, games)
+
+
+def test_every_play_is_measured_as_the_plain_code_measures_it(positions):
+    context, observations = positions
+    agent = AnimalChainHeuristic(context)
+    assert len(observations) > 100
+    for observation in observations:
+        legal = np.flatnonzero(observation["action_mask"])
+        assert agent._play_parts(observation, legal) == reference_play_parts(agent, observation, legal)
+
+
+def test_control_a_measurement_that_never_cuts_a_chain_is_caught(positions):
+    context, observations = positions
+    agent = AnimalChainHeuristic(context)
+    if not agent.game.chain_rule:
+        pytest.skip("no chains without the chain rule")
+    differing = 0
+    for observation in observations:
+        legal = np.flatnonzero(observation["action_mask"])
+        differing += agent._play_parts(observation, legal) != reference_play_parts(agent, observation, legal, cut_chains=False)
+    assert differing > 0
+
+
+def features_digest(name, config, games):
+    """A digest of the move features of every play-phase observation of seeded games (for the subprocess too)."""
+    import hashlib
+
+    context, observations = play_phase_observations(name, config, games)
+    features = AnimalChainMoveFeatures(context)
+    digest = hashlib.sha256()
+    for observation in observations:
+        digest.update(features(observation).tobytes())
+    return digest.hexdigest()
+
+
+def test_the_compiled_and_the_pure_python_measurements_agree():
+    from kakurega.envs import compiled
+
+    if "kakurega.agents.heuristics.animal_chain_plays" not in compiled.compiled_modules():
+        pytest.skip("the measurement runs pure Python here (not compiled)")
+    here = features_digest("animal_chain_v1", {}, games=3)
+    code = ("import json, test_heuristic_fast_paths as t; from kakurega.envs import compiled; "
+            "assert not any('animal_chain_plays' in m for m in compiled.compiled_modules()); "
+            "print(json.dumps(t.features_digest('animal_chain_v1', {}, games=3)))")
+    env = {**os.environ, "KAKUREGA_PURE_PYTHON": "kakurega.agents.heuristics.animal_chain_plays"}
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), os.path.dirname(os.path.dirname(__file__)),
+                                         env.get("PYTHONPATH", "")])
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == here
