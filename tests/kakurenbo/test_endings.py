@@ -31,8 +31,8 @@ NOTE = {WIN: WINS, SHARE: SHARES, LOSS: ""}
 class Reader:
     """The sure endings and the features of one configuration, read from a state's observation for its actor."""
 
-    def __init__(self, variant: str, n: int):
-        name, config = "kakurenbo_v1", {"variant": variant, "num_players": n}
+    def __init__(self, variant: str, n: int, name: str = "kakurenbo_v1"):
+        config = {"variant": variant, "num_players": n}
         raw = make(name, wrapped=False, **config)
         self.game = raw.game
         self.context = AgentContext.from_env(raw, name, config)
@@ -191,17 +191,17 @@ def test_the_tactics_suites_claims_are_marked():
 SHIPPED_4P = {"variant": "kakurenbo", "num_players": 4}
 
 
-def _shipped_file():
+def _shipped_file(env_name: str):
     from kakurega.agents.pretrained import DIRECTORY, file_name
 
-    return DIRECTORY / file_name("kakurenbo_v1", SHIPPED_4P)
+    return DIRECTORY / file_name(env_name, SHIPPED_4P)
 
 
 def _as_version_1(tmp_path, win_weight: float):
-    """A copy of a version-0 file read as version 1: its feature head gets weights for the two new columns."""
+    """A copy of the kakurenbo_v0 bot (version 0) read as version 1: its head gets weights for the new columns."""
     from kakurega.agents.policy import read_policy, save_policy
 
-    meta, layers, value_layers = read_policy(_shipped_file(), with_value=True)
+    meta, layers, value_layers = read_policy(_shipped_file("kakurenbo_v0"), with_value=True)
     meta = json.loads(json.dumps(meta))
     meta["network"]["feature_head"] += [win_weight, -win_weight]
     meta["move_features_size"] = meta["num_actions"] * len(meta["network"]["feature_head"])
@@ -225,14 +225,15 @@ def test_version_0_is_the_first_16_columns_of_version_1_and_the_default_is_the_n
 def test_a_policy_file_is_played_with_the_feature_version_it_records(tmp_path):
     from kakurega.agents.policy import load, read_policy
 
-    meta, _ = read_policy(_shipped_file())
-    assert "move_features_version" not in meta  # written before versions: version 0
-    context = Reader("kakurenbo", 4).context
-    assert load(_shipped_file(), context).move_features.version == 0
-    agent = load(_as_version_1(tmp_path, win_weight=50.0), context)
+    old, new = _shipped_file("kakurenbo_v0"), _shipped_file("kakurenbo_v1")
+    assert "move_features_version" not in read_policy(old)[0]  # written before versions: version 0
+    assert read_policy(new)[0]["move_features_version"] == 1
+    reader = Reader("kakurenbo", 4, "kakurenbo_v0")
+    assert load(old, reader.context).move_features.version == 0
+    assert load(new, Reader("kakurenbo", 4).context).move_features.version == 1
+    agent = load(_as_version_1(tmp_path, win_weight=50.0), reader.context)
     assert agent.move_features.version == 1 and agent.move_features.size == 107 * 18
     # the head's weight on "surely wins" makes every marked give the choice
-    reader = Reader("kakurenbo", 4)
     chosen = 0
     for state in _deciding_states("kakurenbo", 4, games=150, seed=2):
         wins = [a for a, outcome in reader.endings(state).items() if outcome == WIN]
@@ -252,9 +253,9 @@ def test_a_bad_feature_version_is_refused_in_words(tmp_path):
         with pytest.raises(PolicyFileError, match="move_features_version .*expected an integer from 0"):
             read_policy(path)
     path = save_policy(tmp_path / "future.safetensors", layers, {**meta, "move_features_version": 9}, value_layers)
-    with pytest.raises(PolicyFileError, match=r"reads move features: kakurenbo_v1 computes move features of versions "
+    with pytest.raises(PolicyFileError, match=r"reads move features: kakurenbo_v0 computes move features of versions "
                                               r"\[0, 1\], not 9"):
-        load(path, Reader("kakurenbo", 4).context)
+        load(path, Reader("kakurenbo", 4, "kakurenbo_v0").context)
 
 
 def test_demonstrations_record_the_feature_version():
