@@ -15,6 +15,11 @@ The class is built from an :class:`~kakurega.agents.base.AgentContext` and
 is called with the observation dict of the seat that acts; it reads nothing
 else, so the features hold no more than that seat's observation does
 (``tests/test_move_features.py`` checks this for every game that has them).
+
+Features are versioned so that a network keeps reading what it was trained
+on: a class that has grown declares ``VERSIONS`` (newest last) and takes
+``version=``; training uses the newest, a policy file records it as
+``move_features_version`` (absent: 0) and loading it rebuilds that version.
 """
 
 from __future__ import annotations
@@ -35,18 +40,34 @@ def features_class_path(env_name: str) -> str:
     return spec.move_features if spec is not None else ""
 
 
-class MoveFeatures:
-    """The move features of one env for one player: ``size`` floats per observation dict."""
+def _features_class(env_name: str):
+    """The env's move-features class (ValueError when it declares none)."""
+    path = features_class_path(env_name)
+    if not path:
+        raise ValueError(f"{env_name} declares no move features (EnvSpec.move_features); set network.move_features: false")
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
-    def __init__(self, context):
-        path = features_class_path(context.env_name)
-        if not path:
-            raise ValueError(
-                f"{context.env_name} declares no move features (EnvSpec.move_features); "
-                "set network.move_features: false"
-            )
-        module, _, name = path.partition(":")
-        self._compute = getattr(importlib.import_module(module), name)(context)
+
+def newest_version(env_name: str) -> int:
+    """The newest version of the env's move features (0 for a class that declares no versions)."""
+    return int(getattr(_features_class(env_name), "VERSIONS", (0,))[-1])
+
+
+class MoveFeatures:
+    """The move features of one env for one player: ``size`` floats per observation dict.
+
+    ``version``: which version of the game's features (None: the newest; see the module docstring).
+    """
+
+    def __init__(self, context, version: int | None = None):
+        cls = _features_class(context.env_name)
+        versions = tuple(getattr(cls, "VERSIONS", (0,)))
+        self.version = versions[-1] if version is None else version
+        if isinstance(self.version, bool) or self.version not in versions:
+            raise ValueError(f"{context.env_name} computes move features of versions {list(versions)}, "
+                             f"not {version!r}")
+        self._compute = cls(context, version=self.version) if hasattr(cls, "VERSIONS") else cls(context)
         self.size = int(self._compute.size)
         #: numbers per action when the features are one row per action (what ``network.feature_head`` needs), else None
         per_action = getattr(self._compute, "PER_ACTION", None)

@@ -29,7 +29,8 @@ JSON document describing everything needed to use the weights safely:
                        also reads the mask, e.g. SB3's ``MultiInputPolicy``;
                        ``["observation", "move_features"]`` for one trained
                        with ``network.move_features``, whose file then gives
-                       ``move_features_size``: see
+                       ``move_features_size`` and, for a version after
+                       the first, ``move_features_version``: see
                        :mod:`~kakurega.agents.move_features`); with
                        ``network.feature_head`` (one number per measurement
                        of an action's row of move features) the features
@@ -344,6 +345,10 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     ):
         raise PolicyFileError(f"{file}: metadata field move_features_size = {short_repr(meta.get('move_features_size'))}; "
                               f"expected an integer from 1 to {MAX_LAYER_SIZE} (the inputs list move_features)")
+    version = meta.get("move_features_version", 0)
+    if not (_is_int(version) and 0 <= version <= 1000) or (version and "move_features" not in inputs):
+        raise PolicyFileError(f"{file}: metadata field move_features_version = {short_repr(version)}; expected an "
+                              "integer from 0 to 1000, with move_features among the inputs")
     head = network.get("feature_head")
     if head is not None and not (
         "move_features" in inputs and isinstance(head, list) and head and len(head) <= MAX_LAYER_SIZE
@@ -649,7 +654,7 @@ class PolicyAgent(Agent):
             from kakurega.agents.move_features import MoveFeatures
 
             try:
-                self.move_features = MoveFeatures(context)
+                self.move_features = MoveFeatures(context, self.metadata.get("move_features_version", 0))
             except ValueError as error:
                 raise PolicyFileError(f"{name} reads move features: {error}") from None
             if self.move_features.size != self.metadata.get("move_features_size"):

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, sure_endings
 from kakurega.agents.move_features import legal_rows
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
@@ -323,13 +324,27 @@ class KakurenboMoveFeatures:
     12 the dice opponent holds the Curse; 13 the receiver's hand size (/7,
     capped at 1); 14 the receiver's score (/16, capped at 1); 15 the action is
     among the heuristic's best (ties all marked).
+
+    Versions (a policy file records the one it was trained with,
+    ``move_features_version``, and is played with it): version 0 is columns
+    0-15; version 1 (the default) adds, from the seat's knowledge only
+    (:mod:`~kakurega.agents.heuristics.kakurenbo_endings`): 16 the move surely
+    ends the game with the seat the sole winner (1) or sharing the win (0.5);
+    17 the move surely ends the game with the seat among the losers.
     """
 
-    PER_ACTION = 16
+    #: the feature versions this class computes (newest last) and their numbers per action
+    VERSIONS = (0, 1)
+    COLUMNS = {0: 16, 1: 18}
 
-    def __init__(self, context: AgentContext):
+    def __init__(self, context: AgentContext, version: int = VERSIONS[-1]):
+        if version not in self.VERSIONS:
+            raise ValueError(f"KAKURENBO move features version {version!r}; expected one of {list(self.VERSIONS)}")
+        self.version = version
         self._heuristic = KakurenboHeuristic(context)
+        self.layout = context.layout
         self.num_actions = self._heuristic.game.num_actions
+        self.PER_ACTION = self.COLUMNS[version]
         self.size = self.num_actions * self.PER_ACTION
 
     def __call__(self, observation: dict) -> np.ndarray:
@@ -381,4 +396,7 @@ class KakurenboMoveFeatures:
                 rows[a, 13] = min(counts[k].sum() / 7.0, 1.0)
                 rows[a, 14] = min(scores[k] / 16.0, 1.0)
         rows[legal[h._best_set(values)], 15] = 1
+        if self.version >= 1:
+            for a, outcome in sure_endings(h.game, self.layout, observation, legal).items():
+                rows[a, 16 if outcome != LOSS else 17] = 0.5 if outcome == SHARE else 1.0
         return np.clip(rows, 0.0, 1.0, out=rows).ravel()

@@ -233,7 +233,10 @@ def policy_metadata(
         if inputs != list(DEFAULT_INPUTS):
             raise TypeError(f"cannot export: move features follow the observation vector alone, but the model reads {inputs}")
         inputs = ["observation", INPUT]
-        metadata["move_features_size"] = MoveFeatures(AgentContext.from_env(raw, env_name, env_kwargs)).size
+        features = MoveFeatures(AgentContext.from_env(raw, env_name, env_kwargs))
+        metadata["move_features_size"] = features.size
+        if features.version:  # (absent: version 0, as in files written before features had versions)
+            metadata["move_features_version"] = features.version
         if head is not None:  # the feature head (feature_head.py): one weight per measurement, in the metadata
             metadata["network"]["feature_head"] = model.policy.head_weights()
     elif head is not None:

@@ -50,7 +50,17 @@ def demonstration_key(config: dict) -> dict:
         "agent": pretrain["agent"], "steps": pretrain["steps"], "target": pretrain["target"],
         # (listed only when on, so data files made before the key existed still match)
         **({"move_features": True} if config["network"].get("move_features") else {}),
+        **({"move_features_version": version} if (version := _features_version(config)) else {}),
     }
+
+
+def _features_version(config: dict) -> int:
+    """The version of the move features the demonstrations carry (0 without features)."""
+    if not config["network"].get("move_features"):
+        return 0
+    from kakurega.agents.move_features import newest_version
+
+    return newest_version(config["env"])
 
 
 @dataclass(frozen=True)

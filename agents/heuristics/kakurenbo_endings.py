@@ -1,0 +1,141 @@
+"""KAKURENBO: the moves that surely end the game, and how, read from the mover's observation alone.
+
+The observation's ``cards`` piece is the mover's knowledge row with counting
+(:meth:`KakurenboGame.known_row`), the very facts
+:func:`kakurega.envs.kakurenbo.winning.winning_note` decides from; every other
+fact used here (hand counts, the Curse's holder, scores) is public. A move is
+marked only when its outcome is the same in every state the mover cannot tell
+apart, so the marks hold no more than the observation does.
+
+- **Kakurenbo, a Curse give** (card X to row R): the game can end only when X's
+  partner is in R's hand; a give is decided when the mover has located it
+  there. R then discards the pair; the game ends when R is left with the
+  Curse alone (R held the partner only or, for a leg pair, the hand R gets
+  in the exchange is empty), scored with R's points void.
+- **Kurayami, a take after the dice** (colour C from row V): the game ends
+  when V is left with the Curse alone (V held it and one card) or when the
+  taker, holding the Curse, pairs away its last card. Whether the taken card
+  pairs one of the taker's cards is settled when the taker holds two or more
+  (it keeps one either way), when the partner of its one card is located
+  elsewhere or is not of colour C, or when that partner is located in V's
+  hand as V's only card of colour C; otherwise the move is left unmarked.
+
+Every other move leaves a card besides the Curse in every hand that holds it
+(or is chance), so it never ends the game. The step limit is not counted: a
+move that is cut off by it is not marked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kakurega.envs.kakurenbo.rules import (
+    A_CURSE_GIVE,
+    A_TAKE,
+    CHEST,
+    CURSE_GIVE,
+    DICE_TAKE,
+    LEFT_LEG,
+    POINTS,
+    RIGHT_LEG,
+    WAIST,
+)
+
+#: the outcome of a move that surely ends the game: the mover wins alone, shares the win, or loses
+WIN, SHARE, LOSS = "win", "share", "loss"
+
+
+def sure_endings(game, layout, observation: dict, legal) -> dict[int, str]:
+    """``{action: WIN | SHARE | LOSS}`` for the ``legal`` actions that surely end the game at once."""
+    vector = observation["observation"]
+    stage_piece = layout.view(vector, "stage")
+    stage = int(np.argmax(stage_piece)) if stage_piece.any() else -1
+    if stage not in (CURSE_GIVE, DICE_TAKE):
+        return {}
+    n = game.num_players
+    cards = layout.view(vector, "cards")
+    colour_counts = layout.view(vector, "colour_counts").astype(int)
+    scores = layout.view(vector, "scores").astype(float)
+    curse = layout.view(vector, "curse")[:n]
+    holder = int(np.flatnonzero(curse)[0]) if curse.any() else -1
+    out = {}
+    for action in legal:
+        kind, arg, k = game.decode[int(action)]
+        if stage == CURSE_GIVE and kind == A_CURSE_GIVE:
+            outcome = _curse_give(n, cards, colour_counts.sum(axis=1), scores, arg, k)
+        elif stage == DICE_TAKE and kind == A_TAKE:
+            outcome = _dice_take(n, cards, colour_counts, scores, holder, arg, k)
+        else:
+            outcome = None
+        if outcome is not None:
+            out[int(action)] = outcome
+    return out
+
+
+def _verdict(final: np.ndarray, candidates: list[int]) -> str:
+    """Row 0's outcome when the game ends with ``final`` scores and only ``candidates`` may win."""
+    if 0 not in candidates:
+        return LOSS
+    best = max(final[r] for r in candidates)
+    if final[0] < best:
+        return LOSS
+    return WIN if sum(final[r] == best for r in candidates) == 1 else SHARE
+
+
+def _curse_give(n, cards, counts, scores, card, k) -> str | None:
+    """The outcome of giving the Curse and ``card`` to row ``k``, when it surely ends the game, else None."""
+    if not cards[card ^ 1, k]:
+        return None  # the partner is elsewhere (the game goes on) or not located (not decided)
+    part = card >> 1
+    left = counts[k] - 1  # the receiver's cards once the pair is gone, the Curse excluded
+    if part in (RIGHT_LEG, LEFT_LEG):  # the receiver gets its neighbour's hand (the giver's less the card given)
+        neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
+        left = counts[neighbour] - (1 if neighbour == 0 else 0)
+    if left > 0:
+        return None
+    final = scores.copy()
+    final[(k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k] += POINTS[part]
+    final[k] = 0.0  # the receiver ends with the Curse: its points are void, and it never wins
+    return _verdict(final, [r for r in range(n) if r != k])
+
+
+def _dice_take(n, cards, colour_counts, scores, holder, colour, k) -> str | None:
+    """The outcome of taking ``colour`` from row ``k`` after the dice, when it surely ends the game, else None."""
+    counts = colour_counts.sum(axis=1)
+    mine = np.flatnonzero(cards[:, 0])
+    if mine.size != counts[0]:
+        return None  # some own card not located (never so once faces are seen)
+    outcomes = {_take_outcome(n, counts, scores, holder, mine, paired, k)
+                for paired in _pairings(cards, colour_counts, mine, colour, k)}
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+def _pairings(cards, colour_counts, mine, colour, k) -> tuple[bool, ...]:
+    """Whether the card taken can empty the taker's hand by pairing its one card, as far as the taker knows."""
+    if mine.size != 1:
+        return (False,)  # with two or more cards the taker keeps one, paired or not
+    partner = int(mine[0]) ^ 1
+    if partner & 1 != colour:
+        return (False,)
+    where = np.flatnonzero(cards[partner])
+    if where.size == 0:
+        return (True, False)
+    if where[0] != k:
+        return (False,)
+    return (True,) if colour_counts[k, colour] == 1 else (True, False)
+
+
+def _take_outcome(n, counts, scores, holder, mine, paired: bool, k) -> str | None:
+    """The outcome of the take when the card taken pairs (``paired``) or not, if the game ends; else None."""
+    emptied = counts[0] == 1 and paired
+    if not (holder == k and counts[k] == 1) and not (holder == 0 and emptied):
+        return None
+    left = counts.copy()
+    left[k] -= 1
+    left[0] = 0 if emptied else counts[0] + 1
+    final = scores.copy()
+    if paired:
+        final[0] += POINTS[int(mine[0]) >> 1]
+    if holder >= 0:
+        final[holder] = 0.0
+    return _verdict(final, [r for r in range(n) if left[r] == 0 and r != holder])
