@@ -33,7 +33,10 @@ Strategy (both variants):
 - **Kurayami phase 2.** Roll against the player from whom a take most likely
   completes a pair; without the Curse, avoid rolling against its holder
   (equal dice would pass it to us). After the dice, take the colour most
-  likely to complete a pair.
+  likely to complete a pair, unless that take surely ends the game with us
+  among the losers (holding the Curse and one card, its located partner in
+  the victim's hand: the pair leaves us the Curse alone) while another take
+  does not (:mod:`~kakurega.agents.heuristics.kakurenbo_endings`).
 """
 
 from __future__ import annotations
@@ -66,6 +69,8 @@ PAIR_PROGRESS = 0.1
 KEEP_HIGH_CARDS = 0.005
 #: value taken off a Curse give's no-pair outcome for every time it was already chosen from the same position
 REPEAT_PENALTY = 0.5
+#: value taken off a Kurayami dice take that surely ends the game with us among the losers (more than any pair)
+SURE_LOSS_PENALTY = 100.0
 
 
 class KakurenboHeuristic(Agent):
@@ -193,10 +198,13 @@ class KakurenboHeuristic(Agent):
             return out
         prob = self._beliefs(observation)
         scores = self.piece(observation, "scores")
+        endings = sure_endings(self.game, self.context.layout, observation, legal) if self.game.kurayami else {}
         for a in legal:
             _kind, colour, k = decode[a]
             gain = self._pair_chance(prob, counts, mine, colour, k)
-            out.append({"gain": gain, "value": gain + 0.01 * scores[k]})
+            # a dice take that surely leaves us the Curse alone at the end is a loss, whatever the pair is worth
+            sure_loss = SURE_LOSS_PENALTY if endings.get(int(a)) == LOSS else 0.0
+            out.append({"gain": gain, "value": gain + 0.01 * scores[k] - sure_loss})
         return out
 
     def _give_colour(self, observation, legal) -> int:
