@@ -20,6 +20,13 @@ Features are versioned so that a network keeps reading what it was trained
 on: a class that has grown declares ``VERSIONS`` (newest last) and takes
 ``version=``; training uses the newest, a policy file records it as
 ``move_features_version`` (absent: 0) and loading it rebuilds that version.
+
+A class may also offer ``dominated(observation)``: a mask of the actions that
+another legal action beats whatever happens, proved from the rules and the
+seat's observation alone (KAKURENBO: every move but a sure sole win, or a
+sure loss beside a move that is not one). A
+:class:`~kakurega.agents.policy.PolicyAgent` never plays those unless asked
+to (``prune=false``).
 """
 
 from __future__ import annotations
@@ -72,6 +79,12 @@ class MoveFeatures:
         #: numbers per action when the features are one row per action (what ``network.feature_head`` needs), else None
         per_action = getattr(self._compute, "PER_ACTION", None)
         self.per_action = per_action if per_action and self.size == context.num_actions * per_action else None
+
+    def dominated(self, observation: dict) -> np.ndarray | None:
+        """The actions another legal action surely beats (a mask, never every legal action), or None when the
+        game proves none (see the module docstring)."""
+        find = getattr(self._compute, "dominated", None)
+        return None if find is None else find(observation)
 
     def __call__(self, observation: dict) -> np.ndarray:
         values = np.asarray(self._compute(observation), dtype=np.float32)

@@ -583,20 +583,21 @@ def mlp_forward(layers, activation: str, x: np.ndarray) -> np.ndarray:
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0
 
 
-def sampling_options(options: dict, where: str) -> tuple[bool, float]:
-    """``(sample, temperature)`` from a policy spec's options (``sample=true``, ``temperature=T``).
+def sampling_options(options: dict, where: str) -> tuple[bool, float, bool]:
+    """``(sample, temperature, prune)`` from a policy spec's options (``sample=true``, ``temperature=T``,
+    ``prune=false``).
 
     A temperature turns sampling on; unknown options are refused, naming the ones there are.
 
     >>> sampling_options({"temperature": "0.5"}, "policy")
-    (True, 0.5)
+    (True, 0.5, True)
     """
     from kakurega.agents.specs import parse_bool
 
-    unknown = sorted(set(options) - {"sample", "temperature"})
+    unknown = sorted(set(options) - {"sample", "temperature", "prune"})
     if unknown:
         raise ValueError(f"agent spec {where!r}: unknown option(s) {', '.join(unknown)}; expected sample=true|false "
-                         f"and temperature=T ({MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g})")
+                         f"temperature=T ({MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}) and prune=true|false")
     temperature = 1.0
     if "temperature" in options:
         try:
@@ -610,7 +611,8 @@ def sampling_options(options: dict, where: str) -> tuple[bool, float]:
                         f"{where} option 'sample'")
     if "temperature" in options and not sample:
         raise ValueError(f"agent spec {where!r}: temperature=T samples the moves; it cannot go with sample=false")
-    return sample, temperature
+    prune = parse_bool(options.get("prune", "true"), f"{where} option 'prune'")
+    return sample, temperature, prune
 
 
 class PolicyAgent(Agent):
@@ -620,6 +622,10 @@ class PolicyAgent(Agent):
     (1: the policy as trained; lower: closer to greedy; higher: flatter).
     Illegal actions get ``-inf`` before the argmax/softmax, so the agent only
     ever picks legal actions. Greedy ties go to the lowest action id.
+    With ``prune`` (the default), so do the actions the game's move features
+    prove dominated (:meth:`kakurega.agents.move_features.MoveFeatures.dominated`:
+    a sure loss beside a move that is not one, anything beside a sure sole
+    win); ``prune=False`` plays the network alone.
     """
 
     def __init__(
@@ -632,8 +638,10 @@ class PolicyAgent(Agent):
         name: str = "policy",
         value_layers=None,
         temperature: float = 1.0,
+        prune: bool = True,
     ):
         super().__init__(context, seed)
+        self.prune = bool(prune)
         if not MIN_TEMPERATURE <= float(temperature) <= MAX_TEMPERATURE:
             raise ValueError(f"temperature must be from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}, got {temperature!r}")
         self.temperature = float(temperature)
@@ -701,6 +709,10 @@ class PolicyAgent(Agent):
         if not mask.any():
             raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
         scores = self.outputs(self.network_input(observation)).astype(np.float64)
+        if self.prune and self.move_features is not None:
+            dominated = self.move_features.dominated(observation)
+            if dominated is not None and (mask & ~dominated).any():
+                mask = mask & ~dominated
         return np.where(mask, scores, -np.inf)
 
     def move_probabilities(self, observation: dict) -> np.ndarray:
@@ -736,6 +748,7 @@ def load(
     sample: bool = False,
     strict_options: bool = True,
     temperature: float = 1.0,
+    prune: bool = True,
 ) -> PolicyAgent:
     """Load a policy file as an :class:`~kakurega.agents.base.Agent`.
 
@@ -754,4 +767,4 @@ def load(
                                   f"{short_repr(meta['env_options'])}, cannot be made: {message}") from None
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
     return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
-                       value_layers=value_layers, temperature=temperature)
+                       value_layers=value_layers, temperature=temperature, prune=prune)

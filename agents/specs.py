@@ -192,8 +192,8 @@ def _make_policy(context, seed, options, argument):
         raise ValueError("agent spec 'policy' needs a path: 'policy:path/to/policy.safetensors'")
     from kakurega.agents.policy import sampling_options
 
-    sample, temperature = sampling_options(options, "policy")
-    return load(argument, context=context, seed=seed, sample=sample, temperature=temperature)
+    sample, temperature, prune = sampling_options(options, "policy")
+    return load(argument, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune)
 
 
 def _make_human(context, seed, options, argument):

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, sure_endings
+from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, dominated, sure_endings
 from kakurega.agents.move_features import legal_rows
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
@@ -408,3 +408,14 @@ class KakurenboMoveFeatures:
             for a, outcome in sure_endings(h.game, self.layout, observation, legal).items():
                 rows[a, 16 if outcome != LOSS else 17] = 0.5 if outcome == SHARE else 1.0
         return np.clip(rows, 0.0, 1.0, out=rows).ravel()
+
+    def dominated(self, observation: dict) -> np.ndarray | None:
+        """Which actions a sure ending beats (:func:`~kakurega.agents.heuristics.kakurenbo_endings.dominated`),
+        as a mask over the actions, from the seat's observation only; None for version 0 (whose files play as
+        they always did)."""
+        if self.version < 1:
+            return None
+        legal = np.flatnonzero(observation["action_mask"])
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[dominated(sure_endings(self._heuristic.game, self.layout, observation, legal), legal)] = True
+        return mask

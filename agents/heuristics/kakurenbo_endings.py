@@ -72,6 +72,23 @@ def sure_endings(game, layout, observation: dict, legal) -> dict[int, str]:
     return out
 
 
+def dominated(endings: dict[int, str], legal) -> list[int]:
+    """The ``legal`` actions that a surely ending one beats whatever happens, from :func:`sure_endings`' ``endings``.
+
+    With zero-sum rewards (and the older shared-win ones) a sole win pays the
+    most any seat can get and a place among the losers the least, so a move
+    that surely wins alone is at least as good as every other move, and a move
+    that surely loses is at most as good as any other. Hence: when some move
+    surely wins alone, every other move; otherwise every sure loss, as long as
+    some move is not one (never every legal action).
+    """
+    legal = [int(a) for a in legal]
+    if any(endings.get(a) == WIN for a in legal):
+        return [a for a in legal if endings.get(a) != WIN]
+    losses = [a for a in legal if endings.get(a) == LOSS]
+    return losses if len(losses) < len(legal) else []
+
+
 def _verdict(final: np.ndarray, candidates: list[int]) -> str:
     """Row 0's outcome when the game ends with ``final`` scores and only ``candidates`` may win."""
     if 0 not in candidates:

@@ -102,9 +102,9 @@ def make_pretrained_agent(context: AgentContext, seed, options: dict, argument):
 
     if argument is not None:
         raise ValueError(f"agent spec 'pretrained' takes no path (it picks the shipped file), got {argument!r}")
-    sample, temperature = sampling_options(options, "pretrained")
+    sample, temperature, prune = sampling_options(options, "pretrained")
     path = find(context.env_name, context.env_kwargs)
-    agent = load(path, context=context, seed=seed, sample=sample, temperature=temperature)
+    agent = load(path, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune)
     agent.name = "pretrained"
     return agent
 
