@@ -7,7 +7,9 @@ that was trained for the env and options being played, e.g.::
     kakurega evaluate hidden_rooms_v0 --option episode=round --agents pretrained heuristic
 
 It is an ordinary policy file (:mod:`kakurega.agents.policy`): greedy unless
-``sample=true``, a numpy forward pass, no search and no torch at play time.
+``sample=true``, a numpy forward pass, no search and no torch at play time;
+moves its game proves dominated are never played (``prune=false``: the
+network alone; see :mod:`kakurega.agents.move_features`).
 A file also plays the configurations its metadata declares it ``serves``
 (spaces checked equal to the trained ones when it loads): the Hidden Rooms
 bot, trained on single rounds, plays whole matches too. A configuration
@@ -97,7 +99,7 @@ def _no_bot(env_name: str, wanted: dict, available: list[dict]) -> str:
 
 
 def make_pretrained_agent(context: AgentContext, seed, options: dict, argument):
-    """Factory of the spec kind ``pretrained[:sample=true][,temperature=T]``."""
+    """Factory of the spec kind ``pretrained[:sample=true][,temperature=T][,prune=false]``."""
     from kakurega.agents.policy import load, sampling_options
 
     if argument is not None:
