@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from tactics_checks import shipped
@@ -25,12 +26,7 @@ from kakurega.agents.tactics.suite import DIRECTORY, find_suite, shipped_suites
 from kakurega.scripts.cli import main
 
 #: sha256 of each game's first suite: its positions are quoted in docs/strength.md and must not change
-FIRST_SUITES = {
-    "animal_chain": "41efacad3b3f2d9129e73e62e6f01b450e9ef15cc485af51d5384dfc89f314dd",
-    "hidden_rooms": "5c8681288cdfff8c9f7f31059fdb497b9fc4c14016a5766fc91cda0bcea4487f",
-    "kakurenbo": "19ae5984d6c0dc5f73259f241db03c69f71bffb617c374eda4e99df968affbfb",
-    "summer_hide_and_seek": "5393a37cf9a0105b4d0dc6951ad54ca1cc8bee07815a6d48e53eb350b212f237",
-}
+FIRST_SUITES = json.loads((Path(__file__).parent / "tactics_first_suites.json").read_text())
 #: games for the generator test: the kurayami take is rare (about 2 positions in 1,000 games), so more games
 GENERATOR_GAMES = {"kakurenbo-variant=kurayami": 1500, "kakurenbo-num_players=5-variant=kurayami": 1500}
 
@@ -100,41 +96,15 @@ def test_without_options_a_game_keeps_its_first_suite_and_a_default_option_spell
         env_name = PLANS[game].env
         assert find_suite(env_name).source == str(DIRECTORY / f"{game}.json")
         assert plan_for(env_name) == game
-    assert find_suite("kakurenbo_v1", {"num_players": 4, "variant": "kakurenbo"}).source.endswith("/kakurenbo.json")
-    assert find_suite("summer_hide_and_seek_v2", {"num_players": 2}).source.endswith("/summer_hide_and_seek.json")
-    # another version of the game finds the same files (its positions are then re-verified there)
-    assert find_suite("kakurenbo_v0", {"variant": "kurayami"}).source.endswith("/kakurenbo-variant=kurayami.json")
+        # the defaults spelled out pick it too
+        assert find_suite(env_name, PLANS[game].options).source == str(DIRECTORY / f"{game}.json")
 
 
-def test_a_table_without_a_suite_or_a_bad_option_is_refused_in_words(capsys):
-    with pytest.raises(ValueError, match=r"no tactics suite for hidden_rooms_v0 with episode=match; the tables "
-                                         r"with one: episode=round \(hidden_rooms.json\)"):
-        find_suite("hidden_rooms_v0", {"episode": "match"})
-    with pytest.raises(ValueError, match=r"num_players=3, variant=kurayami; the tables with one: num_players=4, "
-                                         r"variant=kakurenbo \(kakurenbo.json\); num_players=3, variant=kakurenbo"):
-        find_suite("kakurenbo_v1", {"num_players": 3, "variant": "kurayami"})  # no provable position there
-    with pytest.raises(ValueError, match="from 3 to 5, got 6"):
-        find_suite("kakurenbo_v1", {"num_players": 6})
+def test_a_bad_option_or_a_missing_game_is_refused_in_words(capsys):
+    env_name = PLANS[sorted(FIRST_SUITES)[0]].env
     with pytest.raises(TypeError, match="no option 'players'"):
-        plan_for("kakurenbo_v1", {"players": 3})
-    assert main(["tactics", "summer_hide_and_seek", "--option", "strict_moves=true", "--agents", "random"]) == 2
-    err = capsys.readouterr().err
-    assert "no tactics suite for summer_hide_and_seek_v2 with" in err and "summer_hide_and_seek-num_players=3.json" in err
+        plan_for(env_name, {"players": 3})
     with pytest.raises(SystemExit, match="expected KEY=VALUE"):
-        main(["tactics", "kakurenbo", "--option", "num_players", "--verify"])
+        main(["tactics", env_name, "--option", "num_players", "--verify"])
     assert main(["tactics", "--option", "num_players=3", "--generate"]) == 2
     assert "needs a game" in capsys.readouterr().err
-
-
-def test_the_cli_scores_the_table_asked_and_names_it(tmp_path, capsys):
-    out = tmp_path / "tactics.json"
-    argv = ["tactics", "kakurenbo", "--option", "num_players=5", "--option", "variant=kurayami",
-            "--agents", "random", "--json", str(out), "--quiet"]
-    assert main(argv) == 0
-    text = capsys.readouterr().out
-    assert "tactics: kakurenbo_v1, num_players=5, variant=kurayami," in text and "take_loss" in text
-    figures = json.loads(out.read_text())
-    assert figures["options"] == {"num_players": 5, "variant": "kurayami"}
-    assert figures["agents"][0]["positions"] == len(shipped("kakurenbo-num_players=5-variant=kurayami").positions)
-    assert main(["tactics", "summer_hide_and_seek", "--option", "num_players=3", "--verify"]) == 0
-    assert "summer_hide_and_seek-num_players=3.json: 70 positions, 0 problem(s)" in capsys.readouterr().out

@@ -16,7 +16,7 @@ from kakurega.agents.tactics import patterns as tactics_patterns
 from kakurega.agents.tactics import replay, score_agents, verify
 from kakurega.agents.tactics.generate import PLANS
 from kakurega.agents.tactics.patterns import reverified_in
-from kakurega.agents.tactics.suite import Position, SuiteError, parse_suite
+from kakurega.agents.tactics.suite import Position, SuiteError, find_suite, parse_suite
 from kakurega.envs.kakurenbo import rules as kr
 from kakurega.envs.kakurenbo.winning import winning_note
 from kakurega.envs.registry import make
@@ -226,3 +226,26 @@ def test_a_suite_replays_in_another_version_of_its_game_only_where_its_claims_ho
     assert same_rules.env == "kakurenbo_v0" and left_out == 0 and len(same_rules.positions) == len(suite.positions)
     with pytest.raises(ValueError, match="not of"):
         reverified_in(suite, "animal_chain_v1")
+
+
+def test_the_options_pick_the_table_and_a_table_without_a_suite_is_refused_in_words():
+    assert find_suite("kakurenbo_v1", {"num_players": 4, "variant": "kakurenbo"}).source.endswith("/kakurenbo.json")
+    # another version of the game finds the same files (its positions are then re-verified there)
+    assert find_suite("kakurenbo_v0", {"variant": "kurayami"}).source.endswith("/kakurenbo-variant=kurayami.json")
+    with pytest.raises(ValueError, match=r"num_players=3, variant=kurayami; the tables with one: num_players=4, "
+                                         r"variant=kakurenbo \(kakurenbo.json\); num_players=3, variant=kakurenbo"):
+        find_suite("kakurenbo_v1", {"num_players": 3, "variant": "kurayami"})  # no provable position there
+    with pytest.raises(ValueError, match="from 3 to 5, got 6"):
+        find_suite("kakurenbo_v1", {"num_players": 6})
+
+
+def test_the_cli_scores_the_table_asked_and_names_it(tmp_path, capsys):
+    out = tmp_path / "tactics.json"
+    argv = ["tactics", "kakurenbo", "--option", "num_players=5", "--option", "variant=kurayami",
+            "--agents", "random", "--json", str(out), "--quiet"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "tactics: kakurenbo_v1, num_players=5, variant=kurayami," in text and "take_loss" in text
+    figures = json.loads(out.read_text())
+    assert figures["options"] == {"num_players": 5, "variant": "kurayami"}
+    assert figures["agents"][0]["positions"] == len(shipped("kakurenbo-num_players=5-variant=kurayami").positions)

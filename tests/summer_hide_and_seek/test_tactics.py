@@ -12,6 +12,8 @@ from tactics_checks import check_a_player_of_the_blunders_scores_0_and_one_of_th
 from kakurega.agents.tactics import patterns as tactics_patterns
 from kakurega.agents.tactics import replay
 from kakurega.agents.tactics.generate import PLANS
+from kakurega.agents.tactics.suite import find_suite
+from kakurega.scripts.cli import main
 
 TABLES = sorted(name for name in PLANS if name.startswith("summer_hide_and_seek"))
 
@@ -67,3 +69,12 @@ def test_a_seeker_who_has_lost_whatever_happens_gets_no_sure_find_claim():
     assert level is not None and list(level.moves) == position.claimed
     assert tactics_patterns._su_seek_certain(game, _last_round(game, state, 101, 100)) is not None
     assert tactics_patterns._su_seek_certain(game, _last_round(game, state, 99, 100)) is None
+
+
+def test_the_options_pick_the_table_and_the_cli_verifies_it(capsys):
+    assert find_suite("summer_hide_and_seek_v2", {"num_players": 2}).source.endswith("/summer_hide_and_seek.json")
+    assert main(["tactics", "summer_hide_and_seek", "--option", "strict_moves=true", "--agents", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "no tactics suite for summer_hide_and_seek_v2 with" in err and "summer_hide_and_seek-num_players=3.json" in err
+    assert main(["tactics", "summer_hide_and_seek", "--option", "num_players=3", "--verify"]) == 0
+    assert "summer_hide_and_seek-num_players=3.json: 70 positions, 0 problem(s)" in capsys.readouterr().out
