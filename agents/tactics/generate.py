@@ -51,6 +51,9 @@ PLANS = {
                                                      _KURAYAMI, 60000),
     "summer_hide_and_seek-num_players=3": Plan("summer_hide_and_seek_v2", {"num_players": 3}, _SUMMER),
     "summer_hide_and_seek-num_players=4": Plan("summer_hide_and_seek_v2", {"num_players": 4}, _SUMMER),
+    "animal_chain-attack_rule=reach": Plan("animal_chain_v1", {"attack_rule": "reach"}, {"win_now": 35, "stop_win": 35}),
+    "animal_chain-connection_rule=any": Plan("animal_chain_v1", {"connection_rule": "any"},
+                                             {"win_now": 35, "stop_win": 35}),
 }
 
 
