@@ -14,6 +14,7 @@ from kakurega.envs.kakurenbo.knowledge import CURSE, UNKNOWN, located
 from kakurega.envs.kakurenbo.rules import (
     CHOOSE_TARGET,
     CURSE_GIVE,
+    DICE_TAKE,
     DRAW,
     MAIN,
     KakurenboGame,
@@ -147,3 +148,17 @@ def known_by(state: KakurenboState, observer: int) -> dict:
 def hands_of(state: KakurenboState) -> dict:
     """``{seat: "cards"}`` of every hand (empty hands as "")."""
     return {seat: names(h) for seat, h in enumerate(state.hands)}
+
+
+def deciding_states(variant: str, n: int, games: int, seed: int, before_step_limit: bool = False):
+    """``(game, state, legal)`` at every Curse give and dice take of random games (the state is played on after
+    each is used); ``before_step_limit``: only those whose move is not cut off by the step limit."""
+    game = KakurenboGame(num_players=n, variant=variant)
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state = game.initial_state(rng)
+        while not game.is_terminal(state) and not game.is_truncated(state):
+            legal = game.legal_actions(state)
+            if state.stage in (CURSE_GIVE, DICE_TAKE) and not (before_step_limit and state.steps + 1 >= game.max_steps):
+                yield game, state, legal
+            game.apply_action(state, int(rng.choice(legal)), rng)

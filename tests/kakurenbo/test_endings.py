@@ -21,9 +21,9 @@ from kakurega.agents.move_features import MoveFeatures
 from kakurega.envs import make
 from kakurega.envs.kakurenbo.knowledge import UNKNOWN
 from kakurega.envs.kakurenbo.observation import make_observer
-from kakurega.envs.kakurenbo.rules import A_TAKE, CURSE_GIVE, DICE_TAKE, KakurenboGame
+from kakurega.envs.kakurenbo.rules import A_TAKE, DICE_TAKE
 from kakurega.envs.kakurenbo.winning import SHARES, WINS
-from tests.kakurenbo.helpers import build, card
+from tests.kakurenbo.helpers import build, card, deciding_states
 
 NOTE = {WIN: WINS, SHARE: SHARES, LOSS: ""}
 
@@ -126,19 +126,6 @@ def test_a_kurayami_take_of_the_curse_holders_last_card():
     assert reader.endings(state) == {take: LOSS} and _played(game, state, take) == LOSS
 
 
-def _deciding_states(variant: str, n: int, games: int, seed: int):
-    """Every Curse give and dice take of random games (the state is played on after each is used)."""
-    game = KakurenboGame(num_players=n, variant=variant)
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        state = game.initial_state(rng)
-        while not game.is_terminal(state) and not game.is_truncated(state):
-            legal = game.legal_actions(state)
-            if state.stage in (CURSE_GIVE, DICE_TAKE) and state.steps + 1 < game.max_steps:
-                yield state
-            game.apply_action(state, int(rng.choice(legal)), rng)
-
-
 @pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_marks_are_the_played_outcome_and_winning_notes_and_read_only_the_movers_view(variant, n):
@@ -147,7 +134,7 @@ def test_marks_are_the_played_outcome_and_winning_notes_and_read_only_the_movers
     rng = np.random.default_rng(7)
     marked = {WIN: 0, SHARE: 0, LOSS: 0}
     leaky_caught = False
-    for state in _deciding_states(variant, n, games=150, seed=n):
+    for _, state, _ in deciding_states(variant, n, games=150, seed=n, before_step_limit=True):
         legal = game.legal_actions(state)
         endings = reader.endings(state)
         features = reader.features(reader.observation(state)).reshape(game.num_actions, -1)
@@ -214,7 +201,7 @@ def test_version_0_is_the_first_16_columns_of_version_1_and_the_default_is_the_n
     old = KakurenboMoveFeatures(reader.context, version=0)
     assert reader.features.version == 1 and MoveFeatures(reader.context).version == 1
     assert (old.PER_ACTION, reader.features.PER_ACTION) == (16, 18)
-    for state in _deciding_states("kakurenbo", 4, games=10, seed=1):
+    for _, state, _ in deciding_states("kakurenbo", 4, games=10, seed=1, before_step_limit=True):
         observation = reader.observation(state)
         new = reader.features(observation).reshape(reader.game.num_actions, 18)
         assert np.array_equal(old(observation).reshape(reader.game.num_actions, 16), new[:, :16])
@@ -235,7 +222,7 @@ def test_a_policy_file_is_played_with_the_feature_version_it_records(tmp_path):
     assert agent.move_features.version == 1 and agent.move_features.size == 107 * 18
     # the head's weight on "surely wins" makes every marked give the choice
     chosen = 0
-    for state in _deciding_states("kakurenbo", 4, games=150, seed=2):
+    for _, state, _ in deciding_states("kakurenbo", 4, games=150, seed=2, before_step_limit=True):
         wins = [a for a, outcome in reader.endings(state).items() if outcome == WIN]
         if wins and len(wins) < len(reader.game.legal_actions(state)):
             assert agent.act(reader.observation(state)) in wins

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from kakurega.envs.kakurenbo.knowledge import UNKNOWN
-from kakurega.envs.kakurenbo.rules import A_TAKE, CURSE_GIVE, DICE_TAKE, KakurenboGame
+from kakurega.envs.kakurenbo.rules import A_TAKE, DICE_TAKE, KakurenboGame
 from kakurega.envs.kakurenbo.winning import SHARES, WINS
-from tests.kakurenbo.helpers import build, card
+from tests.kakurenbo.helpers import build, card, deciding_states
 
 
 def _give(game, state, name: str, to: int) -> int:
@@ -98,26 +98,13 @@ def _ending(game, state, action) -> tuple:
     return after.over, tuple(game.winners(after)) if after.over else ()
 
 
-def _deciding_states(variant: str, n: int, games: int, seed: int):
-    """Every Curse give and dice take of random games (the state is played on after each is used)."""
-    game = KakurenboGame(num_players=n, variant=variant)
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        state = game.initial_state(rng)
-        while not game.is_terminal(state) and not game.is_truncated(state):
-            legal = game.legal_actions(state)
-            if state.stage in (CURSE_GIVE, DICE_TAKE):
-                yield game, state, legal
-            game.apply_action(state, int(rng.choice(legal)), rng)
-
-
 @pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_marks_are_the_played_outcome_and_read_only_the_movers_view(variant, n):
     marked = 0
     rng = np.random.default_rng(7)
     leaky_caught = False
-    for game, state, legal in _deciding_states(variant, n, games=150, seed=n):
+    for game, state, legal in deciding_states(variant, n, games=150, seed=n):
         me = state.actor
         notes = {a: game.winning_note(state, a) for a in legal}
         for action, note in notes.items():
@@ -150,7 +137,7 @@ def test_phase_2_determinizations_hold_no_pair_and_keep_what_the_player_knows(va
     monkeypatch.setattr(rules, "RESAMPLE_ATTEMPTS", attempts)
     rng = np.random.default_rng(3)
     checked = 0
-    for game, state, _ in _deciding_states(variant, 5, games=40, seed=11):
+    for game, state, _ in deciding_states(variant, 5, games=40, seed=11):
         me = state.actor
         assert _pairs(state) == 0
         for _ in range(3):
