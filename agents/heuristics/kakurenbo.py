@@ -90,9 +90,20 @@ class KakurenboHeuristic(Agent):
         self._pair_of_card = np.arange(NUM_CARDS) >> 1
         #: ``_colour_of_card[c]``: its colour (0 red, 1 blue)
         self._colour_of_card = np.arange(NUM_CARDS) & 1
+        #: (observation and legal bytes, its sure endings): the last observation's, see :meth:`sure_endings`
+        self._last_endings: tuple = (None, {})
 
     def reset(self) -> None:
         self._tried = {}
+
+    def sure_endings(self, observation: dict, legal) -> dict[int, str]:
+        """:func:`~kakurega.agents.heuristics.kakurenbo_endings.sure_endings` of the observation, remembered for
+        the last one: a decision asks up to three times (the take's value, the move features, the pruning of a
+        policy reading them). The same dict is handed to every caller: read it, never change it."""
+        key = (observation["observation"].tobytes(), np.asarray(legal, dtype=np.intp).tobytes())
+        if key != self._last_endings[0]:
+            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal))
+        return self._last_endings[1]
 
     # ------------------------------------------------------------ beliefs
     def _beliefs(self, obs) -> np.ndarray:
@@ -198,7 +209,7 @@ class KakurenboHeuristic(Agent):
             return out
         prob = self._beliefs(observation)
         scores = self.piece(observation, "scores")
-        endings = sure_endings(self.game, self.context.layout, observation, legal) if self.game.kurayami else {}
+        endings = self.sure_endings(observation, legal) if self.game.kurayami else {}
         for a in legal:
             _kind, colour, k = decode[a]
             gain = self._pair_chance(prob, counts, mine, colour, k)
@@ -405,7 +416,7 @@ class KakurenboMoveFeatures:
                 rows[a, 14] = min(scores[k] / 16.0, 1.0)
         rows[legal[h._best_set(values)], 15] = 1
         if self.version >= 1:
-            for a, outcome in sure_endings(h.game, self.layout, observation, legal).items():
+            for a, outcome in self._heuristic.sure_endings(observation, legal).items():
                 rows[a, 16 if outcome != LOSS else 17] = 0.5 if outcome == SHARE else 1.0
         return np.clip(rows, 0.0, 1.0, out=rows).ravel()
 
@@ -417,5 +428,5 @@ class KakurenboMoveFeatures:
             return None
         legal = np.flatnonzero(observation["action_mask"])
         mask = np.zeros(self.num_actions, dtype=bool)
-        mask[dominated(sure_endings(self._heuristic.game, self.layout, observation, legal), legal)] = True
+        mask[dominated(self._heuristic.sure_endings(observation, legal), legal)] = True
         return mask

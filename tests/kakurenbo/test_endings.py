@@ -254,3 +254,36 @@ def test_demonstrations_record_the_feature_version():
     with_features = validate_config({**config, "network": {"move_features": True}})
     # demonstrations kept with version-0 features are not reused for a network that reads version 1
     assert demonstration_key(with_features)["move_features_version"] == 1
+
+
+def test_one_decision_computes_its_sure_endings_once(monkeypatch):
+    """The features and the pruning of one observation (and, in Kurayami, the heuristic's take values) share one
+    computation of the sure endings; the features and the pruning's mask equal a fresh instance's, and each new
+    observation's endings are its own (a remembered dict that ignored the observation would hand on stale ones)."""
+    from kakurega.agents.heuristics import kakurenbo
+
+    calls = []
+
+    def counted(*args):
+        calls.append(1)
+        return sure_endings(*args)
+
+    monkeypatch.setattr(kakurenbo, "sure_endings", counted)
+    pruned_met = changed_met = 0
+    for variant in ("kurayami", "kakurenbo"):
+        reader = Reader(variant, 3)
+        features, previous = reader.features, None
+        for state in _deciding_states(variant, 3, games=60, seed=3):
+            observation = reader.observation(state)
+            fresh = KakurenboMoveFeatures(reader.context)
+            calls.clear()
+            rows, pruned = features(observation), features.dominated(observation)
+            assert len(calls) == 1
+            assert rows.tobytes() == fresh(observation).tobytes()
+            assert (pruned == fresh.dominated(observation)).all()
+            endings = reader.endings(state)
+            assert features._heuristic.sure_endings(observation, np.flatnonzero(observation["action_mask"])) == endings
+            pruned_met += bool(pruned.any())
+            changed_met += previous is not None and endings != previous
+            previous = endings
+    assert pruned_met > 0 and changed_met > 0, "the comparisons could not fail"
