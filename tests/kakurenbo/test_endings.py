@@ -273,7 +273,7 @@ def test_one_decision_computes_its_sure_endings_once(monkeypatch):
     for variant in ("kurayami", "kakurenbo"):
         reader = Reader(variant, 3)
         features, previous = reader.features, None
-        for state in _deciding_states(variant, 3, games=60, seed=3):
+        for _, state, _ in deciding_states(variant, 3, games=60, seed=3, before_step_limit=True):
             observation = reader.observation(state)
             fresh = KakurenboMoveFeatures(reader.context)
             calls.clear()
