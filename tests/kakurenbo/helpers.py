@@ -162,3 +162,16 @@ def deciding_states(variant: str, n: int, games: int, seed: int, before_step_lim
             if state.stage in (CURSE_GIVE, DICE_TAKE) and not (before_step_limit and state.steps + 1 >= game.max_steps):
                 yield game, state, legal
             game.apply_action(state, int(rng.choice(legal)), rng)
+
+
+def random_env_positions(env, games: int, seed: int):
+    """``(game, state, legal)`` at every decision of ``games`` random games of ``env`` (deals seeded 0, 1, ...;
+    the moves drawn from ``default_rng(seed)``), the state played on after each is used."""
+    rng = np.random.default_rng(seed)
+    for deal in range(games):
+        env.reset(seed=deal)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            game, state = env.game, env.game_state
+            legal = game.legal_actions(state)
+            yield game, state, legal
+            env.step(int(rng.choice(legal)))

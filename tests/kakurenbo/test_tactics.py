@@ -21,6 +21,7 @@ from kakurega.envs.kakurenbo import rules as kr
 from kakurega.envs.kakurenbo.winning import winning_note
 from kakurega.envs.registry import make
 from kakurega.scripts.cli import main
+from tests.kakurenbo.helpers import random_env_positions
 
 TABLES = sorted(name for name in PLANS if name.startswith("kakurenbo"))
 KURAYAMI = [name for name in TABLES if "kurayami" in name]
@@ -42,22 +43,16 @@ def test_random_solves_fewer_positions_than_the_heuristic():
 
 def test_kakurenbo_claims_leave_out_gives_whose_end_depends_on_cards_the_giver_has_not_located():
     """Control: in the true state some gives end the game, yet the giver cannot know it; no claim names them."""
-    env = make("kakurenbo_v1", wrapped=False)
-    rng = np.random.default_rng(0)
     hidden_ends = 0
-    for seed in range(25):
-        env.reset(seed=seed)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            game, state = env.game, env.game_state
-            sure = tactics_patterns._kk_sure_outcomes(game, state)
-            if sure is not None:
-                for action in game.legal_actions(state):
-                    if tactics_patterns._kk_outcome(game, state, action) != "on" and action not in sure:
-                        hidden_ends += 1
-                        for claim in (tactics_patterns._kk_curse_win(game, state),
-                                      tactics_patterns._kk_curse_loss(game, state)):
-                            assert claim is None or action not in claim.moves
-            env.step(int(rng.choice(env.legal_actions())))
+    for game, state, legal in random_env_positions(make("kakurenbo_v1", wrapped=False), games=25, seed=0):
+        sure = tactics_patterns._kk_sure_outcomes(game, state)
+        if sure is not None:
+            for action in legal:
+                if tactics_patterns._kk_outcome(game, state, action) != "on" and action not in sure:
+                    hidden_ends += 1
+                    for claim in (tactics_patterns._kk_curse_win(game, state),
+                                  tactics_patterns._kk_curse_loss(game, state)):
+                        assert claim is None or action not in claim.moves
     assert hidden_ends > 0
 
 
@@ -79,19 +74,14 @@ def test_kurayami_claims_leave_out_takes_of_a_partner_the_taker_has_not_located(
     """Control: taking the victim's only card of that colour ends the game at once when it is the partner of the
     taker's last card; a claim names that take only when the taker has located the partner, never otherwise."""
     env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=3)
-    rng = np.random.default_rng(0)
     hidden = 0
-    for seed in range(300):
-        env.reset(seed=seed)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            game, state = env.game, env.game_state
-            partner = _partner_of_last_card(state)
-            if partner is not None and game.known_row(state, state.actor)[partner] != state.target:
-                take = next(a for a in game.legal_actions(state) if game.decode[a][1] == partner & 1)
-                assert tactics_patterns._kk_outcome(game, state, take) in ("loss", "no winner")
-                assert tactics_patterns._kk_take_loss(game, state) is None
-                hidden += 1
-            env.step(int(rng.choice(env.legal_actions())))
+    for game, state, legal in random_env_positions(env, games=300, seed=0):
+        partner = _partner_of_last_card(state)
+        if partner is not None and game.known_row(state, state.actor)[partner] != state.target:
+            take = next(a for a in legal if game.decode[a][1] == partner & 1)
+            assert tactics_patterns._kk_outcome(game, state, take) in ("loss", "no winner")
+            assert tactics_patterns._kk_take_loss(game, state) is None
+            hidden += 1
     assert hidden > 5
 
 
@@ -99,20 +89,14 @@ def test_kurayami_with_3_players_a_take_that_ends_the_game_with_a_winner_is_alwa
     """Why 3-player Kurayami has no suite: a winner needs an empty hand; if the third hand is empty, every card
     left pairs with one in the other hand, so a victim facing a taker with the Curse and one card holds one card."""
     env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=3)
-    rng = np.random.default_rng(2)
     ends = 0
-    for seed in range(300):
-        env.reset(seed=seed)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            game, state = env.game, env.game_state
-            legal = game.legal_actions(state)
-            if state.stage == kr.DICE_TAKE:
-                outcomes = [tactics_patterns._kk_outcome(game, state, a) for a in legal]
-                if any(outcome in ("win", "tie", "loss") for outcome in outcomes):
-                    ends += 1
-                    assert len(legal) == 1
-                assert tactics_patterns._kk_take_loss(game, state) is None
-            env.step(int(rng.choice(legal)))
+    for game, state, legal in random_env_positions(env, games=300, seed=2):
+        if state.stage == kr.DICE_TAKE:
+            outcomes = [tactics_patterns._kk_outcome(game, state, a) for a in legal]
+            if any(outcome in ("win", "tie", "loss") for outcome in outcomes):
+                ends += 1
+                assert len(legal) == 1
+            assert tactics_patterns._kk_take_loss(game, state) is None
     assert ends > 20
 
 
@@ -155,18 +139,12 @@ def test_kurayami_a_claim_naming_the_take_that_keeps_the_game_going_is_caught():
 def test_kurayami_a_take_that_wins_at_once_is_always_the_only_legal_move(num_players):
     """Why Kurayami has no "wins at once" category: the victim holds the Curse and one card, one colour to name."""
     env = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=num_players)
-    rng = np.random.default_rng(1)
     winning = 0
-    for seed in range(300):
-        env.reset(seed=seed)
-        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
-            game, state = env.game, env.game_state
-            legal = game.legal_actions(state)
-            marked = [a for a in legal if winning_note(game, state, a)]
-            if marked:
-                winning += 1
-                assert state.stage == kr.DICE_TAKE and marked == legal == [marked[0]]
-            env.step(int(rng.choice(legal)))
+    for game, state, legal in random_env_positions(env, games=300, seed=1):
+        marked = [a for a in legal if winning_note(game, state, a)]
+        if marked:
+            winning += 1
+            assert state.stage == kr.DICE_TAKE and marked == legal == [marked[0]]
     assert winning > 20
 
 
