@@ -625,7 +625,9 @@ class PolicyAgent(Agent):
     With ``prune`` (the default), so do the actions the game's move features
     prove dominated (:meth:`kakurega.agents.move_features.MoveFeatures.dominated`:
     a sure loss beside a move that is not one, anything beside a sure sole
-    win); ``prune=False`` plays the network alone.
+    win), whether or not the network reads the features (a network without
+    them gets the game's features object for this alone, built at its first
+    move); ``prune=False`` plays the network alone.
     """
 
     def __init__(
@@ -658,6 +660,8 @@ class PolicyAgent(Agent):
         self.feature_head = None if head is None else np.asarray(head, dtype=np.float32)
         #: the game's move features, when the network reads them (built from the context, never from the file)
         self.move_features = None
+        #: what proves dominated moves (the game's move features), False until first needed
+        self._dominance = False
         if "move_features" in self.inputs:
             from kakurega.agents.move_features import MoveFeatures
 
@@ -709,11 +713,22 @@ class PolicyAgent(Agent):
         if not mask.any():
             raise ValueError(f"{self.name}: the action mask has no legal action (is it this agent's turn?)")
         scores = self.outputs(self.network_input(observation)).astype(np.float64)
-        if self.prune and self.move_features is not None:
-            dominated = self.move_features.dominated(observation)
+        if self.prune:
+            dominated = self.dominated(observation)
             if dominated is not None and (mask & ~dominated).any():
                 mask = mask & ~dominated
         return np.where(mask, scores, -np.inf)
+
+    def dominated(self, observation: dict) -> np.ndarray | None:
+        """The actions the game proves dominated in ``observation`` (a mask), or None when it proves none or
+        declares no move features (see :meth:`kakurega.agents.move_features.MoveFeatures.dominated`)."""
+        if self._dominance is False:
+            from kakurega.agents.move_features import MoveFeatures, features_class_path
+
+            self._dominance = self.move_features
+            if self._dominance is None and features_class_path(self.context.env_name):
+                self._dominance = MoveFeatures(self.context)
+        return None if self._dominance is None else self._dominance.dominated(observation)
 
     def move_probabilities(self, observation: dict) -> np.ndarray:
         """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax."""

@@ -422,10 +422,8 @@ class KakurenboMoveFeatures:
 
     def dominated(self, observation: dict) -> np.ndarray | None:
         """Which actions a sure ending beats (:func:`~kakurega.agents.heuristics.kakurenbo_endings.dominated`),
-        as a mask over the actions, from the seat's observation only; None for version 0 (whose files play as
-        they always did)."""
-        if self.version < 1:
-            return None
+        as a mask over the actions, from the seat's observation only (a rule of the game: the same in every
+        version of the features)."""
         legal = np.flatnonzero(observation["action_mask"])
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[dominated(self._heuristic.sure_endings(observation, legal), legal)] = True

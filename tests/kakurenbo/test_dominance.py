@@ -13,6 +13,9 @@ import pytest
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.kakurenbo import KakurenboMoveFeatures
 from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, WIN, dominated, sure_endings
+from kakurega.agents.policy import context_for, load
+from kakurega.agents.pretrained import find
+from kakurega.agents.tactics.patterns import reverified_in
 from kakurega.agents.tactics.score import score_agents
 from kakurega.agents.tactics.suite import find_suite
 from kakurega.envs.registry import make
@@ -55,12 +58,41 @@ def test_over_random_games_pruning_keeps_a_legal_move_and_removes_only_what_a_su
         assert pruned > 0  # Curse gives onto a located partner come up in random games
 
 
-def test_version_0_features_prove_nothing_so_the_old_bots_play_as_they_did():
+def test_the_rule_is_the_games_not_a_features_version():
+    """Version 0 features (the inputs of the ``kakurenbo_v0`` 4p bot) prove the same dominated moves as the
+    newest, so that bot is pruned like the new ones."""
     options = {"variant": "kakurenbo", "num_players": 4}
-    env = make("kakurenbo_v1", wrapped=False, **options)
-    env.reset(seed=0)
-    features = KakurenboMoveFeatures(AgentContext.from_env(env, "kakurenbo_v1", options), version=0)
-    assert features.dominated(env.observe(env.agent_selection)) is None
+    env = make("kakurenbo_v0", wrapped=False, **options)
+    context = AgentContext.from_env(env, "kakurenbo_v0", options)
+    old, new = KakurenboMoveFeatures(context, version=0), KakurenboMoveFeatures(context)
+    bot = load(find("kakurenbo_v0", options), context=context)
+    assert bot.move_features.version == 0
+    rng = np.random.default_rng(3)
+    pruned = 0
+    for deal in range(30):
+        env.reset(seed=deal)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            observation = env.observe(env.agent_selection)
+            mask = old.dominated(observation)
+            np.testing.assert_array_equal(mask, new.dominated(observation))
+            if mask.any():
+                pruned += 1
+                assert not mask[bot.act(observation)]
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert pruned > 0
+
+
+def test_a_network_without_move_features_is_pruned_by_the_games_features():
+    """The ``kakurenbo_v0`` Kurayami bot reads no features; pruned, it avoids every sure-losing take of the
+    Kurayami suite (replayed in v0, whose rules are v1's but for the rewards), and without pruning it does not."""
+    suite, left_out = reverified_in(find_suite("kakurenbo_v1", {"variant": "kurayami"}), "kakurenbo_v0")
+    assert left_out == 0
+    options = {"variant": "kurayami", "num_players": 4}
+    bot = load(find("kakurenbo_v0", options), context=context_for("kakurenbo_v0", options))
+    assert bot.move_features is None and bot.prune
+    pruned, network = score_agents(suite, ["pretrained", "pretrained:prune=false"]).scores
+    assert pruned.failed == []
+    assert len(network.failed) > 0
 
 
 @pytest.mark.parametrize("options", [{"num_players": 3}, {"variant": "kurayami"}], ids=["3p", "kurayami"])
