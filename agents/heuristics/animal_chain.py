@@ -47,6 +47,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.heuristics.animal_chain_plays import PlayTables, play_parts
+from kakurega.agents.heuristics.animal_chain_sure_wins import dominated, surely_holds
 from kakurega.agents.move_features import legal_rows
 from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, AnimalChainGame
 
@@ -362,6 +363,9 @@ class AnimalChainMoveFeatures:
     that could attack the base (/8, capped at 1), and the animals the hand
     shows (/16), after the swap (or keep); 10 for a take, how near the own
     base row the face-down card lies (1 on it, 0 on the opponent's).
+
+    ``dominated(observation)`` marks the moves a pruned bot never plays
+    (:mod:`~kakurega.agents.heuristics.animal_chain_sure_wins`).
     """
 
     PER_ACTION = 11
@@ -372,6 +376,48 @@ class AnimalChainMoveFeatures:
         self.num_actions = game.num_actions
         self.size = self.num_actions * self.PER_ACTION
         self._rows = game.shape.num_rows - 1
+        layout = context.layout
+        self._turn_at, self._deck_at = layout.index("turn", 0), layout.index("deck_size", 0)
+        self._passes_at = layout.index("passes_without_draw", 0)
+        self._last_parts: tuple = (None, None)
+
+    def _play_parts(self, observation: dict, legal):
+        """The heuristic's ``_play_parts`` of the observation, remembered for the last one: a pruned bot that
+        reads the features asks twice per decision. Read the parts, never change them."""
+        key = (observation["observation"].tobytes(), observation["action_mask"].tobytes())
+        if key != self._last_parts[0]:
+            self._last_parts = (key, self._heuristic._play_parts(observation, legal))
+        return self._last_parts[1]
+
+    def dominated(self, observation: dict) -> np.ndarray:
+        """The actions that a play winning at once, or any move after which the opponent does not surely hold
+        a card that wins at once, is at least as good as
+        (:func:`~kakurega.agents.heuristics.animal_chain_sure_wins.dominated`), as a mask over the actions,
+        from the seat's observation only. It assumes an opponent that takes a win it has at once: against
+        it such a move loses, so any other move is at least as good."""
+        h = self._heuristic
+        legal = np.flatnonzero(observation["action_mask"])
+        mask = np.zeros(self.num_actions, dtype=bool)
+        if legal.size == 0 or not h.piece(observation, "phase")[1]:  # only plays and passes can win or lose
+            return mask
+        decoded, opponent_base = h.game.decoded[0], h._tables.opponent_base_bits
+        wins = [a for a in legal.tolist() if decoded[a][0] == "play" and opponent_base >> decoded[a][2] & 1]
+        mask[dominated(wins, [] if wins else self._handed(observation, legal), legal)] = True
+        return mask
+
+    def _handed(self, observation: dict, legal) -> list[int]:
+        """The legal moves after which the opponent, to move, surely holds a card that wins at once."""
+        h = self._heuristic
+        vector = observation["observation"]
+        held = int(vector[h._opponent_hand_at])
+        if held == 0 or vector[self._turn_at] + 1 >= h.game.max_turns:  # no hand, or the turn limit ends the game
+            return []
+        _, plays, passes = self._play_parts(observation, legal)
+        if vector[self._deck_at] == 0 and vector[self._passes_at] >= 1:
+            # a pass that draws nothing (no deck, no face-down card to take) after another one ends the game drawn
+            passes = [(action, parts) for action, parts in passes if h.game.decoded[0][action][0] != "pass"]
+        unseen = h._read_types(observation)[2]
+        return [action for action, parts in plays + passes if surely_holds(parts["wins"], unseen, held)]
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
@@ -386,7 +432,7 @@ class AnimalChainMoveFeatures:
                     rows[action, 8] = min((-first if h.game.chain_rule else first) / 8, 1.0)
                     rows[action, 9] = min(-sides / 16, 1.0)
             return rows.ravel()
-        win, plays, passes = h._play_parts(observation, legal)
+        win, plays, passes = self._play_parts(observation, legal)
         if win is not None:
             rows[win, 1] = 1
             return rows.ravel()

@@ -54,6 +54,6 @@ cpdef long long cancelled_doubles(PlayTables tables, list types, long long doubl
                mine_now="long long", theirs_now="long long", mine_linked="long long", theirs_linked="long long",
                race=Py_ssize_t, threats=dict, attacks=dict, cancels=list, mine_without=list, theirs_without=list, cancel="long long", plays=list, action=Py_ssize_t,
                t=Py_ssize_t, p=Py_ssize_t, new_types=list, double=bint, protected_mine="long long",
-               protected_theirs="long long", changed=bint)
+               protected_theirs="long long", kept_mine="long long", changed=bint)
 cpdef tuple play_parts(PlayTables tables, list candidates, list types, list hand, hand_mask, list face_down,
                        long long mine, long long theirs, chance, bint with_pass)

@@ -231,7 +231,12 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
     chance for the types that could attack our base), ``offence`` (1.0 when we
     hold a type that could attack the opponent's), ``race`` (chain rule: rows
     our linked chain reaches minus the rows the opponent's reaches), ``row``
-    (0.0 here), ``take``, ``double`` and ``draw`` (0.0 here).
+    (0.0 here), ``take``, ``double`` and ``draw`` (0.0 here); and ``wins``, the
+    card types that surely give the opponent a play onto our base row after
+    it (a type bitmask): the threat's mask, except that every double of ours
+    the play does not cover counts as kept (the cards a double rests on are
+    not observed, so covering a connected neighbour may or may not cancel it;
+    the threat guesses it does).
     """
     chain_rule = tables.chain_rule
     own_base, opponent_base = tables.own_base, tables.opponent_base
@@ -243,7 +248,7 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
     if chain_rule:
         mine_now = linked_mask(tables, types, own_base)
         theirs_now = linked_mask(tables, types, opponent_base)
-    threats: dict = {}  # the chance of each attack mask on our base, by what the mask reads
+    threats: dict = {}  # the attack masks on our base, by what they read
     chances: dict = {}  # the chance of each attack mask (a few distinct masks per position)
     attacks: dict = {}  # the attack masks on the opponent's base, by what they read
     cancels = [0] * tables.num_positions  # by position: the doubles a play there cancels (0: not yet known)
@@ -281,13 +286,20 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
         # protection of its targets and which cells are linked
         changed = own_cells >> p & 1
         key = (p if changed else -1, t if changed else -1, protected_mine & own_targets, theirs_linked & own_cells)
-        threat = threats.get(key)
+        mask = threats.get(key)
+        if mask is None:
+            mask = threats[key] = attack_mask(tables, new_types, own_base, protected_mine, theirs_linked)
+        threat = chances.get(mask)
         if threat is None:
-            mask = attack_mask(tables, new_types, own_base, protected_mine, theirs_linked)
-            threat = chances.get(mask)
-            if threat is None:
-                threat = chances[mask] = chance(mask)
-            threats[key] = threat
+            threat = chances[mask] = chance(mask)
+        # the doubles surely kept: every one of ours but the one covered (the play may make a new one)
+        kept_mine = mine & ~tables.position_bits[p]
+        if double:
+            kept_mine |= tables.position_bits[p]
+        key = (key[0], key[1], kept_mine & own_targets, key[3])
+        wins = threats.get(key)
+        if wins is None:
+            wins = threats[key] = attack_mask(tables, new_types, own_base, kept_mine, theirs_linked)
         changed = opponent_cells >> p & 1
         key = (p if changed else -1, t if changed else -1, protected_theirs & opponent_targets, mine_linked & opponent_cells)
         attack = attacks.get(key)
@@ -296,20 +308,23 @@ def play_parts(tables, candidates, types, hand, hand_mask, face_down, mine, thei
         new_hand = hand_mask & ~tables.type_bits[t] if hand[t] == 1 else hand_mask
         plays.append((action, {
             "threat": threat, "offence": 1.0 if attack & new_hand else 0.0, "race": race, "row": 0.0,
-            "take": 1.0 if face_down[p] else 0.0, "double": 1.0 if double else 0.0, "draw": 0.0,
+            "take": 1.0 if face_down[p] else 0.0, "double": 1.0 if double else 0.0, "draw": 0.0, "wins": wins,
         }))
     if not with_pass:
         return plays, None
     if chain_rule:
         race = chain_race(tables, mine_now, theirs_now)
     key = (-1, -1, mine & own_targets, theirs_now & own_cells)
-    threat = threats.get(key)
+    mask = threats.get(key)
+    if mask is None:
+        mask = attack_mask(tables, types, own_base, mine, theirs_now)
+    threat = chances.get(mask)
     if threat is None:
-        threat = chance(attack_mask(tables, types, own_base, mine, theirs_now))
+        threat = chance(mask)
     key = (-1, -1, theirs & opponent_targets, mine_now & opponent_cells)
     attack = attacks.get(key)
     if attack is None:
         attack = attack_mask(tables, types, opponent_base, theirs, mine_now)
     passing = {"threat": threat, "offence": 1.0 if attack & hand_mask else 0.0, "race": race, "row": 0.0,
-               "take": 0.0, "double": 0.0, "draw": 0.0}
+               "take": 0.0, "double": 0.0, "draw": 0.0, "wins": mask}
     return plays, passing

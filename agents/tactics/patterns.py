@@ -94,10 +94,12 @@ def _ac_wins(game, state, seat: int, legal) -> list[int]:
 
 
 def _ac_win_now(game, state) -> Claim | None:
+    from kakurega.agents.heuristics.animal_chain_sure_wins import dominated
+
     seat = game.current_player(state)
     legal = game.legal_actions(state)
     wins = _ac_wins(game, state, seat, legal)
-    if not wins or len(wins) == len(legal):
+    if not dominated(wins, (), legal):  # no win, or every legal move wins
         return None
     opponent = _agent(1 - seat)
     return Claim("good", tuple(wins), f"a play onto {opponent}'s base row wins at once: {_names(game, state, wins)}")
@@ -121,44 +123,53 @@ def _ac_unseen(game, state, seat: int) -> list[int]:
     return unseen
 
 
-def _ac_winning_types(game, after, opponent: int) -> set[int]:
-    """The card types that would give ``opponent`` (to move in ``after``) a play onto the other base row."""
+def _ac_winning_types(game, after, opponent: int) -> int:
+    """The card types (a bitmask) that would give ``opponent`` (to move in ``after``) a play onto the other
+    base row."""
     probe = game.clone(after)
     probe.hands[opponent] = [1] * game.num_types  # legality of a play depends on the board and the card only
-    return {card for kind, card, where in (game.decoded[opponent][a] for a in game.legal_actions(probe))
-            if kind == "play" and game.base_owner[where] == 1 - opponent}
+    winning = 0
+    for kind, card, where in (game.decoded[opponent][a] for a in game.legal_actions(probe)):
+        if kind == "play" and game.base_owner[where] == 1 - opponent:
+            winning |= 1 << card
+    return winning
+
+
+def _ac_handed(game, state, unseen) -> dict[int, int]:
+    """``{move: unseen cards outside the winning types}`` for the legal moves of ``state`` after which the
+    opponent, to move, surely holds a card that wins at once, its hand being among ``unseen`` (counts per
+    card type; :mod:`kakurega.agents.heuristics.animal_chain_sure_wins`)."""
+    from kakurega.agents.heuristics.animal_chain_sure_wins import surely_holds, unseen_outside
+
+    opponent = 1 - game.current_player(state)
+    held = sum(state.hands[opponent])
+    rng = np.random.default_rng(0)  # a draw changes only the mover's hand, never what the opponent can play
+    handed = {}
+    for action in game.legal_actions(state):
+        after = game.clone(state)
+        game.apply_action(after, action, rng)
+        if game.current_player(after) != opponent:
+            continue
+        winning = _ac_winning_types(game, after, opponent)
+        if surely_holds(winning, unseen, held):
+            handed[action] = unseen_outside(winning, unseen)
+    return handed
 
 
 def _ac_stop_win(game, state) -> Claim | None:
+    from kakurega.agents.heuristics.animal_chain_sure_wins import dominated
+
     seat = game.current_player(state)
     legal = game.legal_actions(state)
     if state.phase != 1 or _ac_wins(game, state, seat, legal):
         return None
     opponent = 1 - seat
     held = sum(state.hands[opponent])
-    unseen = _ac_unseen(game, state, seat)
-    if held == 0:
+    handed = _ac_handed(game, state, _ac_unseen(game, state, seat))
+    bad = dominated((), handed, legal)
+    if not bad:
         return None
-    # The opponent's hand lies among the cards unseen before the move (a move can only show the mover more),
-    # so if fewer of them than it holds fail to win after the move, one of its cards wins.
-    rng = np.random.default_rng(0)
-    bad, safe = [], 0
-    worst = 0
-    for action in legal:
-        after = game.clone(state)
-        game.apply_action(after, action, rng)
-        if game.current_player(after) != opponent:
-            safe += 1
-            continue
-        winning = _ac_winning_types(game, after, opponent)
-        cannot_win = sum(n for t, n in enumerate(unseen) if t not in winning)
-        if cannot_win < held:  # every hand it can hold has a winning card
-            bad.append(action)
-            worst = max(worst, cannot_win)
-        else:
-            safe += 1
-    if not bad or not safe:
-        return None
+    worst = max(handed[a] for a in bad)
     name = _agent(opponent)
     return Claim("bad", tuple(bad), f"after {_names(game, state, bad)} {name} surely holds a card that plays onto your "
                  f"base row at once: it holds {held} cards and at most {worst} of the cards you have not seen could "

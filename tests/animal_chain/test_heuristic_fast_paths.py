@@ -99,7 +99,7 @@ def reference_play_parts(agent, observation, legal, cut_chains=True):
             return game.linked_mask(types, sources) | before
         return game.linked_mask(types, sources)
 
-    def evaluate(new_tops, types, played, protected_mine, protected_theirs, new_hand_mask):
+    def evaluate(new_tops, types, played, protected_mine, protected_theirs, new_hand_mask, kept_mine):
         mine_linked = theirs_linked = -1
         race = 0
         if chain:
@@ -111,8 +111,10 @@ def reference_play_parts(agent, observation, legal, cut_chains=True):
         threat = agent._chance(reference_attack_mask(game, new_tops, agent.own_base, protected_mine, theirs_linked),
                                unseen, total_unseen, opp_hand)
         attack = reference_attack_mask(game, new_tops, agent.opponent_base, protected_theirs, mine_linked)
+        # the types that surely win: every double of ours counts as kept but the one the play covers
+        wins = reference_attack_mask(game, new_tops, agent.own_base, kept_mine, theirs_linked)
         return {"threat": threat, "offence": 1.0 if attack & new_hand_mask else 0.0, "race": race, "row": 0.0,
-                "take": 0.0, "double": 0.0, "draw": 0.0}
+                "take": 0.0, "double": 0.0, "draw": 0.0, "wins": wins}
 
     plays, passes = [], []
     for action in legal:
@@ -136,14 +138,16 @@ def reference_play_parts(agent, observation, legal, cut_chains=True):
                 protected_mine[q] = protected_theirs[q] = False
         protected_mine[p] = double
         protected_theirs[p] = False
-        parts = evaluate(new_tops, new_types, p, protected_mine, protected_theirs, new_hand)
+        kept_mine = list(mine)
+        kept_mine[p] = double
+        parts = evaluate(new_tops, new_types, p, protected_mine, protected_theirs, new_hand, kept_mine)
         if not chain:
             parts["row"] = game.row_of[p] / last_row * 4
         parts["take"] = float(bool(face_down[p]))
         parts["double"] = float(double)
         plays.append((action, parts))
     if passes:
-        parts = evaluate(tops, types_now, -1, mine, theirs, hand_now)
+        parts = evaluate(tops, types_now, -1, mine, theirs, hand_now, mine)
         parts["draw"] = 1.0
         passes = [(action, parts) for action in passes]
     return None, plays, passes
