@@ -416,8 +416,18 @@ class AnimalChainMoveFeatures:
         if vector[self._deck_at] == 0 and vector[self._passes_at] >= 1:
             # a pass that draws nothing (no deck, no face-down card to take) after another one ends the game drawn
             passes = [(action, parts) for action, parts in passes if h.game.decoded[0][action][0] != "pass"]
+        measured = plays + passes
         unseen = h._read_types(observation)[2]
-        return [action for action, parts in plays + passes if surely_holds(parts["wins"], unseen, held)]
+        every = 0
+        for _, parts in measured:
+            every |= parts["wins"]
+        if not surely_holds(every, unseen, held):  # (the usual case) then no move's fewer winning types do
+            return []
+        sure = {}  # by winning types: a few distinct ones per position
+        for _, parts in measured:
+            if parts["wins"] not in sure:
+                sure[parts["wins"]] = surely_holds(parts["wins"], unseen, held)
+        return [action for action, parts in measured if sure[parts["wins"]]]
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
