@@ -24,7 +24,9 @@ on: a class that has grown declares ``VERSIONS`` (newest last) and takes
 A class may also offer ``dominated(observation)``: a mask of the actions that
 another legal action beats whatever happens, proved from the rules and the
 seat's observation alone (KAKURENBO: every move but a sure sole win, or a
-sure loss beside a move that is not one). A
+sure loss beside a move that is not one; Summer: every placement but a sure
+find, or a line that leaves the child stuck beside a free choice with as
+many VP). A
 :class:`~kakurega.agents.policy.PolicyAgent` never plays those unless asked
 to (``prune=false``).
 """

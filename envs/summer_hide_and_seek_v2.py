@@ -276,6 +276,12 @@ against random seekers (2p 38.3 vs 12.2 VP per round; 3p 35.2 vs 11.7; 4p
 31.6 vs 10.4), mostly because it avoids getting stuck and ends its turns on
 squares few walks lead to. IS-MCTS on v1: ``docs/search.md``.
 
+Shipped bots (``pretrained``, every version from v1) never play a move that
+another beats whatever happens unless asked (``prune=false``): beside a
+piece on the one square of the public belief, every other placement; a line
+that leaves the child stuck, beside a free choice with as many VP
+(``SummerMoveFeatures.dominated``). Their figures: ``docs/strength.md``.
+
 Speed: ``docs/performance.md`` has the measured figures (``kakurega bench``,
 random play through ``env()`` against PettingZoo's ``tictactoe_v3``).
 Observations are read-only arrays.

@@ -168,12 +168,14 @@ class Walks:
 def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
     """The stroke from the observation's stroke plane (``order``: each square's place on it, 0 when off it):
     its squares in drawing order, the mask of the squares it visited and the mask of the lines it drew."""
-    stroke = [int(s) for s in sorted(np.flatnonzero(order > 0), key=lambda s: order[s])]
+    on = np.flatnonzero(order > 0)
+    stroke = on[np.argsort(order[on])].tolist()
     visited = drawn = 0
     for s in stroke:
         visited |= 1 << s
+    line_between = game.line_between
     for p, q in zip(stroke, stroke[1:]):
-        drawn |= 1 << game.line_between(p, q)[0]
+        drawn |= 1 << line_between(p, q)[0]
     return stroke, visited, drawn
 
 

@@ -39,6 +39,11 @@ summer child_stuck         bad   the line leaves the child stuck (found at once)
                                  the last round once the child has won whatever happens)
 =========================  ====  ===============================================================
 
+The two Summer patterns are the proofs of
+:mod:`kakurega.agents.heuristics.summer_dominance`, which the game's move
+features share to prune a bot's dominated moves; the patterns add only the
+exclusion of decided positions.
+
 Kurayami has no "wins at once" pattern: a dice take ends the game with the
 taker among the winners only when the victim holds the Curse and one card
 (:mod:`kakurega.envs.kakurenbo.winning`), and then that card's colour is the
@@ -401,14 +406,14 @@ def _su_decided(game, state) -> bool:
 
 
 def _su_seek_certain(game, state) -> Claim | None:
+    from kakurega.agents.heuristics.summer_dominance import sure_find
     from kakurega.envs.summer_hide_and_seek import rules as su
 
-    if state.phase != su.SEEK or state.belief.bit_count() != 1 or _su_decided(game, state):
+    if state.phase != su.SEEK or _su_decided(game, state):
         return None
-    square = state.belief.bit_length() - 1
-    if square in state.pieces:  # an earlier seeker of this turn already covers it
+    action = sure_find(game, state.belief, sum(1 << s for s in set(state.pieces) if s >= 0))
+    if action is None:  # not one square, or an earlier seeker of this turn already covers it
         return None
-    action = game.place_base + square
     return Claim("good", (action,), f"the public belief holds one square, so the child is there: "
                  f"{game.action_to_string(state, action)} finds it")
 
@@ -428,22 +433,13 @@ def _su_line(game, state, action, rng):
 
 
 def _su_child_stuck(game, state) -> Claim | None:
+    from kakurega.agents.heuristics.summer_dominance import stuck_lines
     from kakurega.envs.summer_hide_and_seek import rules as su
 
     if state.phase != su.CHILD or state.continue_due or _su_decided(game, state):
         return None
-    rng = np.random.default_rng(0)
-    stuck, best_free = [], -1
-    for action in game.legal_actions(state):
-        if action == game.stop_action:
-            best_free = max(best_free, 0)
-            continue
-        vp = game.square_vp[action - game.line_base]
-        if _su_line(game, state, action, rng).round > state.round:
-            stuck.append((action, vp))
-        else:
-            best_free = max(best_free, vp)
-    bad = tuple(a for a, vp in stuck if vp <= best_free)
+    bad, best_free = stuck_lines(game, state.stroke[-1], state.visited, state.drawn, state.blocked,
+                                 game.legal_actions(state))
     if not bad:
         return None
     return Claim("bad", bad, f"after {_names(game, state, bad)} the child has no legal line left: it is stuck and counts as "
