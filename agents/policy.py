@@ -36,6 +36,9 @@ JSON document describing everything needed to use the weights safely:
                        of an action's row of move features) the features
                        are not MLP inputs but add ``features @ head`` to each
                        action's logit (:mod:`~kakurega.agents.training.feature_head`)
+``mix``                optional, a boolean: play the decisions the game's
+                       mixed play takes (:mod:`~kakurega.agents.mixed_play`)
+                       from it, not from the network (default false)
 ``serves``             optional: other configurations of the same env the
                        policy plays, each a mapping of every ``raw_env``
                        option (defaults filled in), e.g. a bot trained on
@@ -470,6 +473,8 @@ def _check_metadata(meta, file) -> None:
         or value_sizes[0] != sizes[0] or value_sizes[-1] != 1
     ):
         fail("network.value_sizes", value_sizes, f"a list of 2 to {MAX_LAYERS + 1} integers from {sizes[0]} inputs to 1 output")
+    if not isinstance(meta.get("mix", False), bool):
+        fail("mix", meta["mix"], "true or false")
     serves = meta.get("serves", [])
     if not isinstance(serves, list) or len(serves) > MAX_SERVED or not all(
         isinstance(options, dict) and options != meta["env_options"] for options in serves
@@ -583,21 +588,22 @@ def mlp_forward(layers, activation: str, x: np.ndarray) -> np.ndarray:
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0
 
 
-def sampling_options(options: dict, where: str) -> tuple[bool, float, bool]:
-    """``(sample, temperature, prune)`` from a policy spec's options (``sample=true``, ``temperature=T``,
-    ``prune=false``).
+def sampling_options(options: dict, where: str) -> tuple[bool, float, bool, bool | None]:
+    """``(sample, temperature, prune, mix)`` from a policy spec's options (``sample=true``, ``temperature=T``,
+    ``prune=false``, ``mix=true|false``; ``mix`` is None when not given: the file's own ``mix`` then).
 
     A temperature turns sampling on; unknown options are refused, naming the ones there are.
 
     >>> sampling_options({"temperature": "0.5"}, "policy")
-    (True, 0.5, True)
+    (True, 0.5, True, None)
     """
     from kakurega.agents.specs import parse_bool
 
-    unknown = sorted(set(options) - {"sample", "temperature", "prune"})
+    unknown = sorted(set(options) - {"sample", "temperature", "prune", "mix"})
     if unknown:
         raise ValueError(f"agent spec {where!r}: unknown option(s) {', '.join(unknown)}; expected sample=true|false "
-                         f"temperature=T ({MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}) and prune=true|false")
+                         f"temperature=T ({MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}), prune=true|false and "
+                         "mix=true|false")
     temperature = 1.0
     if "temperature" in options:
         try:
@@ -612,7 +618,8 @@ def sampling_options(options: dict, where: str) -> tuple[bool, float, bool]:
     if "temperature" in options and not sample:
         raise ValueError(f"agent spec {where!r}: temperature=T samples the moves; it cannot go with sample=false")
     prune = parse_bool(options.get("prune", "true"), f"{where} option 'prune'")
-    return sample, temperature, prune
+    mix = parse_bool(options["mix"], f"{where} option 'mix'") if "mix" in options else None
+    return sample, temperature, prune, mix
 
 
 class PolicyAgent(Agent):
@@ -628,6 +635,9 @@ class PolicyAgent(Agent):
     win), whether or not the network reads the features (a network without
     them gets the game's features object for this alone, built at its first
     move); ``prune=False`` plays the network alone.
+    With ``mix`` (None: the file's ``mix``, default false), the decisions the
+    game's mixed play takes are drawn from it (:mod:`kakurega.agents.mixed_play`;
+    Summer: the child's turns), the others from the network.
     """
 
     def __init__(
@@ -641,6 +651,7 @@ class PolicyAgent(Agent):
         value_layers=None,
         temperature: float = 1.0,
         prune: bool = True,
+        mix: bool | None = None,
     ):
         super().__init__(context, seed)
         self.prune = bool(prune)
@@ -654,6 +665,15 @@ class PolicyAgent(Agent):
         self.activation = self.metadata.get("network", {}).get("activation", "tanh")
         self.sample = sample
         self.name = name
+        #: the game's mixed play (None when ``mix`` is off): see :mod:`kakurega.agents.mixed_play`
+        self.mixed = None
+        if (self.metadata.get("mix", False) if mix is None else mix):
+            from kakurega.agents.mixed_play import mixed_play
+
+            try:
+                self.mixed = mixed_play(context)
+            except ValueError as error:
+                raise PolicyFileError(f"{name}: {error}") from None
         self.inputs = tuple(self.metadata.get("inputs", DEFAULT_INPUTS))
         #: the feature head's weights (one per measurement of an action's row of move features), or None
         head = self.metadata.get("network", {}).get("feature_head")
@@ -731,7 +751,13 @@ class PolicyAgent(Agent):
         return None if self._dominance is None else self._dominance.dominated(observation)
 
     def move_probabilities(self, observation: dict) -> np.ndarray:
-        """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax."""
+        """What :meth:`act` plays, per action id: 1 at the greedy choice, or the sampling softmax.
+
+        Not for a policy that plays mixed (``mix``): its mixed decisions are drawn by the game's mixed play,
+        which lists no probabilities (ValueError; ``mix=false`` for the network's)."""
+        if self.mixed is not None:
+            raise ValueError(f"{self.name} plays its game's mixed strategy (mix=true), whose move probabilities are "
+                             "not listed; use mix=false for the network's")
         scores = self._legal_scores(observation)
         if self.sample:
             shifted = (scores - scores.max()) / self.temperature
@@ -741,7 +767,15 @@ class PolicyAgent(Agent):
         probs[int(np.argmax(scores))] = 1.0
         return probs
 
+    def reset(self) -> None:
+        if self.mixed is not None:
+            self.mixed.reset()
+
     def act(self, observation: dict, sampler=None) -> int:
+        if self.mixed is not None:
+            action = self.mixed.act(observation, self.rng)
+            if action is not None:
+                return int(action)
         if self.sample:
             probs = self.move_probabilities(observation)
             return int(self.rng.choice(len(probs), p=probs))
@@ -764,6 +798,7 @@ def load(
     strict_options: bool = True,
     temperature: float = 1.0,
     prune: bool = True,
+    mix: bool | None = None,
 ) -> PolicyAgent:
     """Load a policy file as an :class:`~kakurega.agents.base.Agent`.
 
@@ -782,4 +817,4 @@ def load(
                                   f"{short_repr(meta['env_options'])}, cannot be made: {message}") from None
     check_compatible(meta, context, source=f"policy {path}", strict_options=strict_options)
     return PolicyAgent(context, seed, layers=layers, metadata=meta, sample=sample, name=f"policy:{path}",
-                       value_layers=value_layers, temperature=temperature, prune=prune)
+                       value_layers=value_layers, temperature=temperature, prune=prune, mix=mix)

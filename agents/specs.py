@@ -192,8 +192,9 @@ def _make_policy(context, seed, options, argument):
         raise ValueError("agent spec 'policy' needs a path: 'policy:path/to/policy.safetensors'")
     from kakurega.agents.policy import sampling_options
 
-    sample, temperature, prune = sampling_options(options, "policy")
-    return load(argument, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune)
+    sample, temperature, prune, mix = sampling_options(options, "policy")
+    return load(argument, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune,
+                mix=mix)
 
 
 def _make_human(context, seed, options, argument):
@@ -207,7 +208,7 @@ register_agent_kind("heuristic", _make_heuristic, "the game's rule-based player 
 register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true][,temperature=T]")
 register_agent_kind("human", _make_human, "a person at the terminal")
 
-_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample", "temperature")}
+_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample", "temperature", "prune", "mix")}
 #: kinds of the package that register themselves when their module is first imported
 _LAZY_KINDS = ("ismcts", "pretrained")
 

@@ -49,6 +49,9 @@ class EnvSpec:
     #: "module:Class" of the game's move features, extra network inputs computed from the observation
     #: alone (``network.move_features``; see :mod:`kakurega.agents.move_features`); "" when none
     move_features: str = ""
+    #: "module:Class" of the game's mixed play: decisions a policy with ``mix`` on draws from a mixed strategy
+    #: instead of its network (see :mod:`kakurega.agents.mixed_play`); "" when the game has none
+    mixed_play: str = ""
 
     @property
     def module(self) -> str:
@@ -127,6 +130,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
             move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
+            mixed_play="kakurega.agents.heuristics.summer_mixed:SummerMixedChild",
             train_config="configs/summer_hide_and_seek_ppo.yaml",
         ),
         EnvSpec(
@@ -160,6 +164,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
             move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
+            mixed_play="kakurega.agents.heuristics.summer_mixed:SummerMixedChild",
         ),
         EnvSpec(
             name="summer_hide_and_seek_v0",
@@ -172,6 +177,7 @@ ENV_SPECS: dict[str, EnvSpec] = {
             rollout="kakurega.agents.rollouts:summer_hide_and_seek",
             search_options="rollout=greedy,prior=greedy,bias=1,widen=1",
             move_features="kakurega.agents.heuristics.summer_features:SummerMoveFeatures",
+            mixed_play="kakurega.agents.heuristics.summer_mixed:SummerMixedChild",
         ),
     )
 }

@@ -280,7 +280,13 @@ Shipped bots (``pretrained``, every version from v1) never play a move that
 another beats whatever happens unless asked (``prune=false``): beside a
 piece on the one square of the public belief, every other placement; a line
 that leaves the child stuck, beside a free choice with as many VP
-(``SummerMoveFeatures.dominated``). Their figures: ``docs/strength.md``.
+(``SummerMoveFeatures.dominated``). The 2-player bot's file says
+``mix: true``: its child turns are a mixed strategy (the end square drawn
+among every square the announcement leaves possible,
+``kakurega.agents.heuristics.summer_mixed``), since a greedy child hides in
+the same place every game and a best response finds it at once;
+``pretrained:mix=false`` plays its network alone. Their figures:
+``docs/strength.md``.
 
 Speed: ``docs/performance.md`` has the measured figures (``kakurega bench``,
 random play through ``env()`` against PettingZoo's ``tictactoe_v3``).

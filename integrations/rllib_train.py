@@ -286,7 +286,14 @@ def _run(config: dict, out: Path, found, mapping: str, address, runners: int, sa
 
 def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet):
     from kakurega.agents.training.export import export_policy
-    from kakurega.agents.training.trainer import TrainResult, _crossed, _report, periodic_evaluation, save_checkpoint
+    from kakurega.agents.training.trainer import (
+        TrainResult,
+        _crossed,
+        _report,
+        periodic_evaluation,
+        policy_fields,
+        save_checkpoint,
+    )
     from kakurega.integrations.rllib import OUTCOMES_KEPT
     from kakurega.integrations.rllib_league import League
 
@@ -348,7 +355,7 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     policy_path = export_policy(
         model, out / "policy.safetensors", config["env"], config["env_kwargs"],
         extra={"config_name": config["name"], "trained_with": "rllib",
-               "wall_seconds_training": round(time.perf_counter() - start, 1)},
+               "wall_seconds_training": round(time.perf_counter() - start, 1), **policy_fields(config)},
     )
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     runners_cpu = _runners_cpu(algo) - runners_cpu_start

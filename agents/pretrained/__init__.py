@@ -99,14 +99,14 @@ def _no_bot(env_name: str, wanted: dict, available: list[dict]) -> str:
 
 
 def make_pretrained_agent(context: AgentContext, seed, options: dict, argument):
-    """Factory of the spec kind ``pretrained[:sample=true][,temperature=T][,prune=false]``."""
+    """Factory of the spec kind ``pretrained[:sample=true][,temperature=T][,prune=false][,mix=true|false]``."""
     from kakurega.agents.policy import load, sampling_options
 
     if argument is not None:
         raise ValueError(f"agent spec 'pretrained' takes no path (it picks the shipped file), got {argument!r}")
-    sample, temperature, prune = sampling_options(options, "pretrained")
+    sample, temperature, prune, mix = sampling_options(options, "pretrained")
     path = find(context.env_name, context.env_kwargs)
-    agent = load(path, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune)
+    agent = load(path, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune, mix=mix)
     agent.name = "pretrained"
     return agent
 

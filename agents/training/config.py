@@ -130,6 +130,9 @@ SCHEMA: dict[str, Any] = {
     "serves": Key("dict_list", [], "other env_kwargs of the same env the trained policy also plays, written into "
                   "its file (`pretrained` then finds it there); each checked to give the same observation and "
                   "action spaces as env_kwargs"),
+    "mix": Key("bool", False, "write `mix: true` into the trained policy's file: it then plays the decisions its "
+               "game's mixed play takes from that mixed strategy, not from the network (Summer: the child's turns; "
+               "see kakurega.agents.mixed_play); training itself is unchanged"),
     "network": {
         "hidden": Key("int_list", [64, 64], "hidden layer sizes of the policy (and value) network (its training state at most 4 GiB)"),
         "activation": Key("str", "tanh", "activation between layers", choices=("tanh", "relu")),
@@ -481,6 +484,12 @@ def _check_env(config: dict) -> None:
                               "row per action; set feature_head: false")
     _check_network_size(config, floats, context.num_actions)
     _check_serves(config, context)
+    if config["mix"]:
+        from kakurega.agents.mixed_play import mixed_play_path
+
+        if not mixed_play_path(config["env"]):
+            raise ConfigError(f"config key 'mix': {config['env']} declares no mixed play (EnvSpec.mixed_play); "
+                              "set mix: false")
     if config["init_policy"] is not None:
         from kakurega.agents.training.init_policy import check_init_policy
 

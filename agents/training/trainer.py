@@ -596,7 +596,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         policy_path = export_policy(
             model, out / "policy.safetensors", config["env"], config["env_kwargs"],
             extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1),
-                   **_served(config)},
+                   **policy_fields(config)},
             move_features=config["network"]["move_features"],
         )
         timesteps = int(model.num_timesteps)
@@ -620,12 +620,13 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         ) from None
 
 
-def _served(config: dict) -> dict:
-    """The policy file's ``serves`` field: the config's ``serves`` entries, every option filled in (or nothing)."""
+def policy_fields(config: dict) -> dict:
+    """The policy file's fields that the config decides: ``serves`` (its entries, every option filled in) and
+    ``mix`` (when true); absent when empty or false."""
     from kakurega.agents.policy import resolved_env_options
 
     served = [resolved_env_options(config["env"], options) for options in config["serves"]]
-    return {"serves": served} if served else {}
+    return {**({"serves": served} if served else {}), **({"mix": True} if config["mix"] else {})}
 
 
 def _report(config: dict, out: Path, result: TrainResult, cpu: float, start: float, say) -> TrainResult:

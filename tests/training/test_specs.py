@@ -121,11 +121,13 @@ def test_temperature_samples_from_the_tempered_policy(nim, tmp_path):
     expected = np.exp(np.array([2.0, 1.0, 0.0]) / 2.0)
     np.testing.assert_allclose(shares(2.0), expected / expected.sum(), atol=0.03)
     assert shares(0.05)[0] > 0.99 and max(shares(100.0)) < 0.38
-    assert sampling_options({"temperature": "0.5"}, "policy") == (True, 0.5, True)
-    assert sampling_options({}, "policy") == (False, 1.0, True)
-    assert sampling_options({"prune": "false"}, "policy") == (False, 1.0, False)
+    assert sampling_options({"temperature": "0.5"}, "policy") == (True, 0.5, True, None)
+    assert sampling_options({}, "policy") == (False, 1.0, True, None)
+    assert sampling_options({"prune": "false"}, "policy") == (False, 1.0, False, None)
+    assert sampling_options({"mix": "true"}, "policy") == (False, 1.0, True, True)
     for options, words in (({"temperature": "0"}, "from 0.01 to 100"), ({"temperature": "hot"}, "from 0.01 to 100"),
                            ({"temperature": "2", "sample": "false"}, "cannot go with sample=false"),
-                           ({"temp": "2"}, "unknown option"), ({"prune": "maybe"}, "prune")):
+                           ({"temp": "2"}, "unknown option"), ({"prune": "maybe"}, "prune"),
+                           ({"mix": "often"}, "mix")):
         with pytest.raises(ValueError, match=words):
             sampling_options(options, "policy")

@@ -1,0 +1,152 @@
+"""Summer: the child's turns drawn from a mixed strategy (``mix``), and the policy files and specs that ask for it.
+
+A greedy network hides on the same square in every game (Summer has no chance), so a seeker that has learnt it
+finds the child at once; :class:`~kakurega.agents.heuristics.summer_mixed.SummerMixedChild` draws the child's
+end square among every square its announcement leaves possible.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from kakurega.agents.base import AgentContext
+from kakurega.agents.heuristics.summer_mixed import SummerMixedChild
+from kakurega.agents.policy import PolicyFileError, load, read_policy, save_policy
+from kakurega.agents.pretrained import find
+from kakurega.agents.specs import make_agent
+from kakurega.agents.tournament import run_tournament
+from kakurega.agents.training.config import ConfigError, validate_config
+from kakurega.envs.registry import make
+
+
+def _context(env, env_name="summer_hide_and_seek_v2", options=None):
+    return AgentContext.from_env(env, env_name, options or {"num_players": 2})
+
+
+def _first_turns(spec: str, games: int) -> Counter:
+    """(announcement, end square) of the first child turn of the 2-player game, per seed."""
+    env = make("summer_hide_and_seek_v2", wrapped=False, num_players=2)
+    seen = Counter()
+    for seed in range(games):
+        env.reset(seed=seed)
+        child = make_agent(spec, _context(env), seed=seed)
+        child.reset()
+        while not env.game_state.announcements:
+            agent = env.agent_selection
+            assert env.game.current_player(env.game_state) == env.game_state.child  # it moves until it announces
+            env.step(child.act(env.observe(agent)))
+        state = env.game_state
+        seen[(state.announcements[0], state.stroke[-1])] += 1
+    return seen
+
+
+def test_the_child_ends_its_first_turn_on_several_squares_where_the_greedy_network_picks_one():
+    mixed, greedy = _first_turns("pretrained:mix=true", 120), _first_turns("pretrained:mix=false", 20)
+    assert len(greedy) == 1  # the control: the network alone hides in the same place every game
+    announcements = Counter()
+    for (announcement, _end), count in mixed.items():
+        announcements[announcement] += count
+    announcement, total = announcements.most_common(1)[0]
+    ends = {end: count for (a, end), count in mixed.items() if a == announcement}
+    assert len(ends) >= 3
+    # drawn uniformly: no end square far from an equal share (a loose bound, 120 draws)
+    assert min(ends.values()) >= total / len(ends) / 3
+    assert max(ends.values()) <= 3 * total / len(ends)
+
+
+@pytest.mark.parametrize("env_name", ["summer_hide_and_seek_v1", "summer_hide_and_seek_v2"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_mixed_bots_play_legal_moves_and_the_seekers_turns_stay_the_networks(env_name, num_players):
+    options = {"num_players": num_players}
+    env = make(env_name, wrapped=False, **options)
+    context = _context(env, env_name, options)
+    rng = np.random.default_rng(num_players)
+    child_moves = seeker_moves = 0
+    for game in range(3):
+        env.reset(seed=game)
+        agents = {a: make_agent("pretrained:mix=true", context, seed=10 * game + i) for i, a in enumerate(env.agents)}
+        for agent in agents.values():
+            agent.reset()
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            name = env.agent_selection
+            observation = env.observe(name)
+            mixed = agents[name].mixed
+            is_child = env.game.current_player(env.game_state) == env.game_state.child
+            if not is_child:
+                assert mixed.act(observation, rng) is None  # a seeker's decision: the network's
+                seeker_moves += 1
+            else:
+                child_moves += 1
+            action = agents[name].act(observation)
+            assert observation["action_mask"][action], f"illegal move {action} by {name}"
+            env.step(action)
+    assert child_moves > 0 and seeker_moves > 0
+
+
+def test_the_mixed_child_reads_the_observation_alone():
+    """It is handed a bare observation dict (vector and mask) and nothing else; the same dict and the same
+    generator state give the same move."""
+    env = make("summer_hide_and_seek_v2", wrapped=False, num_players=2)
+    env.reset(seed=0)
+    child = SummerMixedChild(_context(env))
+    observation = env.observe(env.agent_selection)
+    bare = {"observation": observation["observation"].copy(), "action_mask": observation["action_mask"].copy()}
+    first = child.act(bare, np.random.default_rng(5))
+    child.reset()
+    assert child.act(bare, np.random.default_rng(5)) == first
+    assert bare["action_mask"][first]
+
+
+def test_tournaments_with_mixed_bots_repeat_for_the_same_seed():
+    specs = ["pretrained:mix=true", "heuristic"]
+    a = run_tournament("summer_hide_and_seek_v2", specs, {"num_players": 2}, 12, 3)
+    b = run_tournament("summer_hide_and_seek_v2", specs, {"num_players": 2}, 12, 3)
+    first, second = a.to_dict(), b.to_dict()
+    first.pop("wall_seconds"), second.pop("wall_seconds")
+    assert first == second
+
+
+def _copy_with(tmp_path, **fields):
+    meta, layers, value_layers = read_policy(find("summer_hide_and_seek_v2", {"num_players": 2}), with_value=True)
+    meta.update(fields)
+    return save_policy(tmp_path / "bot.safetensors", layers, meta, value_layers=value_layers)
+
+
+def test_a_file_that_says_mix_plays_mixed_unless_the_spec_says_otherwise(tmp_path):
+    path = _copy_with(tmp_path, mix=True)
+    env = make("summer_hide_and_seek_v2", wrapped=False, num_players=2)
+    context = _context(env)
+    assert load(path, context=context).mixed is not None
+    assert make_agent(f"policy:{path},mix=false", context).mixed is None
+    assert make_agent(f"policy:{path},prune=false", context).prune is False  # the policy kind takes every option
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="mix=false"):  # its mixed decisions list no probabilities
+        make_agent(f"policy:{path}", context).move_probabilities(env.observe(env.agent_selection))
+    assert make_agent(f"policy:{path}", context).mixed is not None
+    assert make_agent("pretrained", context).mixed is not None  # the shipped 2-player file says mix: true
+    assert make_agent("pretrained:mix=false", context).mixed is None
+    three = make("summer_hide_and_seek_v2", wrapped=False, num_players=3)
+    assert make_agent("pretrained", _context(three, options={"num_players": 3})).mixed is None  # its file does not
+
+
+def test_a_malformed_mix_field_or_a_game_without_mixed_play_is_refused(tmp_path):
+    with pytest.raises(PolicyFileError, match="mix"):
+        load(_copy_with(tmp_path, mix="yes"))
+    env = make("animal_chain_v1", wrapped=False)
+    with pytest.raises(PolicyFileError, match="declares no mixed play"):
+        make_agent("pretrained:mix=true", AgentContext.from_env(env, "animal_chain_v1", {}))
+    with pytest.raises(ValueError, match="mix"):
+        make_agent("pretrained:mix=maybe", _context(make("summer_hide_and_seek_v2", wrapped=False, num_players=2)))
+
+
+def test_the_training_config_writes_mix_only_for_a_game_that_has_mixed_play():
+    config = validate_config({"env": "summer_hide_and_seek_v2", "env_kwargs": {"num_players": 2}, "algorithm": "ppo",
+                              "total_timesteps": 1000, "mix": True})
+    from kakurega.agents.training.trainer import policy_fields
+
+    assert policy_fields(config) == {"mix": True}
+    with pytest.raises(ConfigError, match="declares no mixed play"):
+        validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "total_timesteps": 1000, "mix": True})
