@@ -179,6 +179,22 @@ def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
     return stroke, visited, drawn
 
 
+def turn_actions(game, start: int, path: list[int], budget: int) -> list[int]:
+    """The actions that draw ``path`` (target squares) from ``start`` with ``budget`` left this turn, with the
+    forced continue after each shortcut under ``paced_turns``, then the stop (none when a paced turn ends spent)."""
+    actions, p, spent = [], start, BUDGET - budget
+    for q in path:
+        actions.append(game.line_base + q)
+        cost = game.line_between(p, q)[1]
+        spent += cost
+        if game.paced_turns and cost == SHORTCUT_COST:
+            actions.append(game.continue_action)
+        p = q
+    if not (game.paced_turns and spent == BUDGET):
+        actions.append(game.stop_action)
+    return actions
+
+
 def _without(icons: tuple[int, ...], icon: int) -> tuple[int, ...]:
     i = icons.index(icon)
     return icons[:i] + icons[i + 1 :]
@@ -363,18 +379,7 @@ class SummerHideAndSeekHeuristic(Agent):
         icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(float(k))))))
         walks = self._walks(weights, self._squares(pieces))
         _value, plan = self._best_plan(stroke[-1], visited, drawn, blocked, walks, budget, icons, BUDGET - budget)
-        actions = []
-        spent = BUDGET - budget
-        p = stroke[-1]
-        for q in plan:
-            actions.append(game.line_base + q)
-            cost = game.line_between(p, q)[1]
-            spent += cost
-            if game.paced_turns and cost == SHORTCUT_COST:
-                actions.append(game.continue_action)
-            p = q
-        if not (game.paced_turns and spent == BUDGET):
-            actions.append(game.stop_action)
+        actions = turn_actions(game, stroke[-1], plan, budget)
         self._plan = actions[1:]
         first = actions[0]
         return first if first in legal else int(self.rng.choice(legal))

@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import AgentContext
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, TurnPlans, read_stroke
+from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, TurnPlans, read_stroke, turn_actions
 from kakurega.envs.core.cache import remember
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET, SHORTCUT_COST
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
 #: an end square needs this many open lines to be drawn among its announcement's squares (when one has them)
 MIN_EXITS = 2
@@ -88,7 +88,7 @@ class SummerMixedChild:
                 groups = remember(self._start_groups, starts, self._groups([(self._first_turn(s), s) for s in starts]),
                                   START_GROUPS_SIZE)
             start, path = self._draw(groups, rng)
-            self._plan = self._turn_actions(start, path, BUDGET)
+            self._plan = turn_actions(self.game, start, path, BUDGET)
             return start
         if phase != PHASE_CHILD:
             return None
@@ -108,7 +108,7 @@ class SummerMixedChild:
         if not plans.squares.size:
             return int(rng.choice(legal))
         _start, path = self._draw(self._groups([(plans, stroke[-1])]), rng)
-        actions = self._turn_actions(stroke[-1], path, budget)
+        actions = turn_actions(self.game, stroke[-1], path, budget)
         if not actions:  # the stop at once (a plan of no line, where the rules allow it)
             actions = [self.game.stop_action]
         if actions[0] not in legal:  # cannot happen under the rules TurnPlans enumerates; never play illegally
@@ -119,21 +119,6 @@ class SummerMixedChild:
 
     def _first_turn(self, start: int) -> TurnPlans:
         return TurnPlans(self.game, start, 1 << start, 0, 0, BUDGET, (), 0)
-
-    def _turn_actions(self, start: int, path: list[int], budget: int) -> list[int]:
-        """The actions that draw ``path`` from ``start`` with ``budget`` left, then stop (or the turn ends spent)."""
-        game = self.game
-        actions, p, spent = [], start, BUDGET - budget
-        for q in path:
-            actions.append(game.line_base + q)
-            cost = game.line_between(p, q)[1]
-            spent += cost
-            if game.paced_turns and cost == SHORTCUT_COST:
-                actions.append(game.continue_action)
-            p = q
-        if not (game.paced_turns and spent == BUDGET):
-            actions.append(game.stop_action)
-        return actions
 
     def _groups(self, options: list[tuple[TurnPlans, int]]):
         """The plans of ``options`` (each: the plans from one start square) as ``(best, stuck)``: the squares of
