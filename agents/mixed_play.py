@@ -20,8 +20,6 @@ Hide-and-Seek's child is the one so far
 
 from __future__ import annotations
 
-import importlib
-
 
 def mixed_play_path(env_name: str) -> str:
     """``"module:Class"`` of the env's mixed play ("" when the game has none)."""
@@ -32,10 +30,11 @@ def mixed_play_path(env_name: str) -> str:
 
 
 def mixed_play(context):
-    """The env's mixed play for one seat (ValueError when the game declares none)."""
+    """The env's mixed play for one seat (ValueError when the game declares none or it cannot be loaded)."""
+    from kakurega.agents.specs import _load_entry
+
     path = mixed_play_path(context.env_name)
     if not path:
         raise ValueError(f"{context.env_name} declares no mixed play (EnvSpec.mixed_play); mix=true is for games "
                          "that do")
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)(context)
+    return _load_entry(context.env_name, "mixed play", path)(context)

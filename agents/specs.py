@@ -205,10 +205,12 @@ def _make_human(context, seed, options, argument):
 
 register_agent_kind("random", _make_random, "uniformly random over the legal actions")
 register_agent_kind("heuristic", _make_heuristic, "the game's rule-based player (from the registry)")
-register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true][,temperature=T]")
+register_agent_kind("policy", _make_policy, "a trained policy file: policy:PATH[,sample=true][,temperature=T]"
+                    "[,prune=false][,mix=true|false]")
 register_agent_kind("human", _make_human, "a person at the terminal")
 
-_OPTIONS_ALLOWED = {"random": (), "human": (), "policy": ("sample", "temperature", "prune", "mix")}
+#: the options of the kinds that take none or check nothing else ("policy" checks its own: ``sampling_options``)
+_OPTIONS_ALLOWED = {"random": (), "human": ()}
 #: kinds of the package that register themselves when their module is first imported
 _LAZY_KINDS = ("ismcts", "pretrained")
 

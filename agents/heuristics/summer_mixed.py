@@ -109,8 +109,6 @@ class SummerMixedChild:
             return int(rng.choice(legal))
         _start, path = self._draw(self._groups([(plans, stroke[-1])]), rng)
         actions = turn_actions(self.game, stroke[-1], path, budget)
-        if not actions:  # the stop at once (a plan of no line, where the rules allow it)
-            actions = [self.game.stop_action]
         if actions[0] not in legal:  # cannot happen under the rules TurnPlans enumerates; never play illegally
             self._plan = []
             return int(rng.choice(legal))
