@@ -33,8 +33,6 @@ to (``prune=false``).
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 #: the name of the features among a policy file's ``inputs``
@@ -51,11 +49,12 @@ def features_class_path(env_name: str) -> str:
 
 def _features_class(env_name: str):
     """The env's move-features class (ValueError when it declares none)."""
+    from kakurega.agents.specs import _load_entry
+
     path = features_class_path(env_name)
     if not path:
         raise ValueError(f"{env_name} declares no move features (EnvSpec.move_features); set network.move_features: false")
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return _load_entry(env_name, "move features", path)
 
 
 def newest_version(env_name: str) -> int:
