@@ -83,6 +83,18 @@ def _distance(a: int, b: int) -> int:
 _DISTANCES = [[_distance(a, b) for b in range(NUM_CELLS)] for a in range(NUM_CELLS)]
 
 
+#: bitmask over tile ids of the tiles that connect to each tile (the start tile's included): ``connects(t, u)``
+_CONNECTING = [sum(1 << t for t in range(NC * NN) if connects(t, u)) for u in range(NC * NN + 1)]
+
+
+def _bits(tiles) -> int:
+    """Bitmask of tile ids."""
+    bits = 0
+    for t in tiles:
+        bits |= 1 << t
+    return bits
+
+
 def _manhattan(a: int, b: int) -> int:
     """Grid distance between two cells (a table lookup)."""
     return _DISTANCES[a][b]
@@ -102,52 +114,70 @@ class HiddenRoomsHeuristic(Agent):
 
             game = HiddenRoomsGame(load_booklet(context.env_kwargs.get("booklet")))
         self.game: HiddenRoomsGame = game
-        #: (start, stop, shape) of each observation piece that _decode reads
-        self._pieces = {name: (p.start, p.stop, p.shape) for name, p in context.layout.pieces.items()}
         layout = context.layout
-        board_pieces = [layout.pieces[name] for name in ("explored", "tile_colour", "tile_number")]
+        pieces = layout.pieces
+        board_pieces = [pieces[name] for name in ("explored", "tile_colour", "tile_number")]
         self._board_span = slice(min(p.start for p in board_pieces), max(p.stop for p in board_pieces))
+        #: the slice of each one-hot piece whose index _decode reads
+        self._one_hot = {name: slice(pieces[name].start, pieces[name].stop) for name in ("child", "monster", "monster_id")}
+        self._phase = slice(pieces["phase"].start, pieces["phase"].stop)
+        #: the pieces from ``path_progress`` to ``steps_taken`` are read as one list; offsets of each in it
+        self._tail = slice(pieces["path_progress"].start, pieces["steps_taken"].stop)
+        self._at = {name: pieces[name].start - pieces["path_progress"].start
+                    for name in ("path_progress", "chasing", "memory", "pile_tiles", "drawn", "steps_taken")}
         #: (board part of the observation, board) and (board, its need): the board changes only when a tile is placed
         self._last_board: tuple = (None, None)
         self._last_need: tuple = (None, None)
+        #: (the table around the child, its cells' measurements by cell) of the last move decision
+        self._last_parts: tuple = (None, None)
         #: ``(monster, cell, progress, child)`` -> the monster phase's ``(cell, progress, outcome)``: a pure
         #: function of public values (``game.monster_phase``), asked about ten times per move decision
         self._monster_phases: dict = {}
 
     # ------------------------------------------------------------- decoding
     def _decode(self, observation: dict) -> dict:
-        """The table as plain Python values, read from the observation pieces (the board: read-only)."""
-        obs, pieces = observation["observation"], self._pieces
+        """The table as plain Python values, read from the observation pieces (the board: read-only).
 
-        def piece(_observation, name):
-            start, stop, shape = pieces[name]
-            return obs[start:stop].reshape(shape)
-
+        The board is decoded only when its part of the observation changed; the
+        values after it are read from one list (a numpy call per value costs more).
+        """
+        obs, one_hot, at = observation["observation"], self._one_hot, self._at
         board_span = obs[self._board_span].tobytes()  # explored, tile colours and numbers
         if self._last_board[0] == board_span:
             board = self._last_board[1]
         else:
-            board = _tile_ids(piece(observation, "tile_colour").reshape(NUM_CELLS, NC), piece(observation, "tile_number").reshape(NUM_CELLS, NN))
-            explored = piece(observation, "explored").ravel() > 0
+            layout = self.context.layout
+            board = _tile_ids(layout.view(obs, "tile_colour").reshape(NUM_CELLS, NC),
+                              layout.view(obs, "tile_number").reshape(NUM_CELLS, NN))
+            explored = layout.view(obs, "explored").ravel() > 0
             board = np.where(explored, np.where(board < 0, START_TILE, board), EMPTY).tolist()
             self._last_board = (board_span, board)
-        monster = int(piece(observation, "monster_id").argmax())
+        monster = int(obs[one_hot["monster_id"]].argmax())
         last = len(self.game.paths[monster]) - 1
-        memory_rows = piece(observation, "memory")
-        memory = [t for t in _tile_ids(memory_rows[:, :NC], memory_rows[:, NC:]).tolist() if t >= 0]
-        drawn_row = piece(observation, "drawn")
-        drawn = int(drawn_row[:NC].argmax()) * NN + int(drawn_row[NC:].argmax()) if drawn_row[:NC].any() else -1
+        tail = obs[self._tail].tolist()
+        memory = []
+        for slot in range(at["memory"], at["memory"] + MEMORY_CAPACITY * (NC + NN), NC + NN):
+            row = tail[slot : slot + NC + NN]
+            if 1.0 in row:  # a filled slot: one colour, one number (slots fill in order; an empty one is all 0)
+                memory.append(row.index(1.0) * NN + row.index(1.0, NC) - NC)
+        pile_at = at["pile_tiles"]
+        pile = [t for t in range(NC * NN) if tail[pile_at + t]]
+        drawn_row = tail[at["drawn"] : at["drawn"] + NC + NN]
+        drawn = drawn_row.index(1.0) * NN + drawn_row.index(1.0, NC) - NC if 1.0 in drawn_row[:NC] else -1
         return {
             "board": board,
-            "child": int(piece(observation, "child").argmax()),
+            "board_bytes": board_span,
+            "memory_bits": _bits(memory),
+            "pile_bits": _bits(pile),
+            "child": int(obs[one_hot["child"]].argmax()),
             "monster": monster,
-            "monster_cell": int(piece(observation, "monster").argmax()),
-            "progress": int(round(float(piece(observation, "path_progress")[0]) * last)),
-            "chasing": bool(piece(observation, "chasing")[0]),
+            "monster_cell": int(obs[one_hot["monster"]].argmax()),
+            "progress": int(round(tail[at["path_progress"]] * last)),
+            "chasing": bool(tail[at["chasing"]]),
             "memory": memory,
-            "pile": np.flatnonzero(piece(observation, "pile_tiles").ravel()).tolist(),
+            "pile": pile,
             "drawn": drawn,
-            "steps_left": 2 - int(round(float(piece(observation, "steps_taken")[0]) * 2)),
+            "steps_left": 2 - int(round(tail[at["steps_taken"]] * 2)),
         }
 
     # ------------------------------------------------------------- planning
@@ -190,12 +220,13 @@ class HiddenRoomsHeuristic(Agent):
 
     @staticmethod
     def _connect_chance_now(view: dict, under: int) -> float:
-        if any(connects(t, under) for t in view["memory"]):
+        connecting = _CONNECTING[under]
+        if view["memory_bits"] & connecting:
             return 1.0
-        pile = view["pile"]
+        pile = view["pile_bits"]
         if not pile:
             return 0.0
-        return sum(connects(t, under) for t in pile) / len(pile)
+        return (pile & connecting).bit_count() / pile.bit_count()
 
     def _reachable(self, board, start: int, monster_cell: int, steps: int) -> dict[int, int]:
         """Cells reachable over explored cells in <= ``steps`` steps: cell -> first step (-1 = stay)."""
@@ -232,7 +263,22 @@ class HiddenRoomsHeuristic(Agent):
         return outcome != CAUGHT, m_cell, progress, outcome == MONSTER_EXITED
 
     def _cell_parts(self, view, cell: int, need: list[int]) -> dict:
-        """What ending the move phase on ``cell`` leads to: the measurements :meth:`_cell_score` weighs."""
+        """What ending the move phase on ``cell`` leads to: the measurements :meth:`_cell_score` weighs (read-only).
+
+        Remembered while the table around the child stays the same (the move
+        phase's second step asks again about cells the first one measured).
+        """
+        key = (view["board_bytes"], view["monster"], view["monster_cell"], view["progress"], view["memory_bits"],
+               view["pile_bits"])
+        if self._last_parts[0] != key:
+            self._last_parts = (key, {})
+        remembered = self._last_parts[1]
+        parts = remembered.get(cell)
+        if parts is None:
+            parts = remembered[cell] = self._measure_cell(view, cell, need)
+        return parts
+
+    def _measure_cell(self, view, cell: int, need: list[int]) -> dict:
         game, board, monster = self.game, view["board"], view["monster"]
         alive, m_cell, progress, exits = self._survives_next(view, cell)
         parts = {"alive": alive, "exits": exits, "escape_routes": 0, "seen": False, "near": 0, "need": need[cell],
@@ -318,8 +364,8 @@ class HiddenRoomsHeuristic(Agent):
 
     def _follow_chance(self, view, tile: int) -> float:
         """Share of the other unplaced tiles that could later connect onto ``tile`` (low numbers score high)."""
-        others = [t for t in view["pile"] + view["memory"] if t != tile]
-        return sum(connects(t, tile) for t in others) / len(others) if others else 0.0
+        others = (view["pile_bits"] | view["memory_bits"]) & ~(1 << tile)
+        return (others & _CONNECTING[tile]).bit_count() / others.bit_count() if others else 0.0
 
     def _search(self, view) -> int:
         board, child, memory = view["board"], view["child"], view["memory"]
@@ -398,14 +444,22 @@ class HiddenRoomsMoveFeatures:
         self.size = NUM_ACTIONS * self.PER_ACTION
 
     def __call__(self, observation: dict) -> np.ndarray:
+        mask = observation["action_mask"]
+        flat = [0.0] * self.size
+        rows = self._rows(observation) if np.asarray(mask).any() else {}
+        for action, row in rows.items():
+            if mask[action]:  # legal actions only
+                flat[action * self.PER_ACTION : (action + 1) * self.PER_ACTION] = row
+        return np.array(flat, dtype=np.float32)
+
+    def _rows(self, observation: dict) -> dict[int, list]:
+        """The rows of the actions of this decision's phase, by action (some may be illegal)."""
         h = self._heuristic
-        rows = np.zeros((NUM_ACTIONS, self.PER_ACTION), dtype=np.float32)
-        phase = int(h.piece(observation, "phase").argmax()) if np.any(observation["action_mask"]) else -1
-        if phase < 0:
-            return rows.ravel()
+        phase = int(observation["observation"][h._phase].argmax())
         view = h._decode(observation)
         board, child = view["board"], view["child"]
         need = h._need(board)
+        rows: dict[int, list] = {}
         if phase == 0:
             best: dict[int, tuple[float, list]] = {}
             for cell, first in h._reachable(board, child, view["monster_cell"], view["steps_left"]).items():
@@ -426,8 +480,8 @@ class HiddenRoomsMoveFeatures:
             route = h._route_cells(view, need)
             open_, exit_ = float(bool(route)), float(EXIT_CELL in route)
             if view["pile"]:
-                rows[SEARCH_PILE] = [1, h._connect_chance({"memory": [], "pile": view["pile"]}, under), open_, exit_,
-                                     0, 0, 1, 0, 0, 0]
+                pile_chance = h._connect_chance_now({"memory_bits": 0, "pile_bits": view["pile_bits"]}, under)
+                rows[SEARCH_PILE] = [1, pile_chance, open_, exit_, 0, 0, 1, 0, 0, 0]
             for k, tile in enumerate(view["memory"]):
                 rows[SEARCH_MEMORY + k] = [1, connects(tile, under), open_, exit_, h._follow_chance(view, tile),
                                            tile_number(tile) / NN, 0, 0, 0, 0]
@@ -441,5 +495,4 @@ class HiddenRoomsMoveFeatures:
                     rows[PLACE + d] = [1, on_route, min(need[nb], 10) / 10, _manhattan(nb, EXIT_CELL) / 8,
                                        _manhattan(nb, view["monster_cell"]) / 8, follow, full, nb == EXIT_CELL, 0, 0]
             rows[DECLINE] = [1, 0, 0, 0, 0, follow, full, 0, 0, 0]
-        rows *= np.asarray(observation["action_mask"], dtype=np.float32)[:, None]  # legal actions only
-        return rows.ravel()
+        return rows
