@@ -41,7 +41,7 @@ games/s of each shipped bot against the heuristic over random self-play
 
 Usage: ``kakurega bench [--seconds S] [--repeats R] [--chunks C] [--json PATH] [--only NAME] [--compiled-gain] [--bridge [--ismcts]] [--evaluate]``,
 ``kakurega bench --training [--profile [--ops]] [--masked-distribution exact|compact] [--vec-envs dummy,subproc]
-[--training-steps N] [--repeats R] [--only NAME]``
+[--opponents SPEC [SPEC ...]] [--training-steps N] [--repeats R] [--only NAME]``
 """
 
 from __future__ import annotations
@@ -385,11 +385,33 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _check_opponents(only: str | None, opponents: tuple[str, ...], parser) -> None:
+    """Refuse in words an ``--opponents`` spec that some measured game cannot seat: each is made once per game
+    (the learner's own ``self``/``snapshots`` have no trainer here, and nobody answers a ``human``)."""
+    from kakurega.agents.policy import context_for
+    from kakurega.agents.specs import make_agent, parse_spec, require_unattended
+    from kakurega.scripts.bench_training import case_configurations
+
+    for spec in opponents:
+        try:
+            parsed = require_unattended(parse_spec(spec), "a bench opponent", "nobody answers while the bench runs")
+            if parsed.kind in ("self", "snapshots"):
+                raise ValueError(f"{spec!r} is the learner's own league entry; the bench has no trainer to push "
+                                 "its weights: give an agent spec (random, heuristic, pretrained, policy:PATH, ...)")
+            for name, config in case_configurations(only):
+                make_agent(parsed, context_for(name, config), seed=0)
+        except (ValueError, TypeError, OSError) as error:
+            parser.error(f"--opponents: {error}")
+
+
 def _training(args, parser) -> int:
     """``--training``: the throughput table (or with ``--profile`` the profile table), printed and written as JSON."""
     from kakurega.scripts import bench_training
 
     vec_envs = tuple(kind.strip() for kind in args.vec_envs.split(","))
+    opponents = tuple(args.opponents)
+    if opponents != bench_training.DEFAULT_OPPONENTS:
+        _check_opponents(args.only, opponents, parser)
     for name, value, ok, expected in (
         ("--training-steps", args.training_steps, args.training_steps >= 1, "an integer >= 1"),
         ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
@@ -399,14 +421,14 @@ def _training(args, parser) -> int:
         if not ok:
             parser.error(f"{name} must be {expected}, got {value}")
     if args.ops:
-        report = bench_training.training_operators(args.only, args.masked_distribution)
+        report = bench_training.training_operators(args.only, args.masked_distribution, opponents)
         print(bench_training.format_operator_table(report))
     elif args.profile:
-        report = bench_training.training_profile(args.training_steps, args.only, args.masked_distribution)
+        report = bench_training.training_profile(args.training_steps, args.only, args.masked_distribution, opponents)
         print(bench_training.format_profile_table(report))
     else:
         report = bench_training.training_throughput(args.training_steps, args.only, vec_envs, repeats=args.repeats,
-                                                    distribution=args.masked_distribution)
+                                                    distribution=args.masked_distribution, opponents=opponents)
         print(bench_training.format_training_table(report))
     if len(report["rows"]) == 1:
         print(f"\nno kakurega env matched --only {args.only!r}")
@@ -443,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --training: where the time of a learner step goes, per env (one learning each)")
     parser.add_argument("--ops", action="store_true",
                         help="with --training --profile: torch.profiler's top operators of a rollout and of an update")
+    parser.add_argument("--opponents", nargs="+", default=["random"], metavar="SPEC",
+                        help="with --training: the kakurega learners' opponents, agent specs drawn per seat "
+                        "(default random; e.g. heuristic or pretrained: what a learner against a bot spends)")
     parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="exact",
                         help="with --training: the kakurega learners' network.masked_distribution (default exact)")
     parser.add_argument("--compiled-gain", action="store_true",
@@ -455,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--profile goes with --training (it profiles a learner step)")
     if args.ops and not args.profile:
         parser.error("--ops goes with --training --profile (it profiles a learner step's operators)")
+    if args.opponents != ["random"] and not args.training:
+        parser.error("--opponents goes with --training (the learners' opponents)")
     if args.bridge:
         from kakurega.scripts import bench_bridge
 

@@ -117,24 +117,34 @@ def connect_four():
     return _as_gymnasium(lambda: TutorialWrapper(connect_four_v3.env))
 
 
-def kakurega_view(name: str, config: dict):
-    """A kakurega env's single-seat view against random opponents (illegal actions raise)."""
+#: the opponents of the kakurega cases unless told otherwise
+DEFAULT_OPPONENTS = ("random",)
+
+
+def kakurega_view(name: str, config: dict, opponents=DEFAULT_OPPONENTS):
+    """A kakurega env's single-seat view against ``opponents`` (agent specs, one drawn per seat; illegal actions raise)."""
     from kakurega.agents.training.view import SingleAgentView
 
-    return SingleAgentView(name, config, ["random"], illegal_action="raise")
+    return SingleAgentView(name, config, list(opponents), illegal_action="raise")
 
 
-def cases(only: str | None = None) -> list[tuple[str, object, bool]]:
-    """``(label, env factory, is kakurega)``: the anchor, then the newest version of every game (or ``only``'s matches)."""
+def case_configurations(only: str | None = None) -> list[tuple[str, dict]]:
+    """``(env, options)`` of the kakurega cases: the newest version of every game in its first registered
+    configuration, or every env whose name contains ``only``."""
     from kakurega.envs import ENV_SPECS
     from kakurega.envs.registry import latest_envs
 
     names = [n for n in ENV_SPECS if only in n] if only else latest_envs()
+    return [(name, ENV_SPECS[name].configurations[0]) for name in names]
+
+
+def cases(only: str | None = None, opponents=DEFAULT_OPPONENTS) -> list[tuple[str, object, bool]]:
+    """``(label, env factory, is kakurega)``: the anchor, then the newest version of every game (or ``only``'s
+    matches) against ``opponents`` (agent specs: ``random``, ``heuristic``, ``pretrained``, ``policy:PATH``...)."""
     found = [(ANCHOR, connect_four, False)]
-    for name in names:
-        config = ENV_SPECS[name].configurations[0]
+    for name, config in case_configurations(only):
         label = name + "".join(f" {k}={v}" for k, v in config.items())
-        found.append((label, functools.partial(kakurega_view, name, config), True))
+        found.append((label, functools.partial(kakurega_view, name, config, tuple(opponents)), True))
     return found
 
 
@@ -200,15 +210,16 @@ def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS,
 
 
 def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = N_ENVS,
-                        repeats: int = 3, distribution: str = "exact") -> dict:
+                        repeats: int = 3, distribution: str = "exact", opponents=DEFAULT_OPPONENTS) -> dict:
     """Learner steps/s of MaskablePPO on every case beside the anchor, ``repeats`` interleaved repeats.
 
     ``distribution``: the kakurega cases' masked distribution (exact or compact); the anchor keeps sb3-contrib's.
+    ``opponents``: the kakurega cases' opponent specs (the anchor's learner plays both seats).
     """
     import torch
 
     torch.set_num_threads(1)
-    found = cases(only)
+    found = cases(only, opponents)
     rates = {(label, kind): [] for label, _, _ in found for kind in vec_envs}
     ratios = {(label, kind): [] for label, _, _ in found for kind in vec_envs}
     for _ in range(repeats):
@@ -231,8 +242,8 @@ def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", 
             row[f"{kind}_ratio_range"] = [min(ratios[label, kind]), max(ratios[label, kind])]
         rows.append(row)
     return {"steps": steps, "repeats": repeats, "n_envs": n_envs, "vec_envs": list(vec_envs), "ppo": PPO,
-            "net_arch": NET_ARCH, "masked_distribution": distribution, "load_average_at_start": list(os.getloadavg()),
-            "rows": rows}
+            "net_arch": NET_ARCH, "masked_distribution": distribution, "opponents": list(opponents),
+            "load_average_at_start": list(os.getloadavg()), "rows": rows}
 
 
 def format_training_table(report: dict) -> str:
@@ -392,16 +403,18 @@ def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS, dist
             "seconds": sections.seconds, "network_floor_us_per_step": floor}
 
 
-def training_profile(steps: int, only: str | None = None, distribution: str = "exact") -> dict:
-    """The profile of a learner step for the anchor and every case (``distribution``: the kakurega cases')."""
+def training_profile(steps: int, only: str | None = None, distribution: str = "exact",
+                     opponents=DEFAULT_OPPONENTS) -> dict:
+    """The profile of a learner step for the anchor and every case (``distribution``, ``opponents``: the kakurega
+    cases')."""
     import torch
 
     torch.set_num_threads(1)
     rows = []
-    for label, factory, kakurega in cases(only):
+    for label, factory, kakurega in cases(only, opponents):
         rows.append({"env": label, **profile_case(factory, kakurega, steps, distribution=distribution)})
     return {"steps": steps, "n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution,
-            "load_average_at_start": list(os.getloadavg()), "rows": rows}
+            "opponents": list(opponents), "load_average_at_start": list(os.getloadavg()), "rows": rows}
 
 
 def format_profile_table(report: dict) -> str:
@@ -448,14 +461,15 @@ def operator_profile(factory, kakurega: bool, distribution: str = "exact", top: 
     return parts
 
 
-def training_operators(only: str | None = None, distribution: str = "exact") -> dict:
+def training_operators(only: str | None = None, distribution: str = "exact", opponents=DEFAULT_OPPONENTS) -> dict:
     """:func:`operator_profile` of the anchor and every case."""
     import torch
 
     torch.set_num_threads(1)
     rows = [{"env": label, **operator_profile(factory, kakurega, distribution)}
-            for label, factory, kakurega in cases(only)]
-    return {"n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution, "rows": rows}
+            for label, factory, kakurega in cases(only, opponents)]
+    return {"n_envs": N_ENVS, "ppo": PPO, "net_arch": NET_ARCH, "masked_distribution": distribution,
+            "opponents": list(opponents), "rows": rows}
 
 
 def format_operator_table(report: dict) -> str:

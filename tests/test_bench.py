@@ -189,6 +189,41 @@ def test_profile_needs_training(capsys):
     assert "--profile goes with --training" in capsys.readouterr().err
 
 
+def test_opponents_need_training(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--opponents", "heuristic"])
+    assert "--opponents goes with --training" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("nosuch", "unknown agent kind 'nosuch'"),
+    ("self", "the bench has no trainer to push its weights"),
+    ("human", "needs a person at the terminal"),
+    ("policy:/no/such/file.safetensors", "does not exist"),
+])
+def test_opponents_a_game_cannot_seat_are_refused_in_words(spec, words, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--training", "--only", "animal_chain_v1", "--opponents", "random", spec])
+    err = capsys.readouterr().err
+    assert "--opponents: " in err and words in err
+
+
+def test_the_learners_face_the_opponents_asked_for():
+    """--opponents reaches every kakurega case's view: its opponents are built from those specs."""
+    from kakurega.agents.base import RandomAgent
+    from kakurega.agents.heuristics.kakurenbo import KakurenboHeuristic
+
+    found = bench_training.cases("kakurenbo_v1", opponents=("heuristic",))
+    assert [kakurega for _, _, kakurega in found] == [False, True]
+    view = found[1][1]()
+    view.reset(seed=0)
+    assert [entry.agent for entry in view.pool.entries] == ["heuristic"]
+    assert view._opponents and all(isinstance(agent, KakurenboHeuristic) for agent in view._opponents.values())
+    default = bench_training.cases("kakurenbo_v1")[1][1]()
+    default.reset(seed=0)
+    assert all(type(agent) is RandomAgent for agent in default._opponents.values())
+
+
 def test_the_tutorial_wrapper_rewards_the_player_who_moved():
     """connect_four through the tutorial-style wrapper: a win pays the mover +1 (the tutorial paid the next player)."""
     from pettingzoo.classic import connect_four_v3
