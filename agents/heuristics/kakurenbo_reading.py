@@ -1,0 +1,121 @@
+"""KAKURENBO: one observation read once into plain Python numbers, for the heuristic and its move features.
+
+A decision of :class:`~kakurega.agents.heuristics.kakurenbo.KakurenboHeuristic`
+(and a call of the bot's move features) asks dozens of small questions of one
+observation: a row's colour counts, a card's known holder, the chance that a
+card is in a hand. Asked of numpy views, each answer costs a numpy call of
+about a microsecond; here the pieces are read into lists once (``tolist``)
+and every answer is a list index.
+
+The numbers are the numpy reading's: counts and scores are whole numbers
+(exact in float32 and float64 alike), each chance is one float64 division of
+whole numbers, and the tie-breaking draw is the one ``Generator.choice``
+makes (:func:`best_index`). ``tests/kakurenbo/test_heuristic_fast_paths.py``
+compares every number with the numpy code it replaced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NUM_CARDS = 14
+NUM_PARTS = 7
+
+
+class Reading:
+    """The facts of one observation the heuristic reads, as lists (row 0: the observer).
+
+    ``counts[r]``: red and blue cards in row ``r``'s hand; ``hand_size[r]`` their sum; ``scores[r]``;
+    ``holder[c]``: the row the ``cards`` piece places card ``c`` in (the first marked), or -1;
+    ``mine``: the observer's own cards, ascending; ``curse``: the row holding the Curse (``n``: the
+    pile); ``stage``: the pending decision (-1 when none); ``pile_colours``; ``discarded[p]``: pair
+    ``p`` is out of play. :meth:`beliefs` gives the chances of the unplaced cards.
+    """
+
+    __slots__ = ("n", "counts", "hand_size", "scores", "holder", "mine", "curse", "stage", "pile_colours",
+                 "discarded", "_beliefs")
+
+    def beliefs(self) -> list[list[float]]:
+        """``prob[c][r]``: chance that card ``c`` is in row ``r``'s hand (``r == n``: the pile).
+
+        A card placed by the ``cards`` piece is there; the unplaced cards of a colour whose pairs are
+        not all discarded share that colour's free places (the cards held and in the pile, less the
+        placed ones) in proportion. Rows are shared between cards: read them, never change them.
+        """
+        if self._beliefs is None:
+            n = self.n
+            free = [[self.counts[r][colour] for r in range(n)] + [self.pile_colours[colour]] for colour in (0, 1)]
+            for c, row in enumerate(self.holder):
+                if row >= 0:
+                    free[c & 1][row] -= 1.0
+            shares = []
+            for places in free:
+                total = sum(places)  # whole numbers: every order of summing gives the same total
+                shares.append([p / total for p in places] if total > 0 else None)
+            nowhere = [0.0] * (n + 1)
+            prob = []
+            for c, row in enumerate(self.holder):
+                if row >= 0:
+                    known = [0.0] * (n + 1)
+                    known[row] = 1.0
+                    prob.append(known)
+                elif self.discarded[c >> 1] or shares[c & 1] is None:
+                    prob.append(nowhere)
+                else:
+                    prob.append(shares[c & 1])
+            self._beliefs = prob
+        return self._beliefs
+
+
+class KakurenboReader:
+    """Reads the observations of one configuration into :class:`Reading` (its layout's offsets, found once)."""
+
+    def __init__(self, layout, num_players: int):
+        self.n = num_players
+        self.counts = layout.slice("colour_counts")
+        self.scores = layout.slice("scores")
+        self.cards = layout.slice("cards")
+        self.curse = layout.slice("curse")
+        self.stage = layout.slice("stage")
+        self.pile_colours = layout.slice("pile_colours")
+        self.discarded = layout.slice("discarded")
+
+    def __call__(self, vector: np.ndarray) -> Reading:
+        """The :class:`Reading` of one observation vector."""
+        n = self.n
+        values = vector.tolist()
+        reading = Reading()
+        reading.n = n
+        flat = values[self.counts]
+        reading.counts = counts = [flat[i : i + 2] for i in range(0, 2 * n, 2)]
+        reading.hand_size = [red + blue for red, blue in counts]
+        reading.scores = values[self.scores]
+        cards = values[self.cards]
+        # the cards piece holds ones where a card is placed (the first one marks its row)
+        reading.holder = holder = []
+        for start in range(0, NUM_CARDS * n, n):
+            row = cards[start : start + n]
+            holder.append(row.index(1.0) if 1.0 in row else -1)
+        reading.mine = [c for c in range(NUM_CARDS) if cards[c * n]]
+        curse = values[self.curse]
+        reading.curse = curse.index(1.0) if 1.0 in curse else n
+        stage = values[self.stage]
+        reading.stage = stage.index(1.0) if 1.0 in stage else -1
+        reading.pile_colours = values[self.pile_colours]
+        discarded = values[self.discarded]
+        reading.discarded = [1.0 in discarded[p * n : p * n + n] for p in range(NUM_PARTS)]
+        reading._beliefs = None
+        return reading
+
+
+def best_set(values) -> list[int]:
+    """The indices of ``values`` that tie for the highest (within rounding: 1e-9)."""
+    top = max(values) - 1e-9
+    return [i for i, value in enumerate(values) if value >= top]
+
+
+def best_index(values, rng) -> int:
+    """Index of the highest of ``values`` (:func:`best_set`), ties broken by ``rng`` as
+    ``rng.choice(np.flatnonzero(values >= max - 1e-9))`` breaks them (the same draw; none for one best)."""
+    best = best_set(values)
+    return best[0] if len(best) == 1 else best[int(rng.integers(0, len(best)))]
