@@ -121,7 +121,7 @@ class KakurenboHeuristic(Agent):
         return self._reader(observation["observation"])
 
     def act(self, observation: dict, sampler=None) -> int:
-        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        legal = np.asarray(observation["action_mask"]).nonzero()[0].tolist()
         if len(legal) == 1:
             return legal[0]
         kind_of = self._kind_of
@@ -391,7 +391,7 @@ class KakurenboMoveFeatures:
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
         rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
-        legal_array = np.flatnonzero(observation["action_mask"])
+        legal_array = np.asarray(observation["action_mask"]).nonzero()[0]
         if legal_array.size == 0:
             return rows.ravel()
         legal = legal_array.tolist()
@@ -450,7 +450,7 @@ class KakurenboMoveFeatures:
         """Which actions a sure ending beats (:func:`~kakurega.agents.heuristics.kakurenbo_endings.dominated`),
         as a mask over the actions, from the seat's observation only (a rule of the game: the same in every
         version of the features)."""
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = np.asarray(observation["action_mask"]).nonzero()[0]
         mask = np.zeros(self.num_actions, dtype=bool)
         endings = self._heuristic.sure_endings(observation, legal)
         if endings:

@@ -90,20 +90,23 @@ class KakurenboReader:
         reading.counts = counts = [flat[i : i + 2] for i in range(0, 2 * n, 2)]
         reading.hand_size = [red + blue for red, blue in counts]
         reading.scores = values[self.scores]
-        cards = values[self.cards]
-        # the cards piece holds ones where a card is placed (the first one marks its row)
-        reading.holder = holder = []
-        for start in range(0, NUM_CARDS * n, n):
-            row = cards[start : start + n]
-            holder.append(row.index(1.0) if 1.0 in row else -1)
-        reading.mine = [c for c in range(NUM_CARDS) if cards[c * n]]
+        # the cards piece is mostly zeros: its marks, in order (card by card, row by row within a card)
+        reading.holder = holder = [-1] * NUM_CARDS
+        reading.mine = mine = []
+        for at in vector[self.cards].nonzero()[0].tolist():
+            card, row = divmod(at, n)
+            if holder[card] < 0:  # the first row marked
+                holder[card] = row
+                if row == 0:
+                    mine.append(card)
         curse = values[self.curse]
         reading.curse = curse.index(1.0) if 1.0 in curse else n
         stage = values[self.stage]
         reading.stage = stage.index(1.0) if 1.0 in stage else -1
         reading.pile_colours = values[self.pile_colours]
-        discarded = values[self.discarded]
-        reading.discarded = [1.0 in discarded[p * n : p * n + n] for p in range(NUM_PARTS)]
+        reading.discarded = discarded = [False] * NUM_PARTS
+        for at in vector[self.discarded].nonzero()[0].tolist():
+            discarded[at // n] = True
         reading._beliefs = None
         return reading
 
