@@ -103,16 +103,18 @@ class KakurenboHeuristic(Agent):
     def reset(self) -> None:
         self._tried = {}
 
-    def sure_endings(self, observation: dict, legal) -> dict[int, str]:
+    def sure_endings(self, observation: dict, legal, reading: Reading | None = None) -> dict[int, str]:
         """:func:`~kakurega.agents.heuristics.kakurenbo_endings.sure_endings` of the observation, remembered for
         the last one: a decision asks up to three times (the take's value, the move features, the pruning of a
-        policy reading them). The same dict is handed to every caller: read it, never change it."""
+        policy reading them). The same dict is handed to every caller: read it, never change it. ``reading``:
+        the observation's :meth:`read`, if the caller has it."""
         vector = observation["observation"]
         if not (vector[self._decisive_stages[0]] or vector[self._decisive_stages[1]]):
             return NO_ENDINGS  # only a Curse give or a take after the dice can end the game
         key = (vector.tobytes(), np.asarray(legal, dtype=np.intp).tobytes())
         if key != self._last_endings[0]:
-            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal))
+            reading = self.read(observation) if reading is None else reading
+            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal, reading))
         return self._last_endings[1]
 
     # ---------------------------------------------------------------- act
@@ -196,7 +198,7 @@ class KakurenboHeuristic(Agent):
             return out
         prob = reading.beliefs()
         scores = reading.scores
-        endings = self.sure_endings(observation, legal) if self.game.kurayami else {}
+        endings = self.sure_endings(observation, legal, reading) if self.game.kurayami else {}
         for a in legal:
             _kind, colour, k = decode[a]
             gain, counted = self._pair_chance(prob, counts, mine, colour, k)
@@ -401,6 +403,7 @@ class KakurenboMoveFeatures:
         kind = h._kind_of[legal[-1]]
         if kind in (A_DRAW, A_DISCARD):  # draw or discard a pair: the heuristic discards the highest first
             values = [self._discard_points[a] for a in legal]
+            reading = None
         else:
             reading = h.read(observation)
             if kind == A_GIVE_CARD:
@@ -436,7 +439,7 @@ class KakurenboMoveFeatures:
             table[14] = [min(reading.scores[k] / 16.0, 1.0) if k else 0.0 for k in receivers]
         table[15, h._best_set(values)] = 1.0
         if self.version >= 1:
-            endings = h.sure_endings(observation, legal)
+            endings = h.sure_endings(observation, legal, reading)
             if endings:
                 index = {a: i for i, a in enumerate(legal)}
                 for a, outcome in endings.items():

@@ -23,8 +23,9 @@ from kakurega.agents.heuristics.kakurenbo import (
     KakurenboHeuristic,
     KakurenboMoveFeatures,
 )
-from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, dominated, sure_endings
+from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, WIN, dominated, sure_endings
 from kakurega.envs import make
+from kakurega.envs.kakurenbo.observation import make_observer
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_DISCARD,
@@ -34,22 +35,110 @@ from kakurega.envs.kakurenbo.rules import (
     A_TAKE,
     A_TARGET,
     CHEST,
+    CURSE_GIVE,
+    DICE_TAKE,
     LEFT_LEG,
     POINTS,
     RIGHT_LEG,
     WAIST,
 )
+from tests.kakurenbo.helpers import deciding_states
 
 CONFIGS = [{"variant": variant, "num_players": n} for variant in ("kakurenbo", "kurayami") for n in (3, 4, 5)]
+
+
+def plain_sure_endings(game, layout, observation, legal):
+    """The sure endings read from numpy views of the observation."""
+    vector = observation["observation"]
+    stage_piece = layout.view(vector, "stage")
+    stage = int(np.argmax(stage_piece)) if stage_piece.any() else -1
+    if stage not in (CURSE_GIVE, DICE_TAKE):
+        return {}
+    n = game.num_players
+    cards = layout.view(vector, "cards")
+    colour_counts = layout.view(vector, "colour_counts").astype(int)
+    counts = colour_counts.sum(axis=1)
+    scores = layout.view(vector, "scores").astype(float)
+    curse = layout.view(vector, "curse")[:n]
+    holder = int(np.flatnonzero(curse)[0]) if curse.any() else -1
+    mine = np.flatnonzero(cards[:, 0])
+
+    def verdict(final, candidates):
+        if 0 not in candidates:
+            return LOSS
+        best = max(final[r] for r in candidates)
+        if final[0] < best:
+            return LOSS
+        return WIN if sum(final[r] == best for r in candidates) == 1 else SHARE
+
+    def curse_give(card, k):
+        if not cards[card ^ 1, k]:
+            return None
+        part = card >> 1
+        left = counts[k] - 1
+        if part in (RIGHT_LEG, LEFT_LEG):
+            neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
+            left = counts[neighbour] - (1 if neighbour == 0 else 0)
+        if left > 0:
+            return None
+        final = scores.copy()
+        final[(k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k] += POINTS[part]
+        final[k] = 0.0
+        return verdict(final, [r for r in range(n) if r != k])
+
+    def pairings(colour, k):
+        if mine.size != 1:
+            return (False,)
+        partner = int(mine[0]) ^ 1
+        if partner & 1 != colour:
+            return (False,)
+        where = np.flatnonzero(cards[partner])
+        if where.size == 0:
+            return (True, False)
+        if where[0] != k:
+            return (False,)
+        return (True,) if colour_counts[k, colour] == 1 else (True, False)
+
+    def take_outcome(paired, k):
+        emptied = counts[0] == 1 and paired
+        if not (holder == k and counts[k] == 1) and not (holder == 0 and emptied):
+            return None
+        left = counts.copy()
+        left[k] -= 1
+        left[0] = 0 if emptied else counts[0] + 1
+        final = scores.copy()
+        if paired:
+            final[0] += POINTS[int(mine[0]) >> 1]
+        if holder >= 0:
+            final[holder] = 0.0
+        return verdict(final, [r for r in range(n) if left[r] == 0 and r != holder])
+
+    def dice_take(colour, k):
+        if mine.size != counts[0]:
+            return None
+        outcomes = {take_outcome(paired, k) for paired in pairings(colour, k)}
+        return outcomes.pop() if len(outcomes) == 1 else None
+
+    out = {}
+    for action in legal:
+        kind, arg, k = game.decode[int(action)]
+        outcome = None
+        if stage == CURSE_GIVE and kind == A_CURSE_GIVE:
+            outcome = curse_give(arg, k)
+        elif stage == DICE_TAKE and kind == A_TAKE:
+            outcome = dice_take(arg, k)
+        if outcome is not None:
+            out[int(action)] = outcome
+    return out
 
 
 class PlainHeuristic(KakurenboHeuristic):
     """The heuristic as it read its observations through numpy (the code the lists replaced)."""
 
-    def sure_endings(self, observation, legal):
+    def sure_endings(self, observation, legal, reading=None):
         key = (observation["observation"].tobytes(), np.asarray(legal, dtype=np.intp).tobytes())
         if key != self._last_endings[0]:
-            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal))
+            self._last_endings = (key, plain_sure_endings(self.game, self.context.layout, observation, legal))
         return self._last_endings[1]
 
     def _beliefs(self, obs):
@@ -374,3 +463,21 @@ def test_the_arithmetic_of_a_take_and_a_standing_is_numpys():
         scores = np.array([lead + 16.0, 16.0, 3.0])
         assert KakurenboHeuristic._standing(scores.tolist()) == PlainHeuristic._plain_standing(scores)
     assert KakurenboHeuristic._standing([0.5, 0.0]) == PlainHeuristic._plain_standing(np.array([0.5, 0.0]))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda config: "{variant}-{num_players}".format(**config))
+def test_the_sure_endings_are_the_plain_ones(config):
+    """At every Curse give and dice take of random games (more of them than the positions above hold)."""
+    env = make("kakurenbo_v1", wrapped=False, **config)
+    context = AgentContext.from_env(env, "kakurenbo_v1", config)
+    observer = make_observer(env.game)
+    outcomes = {}
+    for game, state, legal in deciding_states(config["variant"], config["num_players"], games=40, seed=5):
+        mask = np.zeros(game.num_actions, dtype=np.int8)
+        mask[legal] = 1
+        observation = {"observation": observer(state, state.actor), "action_mask": mask}
+        endings = sure_endings(game, context.layout, observation, legal)
+        assert endings == plain_sure_endings(game, context.layout, observation, legal)
+        for outcome in endings.values():
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert outcomes.get(LOSS, 0) > 0 and outcomes.get(WIN, 0) + outcomes.get(SHARE, 0) > 0, outcomes
