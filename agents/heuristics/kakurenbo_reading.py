@@ -33,7 +33,7 @@ class Reading:
     """
 
     __slots__ = ("n", "counts", "hand_size", "scores", "holder", "mine", "curse", "stage", "pile_colours",
-                 "discarded", "_beliefs")
+                 "discarded", "_flat_counts", "_placed", "_rows", "_beliefs")
 
     def beliefs(self) -> list[list[float]]:
         """``prob[c][r]``: chance that card ``c`` is in row ``r``'s hand (``r == n``: the pile).
@@ -43,27 +43,21 @@ class Reading:
         placed ones) in proportion. Rows are shared between cards: read them, never change them.
         """
         if self._beliefs is None:
-            n = self.n
-            free = [[self.counts[r][colour] for r in range(n)] + [self.pile_colours[colour]] for colour in (0, 1)]
-            for c, row in enumerate(self.holder):
-                if row >= 0:
-                    free[c & 1][row] -= 1.0
+            flat, pile = self._flat_counts, self.pile_colours
+            free = (flat[0::2] + pile[0:1], flat[1::2] + pile[1:2])  # per colour: each hand's, then the pile's
+            holder = self.holder
+            for c in self._placed:
+                free[c & 1][holder[c]] -= 1.0
             shares = []
             for places in free:
                 total = sum(places)  # whole numbers: every order of summing gives the same total
                 shares.append([p / total for p in places] if total > 0 else None)
-            nowhere = [0.0] * (n + 1)
-            prob = []
-            for c, row in enumerate(self.holder):
-                if row >= 0:
-                    known = [0.0] * (n + 1)
-                    known[row] = 1.0
-                    prob.append(known)
-                elif self.discarded[c >> 1] or shares[c & 1] is None:
-                    prob.append(nowhere)
-                else:
-                    prob.append(shares[c & 1])
-            self._beliefs = prob
+            one_hot, nowhere = self._rows
+            discarded = self.discarded
+            self._beliefs = [
+                one_hot[row] if row >= 0 else nowhere if discarded[c >> 1] or shares[c & 1] is None else shares[c & 1]
+                for c, row in enumerate(holder)
+            ]
         return self._beliefs
 
 
@@ -72,31 +66,40 @@ class KakurenboReader:
 
     def __init__(self, layout, num_players: int):
         self.n = num_players
-        self.counts = layout.slice("colour_counts")
-        self.scores = layout.slice("scores")
+        # the pieces read as numbers lie in one span of the vector (the cards and discarded are read by marks)
+        self.span = slice(layout.slice("stage").start, layout.slice("pile_colours").stop)
+        names = ("colour_counts", "scores", "curse", "stage", "pile_colours")
+        first, last = min(layout.pieces[name].start for name in names), max(layout.pieces[name].stop for name in names)
+        if (first, last) != (self.span.start, self.span.stop):
+            raise ValueError(f"KAKURENBO layout: the pieces {names} do not span stage..pile_colours")
+        shift = self.span.start
+        self.counts, self.scores, self.curse, self.stage, self.pile_colours = (
+            slice(layout.pieces[name].start - shift, layout.pieces[name].stop - shift) for name in names)
         self.cards = layout.slice("cards")
-        self.curse = layout.slice("curse")
-        self.stage = layout.slice("stage")
-        self.pile_colours = layout.slice("pile_colours")
         self.discarded = layout.slice("discarded")
+        #: the chances of a card placed in each row, and of a card out of play (rows shared by every reading)
+        self.rows = (tuple([1.0 if r == row else 0.0 for r in range(self.n + 1)] for row in range(self.n)),
+                     [0.0] * (self.n + 1))
 
     def __call__(self, vector: np.ndarray) -> Reading:
         """The :class:`Reading` of one observation vector."""
         n = self.n
-        values = vector.tolist()
+        values = vector[self.span].tolist()
         reading = Reading()
         reading.n = n
-        flat = values[self.counts]
+        reading._flat_counts = flat = values[self.counts]
         reading.counts = counts = [flat[i : i + 2] for i in range(0, 2 * n, 2)]
         reading.hand_size = [red + blue for red, blue in counts]
         reading.scores = values[self.scores]
         # the cards piece is mostly zeros: its marks, in order (card by card, row by row within a card)
         reading.holder = holder = [-1] * NUM_CARDS
         reading.mine = mine = []
+        reading._placed = placed = []
         for at in vector[self.cards].nonzero()[0].tolist():
             card, row = divmod(at, n)
             if holder[card] < 0:  # the first row marked
                 holder[card] = row
+                placed.append(card)
                 if row == 0:
                     mine.append(card)
         curse = values[self.curse]
@@ -107,6 +110,7 @@ class KakurenboReader:
         reading.discarded = discarded = [False] * NUM_PARTS
         for at in vector[self.discarded].nonzero()[0].tolist():
             discarded[at // n] = True
+        reading._rows = self.rows
         reading._beliefs = None
         return reading
 
