@@ -45,7 +45,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, dominated, sure_endings
-from kakurega.agents.move_features import legal_rows
+from kakurega.agents.heuristics.kakurenbo_reading import KakurenboReader, Reading, best_index, best_set
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_DISCARD,
@@ -55,6 +55,8 @@ from kakurega.envs.kakurenbo.rules import (
     A_TAKE,
     A_TARGET,
     CHEST,
+    CURSE_GIVE,
+    DICE_TAKE,
     LEFT_LEG,
     POINTS,
     RIGHT_LEG,
@@ -71,6 +73,8 @@ KEEP_HIGH_CARDS = 0.005
 REPEAT_PENALTY = 0.5
 #: value taken off a Kurayami dice take that surely ends the game with us among the losers (more than any pair)
 SURE_LOSS_PENALTY = 100.0
+#: the sure endings of a position whose stage has none (shared: never changed)
+NO_ENDINGS: dict[int, str] = {}
 
 
 class KakurenboHeuristic(Agent):
@@ -86,63 +90,47 @@ class KakurenboHeuristic(Agent):
         self.n = self.game.num_players
         #: phase 2 memory of this game: position -> {Curse give: times chosen there}
         self._tried: dict[bytes, dict[int, int]] = {}
-        #: ``_pair_of_card[c]``: the body part (pair) of card ``c``
-        self._pair_of_card = np.arange(NUM_CARDS) >> 1
-        #: ``_colour_of_card[c]``: its colour (0 red, 1 blue)
-        self._colour_of_card = np.arange(NUM_CARDS) & 1
+        #: ``_kind_of[a]``: the kind of action ``a``
+        self._kind_of = tuple(kind for kind, _argument, _offset in self.game.decode)
+        #: ``_offset_of[a]``: the row action ``a`` names (a receiver, victim or dice opponent; 0 when none)
+        self._offset_of = tuple(offset for _kind, _argument, offset in self.game.decode)
+        self._reader = KakurenboReader(context.layout, self.n)
+        #: where the observation marks the stages whose moves may end the game (see :meth:`sure_endings`)
+        self._decisive_stages = tuple(context.layout.index("stage", stage) for stage in (CURSE_GIVE, DICE_TAKE))
         #: (observation and legal bytes, its sure endings): the last observation's, see :meth:`sure_endings`
         self._last_endings: tuple = (None, {})
 
     def reset(self) -> None:
         self._tried = {}
 
-    def sure_endings(self, observation: dict, legal) -> dict[int, str]:
+    def sure_endings(self, observation: dict, legal, reading: Reading | None = None) -> dict[int, str]:
         """:func:`~kakurega.agents.heuristics.kakurenbo_endings.sure_endings` of the observation, remembered for
         the last one: a decision asks up to three times (the take's value, the move features, the pruning of a
-        policy reading them). The same dict is handed to every caller: read it, never change it."""
-        key = (observation["observation"].tobytes(), np.asarray(legal, dtype=np.intp).tobytes())
+        policy reading them). The same dict is handed to every caller: read it, never change it. ``reading``:
+        the observation's :meth:`read`, if the caller has it."""
+        vector = observation["observation"]
+        if not (vector[self._decisive_stages[0]] or vector[self._decisive_stages[1]]):
+            return NO_ENDINGS  # only a Curse give or a take after the dice can end the game
+        key = (vector.tobytes(), np.asarray(legal, dtype=np.intp).tobytes())
         if key != self._last_endings[0]:
-            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal))
+            reading = self.read(observation) if reading is None else reading
+            self._last_endings = (key, sure_endings(self.game, self.context.layout, observation, legal, reading))
         return self._last_endings[1]
 
-    # ------------------------------------------------------------ beliefs
-    def _beliefs(self, obs) -> np.ndarray:
-        """``prob[c, r]``: chance that body-part card ``c`` is in row ``r``'s hand (column n: the pile).
-
-        A card known to be in a hand is there; the unknown cards of a colour not
-        yet discarded share that colour's free places (the cards held and in the
-        pile, less the known ones) in proportion.
-        """
-        n = self.n
-        cards = self.piece(obs, "cards") != 0
-        known = cards.any(axis=1)
-        holder = cards.argmax(axis=1)  # the first row marked (known cards only)
-        prob = np.zeros((NUM_CARDS, n + 1))
-        prob[known, holder[known]] = 1.0
-        # free places per colour (row) in each hand and the pile: whole numbers, so every sum is exact
-        free = np.empty((2, n + 1))
-        free[:, :n] = self.piece(obs, "colour_counts").T
-        free[:, n] = self.piece(obs, "pile_colours")
-        colour = self._colour_of_card[known]
-        free[:, :n] -= np.bincount(colour * n + holder[known], minlength=2 * n).reshape(2, n)
-        total = free.sum(axis=1)
-        unknown = ~known & (self.piece(obs, "discarded").sum(axis=1)[self._pair_of_card] == 0)
-        unknown &= total[self._colour_of_card] > 0
-        if unknown.any():
-            colour = self._colour_of_card[unknown]
-            prob[unknown] = free[colour] / total[colour, None]
-        return prob
-
     # ---------------------------------------------------------------- act
+    def read(self, observation: dict) -> Reading:
+        """The observation's facts as lists (:mod:`~kakurega.agents.heuristics.kakurenbo_reading`)."""
+        return self._reader(observation["observation"])
+
     def act(self, observation: dict, sampler=None) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        if legal.size == 1:
-            return int(legal[0])
-        decode = self.game.decode
-        kinds = {decode[a][0] for a in legal}
-        if A_DISCARD in kinds:
-            return int(min(a for a in legal if decode[a][0] == A_DISCARD))  # highest pair first
-        kind = decode[int(legal[-1])][0]
+        legal = np.asarray(observation["action_mask"]).nonzero()[0].tolist()
+        if len(legal) == 1:
+            return legal[0]
+        kind_of = self._kind_of
+        discards = [a for a in legal if kind_of[a] == A_DISCARD]
+        if discards:
+            return discards[0]  # highest pair first
+        kind = kind_of[legal[-1]]
         if kind == A_GIVE_CARD:
             return self._give_card(observation, legal)
         if kind == A_TAKE:
@@ -157,88 +145,89 @@ class KakurenboHeuristic(Agent):
 
     def _best(self, legal, values) -> int:
         """The legal action with the highest of ``values`` (one per legal action; ties broken at random)."""
-        return int(legal[self.rng.choice(np.flatnonzero(self._best_set(values)))])
+        return legal[best_index(values, self.rng)]
+
+    #: the indices of ``values`` that tie for the highest (within rounding)
+    _best_set = staticmethod(best_set)
 
     @staticmethod
-    def _best_set(values) -> np.ndarray:
-        """Which of ``values`` tie for the highest (within rounding)."""
-        values = np.asarray(values, dtype=float)
-        return values >= values.max() - 1e-9
-
-    def _my_cards(self, observation) -> list[int]:
-        return [int(c) for c in np.flatnonzero(self.piece(observation, "cards")[:, 0])]
-
-    def _pair_chance(self, prob, counts, mine, colour, row) -> float:
-        """Points expected from taking a random ``colour`` card from ``row``: pairs completed with ``mine``."""
-        held = counts[row, colour]
+    def _pair_chance(prob, counts, mine, colour, row) -> tuple[float, bool]:
+        """Points expected from taking a random ``colour`` card from ``row``: pairs completed with ``mine``;
+        and whether any card of ``mine`` was counted (the sum is then a float64 in the numpy arithmetic)."""
+        held = counts[row][colour]
         if held <= 0:
-            return 0.0
-        return sum(prob[c ^ 1, row] / held * POINTS[c >> 1] for c in mine if (c ^ 1) & 1 == colour)
+            return 0.0, False
+        gain, counted = 0, False
+        for c in mine:
+            if (c ^ 1) & 1 == colour:
+                gain += prob[c ^ 1][row] / held * POINTS[c >> 1]
+                counted = True
+        return gain, counted
 
     # ------------------------------------------------------------ phase 1
     def _give_card(self, observation, legal) -> int:
-        return self._best(legal, [parts["value"] for parts in self._give_card_parts(observation, legal)])
+        return self._best(legal, [parts["value"] for parts in self._give_card_parts(self.read(observation), legal)])
 
-    def _give_card_parts(self, observation, legal) -> list[dict]:
+    def _give_card_parts(self, reading: Reading, legal) -> list[dict]:
         """Per legal give: the chance its partner is in the receiver's hand, and the value (cheap cards first,
         never a likely pair handed to the receiver)."""
-        prob = self._beliefs(observation)
+        prob = reading.beliefs()
         decode = self.game.decode
         out = []
         for a in legal:
             _kind, card, k = decode[a]
-            partner = prob[card ^ 1, k]
+            partner = prob[card ^ 1][k]
             out.append({"partner": partner, "value": -POINTS[card >> 1] * (1.0 + 4.0 * partner)})
         return out
 
     def _take(self, observation, legal) -> int:
-        return self._best(legal, [parts["value"] for parts in self._take_parts(observation, legal)])
+        return self._best(legal, [parts["value"] for parts in self._take_parts(observation, self.read(observation), legal)])
 
-    def _take_parts(self, observation, legal) -> list[dict]:
+    def _take_parts(self, observation, reading: Reading, legal) -> list[dict]:
         """Per legal take: with cards in hand, the points expected from the pairs it completes; in
         Kurayami phase 1 (or with an empty hand), whether it takes the colour we hold fewer of."""
-        counts = self.piece(observation, "colour_counts")
+        counts = reading.counts
         decode = self.game.decode
-        mine = self._my_cards(observation)
+        mine = reading.mine
         out = []
         if not mine:  # Kurayami phase 1 (or an empty hand): balance colours
-            want = 0 if counts[0, 0] <= counts[0, 1] else 1
+            want = 0 if counts[0][0] <= counts[0][1] else 1
             for a in legal:
                 _kind, colour, k = decode[a]
-                out.append({"balance": float(colour == want), "value": (colour == want) * 10.0 + counts[k, colour]})
+                out.append({"balance": float(colour == want), "value": (colour == want) * 10.0 + counts[k][colour]})
             return out
-        prob = self._beliefs(observation)
-        scores = self.piece(observation, "scores")
-        endings = self.sure_endings(observation, legal) if self.game.kurayami else {}
+        prob = reading.beliefs()
+        scores = reading.scores
+        endings = self.sure_endings(observation, legal, reading) if self.game.kurayami else {}
         for a in legal:
             _kind, colour, k = decode[a]
-            gain = self._pair_chance(prob, counts, mine, colour, k)
+            gain, counted = self._pair_chance(prob, counts, mine, colour, k)
             # a dice take that surely leaves us the Curse alone at the end is a loss, whatever the pair is worth
-            sure_loss = SURE_LOSS_PENALTY if endings.get(int(a)) == LOSS else 0.0
-            out.append({"gain": gain, "value": gain + 0.01 * scores[k] - sure_loss})
+            sure_loss = SURE_LOSS_PENALTY if endings.get(a) == LOSS else 0.0
+            out.append({"gain": gain, "value": _take_value(gain, counted, scores[k], sure_loss)})
         return out
 
     def _give_colour(self, observation, legal) -> int:
-        return self._best(legal, [parts["value"] for parts in self._give_colour_parts(observation, legal)])
+        return self._best(legal, [parts["value"] for parts in self._give_colour_parts(self.read(observation), legal)])
 
-    def _give_colour_parts(self, observation, legal) -> list[dict]:
+    def _give_colour_parts(self, reading: Reading, legal) -> list[dict]:
         """Per legal give: whether it gives the colour we hold more of, to a receiver with few cards."""
-        counts = self.piece(observation, "colour_counts")
+        counts = reading.counts
         decode = self.game.decode
-        surplus = 0 if counts[0, 0] > counts[0, 1] else 1
+        surplus = 0 if counts[0][0] > counts[0][1] else 1
         out = []
         for a in legal:
             _kind, colour, k = decode[a]
-            out.append({"balance": float(colour == surplus), "value": (colour == surplus) * 10.0 - counts[k].sum()})
+            out.append({"balance": float(colour == surplus), "value": (colour == surplus) * 10.0 - reading.hand_size[k]})
         return out
 
     # ------------------------------------------------------------ phase 2
     def _curse_give(self, observation, legal) -> int:
         tried = self._tried.setdefault(self._position(observation), {})
         values = []
-        for a, parts in zip(legal, self._curse_give_parts(observation, legal)):
+        for a, parts in zip(legal, self._curse_give_parts(self.read(observation), legal)):
             # a give already made from this very position came back to it, so its gamble on a pair did not pay
-            values.append(self._curse_give_value(parts, REPEAT_PENALTY * tried.get(int(a), 0)))
+            values.append(self._curse_give_value(parts, REPEAT_PENALTY * tried.get(a, 0)))
         action = self._best(legal, values)
         tried[action] = tried.get(action, 0) + 1
         return action
@@ -248,16 +237,15 @@ class KakurenboHeuristic(Agent):
         """A Curse give's expected value from its ``parts``, ``penalty`` taken off its no-pair outcome."""
         return parts["pair"] * parts["paired"] + (1.0 - parts["pair"]) * (parts["passed"] - penalty)
 
-    def _curse_give_parts(self, observation, legal) -> list[dict]:
+    def _curse_give_parts(self, reading: Reading, legal) -> list[dict]:
         """Per legal Curse give: ``pair``, the chance the card completes a pair in the receiver's hand;
         ``paired``, the outcome's value if it does (an end we win or lose, else our standing after the
         points plus a bonus for nearing the end); ``passed``, its value if not (our standing, less a little
         for a high card, whose pair may still score for us). The memory of repeated positions is left out."""
         n = self.n
-        prob = self._beliefs(observation)
-        counts = self.piece(observation, "colour_counts")
-        scores = self.piece(observation, "scores").astype(float)
-        hand_size = counts.sum(axis=1)
+        prob = reading.beliefs()
+        scores = reading.scores
+        hand_size = reading.hand_size
         decode = self.game.decode
         standing = self._standing(scores)
         out = []
@@ -265,31 +253,32 @@ class KakurenboHeuristic(Agent):
             _kind, card, k = decode[a]
             part = card >> 1
             passed = standing - KEEP_HIGH_CARDS * POINTS[part]
-            p_pair = prob[card ^ 1, k]
+            p_pair = prob[card ^ 1][k]
             paired, ends = 0.0, 0.0
             if p_pair > 0:
-                gains = np.zeros(n)
                 scorer = (k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k
-                gains[scorer] = POINTS[part]
+                final = list(scores)
+                final[scorer] += POINTS[part]
                 left_after = hand_size[k] - 1  # the receiver's cards after the pair goes, Curse excluded
                 if part in (RIGHT_LEG, LEFT_LEG):
                     neighbour = (k - 1) % n if part == RIGHT_LEG else (k + 1) % n
                     left_after = hand_size[neighbour] - (1 if neighbour == 0 else 0)
                 if left_after <= 0:  # the receiver is left with the Curse alone: the game ends
-                    final = scores + gains
                     final[k] = 0.0
-                    others = np.delete(final, [0, k])
-                    paired = END_WIN if others.size == 0 or final[0] >= others.max() else END_LOSS
+                    others = [final[r] for r in range(1, n) if r != k]
+                    paired = END_WIN if not others or final[0] >= max(others) else END_LOSS
                     ends = 1.0
                 else:
-                    paired = self._standing(scores + gains) + PAIR_PROGRESS
+                    paired = self._standing(final) + PAIR_PROGRESS
             out.append({"pair": p_pair, "paired": paired, "passed": passed, "ends": ends})
         return out
 
     @staticmethod
     def _standing(scores) -> float:
         """How well we (row 0) stand on points, in (-0.5, 0.5): our lead over the best other score."""
-        return 0.5 * float(np.tanh((scores[0] - scores[1:].max()) / 4.0))
+        lead = scores[0] - max(scores[1:])
+        standing = STANDINGS.get(lead)
+        return _standing_of(lead) if standing is None else standing
 
     def _position(self, observation) -> bytes:
         """The observation without the step counter: equal when a position comes back."""
@@ -298,30 +287,52 @@ class KakurenboHeuristic(Agent):
         return vector.tobytes()
 
     def _choose_target(self, observation, legal) -> int:
-        return self._best(legal, [parts["value"] for parts in self._choose_target_parts(observation, legal)])
+        return self._best(legal, [parts["value"] for parts in self._choose_target_parts(self.read(observation), legal)])
 
-    def _choose_target_parts(self, observation, legal) -> list[dict]:
+    def _choose_target_parts(self, reading: Reading, legal) -> list[dict]:
         """Per legal dice opponent: the best take's expected points, whether it holds the Curse (equal dice
         would pass it to us), and, while we hold the Curse, its hand size (a well-stocked receiver keeps the
         game going)."""
-        n = self.n
-        prob = self._beliefs(observation)
-        counts = self.piece(observation, "colour_counts")
-        curse = self.piece(observation, "curse")
-        holder = int(np.flatnonzero(curse)[0]) if curse.any() else n
-        mine = self._my_cards(observation)
+        prob = reading.beliefs()
+        counts = reading.counts
+        holder = reading.curse
+        mine = reading.mine
         decode = self.game.decode
         out = []
         for a in legal:
             k = decode[a][2]
-            take = max(self._pair_chance(prob, counts, mine, colour, k) for colour in (0, 1))
+            take = max(self._pair_chance(prob, counts, mine, colour, k)[0] for colour in (0, 1))
             v = take
             if holder == k:
                 v -= 6.0  # equal dice would pass the Curse to us
             if holder == 0:
-                v += 0.1 * counts[k].sum()
+                v += _float32_product(0.1, reading.hand_size[k])
             out.append({"gain": take, "holder": float(holder == k), "value": v})
         return out
+
+
+def _standing_of(lead: float) -> float:
+    """:meth:`KakurenboHeuristic._standing` of a lead of ``lead`` points."""
+    return 0.5 * float(np.tanh(np.float64(lead) / 4.0))
+
+
+#: the standing of every whole lead a game can have (its scores sum to at most 16)
+STANDINGS = {float(lead): _standing_of(lead) for lead in range(-16, 17)}
+
+
+def _float32_product(weight: float, count: float) -> float:
+    """``weight * count`` in float32, as numpy computes a Python float times a float32 observation entry."""
+    return float(np.float32(weight) * np.float32(count))
+
+
+def _take_value(gain, counted: bool, score: float, sure_loss: float) -> float:
+    """A take's value, ``gain + 0.01 * score - sure_loss``, with the precision of its numpy arithmetic: the
+    score weighed in float32 (a float32 observation entry), the rest in float64 when the gain counted a
+    card (a float64 chance), else in float32."""
+    weighed = _float32_product(0.01, score)
+    if counted:
+        return gain + weighed - sure_loss
+    return float(np.float32(gain + weighed) - np.float32(sure_loss)) if sure_loss else gain + weighed
 
 
 class KakurenboMoveFeatures:
@@ -365,66 +376,86 @@ class KakurenboMoveFeatures:
         self.num_actions = self._heuristic.game.num_actions
         self.PER_ACTION = self.COLUMNS[version]
         self.size = self.num_actions * self.PER_ACTION
+        #: the columns that depend on the action alone, one row per column (0 legal, 1 the draw, 2 a discard's
+        #: points, 3 a give's card points), and a discard's points (the heuristic's value of it; 0 for others)
+        self._static = np.zeros((self.PER_ACTION, self.num_actions))
+        self._static[0] = 1.0
+        self._discard_points = [0] * self.num_actions
+        for a, (kind, argument, _k) in enumerate(self._heuristic.game.decode):
+            if kind == A_DRAW:
+                self._static[1, a] = 1.0
+            elif kind == A_DISCARD:
+                self._static[2, a] = POINTS[argument] / 4.0
+                self._discard_points[a] = POINTS[argument]
+            elif kind in (A_GIVE_CARD, A_CURSE_GIVE):
+                self._static[3, a] = POINTS[argument >> 1] / 4.0
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
-        rows, legal = legal_rows(observation, self.num_actions, self.PER_ACTION)
-        if legal.size == 0:
+        rows = np.zeros((self.num_actions, self.PER_ACTION), dtype=np.float32)
+        legal_array = np.asarray(observation["action_mask"]).nonzero()[0]
+        if legal_array.size == 0:
             return rows.ravel()
-        decode = h.game.decode
-        counts = h.piece(observation, "colour_counts")
-        scores = h.piece(observation, "scores")
-        values = np.zeros(legal.size)
-        kind = decode[int(legal[-1])][0]
-        if kind == A_GIVE_CARD:
-            for i, (a, parts) in enumerate(zip(legal, h._give_card_parts(observation, legal))):
-                rows[a, 4] = parts["partner"]
-                rows[a, 5] = 1.0 + parts["value"] / 20.0
-                values[i] = parts["value"]
-        elif kind == A_TAKE:
-            for i, (a, parts) in enumerate(zip(legal, h._take_parts(observation, legal))):
-                rows[a, 6] = min(parts.get("gain", 0.0) / 4.0, 1.0)
-                rows[a, 7] = parts.get("balance", 0.0)
-                values[i] = parts["value"]
-        elif kind == A_GIVE_COLOUR:
-            for i, (a, parts) in enumerate(zip(legal, h._give_colour_parts(observation, legal))):
-                rows[a, 7] = parts["balance"]
-                values[i] = parts["value"]
-        elif kind == A_CURSE_GIVE:
-            for i, (a, parts) in enumerate(zip(legal, h._curse_give_parts(observation, legal))):
-                value = h._curse_give_value(parts)
-                rows[a, 4] = parts["pair"]
-                rows[a, 8] = (parts["paired"] + 1.0) / 2.0 if parts["pair"] > 0 else 0.0
-                rows[a, 9:12] = parts["passed"] + 0.5, parts["ends"], (value + 1.0) / 2.0
-                values[i] = value
-        elif kind == A_TARGET:
-            for i, (a, parts) in enumerate(zip(legal, h._choose_target_parts(observation, legal))):
-                rows[a, 6] = min(parts["gain"] / 4.0, 1.0)
-                rows[a, 12] = parts["holder"]
-                values[i] = parts["value"]
-        for i, a in enumerate(legal):
-            kind_a, argument, k = decode[a]
-            if kind_a == A_DRAW:
-                rows[a, 1] = 1
-            elif kind_a == A_DISCARD:
-                rows[a, 2] = POINTS[argument] / 4.0
-                values[i] = POINTS[argument]  # the heuristic discards the highest pair first
-            elif kind_a in (A_GIVE_CARD, A_CURSE_GIVE):
-                rows[a, 3] = POINTS[argument >> 1] / 4.0
-            if k:
-                rows[a, 13] = min(counts[k].sum() / 7.0, 1.0)
-                rows[a, 14] = min(scores[k] / 16.0, 1.0)
-        rows[legal[h._best_set(values)], 15] = 1
+        legal = legal_array.tolist()
+        # the legal actions' rows, one row of this table per column (float64; rounded to float32 once, on the
+        # way into ``rows``), the columns of the action alone already there
+        table = self._static[:, legal_array]
+        kind = h._kind_of[legal[-1]]
+        if kind in (A_DRAW, A_DISCARD):  # draw or discard a pair: the heuristic discards the highest first
+            values = [self._discard_points[a] for a in legal]
+            reading = None
+        else:
+            reading = h.read(observation)
+            if kind == A_GIVE_CARD:
+                parts = h._give_card_parts(reading, legal)
+                values = [p["value"] for p in parts]
+                table[4] = [p["partner"] for p in parts]
+                table[5] = [1.0 + value / 20.0 for value in values]
+            elif kind == A_TAKE:
+                parts = h._take_parts(observation, reading, legal)
+                values = [p["value"] for p in parts]
+                table[6] = [min(p.get("gain", 0.0) / 4.0, 1.0) for p in parts]
+                table[7] = [p.get("balance", 0.0) for p in parts]
+            elif kind == A_GIVE_COLOUR:
+                parts = h._give_colour_parts(reading, legal)
+                values = [p["value"] for p in parts]
+                table[7] = [p["balance"] for p in parts]
+            elif kind == A_CURSE_GIVE:
+                parts = h._curse_give_parts(reading, legal)
+                values = [h._curse_give_value(p) for p in parts]
+                table[4] = [p["pair"] for p in parts]
+                table[8] = [(p["paired"] + 1.0) / 2.0 if p["pair"] > 0 else 0.0 for p in parts]
+                table[9] = [p["passed"] + 0.5 for p in parts]
+                table[10] = [p["ends"] for p in parts]
+                table[11] = [(value + 1.0) / 2.0 for value in values]
+            else:  # the dice opponent
+                parts = h._choose_target_parts(reading, legal)
+                values = [p["value"] for p in parts]
+                table[6] = [min(p["gain"] / 4.0, 1.0) for p in parts]
+                table[12] = [p["holder"] for p in parts]
+            # the receiver (or victim, or dice opponent) of each action: its hand size and score
+            receivers = [h._offset_of[a] for a in legal]
+            table[13] = [min(reading.hand_size[k] / 7.0, 1.0) if k else 0.0 for k in receivers]
+            table[14] = [min(reading.scores[k] / 16.0, 1.0) if k else 0.0 for k in receivers]
+        table[15, h._best_set(values)] = 1.0
         if self.version >= 1:
-            for a, outcome in self._heuristic.sure_endings(observation, legal).items():
-                rows[a, 16 if outcome != LOSS else 17] = 0.5 if outcome == SHARE else 1.0
-        return np.clip(rows, 0.0, 1.0, out=rows).ravel()
+            endings = h.sure_endings(observation, legal, reading)
+            if endings:
+                index = {a: i for i, a in enumerate(legal)}
+                for a, outcome in endings.items():
+                    table[16 if outcome != LOSS else 17, index[a]] = 0.5 if outcome == SHARE else 1.0
+        # clipped before the rounding, the same numbers: 0 and 1 are float32 numbers, and rounding keeps order
+        np.minimum(table, 1.0, out=table)
+        rows[legal_array] = np.maximum(table, 0.0, out=table).T
+        return rows.ravel()
 
     def dominated(self, observation: dict) -> np.ndarray | None:
         """Which actions a sure ending beats (:func:`~kakurega.agents.heuristics.kakurenbo_endings.dominated`),
         as a mask over the actions, from the seat's observation only (a rule of the game: the same in every
         version of the features)."""
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = np.asarray(observation["action_mask"]).nonzero()[0]
         mask = np.zeros(self.num_actions, dtype=bool)
-        mask[dominated(self._heuristic.sure_endings(observation, legal), legal)] = True
+        endings = self._heuristic.sure_endings(observation, legal)
+        if endings:
+            mask[dominated(endings, legal)] = True
         return mask

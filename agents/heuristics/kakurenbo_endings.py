@@ -27,8 +27,7 @@ move that is cut off by it is not marked.
 
 from __future__ import annotations
 
-import numpy as np
-
+from kakurega.agents.heuristics.kakurenbo_reading import KakurenboReader, Reading
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_TAKE,
@@ -45,26 +44,26 @@ from kakurega.envs.kakurenbo.rules import (
 WIN, SHARE, LOSS = "win", "share", "loss"
 
 
-def sure_endings(game, layout, observation: dict, legal) -> dict[int, str]:
-    """``{action: WIN | SHARE | LOSS}`` for the ``legal`` actions that surely end the game at once."""
-    vector = observation["observation"]
-    stage_piece = layout.view(vector, "stage")
-    stage = int(np.argmax(stage_piece)) if stage_piece.any() else -1
+def sure_endings(game, layout, observation: dict, legal, reading: Reading | None = None) -> dict[int, str]:
+    """``{action: WIN | SHARE | LOSS}`` for the ``legal`` actions that surely end the game at once.
+
+    ``reading``: the observation's :class:`~kakurega.agents.heuristics.kakurenbo_reading.Reading`, if the
+    caller has it (else it is read here)."""
+    if reading is None:
+        reading = KakurenboReader(layout, game.num_players)(observation["observation"])
+    stage = reading.stage
     if stage not in (CURSE_GIVE, DICE_TAKE):
         return {}
     n = game.num_players
-    cards = layout.view(vector, "cards")
-    colour_counts = layout.view(vector, "colour_counts").astype(int)
-    scores = layout.view(vector, "scores").astype(float)
-    curse = layout.view(vector, "curse")[:n]
-    holder = int(np.flatnonzero(curse)[0]) if curse.any() else -1
+    holder = -1 if reading.curse == n else reading.curse
+    decode = game.decode
     out = {}
     for action in legal:
-        kind, arg, k = game.decode[int(action)]
+        kind, arg, k = decode[int(action)]
         if stage == CURSE_GIVE and kind == A_CURSE_GIVE:
-            outcome = _curse_give(n, cards, colour_counts.sum(axis=1), scores, arg, k)
+            outcome = _curse_give(n, reading, arg, k)
         elif stage == DICE_TAKE and kind == A_TAKE:
-            outcome = _dice_take(n, cards, colour_counts, scores, holder, arg, k)
+            outcome = _dice_take(n, reading, holder, arg, k)
         else:
             outcome = None
         if outcome is not None:
@@ -89,7 +88,7 @@ def dominated(endings: dict[int, str], legal) -> list[int]:
     return losses if len(losses) < len(legal) else []
 
 
-def _verdict(final: np.ndarray, candidates: list[int]) -> str:
+def _verdict(final: list[float], candidates: list[int]) -> str:
     """Row 0's outcome when the game ends with ``final`` scores and only ``candidates`` may win."""
     if 0 not in candidates:
         return LOSS
@@ -99,10 +98,11 @@ def _verdict(final: np.ndarray, candidates: list[int]) -> str:
     return WIN if sum(final[r] == best for r in candidates) == 1 else SHARE
 
 
-def _curse_give(n, cards, counts, scores, card, k) -> str | None:
+def _curse_give(n, reading: Reading, card, k) -> str | None:
     """The outcome of giving the Curse and ``card`` to row ``k``, when it surely ends the game, else None."""
-    if not cards[card ^ 1, k]:
+    if reading.holder[card ^ 1] != k:
         return None  # the partner is elsewhere (the game goes on) or not located (not decided)
+    counts = reading.hand_size
     part = card >> 1
     left = counts[k] - 1  # the receiver's cards once the pair is gone, the Curse excluded
     if part in (RIGHT_LEG, LEFT_LEG):  # the receiver gets its neighbour's hand (the giver's less the card given)
@@ -110,36 +110,36 @@ def _curse_give(n, cards, counts, scores, card, k) -> str | None:
         left = counts[neighbour] - (1 if neighbour == 0 else 0)
     if left > 0:
         return None
-    final = scores.copy()
+    final = list(reading.scores)
     final[(k - 1) % n if part == CHEST else (k + 1) % n if part == WAIST else k] += POINTS[part]
     final[k] = 0.0  # the receiver ends with the Curse: its points are void, and it never wins
     return _verdict(final, [r for r in range(n) if r != k])
 
 
-def _dice_take(n, cards, colour_counts, scores, holder, colour, k) -> str | None:
+def _dice_take(n, reading: Reading, holder, colour, k) -> str | None:
     """The outcome of taking ``colour`` from row ``k`` after the dice, when it surely ends the game, else None."""
-    counts = colour_counts.sum(axis=1)
-    mine = np.flatnonzero(cards[:, 0])
-    if mine.size != counts[0]:
+    counts = reading.hand_size
+    mine = reading.mine
+    if len(mine) != counts[0]:
         return None  # some own card not located (never so once faces are seen)
-    outcomes = {_take_outcome(n, counts, scores, holder, mine, paired, k)
-                for paired in _pairings(cards, colour_counts, mine, colour, k)}
+    outcomes = {_take_outcome(n, counts, reading.scores, holder, mine, paired, k)
+                for paired in _pairings(reading, mine, colour, k)}
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
-def _pairings(cards, colour_counts, mine, colour, k) -> tuple[bool, ...]:
+def _pairings(reading: Reading, mine, colour, k) -> tuple[bool, ...]:
     """Whether the card taken can empty the taker's hand by pairing its one card, as far as the taker knows."""
-    if mine.size != 1:
+    if len(mine) != 1:
         return (False,)  # with two or more cards the taker keeps one, paired or not
-    partner = int(mine[0]) ^ 1
+    partner = mine[0] ^ 1
     if partner & 1 != colour:
         return (False,)
-    where = np.flatnonzero(cards[partner])
-    if where.size == 0:
+    where = reading.holder[partner]
+    if where < 0:
         return (True, False)
-    if where[0] != k:
+    if where != k:
         return (False,)
-    return (True,) if colour_counts[k, colour] == 1 else (True, False)
+    return (True,) if reading.counts[k][colour] == 1 else (True, False)
 
 
 def _take_outcome(n, counts, scores, holder, mine, paired: bool, k) -> str | None:
@@ -147,12 +147,12 @@ def _take_outcome(n, counts, scores, holder, mine, paired: bool, k) -> str | Non
     emptied = counts[0] == 1 and paired
     if not (holder == k and counts[k] == 1) and not (holder == 0 and emptied):
         return None
-    left = counts.copy()
+    left = list(counts)
     left[k] -= 1
     left[0] = 0 if emptied else counts[0] + 1
-    final = scores.copy()
+    final = list(scores)
     if paired:
-        final[0] += POINTS[int(mine[0]) >> 1]
+        final[0] += POINTS[mine[0] >> 1]
     if holder >= 0:
         final[holder] = 0.0
     return _verdict(final, [r for r in range(n) if left[r] == 0 and r != holder])

@@ -1,4 +1,5 @@
-"""The KAKURENBO heuristic's beliefs, read as arrays, are the numbers of the plain card-by-card reading.
+"""The KAKURENBO heuristic's beliefs, read from lists (``Reading.beliefs``), are the numbers of the plain
+card-by-card reading.
 
 The reference below is the plain version: one card at a time, its row from
 ``flatnonzero``, the free places counted down one by one.
@@ -64,7 +65,7 @@ def test_the_beliefs_are_the_plain_readings(observations):
     unknown_seen = 0
     for vector in found:
         obs = {"observation": vector}
-        beliefs = agent._beliefs(obs)
+        beliefs = np.array(agent.read(obs).beliefs())
         assert beliefs.dtype == np.float64 and beliefs.tobytes() == reference_beliefs(agent, obs).tobytes()
         unknown_seen += ((beliefs > 0) & (beliefs < 1)).any()
     assert unknown_seen > 50  # positions with shared chances, not only known cards
@@ -78,5 +79,6 @@ def test_control_a_card_miscounted_in_the_reference_is_caught(observations):
     for vector in found:
         changed = vector.copy()
         layout.view(changed, "pile_colours")[0] += 1  # one more red card in the pile: different shares
-        differing += agent._beliefs({"observation": vector}).tobytes() != reference_beliefs(agent, {"observation": changed}).tobytes()
+        beliefs = np.array(agent.read({"observation": vector}).beliefs())
+        differing += beliefs.tobytes() != reference_beliefs(agent, {"observation": changed}).tobytes()
     assert differing > 50
