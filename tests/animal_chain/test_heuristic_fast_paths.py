@@ -1,10 +1,12 @@
-"""The Animal Chain heuristic's measurement of every play gives the same numbers, bit for bit, as the plain one.
+"""The Animal Chain heuristic's measurement of every move gives the same numbers, bit for bit, as the plain one.
 
-``animal_chain_plays.play_parts`` (compiled when possible) grows the linked
-chains from the played card instead of searching them anew for every play,
-keeps protection as position bitmasks and remembers attack masks and their
-chances. The reference below is the plain version it replaced: for every
-play a copy of the board, two chain searches and two attack masks.
+``animal_chain_plays.measure`` (compiled when possible) reads the position
+from the observation vector, grows the linked chains from the played card
+instead of searching them anew for every play, keeps protection as position
+bitmasks, attacks as two animal masks and remembers their chances. The
+reference below is the plain version it replaced: the observation read with
+numpy, for every play a copy of the board, two chain searches and three
+attack masks (type masks), the chance counted from each mask.
 """
 
 import json
@@ -16,7 +18,19 @@ import numpy as np
 import pytest
 
 from kakurega.agents.base import AgentContext, RandomAgent, choose_action
-from kakurega.agents.heuristics.animal_chain import AnimalChainHeuristic, AnimalChainMoveFeatures
+from kakurega.agents.heuristics.animal_chain import (
+    W_DOUBLE,
+    W_DRAW,
+    W_OFFENCE,
+    W_RACE,
+    W_ROW,
+    W_TAKE,
+    W_THREAT,
+    WEIGHTS,
+    AnimalChainHeuristic,
+    AnimalChainMoveFeatures,
+)
+from kakurega.agents.heuristics.animal_chain_plays import PARTS
 from kakurega.envs import make
 from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, PLAY
 
@@ -69,6 +83,13 @@ def reference_connected(tops, q, p, side_of_p):
     return a[0] == b[1] if side_of_p == LEFT else a[1] == b[0]
 
 
+def reference_chance(mask, unseen, total_unseen, draws) -> float:
+    if not mask or total_unseen <= 0 or draws <= 0:
+        return 0.0
+    hits = sum(n for t, n in enumerate(unseen) if mask >> t & 1)
+    return 1.0 - (1.0 - min(1.0, hits / total_unseen)) ** draws
+
+
 def reference_play_parts(agent, observation, legal, cut_chains=True):
     """The plain measurement: a new board, both chain searches and both attack masks for every play.
 
@@ -108,7 +129,7 @@ def reference_play_parts(agent, observation, legal, cut_chains=True):
             ours = max(game.row_of[p] for p in range(P) if mine_linked >> p & 1)
             theirs_reach = last_row - min(game.row_of[p] for p in range(P) if theirs_linked >> p & 1)
             race = ours - theirs_reach
-        threat = agent._chance(reference_attack_mask(game, new_tops, agent.own_base, protected_mine, theirs_linked),
+        threat = reference_chance(reference_attack_mask(game, new_tops, agent.own_base, protected_mine, theirs_linked),
                                unseen, total_unseen, opp_hand)
         attack = reference_attack_mask(game, new_tops, agent.opponent_base, protected_theirs, mine_linked)
         # the types that surely win: every double of ours counts as kept but the one the play covers
@@ -153,6 +174,16 @@ def reference_play_parts(agent, observation, legal, cut_chains=True):
     return None, plays, passes
 
 
+def measured_parts(agent, observation):
+    """The heuristic's measurement in the reference's form: ``(winning play or None, [(play, parts)], [(pass, parts)])``."""
+    measured = agent._measure(observation, with_wins=True)
+    if measured.wins_now:
+        return measured.wins_now[0], [], []
+    rows = [(action, {**dict(zip(PARTS, values)), "wins": wins})
+            for action, values, wins in zip(measured.actions, measured.values.tolist(), measured.wins)]
+    return None, rows[: measured.num_plays], rows[measured.num_plays:]
+
+
 def play_phase_observations(name, config, games, seed=0):
     """Observations of every play-phase decision of seeded games of the heuristic against itself and random play."""
     env = make(name, **config)
@@ -186,7 +217,7 @@ def test_every_play_is_measured_as_the_plain_code_measures_it(positions):
     assert len(observations) > 100
     for observation in observations:
         legal = np.flatnonzero(observation["action_mask"])
-        assert agent._play_parts(observation, legal) == reference_play_parts(agent, observation, legal)
+        assert measured_parts(agent, observation) == reference_play_parts(agent, observation, legal)
 
 
 def test_control_a_measurement_that_never_cuts_a_chain_is_caught(positions):
@@ -197,8 +228,33 @@ def test_control_a_measurement_that_never_cuts_a_chain_is_caught(positions):
     differing = 0
     for observation in observations:
         legal = np.flatnonzero(observation["action_mask"])
-        differing += agent._play_parts(observation, legal) != reference_play_parts(agent, observation, legal, cut_chains=False)
+        differing += measured_parts(agent, observation) != reference_play_parts(agent, observation, legal, cut_chains=False)
     assert differing > 0
+
+
+def test_the_measurement_reads_any_mask_and_vector_type(positions):
+    context, observations = positions
+    agent = AnimalChainHeuristic(context)
+    for observation in observations[:20]:
+        other = {"observation": observation["observation"].astype(np.float64),
+                 "action_mask": observation["action_mask"].astype(bool)}
+        assert measured_parts(agent, other) == measured_parts(agent, observation)
+
+
+def reference_score(parts: dict) -> float:
+    """The heuristic's weighing of a move as the plain code wrote it."""
+    return (-W_THREAT * parts["threat"] + W_OFFENCE * parts["offence"] + W_RACE * parts["race"]
+            + W_ROW * parts["row"] + W_TAKE * parts["take"] + W_DOUBLE * parts["double"] + W_DRAW * parts["draw"])
+
+
+def test_the_scores_add_the_weighted_parts_as_the_plain_code_does():
+    rng = np.random.default_rng(0)
+    values = rng.random((2000, len(PARTS))) * rng.choice([1e-3, 1.0, 1e3], size=(2000, len(PARTS)))
+    plain = [reference_score(dict(zip(PARTS, row))) for row in values.tolist()]
+    assert AnimalChainHeuristic._scores(values).tolist() == plain
+    # control: the same terms added right to left differ somewhere, so the comparison sees the order
+    backwards = np.add.accumulate((values * WEIGHTS)[:, ::-1], axis=1)[:, -1]
+    assert backwards.tolist() != plain
 
 
 def features_digest(name, config, games):
