@@ -40,6 +40,7 @@ connect to a card linked to the mover's own base, so the game is a race:
 
 from __future__ import annotations
 
+from array import array
 from itertools import permutations
 from math import perm
 from typing import NamedTuple
@@ -47,10 +48,17 @@ from typing import NamedTuple
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.agents.heuristics.animal_chain_plays import PARTS, PlayTables, measure
+from kakurega.agents.heuristics.animal_chain_plays import (
+    PARTS,
+    PlayTables,
+    base_exposure,
+    base_key,
+    measure,
+    read_position,
+)
 from kakurega.agents.heuristics.animal_chain_sure_wins import dominated, surely_holds
 from kakurega.agents.move_features import legal_rows
-from kakurega.envs.animal_chain.rules import LEFT, AnimalChainGame
+from kakurega.envs.animal_chain.rules import AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
 W_OFFENCE = 3.0  # we could win next turn if the opponent does not block
@@ -100,23 +108,11 @@ class AnimalChainHeuristic(Agent):
         P, B = game.num_positions, game.base_size
         self.own_base = list(range(B))  # row 0 of the own frame
         self.opponent_base = list(range(P - B, P))
-        # Base building measures exposure with only the own base face up: for each cell an opponent
-        # could then play onto, the (base index, side of the cell facing it) links. "rules_page": the
-        # base cards themselves; "reach": the cells next to the base, where an attack must start.
-        base_index = {p: j for j, p in enumerate(self.own_base)}
-        if game.reach_rule:
-            targets = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
-        else:
-            targets = self.own_base
-        self._exposure_links = [
-            [(base_index[n], side) for n, side in game.attack_neighbours[q] if n in base_index] for q in targets
-        ]
-        # Chain rule: the cells next to the base where a chain starts, with their links to the base
-        approach = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
-        self._start_links = [[(base_index[n], side) for n, side in game.neighbours[q] if n in base_index] for q in approach]
-        self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
-        #: what the measurement of every move reads of the rules and the layout (animal_chain_plays.measure)
+        #: what the measurements of moves and bases read of the rules and the layout (animal_chain_plays)
         self._tables = PlayTables(game, self.own_base, self.opponent_base, context.layout)
+        #: the copies of each type in the deck, per seat, in that seat's frame
+        self._copies_in_frame = [array("q", [game.deck.copies[frame[t]] for t in range(game.num_types)])
+                                 for frame in game.type_in_frame]
         #: the moves a measurement can write a row for: the plays, the pass and the takes
         self._measurable = sum(kind in ("play", "pass", "take") for kind, _, _ in game.decoded[0])
         self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
@@ -126,17 +122,13 @@ class AnimalChainHeuristic(Agent):
 
     # ------------------------------------------------------------------ reading
     def _read(self, observation):
+        """``(types, hand, copies)``: the type seen at each position (``FACE_DOWN``: none), the hand and the
+        deck's copies of each type (counts per type, in the seat's frame), as new integer arrays."""
         game = self.game
-        left = self.piece(observation, "left_animal")
-        right = self.piece(observation, "right_animal")
-        tops = [None] * game.num_positions
-        lefts, rights = left.argmax(axis=1).tolist(), right.argmax(axis=1).tolist()
-        for p in np.flatnonzero(left.any(axis=1)).tolist():
-            tops[p] = (lefts[p], rights[p])
-        seat = int(self.piece(observation, "seat").argmax())
-        copies = [game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)]
-        hand = [int(n) for n in self.piece(observation, "hand")]
-        return tops, hand, copies
+        types, hand = array("q", [0]) * game.num_positions, array("q", [0]) * game.num_types
+        vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        seat = read_position(self._tables, vector, types, hand, array("q", [0]) * game.num_types)
+        return types, hand, array("q", self._copies_in_frame[seat])
 
     # ------------------------------------------------------------------ acting
     def act(self, observation, sampler=None) -> int:
@@ -163,41 +155,34 @@ class AnimalChainHeuristic(Agent):
         """``{action: _base_key}`` of keeping the base card being decided ("done") and of each legal swap with it."""
         game = self.game
         B = game.base_size
-        tops, hand, copies = self._read(observation)
-        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        types, hand, unseen = self._read(observation)
+        base = array("q", [types[p] for p in self.own_base])
         j = int(self.piece(observation, "base_position").argmax())
-        unseen = list(copies)
-        for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
+        for t in base:
             unseen[t] -= 1
-        keys = {game.done_action: self._base_key(base, hand, unseen)}
-        for action in legal:
-            action = int(action)
+        for t, n in enumerate(hand):
+            if n > 0:
+                unseen[t] -= n
+        keys = {game.done_action: base_key(self._tables, base, hand, unseen)}
+        for action in legal.tolist():
             if action == game.done_action:
                 continue
             t = action // B  # a swap of the frame type t with base card j (the only one offered)
-            new_base, new_hand = list(base), list(hand)
+            new_base, new_hand = array("q", base), array("q", hand)
             new_hand[t] -= 1
             new_hand[base[j]] += 1
             new_base[j] = t
-            keys[action] = self._base_key(new_base, new_hand, unseen)
+            keys[action] = base_key(self._tables, new_base, new_hand, unseen)
         return keys
-
-    def _base_key(self, base, hand, unseen) -> tuple:
-        """Smaller is better: the chain rule: most hand cards that can start a chain; otherwise least exposure."""
-        game = self.game
-        sides = len({game.left_animal[t] for t, n in enumerate(hand) if n}) + len({game.right_animal[t] for t, n in enumerate(hand) if n})
-        if game.chain_rule:
-            starts = self._links_mask(self._start_links, base)
-            return (-sum(n for t, n in enumerate(hand) if starts >> t & 1), -sides)
-        return (self._exposure(base, unseen), -sides)
 
     def _build(self, observation, legal) -> int:
         game = self.game
         B = game.base_size
-        tops, hand, copies = self._read(observation)
-        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        types, hand, copies = self._read(observation)
+        base = [types[p] for p in self.own_base]
+        hand = hand.tolist()
         cards = sorted(base + [t for t, n in enumerate(hand) for _ in range(n)])
-        unseen = list(copies)
+        unseen = copies.tolist()
         for t in cards:
             unseen[t] -= 1
         key_of_plan = (tuple(cards), tuple(unseen))
@@ -240,28 +225,9 @@ class AnimalChainHeuristic(Agent):
         return best
 
     def _exposure(self, base, unseen) -> int:
-        """Unseen cards an opponent could use against this base when only the base cards are face up.
-
-        "rules_page": cards playable onto a base card at once (they win);
-        "reach": cards playable onto a cell next to the base (the first step of an attack).
-        """
-        mask = self._links_mask(self._exposure_links, base)
-        return sum(n for t, n in enumerate(unseen) if mask >> t & 1)
-
-    def _links_mask(self, cells, base) -> int:
-        """Card types that connect to this base at one of ``cells`` (per cell: its ``(base index, side)`` links)."""
-        game = self.game
-        mask = 0
-        for links in cells:
-            lm = rm = 0
-            for j, side in links:
-                if side == LEFT:
-                    lm |= 1 << game.right_animal[base[j]]
-                else:
-                    rm |= 1 << game.left_animal[base[j]]
-            if lm or rm:
-                mask |= game.accepted_types(lm, rm)
-        return mask
+        """Unseen cards an opponent could use against this base when only the base cards are face up
+        (:func:`~kakurega.agents.heuristics.animal_chain_plays.base_exposure`)."""
+        return base_exposure(self._tables, array("q", base), array("q", unseen))
 
     def _play(self, observation) -> int:
         measured = self._measure(observation)

@@ -22,6 +22,7 @@ cdef class PlayTables:
     cdef public Py_ssize_t left_at, right_at, hand_at, face_down_at, my_double_at, opponent_double_at, seat_at
     cdef public Py_ssize_t opponent_hand_at
     cdef public long long[::1] type_of_animals, copies_in_frame, action_kinds, action_types, action_positions
+    cdef public long long[::1] exposure_bases, exposure_sides, start_bases, start_sides
 
 
 @cython.locals(starts="long long[::1]", neighbours="long long[::1]", sides="long long[::1]", one=cython.ulonglong,
@@ -106,3 +107,21 @@ cpdef Py_ssize_t _pair_index(unsigned long long[::1] lefts, unsigned long long[:
                frontier="long long[::1]", found="unsigned long long[::1]", _move=Py_ssize_t)
 cpdef tuple measure(PlayTables tables, const float[::1] vector, const signed char[::1] mask, double[:, ::1] out,
                     bint with_wins)
+
+
+@cython.locals(one=cython.ulonglong, left_animals=cython.ulonglong, right_animals=cython.ulonglong, i=Py_ssize_t)
+cpdef void _base_animals(PlayTables tables, long long[::1] bases, long long[::1] sides, long long[::1] base,
+                         unsigned long long[::1] found)
+
+
+@cython.locals(count=Py_ssize_t)
+cpdef Py_ssize_t _bits(cython.ulonglong mask)
+
+
+@cython.locals(found="unsigned long long[::1]")
+cpdef long long base_exposure(PlayTables tables, long long[::1] base, long long[::1] unseen)
+
+
+@cython.locals(one=cython.ulonglong, left_animals=cython.ulonglong, right_animals=cython.ulonglong, t=Py_ssize_t,
+               sides=Py_ssize_t, found="unsigned long long[::1]")
+cpdef tuple base_key(PlayTables tables, long long[::1] base, long long[::1] hand, long long[::1] unseen)

@@ -100,6 +100,17 @@ class PlayTables:
         #: positions whose cards an attack on each base reads (bitmasks): the attack neighbours of its cards
         self.own_attack_cells = sum({1 << n for q in own_base for n, _ in game.attack_neighbours[q]})
         self.opponent_attack_cells = sum({1 << n for q in opponent_base for n, _ in game.attack_neighbours[q]})
+        # Base building: the links of own base cards (their index in the base, and the side of the cell
+        # facing them) to the cells where a card connecting to them would threaten the base (exposure:
+        # under "rules_page" the base cards themselves, under "reach" the cells next to the base, where an
+        # attack must start) or start a chain (the cells next to the base)
+        base_index = {p: j for j, p in enumerate(own_base)}
+        approach = sorted({q for p in own_base for q, _ in game.neighbours[p] if q not in base_index})
+        exposed = approach if game.reach_rule else own_base
+        links = [(base_index[n], side) for q in exposed for n, side in game.attack_neighbours[q] if n in base_index]
+        self.exposure_bases, self.exposure_sides = array("q", [j for j, _ in links]), array("q", [side for _, side in links])
+        links = [(base_index[n], side) for q in approach for n, side in game.neighbours[q] if n in base_index]
+        self.start_bases, self.start_sides = array("q", [j for j, _ in links]), array("q", [side for _, side in links])
         # Reading the observation: where its pieces start, the type showing each pair of animals
         # (-1: none), the copies of each type in the deck in each seat's frame (seat-major)
         self.left_at, self.right_at = layout.slice("left_animal").start, layout.slice("right_animal").start
@@ -305,7 +316,7 @@ def cancelled_doubles(tables, types, doubles, p) -> int:
 def read_position(tables, vector, types, hand, unseen) -> int:
     """Read the observation ``vector`` into ``types`` (the type seen at each position, ``FACE_DOWN``: none),
     ``hand`` (counts per type) and ``unseen`` (the cards of each type in neither, at least 0); return the
-    cards in the opponent's hand."""
+    seat (the frame of the types)."""
     P, T, A = tables.num_positions, tables.num_types, tables.num_animals
     left_at, right_at = tables.left_at, tables.right_at
     for p in range(P):
@@ -330,7 +341,7 @@ def read_position(tables, vector, types, hand, unseen) -> int:
         t = types[p]
         if t >= 0:
             unseen[t] = max(0, unseen[t] - 1)
-    return int(vector[tables.opponent_hand_at])
+    return seat
 
 
 def _hits(tables, unseen, left_animals, right_animals) -> int:
@@ -370,7 +381,8 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
     """
     P, T = tables.num_positions, tables.num_types
     types, hand, unseen = _filled(P, _FACE_DOWN), _filled(T, 0), _filled(T, 0)
-    held = read_position(tables, vector, types, hand, unseen)
+    read_position(tables, vector, types, hand, unseen)
+    held = int(vector[tables.opponent_hand_at])
     kinds, cards, positions = tables.action_kinds, tables.action_types, tables.action_positions
     opponent_targets = tables.opponent_base_bits
     wins_now, plays, passes = [], [], []
@@ -495,3 +507,52 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
                 wins.append(masks[win])
             n += 1
     return wins_now, plays + passes, len(plays), wins, unseen, held
+
+
+def _base_animals(tables, bases, sides, base, found) -> None:
+    """Into ``found``, the animals (two masks) that a card's halves could match at base cards: per link
+    ``i``, the card ``base[bases[i]]`` faces a cell with the cell's side ``sides[i]``."""
+    one = 1
+    left_animals = right_animals = 0
+    for i in range(len(bases)):
+        if sides[i] == _LEFT:
+            left_animals |= one << tables.right_animal[base[bases[i]]]
+        else:
+            right_animals |= one << tables.left_animal[base[bases[i]]]
+    found[0], found[1] = left_animals, right_animals
+
+
+def _bits(mask) -> int:
+    """How many bits of ``mask`` are set."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+def base_exposure(tables, base, unseen) -> int:
+    """The cards of ``unseen`` (counts per type) an opponent could use against the base ``base`` (its card
+    types) when only the base cards are face up: under "rules_page" cards playable onto a base card at
+    once (they win), under "reach" cards playable onto a cell next to the base (the first step of an attack)."""
+    found = array("Q", [0, 0])
+    _base_animals(tables, tables.exposure_bases, tables.exposure_sides, base, found)
+    return _hits(tables, unseen, found[0], found[1])
+
+
+def base_key(tables, base, hand, unseen) -> tuple:
+    """How good a base is while building (smaller is better): under the chain rule ``(-the hand cards that
+    could start a chain, -the animals the hand shows)``, otherwise ``(base_exposure, -the animals the
+    hand shows)`` (``hand`` and ``unseen``: counts per type; the animals counted per half)."""
+    one = 1
+    left_animals = right_animals = 0
+    for t in range(tables.num_types):
+        if hand[t]:
+            left_animals |= one << tables.left_animal[t]
+            right_animals |= one << tables.right_animal[t]
+    sides = _bits(left_animals) + _bits(right_animals)
+    if not tables.chain_rule:
+        return base_exposure(tables, base, unseen), -sides
+    found = array("Q", [0, 0])
+    _base_animals(tables, tables.start_bases, tables.start_sides, base, found)
+    return -_hits(tables, hand, found[0], found[1]), -sides
