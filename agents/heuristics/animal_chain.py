@@ -152,7 +152,8 @@ class AnimalChainHeuristic(Agent):
         return best_action
 
     def _position_keys(self, observation, legal) -> dict:
-        """``{action: _base_key}`` of keeping the base card being decided ("done") and of each legal swap with it."""
+        """``{action: key}`` of keeping the base card being decided ("done") and of each legal swap with it
+        (:func:`~kakurega.agents.heuristics.animal_chain_plays.base_key`: smaller is better)."""
         game = self.game
         B = game.base_size
         types, hand, unseen = self._read(observation)
