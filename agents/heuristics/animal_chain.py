@@ -325,14 +325,14 @@ class AnimalChainMoveFeatures:
         (:func:`~kakurega.agents.heuristics.animal_chain_sure_wins.dominated`), as a mask over the actions,
         from the seat's observation only. It assumes an opponent that takes a win it has at once: against
         it such a move loses, so any other move is at least as good."""
-        h = self._heuristic
-        legal = np.flatnonzero(observation["action_mask"])
         mask = np.zeros(self.num_actions, dtype=bool)
-        if legal.size == 0 or not h.piece(observation, "phase")[1]:  # only plays and passes can win or lose
+        if not self._heuristic.piece(observation, "phase")[1]:  # only plays and passes can win or lose
             return mask
         measured = self._measure(observation)
         wins = measured.wins_now
-        mask[dominated(wins, [] if wins else self._handed(observation, measured), legal)] = True
+        handed = [] if wins else self._handed(observation, measured)
+        if wins or handed:  # (otherwise no move is dominated)
+            mask[dominated(wins, handed, np.flatnonzero(observation["action_mask"]).tolist())] = True
         return mask
 
     def _handed(self, observation: dict, measured: Measurement) -> list[int]:
@@ -347,7 +347,7 @@ class AnimalChainMoveFeatures:
             # a pass that draws nothing (no deck, no face-down card to take) after another one ends the game drawn
             moves = [(action, wins) for action, wins in moves if game.decoded[0][action][0] != "pass"]
         every = 0
-        for _, wins in moves:
+        for wins in {wins for _, wins in moves}:  # (a few distinct ones per position)
             every |= wins
         if not surely_holds(every, measured.unseen, held):  # (the usual case) then no move's fewer winning types do
             return []
