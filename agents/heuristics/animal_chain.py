@@ -57,7 +57,7 @@ from kakurega.agents.heuristics.animal_chain_plays import (
     read_position,
 )
 from kakurega.agents.heuristics.animal_chain_sure_wins import dominated, surely_holds
-from kakurega.agents.move_features import legal_rows
+from kakurega.agents.move_features import legal_ids, legal_rows
 from kakurega.envs.animal_chain.rules import AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
@@ -133,7 +133,7 @@ class AnimalChainHeuristic(Agent):
     # ------------------------------------------------------------------ acting
     def act(self, observation, sampler=None) -> int:
         if self.piece(observation, "phase")[0]:
-            legal = np.flatnonzero(observation["action_mask"])
+            legal = legal_ids(observation["action_mask"])
             if legal.size == 0:
                 raise ValueError(NO_LEGAL_ACTION)
             if self.game.per_position:
@@ -332,7 +332,7 @@ class AnimalChainMoveFeatures:
         wins = measured.wins_now
         handed = [] if wins else self._handed(observation, measured)
         if wins or handed:  # (otherwise no move is dominated)
-            mask[dominated(wins, handed, np.flatnonzero(observation["action_mask"]).tolist())] = True
+            mask[dominated(wins, handed, legal_ids(observation["action_mask"]).tolist())] = True
         return mask
 
     def _handed(self, observation: dict, measured: Measurement) -> list[int]:
