@@ -376,9 +376,9 @@ class AnimalChainMoveFeatures:
             return rows.ravel()
         span = max(1, self._rows)
         if measured.actions:  # one write of every row (float64 values, then float32 as before)
-            values = measured.values
-            rows[measured.actions, 2:8] = values[:, [THREAT, OFFENCE, RACE, TAKE, DOUBLE, DRAW]]  # the feature columns
-            rows[measured.actions, 4] = np.minimum(np.maximum((values[:, RACE] / span + 1) / 2, 0.0), 1.0)
+            values = measured.values[:, [THREAT, OFFENCE, RACE, TAKE, DOUBLE, DRAW]]  # columns 2-7 (a copy)
+            values[:, 2] = np.minimum(np.maximum((values[:, 2] / span + 1) / 2, 0.0), 1.0)
+            rows[measured.actions, 2:8] = values
         game = h.game
         for action in measured.actions[measured.num_plays:]:
             kind, _, p = game.decoded[0][action]

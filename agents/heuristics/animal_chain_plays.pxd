@@ -91,7 +91,8 @@ cpdef Py_ssize_t _pair_index(unsigned long long[::1] lefts, unsigned long long[:
                              cython.ulonglong left, cython.ulonglong right)
 
 
-@cython.locals(P=Py_ssize_t, T=Py_ssize_t, types="long long[::1]", hand="long long[::1]", unseen="long long[::1]",
+@cython.locals(P=Py_ssize_t, T=Py_ssize_t, block="long long[::1]", types="long long[::1]", hand="long long[::1]",
+               unseen="long long[::1]",
                held=Py_ssize_t, kinds="long long[::1]", cards="long long[::1]", positions="long long[::1]",
                opponent_targets="long long", wins_now=list, plays=list, passes=list, a=Py_ssize_t,
                total_unseen="long long", held_types="long long[::1]", num_held=Py_ssize_t, t=Py_ssize_t,

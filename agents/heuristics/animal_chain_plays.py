@@ -380,7 +380,15 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
     threat guesses it does).
     """
     P, T = tables.num_positions, tables.num_types
-    types, hand, unseen = _filled(P, _FACE_DOWN), _filled(T, 0), _filled(T, 0)
+    # one block of C integers for the position's arrays: the types seen, the hand, the types in hand; by
+    # position, the doubles a play there cancels (0: not yet known) and the chains that do not run through
+    # it (-1: not yet known; a card covering a linked card may cut a chain, and the chains after it grow
+    # from these); room for the chain searches
+    block = _filled(5 * P + 2 * T, -1)
+    types, hand, held_types = block[:P], block[P:P + T], block[P + T:P + 2 * T]
+    cancels, mine_without = block[P + 2 * T:2 * P + 2 * T], block[2 * P + 2 * T:3 * P + 2 * T]
+    theirs_without, frontier = block[3 * P + 2 * T:4 * P + 2 * T], block[4 * P + 2 * T:]
+    unseen = _filled(T, 0)
     read_position(tables, vector, types, hand, unseen)
     held = int(vector[tables.opponent_hand_at])
     kinds, cards, positions = tables.action_kinds, tables.action_types, tables.action_positions
@@ -399,7 +407,6 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
     if wins_now:
         return wins_now, [], 0, None, unseen, held
     total_unseen = 0
-    held_types = _filled(T, 0)  # the types in hand
     num_held = 0
     for t in range(T):
         total_unseen += unseen[t]
@@ -417,7 +424,6 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
     chain_rule = tables.chain_rule
     mine_now = theirs_now = mine_linked = theirs_linked = -1
     race = 0
-    frontier = _filled(P, 0)  # room for the chain searches
     if chain_rule:
         mine_now = linked_mask(tables, types, own_base, frontier)
         theirs_now = linked_mask(tables, types, opponent_base, frontier)
@@ -427,10 +433,8 @@ def measure(tables, vector, mask, out, with_wins) -> tuple:
     known = 0
     chances, masks = [], []
     wins = [] if with_wins else None
-    cancels = _filled(P, 0)  # by position: the doubles a play there cancels (0: not yet known)
-    # by position: the chains that do not run through it (-1: not yet known); a card covering a linked card
-    # may cut a chain, and the chains after it grow from these
-    mine_without, theirs_without = _filled(P, -1), _filled(P, -1)
+    for p in range(P):
+        cancels[p] = 0
     n = 0
     for j in range(len(plays) + (1 if passes else 0)):
         passing = j == len(plays)
