@@ -94,10 +94,17 @@ class MoveFeatures:
         return values
 
 
+def legal_ids(mask) -> np.ndarray:
+    """The legal action ids of an action mask (``np.flatnonzero``): a one-byte mask is read as booleans, which
+    numpy scans at once (``flatnonzero`` counts int8 entries one by one: several µs for 1,269 of them)."""
+    mask = np.asarray(mask).ravel()
+    return (mask.view(bool) if mask.dtype.itemsize == 1 else mask != 0).nonzero()[0]
+
+
 def legal_rows(observation: dict, num_actions: int, per_action: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-action feature rows to fill, and the legal actions: ``num_actions`` rows of ``per_action``
     zeros (float32), column 0 set to 1 on the legal actions' rows."""
     rows = np.zeros((num_actions, per_action), dtype=np.float32)
-    legal = np.flatnonzero(observation["action_mask"])
+    legal = legal_ids(observation["action_mask"])
     rows[legal, 0] = 1
     return rows, legal

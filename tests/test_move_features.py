@@ -14,7 +14,7 @@ from conformance import random_states
 from leak_checks import check_move_feature_leaks
 
 from kakurega.agents.base import AgentContext, choose_action
-from kakurega.agents.move_features import MoveFeatures
+from kakurega.agents.move_features import MoveFeatures, legal_ids
 from kakurega.agents.policy import PolicyFileError, load, read_policy, save_policy
 from kakurega.agents.training.config import ConfigError, validate_config
 from kakurega.agents.training.trainer import train
@@ -104,6 +104,16 @@ def test_move_feature_check_catches_features_that_read_the_true_state():
     states = random_states(raw.game, seed=1, num_games=20, every=2)
     with pytest.raises(AssertionError, match="move features changed"):
         check_move_feature_leaks(raw, PeekingFeatures(raw, features), states)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, bool, np.int64, np.float32])
+def test_the_legal_ids_are_flatnonzeros_for_every_mask_type(dtype):
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        mask = rng.choice([0, 0, 0, 1, 2, -1] if dtype not in (np.uint8, bool) else [0, 0, 0, 1], size=1269).astype(dtype)
+        assert legal_ids(mask).tolist() == np.flatnonzero(mask).tolist()
+        if dtype in (np.int8, np.int64):  # control: a reader of the positive entries misses the -1s
+            assert np.flatnonzero(mask > 0).tolist() != np.flatnonzero(mask).tolist()
 
 
 def test_an_env_without_move_features_is_refused():

@@ -40,16 +40,25 @@ connect to a card linked to the mover's own base, so the game is a race:
 
 from __future__ import annotations
 
+from array import array
 from itertools import permutations
 from math import perm
+from typing import NamedTuple
 
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.agents.heuristics.animal_chain_plays import PlayTables, play_parts
+from kakurega.agents.heuristics.animal_chain_plays import (
+    PARTS,
+    PlayTables,
+    base_exposure,
+    base_key,
+    measure,
+    read_position,
+)
 from kakurega.agents.heuristics.animal_chain_sure_wins import dominated, surely_holds
-from kakurega.agents.move_features import legal_rows
-from kakurega.envs.animal_chain.rules import FACE_DOWN, LEFT, AnimalChainGame
+from kakurega.agents.move_features import legal_ids, legal_rows
+from kakurega.envs.animal_chain.rules import AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn
 W_OFFENCE = 3.0  # we could win next turn if the opponent does not block
@@ -59,6 +68,29 @@ W_DOUBLE = 1.0  # a double cannot be covered by the opponent
 W_DRAW = 0.8  # a pass draws a card
 W_RACE = 1.0  # chain rule: per row our linked chain reaches (minus the rows the opponent's reaches)
 MAX_ARRANGEMENTS = 20_000  # base arrangements searched at most (the default board has 1680)
+
+
+NO_LEGAL_ACTION = "AnimalChainHeuristic.act: the action mask has no legal action"
+
+
+class Measurement(NamedTuple):
+    """What every legal move of a play decision leads to (:func:`~kakurega.agents.heuristics.animal_chain_plays.measure`)."""
+
+    wins_now: list  #: the plays that win at once (when there are some, nothing else is measured)
+    actions: list  #: the measured moves: the plays in action order, then the pass and the takes
+    num_plays: int  #: how many of ``actions`` are plays
+    values: np.ndarray  #: one row per measured move, columns ``PARTS`` (float64)
+    wins: list | None  #: per move, the card types that surely win for the opponent after it (asked for)
+    unseen: object  #: the cards of each type the seat has not seen (a sequence of counts)
+    held: int  #: the cards in the opponent's hand
+
+
+#: the columns of :attr:`Measurement.values`
+THREAT, OFFENCE, RACE, ROW, TAKE, DOUBLE, DRAW = (PARTS.index(name) for name in
+                                                   ("threat", "offence", "race", "row", "take", "double", "draw"))
+#: the weight of each column in a move's score, in the order of its terms
+WEIGHTS = np.array([{"threat": -W_THREAT, "offence": W_OFFENCE, "race": W_RACE, "row": W_ROW, "take": W_TAKE,
+                     "double": W_DOUBLE, "draw": W_DRAW}[name] for name in PARTS])
 
 
 class AnimalChainHeuristic(Agent):
@@ -76,33 +108,13 @@ class AnimalChainHeuristic(Agent):
         P, B = game.num_positions, game.base_size
         self.own_base = list(range(B))  # row 0 of the own frame
         self.opponent_base = list(range(P - B, P))
-        # Base building measures exposure with only the own base face up: for each cell an opponent
-        # could then play onto, the (base index, side of the cell facing it) links. "rules_page": the
-        # base cards themselves; "reach": the cells next to the base, where an attack must start.
-        base_index = {p: j for j, p in enumerate(self.own_base)}
-        if game.reach_rule:
-            targets = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
-        else:
-            targets = self.own_base
-        self._exposure_links = [
-            [(base_index[n], side) for n, side in game.attack_neighbours[q] if n in base_index] for q in targets
-        ]
-        # Chain rule: the cells next to the base where a chain starts, with their links to the base
-        approach = sorted({q for p in self.own_base for q, _ in game.neighbours[p] if q not in base_index})
-        self._start_links = [[(base_index[n], side) for n, side in game.neighbours[q] if n in base_index] for q in approach]
-        self.type_of_pair = {pair: t for t, pair in enumerate(game.deck.card_types)}
-        #: what the measurement of every play reads of the rules (animal_chain_plays.play_parts)
-        self._tables = PlayTables(game, self.own_base, self.opponent_base)
-        layout = context.layout
-        self._slices = {name: layout.slice(name) for name in
-                        ("left_animal", "right_animal", "hand", "seat", "face_down", "my_double", "opponent_double")}
-        self._opponent_hand_at = layout.index("hand_sizes", 1)
-        #: ``_type_of_animals[left, right]``: the card type showing these animals (-1 for no type)
-        self._type_of_animals = np.full((game.num_animals, game.num_animals), -1, dtype=np.int64)
-        for t, (left, right) in enumerate(game.deck.card_types):
-            self._type_of_animals[left, right] = t
+        #: what the measurements of moves and bases read of the rules and the layout (animal_chain_plays)
+        self._tables = PlayTables(game, self.own_base, self.opponent_base, context.layout)
         #: the copies of each type in the deck, per seat, in that seat's frame
-        self._copies_in_frame = [[game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)] for seat in (0, 1)]
+        self._copies_in_frame = [array("q", [game.deck.copies[frame[t]] for t in range(game.num_types)])
+                                 for frame in game.type_in_frame]
+        #: the moves a measurement can write a row for: the plays, the pass and the takes
+        self._measurable = sum(kind in ("play", "pass", "take") for kind, _, _ in game.decoded[0])
         self._plans: dict = {}  # base-building targets by (cards, unseen): a pure cache
 
     def reset(self) -> None:
@@ -110,56 +122,24 @@ class AnimalChainHeuristic(Agent):
 
     # ------------------------------------------------------------------ reading
     def _read(self, observation):
+        """``(types, hand, copies)``: the type seen at each position (``FACE_DOWN``: none), the hand and the
+        deck's copies of each type (counts per type, in the seat's frame), as new integer arrays."""
         game = self.game
-        left = self.piece(observation, "left_animal")
-        right = self.piece(observation, "right_animal")
-        tops = [None] * game.num_positions
-        lefts, rights = left.argmax(axis=1).tolist(), right.argmax(axis=1).tolist()
-        for p in np.flatnonzero(left.any(axis=1)).tolist():
-            tops[p] = (lefts[p], rights[p])
-        seat = int(self.piece(observation, "seat").argmax())
-        copies = [game.deck.copies[game.type_in_frame[seat][t]] for t in range(game.num_types)]
-        hand = [int(n) for n in self.piece(observation, "hand")]
-        return tops, hand, copies
-
-    def _read_types(self, observation):
-        """``(types, hand, unseen)``: the card type seen at each position (``FACE_DOWN``: none), the hand
-        (counts per type) and the cards of each type in neither (at least 0), read as arrays."""
-        game = self.game
-        vector = observation["observation"]
-        slices = self._slices
-        P, A = game.num_positions, game.num_animals
-        left = vector[slices["left_animal"]].reshape(P, A)
-        types = self._type_of_animals[left.argmax(axis=1), vector[slices["right_animal"]].reshape(P, A).argmax(axis=1)]
-        types[~left.any(axis=1)] = FACE_DOWN
-        types = types.tolist()
-        hand = vector[slices["hand"]].astype(int).tolist()
-        copies = self._copies_in_frame[int(vector[slices["seat"]].argmax())]
-        unseen = [c - h for c, h in zip(copies, hand)]
-        for t in types:
-            if t >= 0:
-                unseen[t] = max(0, unseen[t] - 1)
-        return types, hand, unseen
-
-    @staticmethod
-    def _chance(mask, unseen, total_unseen, draws) -> float:
-        if not mask or total_unseen <= 0 or draws <= 0:
-            return 0.0
-        hits = sum(n for t, n in enumerate(unseen) if mask >> t & 1)
-        return 1.0 - (1.0 - min(1.0, hits / total_unseen)) ** draws
+        types, hand = array("q", [0]) * game.num_positions, array("q", [0]) * game.num_types
+        vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        seat = read_position(self._tables, vector, types, hand, array("q", [0]) * game.num_types)
+        return types, hand, array("q", self._copies_in_frame[seat])
 
     # ------------------------------------------------------------------ acting
     def act(self, observation, sampler=None) -> int:
-        mask = observation["action_mask"]
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise ValueError("AnimalChainHeuristic.act: the action mask has no legal action")
-        phase = self.piece(observation, "phase")
-        if phase[0]:
+        if self.piece(observation, "phase")[0]:
+            legal = legal_ids(observation["action_mask"])
+            if legal.size == 0:
+                raise ValueError(NO_LEGAL_ACTION)
             if self.game.per_position:
                 return self._build_position(observation, legal)
             return self._build(observation, legal)
-        return self._play(observation, legal)
+        return self._play(observation)
 
     def _build_position(self, observation, legal) -> int:
         """``building="per_position"``: keep the base card being decided, or swap in the best hand card."""
@@ -172,44 +152,38 @@ class AnimalChainHeuristic(Agent):
         return best_action
 
     def _position_keys(self, observation, legal) -> dict:
-        """``{action: _base_key}`` of keeping the base card being decided ("done") and of each legal swap with it."""
+        """``{action: key}`` of keeping the base card being decided ("done") and of each legal swap with it
+        (:func:`~kakurega.agents.heuristics.animal_chain_plays.base_key`: smaller is better)."""
         game = self.game
         B = game.base_size
-        tops, hand, copies = self._read(observation)
-        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        types, hand, unseen = self._read(observation)
+        base = array("q", [types[p] for p in self.own_base])
         j = int(self.piece(observation, "base_position").argmax())
-        unseen = list(copies)
-        for t in base + [t for t, n in enumerate(hand) for _ in range(n)]:
+        for t in base:
             unseen[t] -= 1
-        keys = {game.done_action: self._base_key(base, hand, unseen)}
-        for action in legal:
-            action = int(action)
+        for t, n in enumerate(hand):
+            if n > 0:
+                unseen[t] -= n
+        keys = {game.done_action: base_key(self._tables, base, hand, unseen)}
+        for action in legal.tolist():
             if action == game.done_action:
                 continue
             t = action // B  # a swap of the frame type t with base card j (the only one offered)
-            new_base, new_hand = list(base), list(hand)
+            new_base, new_hand = array("q", base), array("q", hand)
             new_hand[t] -= 1
             new_hand[base[j]] += 1
             new_base[j] = t
-            keys[action] = self._base_key(new_base, new_hand, unseen)
+            keys[action] = base_key(self._tables, new_base, new_hand, unseen)
         return keys
-
-    def _base_key(self, base, hand, unseen) -> tuple:
-        """Smaller is better: the chain rule: most hand cards that can start a chain; otherwise least exposure."""
-        game = self.game
-        sides = len({game.left_animal[t] for t, n in enumerate(hand) if n}) + len({game.right_animal[t] for t, n in enumerate(hand) if n})
-        if game.chain_rule:
-            starts = self._links_mask(self._start_links, base)
-            return (-sum(n for t, n in enumerate(hand) if starts >> t & 1), -sides)
-        return (self._exposure(base, unseen), -sides)
 
     def _build(self, observation, legal) -> int:
         game = self.game
         B = game.base_size
-        tops, hand, copies = self._read(observation)
-        base = [self.type_of_pair[tops[j]] for j in self.own_base]
+        types, hand, copies = self._read(observation)
+        base = [types[p] for p in self.own_base]
+        hand = hand.tolist()
         cards = sorted(base + [t for t, n in enumerate(hand) for _ in range(n)])
-        unseen = list(copies)
+        unseen = copies.tolist()
         for t in cards:
             unseen[t] -= 1
         key_of_plan = (tuple(cards), tuple(unseen))
@@ -252,92 +226,48 @@ class AnimalChainHeuristic(Agent):
         return best
 
     def _exposure(self, base, unseen) -> int:
-        """Unseen cards an opponent could use against this base when only the base cards are face up.
+        """Unseen cards an opponent could use against this base when only the base cards are face up
+        (:func:`~kakurega.agents.heuristics.animal_chain_plays.base_exposure`)."""
+        return base_exposure(self._tables, array("q", base), array("q", unseen))
 
-        "rules_page": cards playable onto a base card at once (they win);
-        "reach": cards playable onto a cell next to the base (the first step of an attack).
-        """
-        mask = self._links_mask(self._exposure_links, base)
-        return sum(n for t, n in enumerate(unseen) if mask >> t & 1)
-
-    def _links_mask(self, cells, base) -> int:
-        """Card types that connect to this base at one of ``cells`` (per cell: its ``(base index, side)`` links)."""
-        game = self.game
-        mask = 0
-        for links in cells:
-            lm = rm = 0
-            for j, side in links:
-                if side == LEFT:
-                    lm |= 1 << game.right_animal[base[j]]
-                else:
-                    rm |= 1 << game.left_animal[base[j]]
-            if lm or rm:
-                mask |= game.accepted_types(lm, rm)
-        return mask
-
-    def _play(self, observation, legal) -> int:
-        win, plays, passes = self._play_parts(observation, legal)
-        if win is not None:
-            return win  # wins at once (the mask already applies the attack_rule)
-        best_action, best_score = None, -np.inf
-        for action, parts in plays:
-            score = self._score(parts)
-            if score > best_score:
-                best_action, best_score = action, score
-        if passes:
-            pass_score = self._score(passes[0][1])
-            if best_action is None or pass_score >= best_score:
-                return self._choose_pass([action for action, _ in passes])
-        return best_action
+    def _play(self, observation) -> int:
+        measured = self._measure(observation)
+        if measured.wins_now:
+            return measured.wins_now[0]  # wins at once (the mask already applies the attack_rule)
+        if not measured.actions:
+            raise ValueError(NO_LEGAL_ACTION)
+        scores = self._scores(measured.values)
+        plays, passes = measured.num_plays, measured.actions[measured.num_plays:]
+        best = int(np.argmax(scores[:plays])) if plays else -1  # the first best play
+        if passes and (best < 0 or scores[plays] >= scores[best]):
+            return self._choose_pass(passes)
+        return measured.actions[best]
 
     @staticmethod
-    def _score(parts: dict) -> float:
-        """The heuristic's weighing of what a play (or the pass) leads to (``_play_parts``)."""
-        return (-W_THREAT * parts["threat"] + W_OFFENCE * parts["offence"] + W_RACE * parts["race"]
-                + W_ROW * parts["row"] + W_TAKE * parts["take"] + W_DOUBLE * parts["double"] + W_DRAW * parts["draw"])
+    def _scores(values: np.ndarray) -> np.ndarray:
+        """The heuristic's weighing of what each measured move leads to (rows of :meth:`_measure`): the sum
+        of its weighted parts, added left to right (``np.add.accumulate``), as
+        ``-W_THREAT * threat + W_OFFENCE * offence + ... + W_DRAW * draw`` adds them."""
+        return np.add.accumulate(values * WEIGHTS, axis=1)[:, -1]
 
-    def _play_parts(self, observation, legal):
-        """``(winning play or None, [(play, parts)], [(pass or take, parts)])``: what each play leads to.
+    def _measure(self, observation, with_wins: bool = False) -> Measurement:
+        """What each legal move of a play decision leads to (:class:`Measurement`).
 
-        ``parts``: the chance the opponent can then win at once (``threat``),
+        Per move: the chance the opponent can then win at once (``threat``),
         whether we could win next turn (``offence``), the chain rule's race (rows
         our linked chain reaches minus those the opponent's reaches), the rows
         advanced without the chain rule (``row``, 0-4), taking a face-down card,
         making a double, and for the pass and the takes the draw; the same parts
         for every pass action (the position is unchanged). Measured by
-        :func:`~kakurega.agents.heuristics.animal_chain_plays.play_parts`.
+        :func:`~kakurega.agents.heuristics.animal_chain_plays.measure`.
         """
-        game = self.game
-        decoded = game.decoded[0]
-        opponent_base = self._tables.opponent_base_bits
-        candidates, pass_actions = [], []
-        for action in [int(a) for a in legal]:
-            kind, t, p = decoded[action]
-            if kind != "play":
-                if kind in ("pass", "take"):
-                    pass_actions.append(action)
-                continue
-            if opponent_base >> p & 1:
-                return action, [], []  # wins at once (the mask already applies the attack_rule)
-            candidates.append((action, t, p))
-        types, hand, unseen = self._read_types(observation)
-        total_unseen = sum(unseen)
-        vector = observation["observation"]
-        opp_hand = int(vector[self._opponent_hand_at])
-        mine = sum(1 << p for p in np.flatnonzero(vector[self._slices["my_double"]]).tolist())
-        theirs = sum(1 << p for p in np.flatnonzero(vector[self._slices["opponent_double"]]).tolist())
-        plays, passing = play_parts(
-            self._tables, candidates, types, hand, sum(1 << t for t, n in enumerate(hand) if n),
-            vector[self._slices["face_down"]].tolist(), mine, theirs,
-            lambda mask: self._chance(mask, unseen, total_unseen, opp_hand), bool(pass_actions),
-        )
-        if not game.chain_rule:  # (under the chain rule the race term measures progress)
-            last_row = game.shape.num_rows - 1
-            for action, parts in plays:
-                parts["row"] = game.row_of[decoded[action][2]] / last_row * 4
-        if passing is not None:
-            passing["draw"] = 1.0
-        return None, plays, [(action, passing) for action in pass_actions]
+        vector = np.ascontiguousarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        if mask.dtype != np.int8 or not mask.flags.c_contiguous:
+            mask = np.ascontiguousarray(mask != 0).view(np.int8)
+        values = np.empty((self._measurable, len(PARTS)))
+        wins_now, actions, num_plays, wins, unseen, held = measure(self._tables, vector, mask, values, with_wins)
+        return Measurement(wins_now, actions, num_plays, values[: len(actions)], wins, unseen, held)
 
     def _choose_pass(self, pass_actions) -> int:
         """The plain pass, or take the face-down card nearest the own base (its hole blocks the opponent)."""
@@ -379,15 +309,15 @@ class AnimalChainMoveFeatures:
         layout = context.layout
         self._turn_at, self._deck_at = layout.index("turn", 0), layout.index("deck_size", 0)
         self._passes_at = layout.index("passes_without_draw", 0)
-        self._last_parts: tuple = (None, None)
+        self._last: tuple = (None, None)
 
-    def _play_parts(self, observation: dict, legal):
-        """The heuristic's ``_play_parts`` of the observation, remembered for the last one: a pruned bot that
-        reads the features asks twice per decision. Read the parts, never change them."""
+    def _measure(self, observation: dict) -> Measurement:
+        """The heuristic's measurement of the observation (with the types that surely win), remembered for the
+        last one: a pruned bot that reads the features asks twice per decision. Read it, never change it."""
         key = (observation["observation"].tobytes(), observation["action_mask"].tobytes())
-        if key != self._last_parts[0]:
-            self._last_parts = (key, self._heuristic._play_parts(observation, legal))
-        return self._last_parts[1]
+        if key != self._last[0]:
+            self._last = (key, self._heuristic._measure(observation, with_wins=True))
+        return self._last[1]
 
     def dominated(self, observation: dict) -> np.ndarray:
         """The actions that a play winning at once, or any move after which the opponent does not surely hold
@@ -395,39 +325,37 @@ class AnimalChainMoveFeatures:
         (:func:`~kakurega.agents.heuristics.animal_chain_sure_wins.dominated`), as a mask over the actions,
         from the seat's observation only. It assumes an opponent that takes a win it has at once: against
         it such a move loses, so any other move is at least as good."""
-        h = self._heuristic
-        legal = np.flatnonzero(observation["action_mask"])
         mask = np.zeros(self.num_actions, dtype=bool)
-        if legal.size == 0 or not h.piece(observation, "phase")[1]:  # only plays and passes can win or lose
+        if not self._heuristic.piece(observation, "phase")[1]:  # only plays and passes can win or lose
             return mask
-        decoded, opponent_base = h.game.decoded[0], h._tables.opponent_base_bits
-        wins = [a for a in legal.tolist() if decoded[a][0] == "play" and opponent_base >> decoded[a][2] & 1]
-        mask[dominated(wins, [] if wins else self._handed(observation, legal), legal)] = True
+        measured = self._measure(observation)
+        wins = measured.wins_now
+        handed = [] if wins else self._handed(observation, measured)
+        if wins or handed:  # (otherwise no move is dominated)
+            mask[dominated(wins, handed, legal_ids(observation["action_mask"]).tolist())] = True
         return mask
 
-    def _handed(self, observation: dict, legal) -> list[int]:
-        """The legal moves after which the opponent, to move, surely holds a card that wins at once."""
-        h = self._heuristic
+    def _handed(self, observation: dict, measured: Measurement) -> list[int]:
+        """The measured moves after which the opponent, to move, surely holds a card that wins at once."""
+        game = self._heuristic.game
         vector = observation["observation"]
-        held = int(vector[h._opponent_hand_at])
-        if held == 0 or vector[self._turn_at] + 1 >= h.game.max_turns:  # no hand, or the turn limit ends the game
+        held = measured.held
+        if held == 0 or vector[self._turn_at] + 1 >= game.max_turns:  # no hand, or the turn limit ends the game
             return []
-        _, plays, passes = self._play_parts(observation, legal)
+        moves = list(zip(measured.actions, measured.wins))
         if vector[self._deck_at] == 0 and vector[self._passes_at] >= 1:
             # a pass that draws nothing (no deck, no face-down card to take) after another one ends the game drawn
-            passes = [(action, parts) for action, parts in passes if h.game.decoded[0][action][0] != "pass"]
-        measured = plays + passes
-        unseen = h._read_types(observation)[2]
+            moves = [(action, wins) for action, wins in moves if game.decoded[0][action][0] != "pass"]
         every = 0
-        for _, parts in measured:
-            every |= parts["wins"]
-        if not surely_holds(every, unseen, held):  # (the usual case) then no move's fewer winning types do
+        for wins in {wins for _, wins in moves}:  # (a few distinct ones per position)
+            every |= wins
+        if not surely_holds(every, measured.unseen, held):  # (the usual case) then no move's fewer winning types do
             return []
         sure = {}  # by winning types: a few distinct ones per position
-        for _, parts in measured:
-            if parts["wins"] not in sure:
-                sure[parts["wins"]] = surely_holds(parts["wins"], unseen, held)
-        return [action for action, parts in measured if sure[parts["wins"]]]
+        for _, wins in moves:
+            if wins not in sure:
+                sure[wins] = surely_holds(wins, measured.unseen, held)
+        return [action for action, wins in moves if sure[wins]]
 
     def __call__(self, observation: dict) -> np.ndarray:
         h = self._heuristic
@@ -442,20 +370,18 @@ class AnimalChainMoveFeatures:
                     rows[action, 8] = min((-first if h.game.chain_rule else first) / 8, 1.0)
                     rows[action, 9] = min(-sides / 16, 1.0)
             return rows.ravel()
-        win, plays, passes = self._play_parts(observation, legal)
-        if win is not None:
-            rows[win, 1] = 1
+        measured = self._measure(observation)
+        if measured.wins_now:
+            rows[measured.wins_now[0], 1] = 1
             return rows.ravel()
         span = max(1, self._rows)
-        measured = plays + passes
-        if measured:  # one write of every row, the values computed as arrays (float64, then float32 as before)
-            values = np.array([(parts["threat"], parts["offence"], parts["race"], parts["take"], parts["double"],
-                                parts["draw"]) for _, parts in measured])
+        if measured.actions:  # one write of every row (float64 values, then float32 as before)
+            values = measured.values[:, [THREAT, OFFENCE, RACE, TAKE, DOUBLE, DRAW]]  # columns 2-7 (a copy)
             values[:, 2] = np.minimum(np.maximum((values[:, 2] / span + 1) / 2, 0.0), 1.0)
-            rows[[action for action, _ in measured], 2:8] = values
+            rows[measured.actions, 2:8] = values
         game = h.game
-        for action, _ in passes:
-            kind, _, p = game.decode(0, action)
+        for action in measured.actions[measured.num_plays:]:
+            kind, _, p = game.decoded[0][action]
             if kind == "take":
                 rows[action, 10] = 1 - game.row_of[p] / span
         return rows.ravel()

@@ -22,7 +22,7 @@ a covered card as unseen and prove the handed win less often (never wrongly:
 more unseen cards outside W only weaken the proof). The observation does not
 show which cards a double rests on either: a double of the mover that its play
 may cancel is counted as kept (see
-:func:`~kakurega.agents.heuristics.animal_chain_plays.play_parts`' ``wins``),
+:func:`~kakurega.agents.heuristics.animal_chain_plays.measure`' ``wins``),
 which again only leaves types out of W.
 """
 

@@ -91,7 +91,7 @@ def test_when_every_move_hands_a_sure_win_none_is_dominated():
     state = _handing_position(25, env.game)  # 25 cards: some card wins whatever player 0 does
     observation = _observe(env, state)
     legal = np.flatnonzero(observation["action_mask"])
-    assert set(features._handed(observation, legal)) == set(legal.tolist())
+    assert set(features._handed(observation, features._measure(observation))) == set(legal.tolist())
     assert not features.dominated(observation).any()
 
 
