@@ -425,31 +425,37 @@ class TurnPlans:
 
     def __init__(self, game, start, visited, drawn, blocked, budget, icons, spent):
         must_move = game.must_move and spent == 0
-        icon_of, square_vp, open_lines = game.icon_of, game.square_vp, game.open_lines
+        icon_of, square_vp = game.icon_of, game.square_vp
+        lines_out, moves, shortcut_lines = game.lines_out, game.directed_moves, game.shortcut_lines
         squares, paths, announcements, exits, gains = [], [], [], [], []
         path: list[int] = []
 
-        def search(p, vis, drw, left, cost, reached, gain):
-            # every line open from p, whatever the budget: none means stuck (the turn ends here)
-            options = open_lines(p, vis, drw, blocked, BUDGET)
+        # The open lines as masks of directed lines (the rules' tables): those open from p are
+        # lines_out[p] & ~closed, in the rules' order (ascending ids), as open_lines lists them.
+        def search(p, closed, left, cost, reached, gain):
+            options = lines_out[p] & ~closed  # every line open from p, whatever the budget: none means stuck
             if not (must_move and not path and options):  # the rules may require a first line
                 squares.append(p)
                 paths.append(tuple(path))
                 announcements.append((cost, reached))
-                exits.append(len(options))
+                exits.append(options.bit_count())
                 gains.append(gain)
-            for q, bit, lid, k in options:
-                if k > left:
-                    continue
+            if left < SHORTCUT_COST:
+                options = options & ~shortcut_lines if left >= MOVE_COST else 0
+            while options:
+                low = options & -options
+                options ^= low
+                q, k, closes = moves[low.bit_length() - 1]
                 path.append(q)
                 icon = icon_of[q]
                 search(
-                    q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                    q, closed | closes, left - k, cost + k,
                     tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + square_vp[q],
                 )
                 path.pop()
 
-        search(start, visited, drawn, budget, spent, tuple(sorted(icons)), 0)
+        closed = game.closed_lines_at(visited, drawn, blocked)
+        search(start, closed, budget, spent, tuple(sorted(icons)), 0)
         self.squares = np.array(squares, dtype=np.intp)
         self.paths = paths
         self.stuck = np.array([e == 0 for e in exits], dtype=bool)

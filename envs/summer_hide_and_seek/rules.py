@@ -223,9 +223,11 @@ class SummerHideAndSeekGame(Game):
         #: lines[lid]: the squares (low, high) of each line
         #: out_lines[p]: (target square, its bit, line id, cost) of every line the static rules allow
         #: conflicts[lid]: bitmask of line ids that overlap or cross line lid
-        #: directed_lines[d] = (p, q): the directed lines, numbered by p then q (see _static_tables)
+        #: directed_lines[d] = (p, q): the directed lines, numbered by p then q (see _static_tables);
+        #: lines_out[p]: the directed lines from p (a mask), shortcut_lines: those of cost 2 (a mask);
+        #: directed_moves[d]: (target, cost, the directed lines that drawing d closes)
         (self.reach, self.lines, self.out_lines, self._line_of, self.conflicts, self.directed_lines, self._into,
-         self._out, self._shortcut_lines, self._lines_from, self.directed_moves, self._conflict_closes) = tables
+         self.lines_out, self.shortcut_lines, self._lines_from, self.directed_moves, self._conflict_closes) = tables
         self._actions_of_open: dict[int, tuple[int, ...]] = {0: (self.stop_action,)}
 
     def closed_lines_at(self, visited: int, drawn: int, blocked: int) -> int:
@@ -320,10 +322,10 @@ class SummerHideAndSeekGame(Game):
         if phase == CHILD:  # the lines of line_options(state), then stop
             if state.continue_due:
                 return [self.continue_action]
-            open_lines = self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
+            open_lines = self.lines_out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
             budget = BUDGET - state.turn_cost
             if budget < SHORTCUT_COST:
-                open_lines = open_lines & ~self._shortcut_lines if budget >= MOVE_COST else 0
+                open_lines = open_lines & ~self.shortcut_lines if budget >= MOVE_COST else 0
             actions = self._actions_of_open.get(open_lines) or self._open_actions(open_lines)
             if self.must_move and budget == BUDGET and open_lines:
                 return list(actions[:-1])  # the turn's first decision: a line, not stop
@@ -372,14 +374,14 @@ class SummerHideAndSeekGame(Game):
             state.phase = CHILD
             state.turn_cost = 0
             state.turn_icons = []
-            if not self._out[action] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
+            if not self.lines_out[action] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
                 self._end_child_turn(state, stuck=True)
         else:
             raise ValueError("the game is over")
 
     def _after_line(self, state: SummerState) -> None:
         """After a line (and its continue): the stuck rule, then (``paced_turns``) the end of a spent budget."""
-        if not self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
+        if not self.lines_out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
             self._end_child_turn(state, stuck=True)
         elif self.paced_turns and state.turn_cost == BUDGET:
             self._end_child_turn(state, stuck=False)
@@ -419,7 +421,7 @@ class SummerHideAndSeekGame(Game):
         state.phase = CHILD
         state.turn_cost = 0
         state.turn_icons = []
-        if not self._out[square] & ~(state.closed_lines | lines):  # stuck (is_stuck, by the masks)
+        if not self.lines_out[square] & ~(state.closed_lines | lines):  # stuck (is_stuck, by the masks)
             self._end_child_turn(state, stuck=True)
 
     def _end_round(self, state: SummerState, how: int) -> None:

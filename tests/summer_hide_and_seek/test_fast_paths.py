@@ -127,7 +127,7 @@ def test_rules_objects_of_a_map_share_its_static_line_tables(monkeypatch):
     assert env.game.out_lines is game.out_lines
     fresh = rules_module._static_tables(game.map, game.strict_moves)
     assert fresh == (game.reach, game.lines, game.out_lines, game._line_of, game.conflicts, game.directed_lines,
-                     game._into, game._out, game._shortcut_lines, game._lines_from, game.directed_moves,
+                     game._into, game.lines_out, game.shortcut_lines, game._lines_from, game.directed_moves,
                      game._conflict_closes)
     monkeypatch.setattr(rules_module, "_STATIC_TABLES", {})
     monkeypatch.setattr(rules_module, "STATIC_TABLES_SIZE", 1)
@@ -142,6 +142,6 @@ def test_rules_objects_of_a_map_share_its_static_line_tables(monkeypatch):
         drawn &= rng.getrandbits(len(game.lines)) & rng.getrandbits(len(game.lines))  # a few lines
         blocked = rng.getrandbits(game.num_squares) & rng.getrandbits(game.num_squares)
         visited &= rng.getrandbits(game.num_squares) | 1 << p
-        open_now = game._out[p] & ~game.closed_lines_at(visited, drawn, blocked)
+        open_now = game.lines_out[p] & ~game.closed_lines_at(visited, drawn, blocked)
         expected = [q for q, _b, _l, _c in game.open_lines(p, visited, drawn, blocked, BUDGET)]
         assert [game.directed_moves[d][0] for d in iter_bits(open_now)] == expected
