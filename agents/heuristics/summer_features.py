@@ -15,7 +15,14 @@ import numpy as np
 
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_dominance import stuck_lines, sure_find
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights, Walks, read_stroke
+from kakurega.agents.heuristics.summer_hide_and_seek import (
+    FUTURE_VALUE,
+    MOBILITY,
+    PublicWeights,
+    TurnPlans,
+    Walks,
+    read_stroke,
+)
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -93,6 +100,9 @@ class SummerMoveFeatures:
         self._seekers = game.num_players - 1
         self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = {}
         self._turn_walks = None  # the walks of the seekers' weights of the last child turn (see _child_rows)
+        #: the plans of the last child turn: ((blocked, walks key), the stroke they start from, its announcement,
+        #: TurnPlans, P(found) at each plan's end)
+        self._kept_turn = None
         #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
         self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
@@ -232,49 +242,58 @@ class SummerMoveFeatures:
         turn = (base.tobytes(), pieces.tobytes())
         if self._turn_walks is None or self._turn_walks.key != turn:
             self._turn_walks = Walks(self._weights, base, pieces, key=turn)
-        walks = self._turn_walks
-
-        def found_at(q: int, cost: int, reached: tuple) -> float:
-            return min(1.0, self._seekers * float(walks.heard(cost, tuple(sorted(reached)))[q]))
-
-        # best[action] = (plan score, P(found) at the plan's end)
-        best: dict[int, tuple[float, float]] = {}
-
-        def evaluate(action: int, q: int, cost: int, reached: tuple, exits: int, gain: float) -> None:
-            found = 1.0 if not exits else found_at(q, cost, reached)
-            value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4) if exits else gain
-            if action not in best or value > best[action][0]:
-                best[action] = (value, found)
-
-        def search(action, p, vis, drw, left, cost, reached, gain):
-            options = game.open_lines(p, vis, drw, blocked, BUDGET)  # every line, whatever the budget: stuck test
-            evaluate(action, p, cost, reached, len(options), gain)
-            for q, bit, lid, k in options:
-                if k <= left:
-                    icon = game.icon_of[q]
-                    search(action, q, vis | bit, drw | (1 << lid), left - k, cost + k,
-                           reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q])
-
-        p, spent = stroke[-1], BUDGET - budget
-        options = game.open_lines(p, visited, drawn, blocked, BUDGET)
-        if mask[game.stop_action]:
-            evaluate(game.stop_action, p, spent, icons, len(options), 0.0)
-            rows[game.stop_action, 3] = min(len(options), 4) / 4
-            rows[game.stop_action, 4] = best[game.stop_action][1]
-        for q, bit, lid, k in options:
+        plans, node, found = self._turn_plans(stroke, visited, drawn, blocked, budget, icons)
+        # the plans from here: this position's plan and those through it, or every plan when this position is
+        # their start and not a plan itself (a first line is required)
+        lo, hi = (node, plans.ends[node]) if node >= 0 else (0, len(plans.paths))
+        gains = plans.gains[lo:hi] - (plans.gains[node] if node >= 0 else 0.0)  # VP from here (whole numbers)
+        stuck = plans.stuck[lo:hi]
+        # each plan's score from here, the search's arithmetic
+        values = np.where(stuck, gains, gains + (1.0 - found[lo:hi]) * FUTURE_VALUE + plans.mobility[lo:hi])
+        best: dict[int, tuple[float, float]] = {}  # action -> (its best plan's score, P(found) at that plan's end)
+        if mask[game.stop_action] and node >= 0:
+            best[game.stop_action] = (float(values[0]), float(found[node]))
+            rows[game.stop_action, 3] = min(plans.exits[node], 4) / 4
+            rows[game.stop_action, 4] = found[node]
+        ends, squares = plans.ends, plans.squares
+        j = node + 1 if node >= 0 else 0
+        while j < hi:  # the first line of each plan from here, in the search's order
+            q = int(squares[j])
             action = game.line_base + q
-            if k > budget or not mask[action]:
-                continue
-            icon = game.icon_of[q]
-            reached = icons + (icon,) if icon >= 0 else icons
-            vis, drw = visited | bit, drawn | (1 << lid)
-            exits = len(game.open_lines(q, vis, drw, blocked, BUDGET))
-            rows[action, 1] = game.square_vp[q] / self._max_vp
-            rows[action, 2] = float(exits == 0)
-            rows[action, 3] = min(exits, 4) / 4
-            rows[action, 4] = 1.0 if not exits else found_at(q, spent + k, reached)
-            search(action, q, vis, drw, budget - k, spent + k, reached, float(game.square_vp[q]))
+            if mask[action]:
+                exits = plans.exits[j]
+                rows[action, 1] = game.square_vp[q] / self._max_vp
+                rows[action, 2] = float(exits == 0)
+                rows[action, 3] = min(exits, 4) / 4
+                rows[action, 4] = found[j]
+                top = j + int(np.argmax(values[j - lo:ends[j] - lo]))  # the first best plan through this line
+                best[action] = (float(values[top - lo]), float(found[top]))
+            j = ends[j]
         self._plan_columns(best, rows)
+
+    def _turn_plans(self, stroke: list[int], visited: int, drawn: int, blocked: int, budget: int, icons: tuple):
+        """(TurnPlans, this position's plan in them or -1 for their start when it is none, P(found) at each
+        plan's end, by the turn's walks).
+
+        The plans of the first decision of a turn met serve its later decisions: the plans from a later position
+        are those through it (:class:`TurnPlans` keeps them together), scored from there."""
+        walks, spent = self._turn_walks, BUDGET - budget
+        kept = self._kept_turn
+        if kept is not None and kept[0] == (blocked, walks.key) and stroke[:len(kept[1])] == kept[1]:
+            _key, start, start_announcement, plans, found = kept
+            path = tuple(stroke[len(start):])
+            if not path and start_announcement == (spent, icons):
+                return plans, plans.node_of(()), found
+            node = plans.node_of(path) if path else -1
+            if node >= 0 and plans.plan_announcements[node] == (spent, icons):
+                return plans, node, found
+        plans = TurnPlans(self.game, stroke[-1], visited, drawn, blocked, budget, icons, spent)
+        found = np.ones(len(plans.paths))
+        if plans.announcements:
+            heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+            found = np.where(plans.stuck, 1.0, np.minimum(1.0, self._seekers * heard[plans.announcement, plans.squares]))
+        self._kept_turn = ((blocked, walks.key), list(stroke), (spent, icons), plans, found)
+        return plans, plans.node_of(()), found
 
     def _start_rows(self, belief: np.ndarray, legal: np.ndarray, rows: np.ndarray) -> None:
         key = (belief.tobytes(), legal.tobytes())

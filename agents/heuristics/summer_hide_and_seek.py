@@ -420,26 +420,31 @@ class TurnPlans:
     child is stuck there, the VP it reaches and the mobility bonus of its end square.
 
     The score of each plan is then a few array operations, the same arithmetic, plan by plan,
-    as the search's: ``gain + (1 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)``.
+    as the search's: ``gain + (1 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)``. The plans
+    through a plan (its subtree) follow it, so the plans from a later position of the turn are a
+    slice (see ``ends``).
     """
 
     def __init__(self, game, start, visited, drawn, blocked, budget, icons, spent):
         must_move = game.must_move and spent == 0
         icon_of, square_vp = game.icon_of, game.square_vp
         lines_out, moves, shortcut_lines = game.lines_out, game.directed_moves, game.shortcut_lines
-        squares, paths, announcements, exits, gains = [], [], [], [], []
+        squares, paths, announcements, exits, gains, ends = [], [], [], [], [], []
         path: list[int] = []
 
         # The open lines as masks of directed lines (the rules' tables): those open from p are
         # lines_out[p] & ~closed, in the rules' order (ascending ids), as open_lines lists them.
         def search(p, closed, left, cost, reached, gain):
             options = lines_out[p] & ~closed  # every line open from p, whatever the budget: none means stuck
+            node = -1
             if not (must_move and not path and options):  # the rules may require a first line
+                node = len(squares)
                 squares.append(p)
                 paths.append(tuple(path))
                 announcements.append((cost, reached))
                 exits.append(options.bit_count())
                 gains.append(gain)
+                ends.append(0)
             if left < SHORTCUT_COST:
                 options = options & ~shortcut_lines if left >= MOVE_COST else 0
             while options:
@@ -453,6 +458,8 @@ class TurnPlans:
                     tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + square_vp[q],
                 )
                 path.pop()
+            if node >= 0:
+                ends[node] = len(squares)
 
         closed = game.closed_lines_at(visited, drawn, blocked)
         search(start, closed, budget, spent, tuple(sorted(icons)), 0)
@@ -461,6 +468,11 @@ class TurnPlans:
         self.stuck = np.array([e == 0 for e in exits], dtype=bool)
         self.gains = np.array(gains, dtype=float)
         self.mobility = np.array([MOBILITY * min(e, 4) for e in exits], dtype=float)
+        #: the plans through plan i (its path a prefix of theirs) are plans i to ends[i] - 1
+        self.ends = ends
+        self.exits = exits  #: the lines open from each plan's end
+        self.plan_announcements = announcements  #: each plan's announcement (cost, sorted icons)
+        self._nodes: dict | None = None  # path -> plan, built when first asked
         #: the announcements of the plans not stuck (a stuck plan's is never heard: it points at row 0)
         rows: dict = {}
         for announcement, stuck in zip(announcements, self.stuck):
@@ -470,3 +482,9 @@ class TurnPlans:
             rows[announcements[0]] = 0
         self.announcements = list(rows)
         self.announcement = np.array([rows.get(a, 0) for a in announcements], dtype=np.intp)
+
+    def node_of(self, path: tuple[int, ...]) -> int:
+        """The plan that draws ``path`` (from the start), -1 when there is none."""
+        if self._nodes is None:
+            self._nodes = {p: i for i, p in enumerate(self.paths)}
+        return self._nodes.get(path, -1)
