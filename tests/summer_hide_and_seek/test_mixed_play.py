@@ -150,3 +150,62 @@ def test_the_training_config_writes_mix_only_for_a_game_that_has_mixed_play():
     assert policy_fields(config) == {"mix": True}
     with pytest.raises(ConfigError, match="declares no mixed play"):
         validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "total_timesteps": 1000, "mix": True})
+
+
+def reference_groups(child, options):
+    """The plain grouping: each plan read from the arrays one number at a time."""
+    from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY
+    from kakurega.agents.heuristics.summer_mixed import MIN_EXITS
+
+    ends, cramped, stuck = {}, {}, []
+    for plans, start in options:
+        for i, q in enumerate(plans.squares.tolist()):
+            if plans.stuck[i]:
+                stuck.append((plans.gains[i], start, plans.paths[i]))
+                continue
+            value = plans.gains[i] + plans.mobility[i]
+            group = ends if plans.mobility[i] >= MOBILITY * MIN_EXITS - 1e-9 else cramped
+            squares = group.setdefault(plans.announcements[plans.announcement[i]], {})
+            if q not in squares or value > squares[q][0]:
+                squares[q] = (value, start, plans.paths[i])
+    groups = ends or cramped
+    if not groups:
+        best = max(stuck, key=lambda plan: plan[0])
+        return [], (best[1], list(best[2]))
+    scored = []
+    for announcement, squares in groups.items():
+        found = min(1.0, child.seekers / len(squares))
+        scored.append((float(np.mean([plan[0] for plan in squares.values()])) + (1.0 - found) * FUTURE_VALUE,
+                       announcement))
+    top = max(value for value, _ in scored)
+    return [groups[a] for value, a in scored if value >= top - 1e-9], None
+
+
+@pytest.mark.parametrize("env_name,num_players", [("summer_hide_and_seek_v2", 2), ("summer_hide_and_seek_v1", 3)])
+def test_the_groups_of_the_plans_are_the_plain_ones(env_name, num_players):
+    """Every turn of random games, and the first turns from every start square (with a control)."""
+    from kakurega.agents.heuristics.summer_hide_and_seek import TurnPlans
+    from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD
+
+    env = make(env_name, wrapped=False, num_players=num_players)
+    child = SummerMixedChild(_context(env, env_name, {"num_players": num_players}))
+    game, rng = env.game, np.random.default_rng(0)
+    cases = [[(child._first_turn(s), s) for s in game._start_actions]]
+    for seed in range(6):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            state = env.game_state
+            if state.phase == CHILD and not state.continue_due:
+                cases.append([(TurnPlans(game, state.stroke[-1], state.visited, state.drawn, state.blocked,
+                                         BUDGET - state.turn_cost, tuple(state.turn_icons), state.turn_cost),
+                               state.stroke[-1])])
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    def ordered(groups):  # the draw reads the squares in their order
+        best, stuck = groups
+        return [list(squares.items()) for squares in best], stuck
+
+    assert len(cases) > 30
+    for options in cases:
+        assert ordered(child._groups(options)) == ordered(reference_groups(child, options))
+    control = [(plans, start + 1) for plans, start in cases[0]]  # another start: the plans' records differ
+    assert ordered(child._groups(control)) != ordered(reference_groups(child, cases[0]))
