@@ -22,6 +22,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     TurnPlans,
     Walks,
     read_stroke,
+    shared_tables,
 )
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
@@ -37,6 +38,8 @@ CHILD_CACHE_SIZE = 1024
 STUCK_CACHE_SIZE = 1024
 #: announcements whose walks (from every square, nothing blocked) are kept: (cost, icons) pairs, a few dozen occur
 ANNOUNCEMENTS_CACHE_SIZE = 256
+#: start positions (belief, legal starts) whose rows are kept, shared by every instance of a configuration
+START_ROWS_SIZE = 16
 
 
 class SummerMoveFeatures:
@@ -98,7 +101,9 @@ class SummerMoveFeatures:
         self._public_weights_model = None
         self._max_vp = max(1, max(game.square_vp))
         self._seekers = game.num_players - 1
-        self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = {}
+        #: (belief bytes, legal starts bytes) -> the start rows (at most START_ROWS_SIZE; shared by the
+        #: configuration's features: a function of public facts, the same for every seat)
+        self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = shared_tables(game).setdefault("start_rows", {})
         self._turn_walks = None  # the walks of the seekers' weights of the last child turn (see _child_rows)
         #: the plans of the last child turn: ((blocked, walks key), the stroke they start from, its announcement,
         #: TurnPlans, P(found) at each plan's end)
@@ -297,7 +302,8 @@ class SummerMoveFeatures:
 
     def _start_rows(self, belief: np.ndarray, legal: np.ndarray, rows: np.ndarray) -> None:
         key = (belief.tobytes(), legal.tobytes())
-        if key not in self._start_cache:  # (a pure function of public facts that repeat every round: kept)
+        start_rows = self._start_cache.get(key)
+        if start_rows is None:  # (a pure function of public facts that repeat every round: kept)
             game = self.game
             start_rows = np.zeros_like(rows)
             weights = belief / belief.sum() if belief.sum() > 0 else belief
@@ -309,10 +315,9 @@ class SummerMoveFeatures:
                 start_rows[action, 3] = min(len(game.open_lines(square, 1 << square, 0, 0, BUDGET)), 4) / 4
                 best[int(action)] = (self._best_first_turn(square, weights, nothing, heard_after), 0.0)
             self._plan_columns(best, start_rows)
-            if len(self._start_cache) >= 16:
-                self._start_cache.clear()
-            self._start_cache[key] = start_rows
-        rows[:, 1:] = self._start_cache[key][:, 1:]
+            start_rows.flags.writeable = False
+            remember(self._start_cache, key, start_rows, START_ROWS_SIZE)
+        rows[:, 1:] = start_rows[:, 1:]
 
     def _best_first_turn(self, start: int, weights: np.ndarray, nothing: np.ndarray, heard_after: dict) -> float:
         """The heuristic's score of the best first turn from ``start`` (no piece stands in a round's first turn)."""

@@ -65,6 +65,25 @@ DECISIONS_CACHE_SIZE = 1024
 #: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
 UPDATES_CACHE_SIZE = 1024
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
+#: configurations whose public tables (:func:`shared_tables`) are kept at module level
+SHARED_CONFIGS_SIZE = 8
+_SHARED: dict[tuple, dict[str, dict]] = {}
+
+
+def shared_tables(game) -> dict[str, dict]:
+    """Tables of public facts shared by every agent of ``game``'s configuration in this process (module level).
+
+    Every Summer agent of a configuration computes the same start-square scores and the same public weights
+    after each announcement, so one computes them for all. Only what is a function of public facts is kept
+    here (the weights, the belief, the legal starts, the announcements and the pieces, which every seat
+    sees), never what a seat asks about its own secret: the child's plans from its square stay in its own
+    caches. At most SHARED_CONFIGS_SIZE configurations; an agent of another gets tables of its own.
+    """
+    key = (game.map, game.strict_moves, game.must_move, game.paced_turns, game.num_players)
+    tables = _SHARED.get(key)
+    if tables is None:
+        tables = remember(_SHARED, key, {}, SHARED_CONFIGS_SIZE)
+    return tables
 
 
 class PublicWeights:
@@ -216,13 +235,16 @@ class SummerHideAndSeekHeuristic(Agent):
         self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
         self.public_weights = PublicWeights(game)
-        #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE)
-        self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = {}
+        shared = shared_tables(game)
+        #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE;
+        #: shared by the configuration's heuristics)
+        self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = shared.setdefault("start_values", {})
         #: (weights bytes, blocked bytes) -> Walks (the first WALKS_CACHE_SIZE asked about)
         self._walks_cache: dict[tuple[bytes, bytes], Walks] = {}
         self._last_walks: tuple = (None, None)  # (key, Walks) of the last walks asked for
-        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE)
-        self._updates_cache: dict[tuple, np.ndarray] = {}
+        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE;
+        #: shared by the configuration's heuristics)
+        self._updates_cache: dict[tuple, np.ndarray] = shared.setdefault("updates", {})
         #: (position, walks key) -> (score, plan) of the best plan (the first DECISIONS_CACHE_SIZE)
         self._decisions_cache: dict[tuple, tuple[float, list[int]]] = {}
         #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
@@ -363,9 +385,7 @@ class SummerHideAndSeekHeuristic(Agent):
         if values is None:
             walks = self._walks(weights, np.zeros_like(weights))  # every start shares them
             values = [self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0] for s in starts]
-            if len(self._start_cache) >= START_CACHE_SIZE:
-                self._start_cache.pop(next(iter(self._start_cache)))
-            self._start_cache[key] = values
+            remember(self._start_cache, key, values, START_CACHE_SIZE)
         return values
 
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:

@@ -35,13 +35,22 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import AgentContext
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, TurnPlans, read_stroke, turn_actions
+from kakurega.agents.heuristics.summer_hide_and_seek import (
+    FUTURE_VALUE,
+    MOBILITY,
+    TurnPlans,
+    read_stroke,
+    shared_tables,
+    turn_actions,
+)
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
 #: an end square needs this many open lines to be drawn among its announcement's squares (when one has them)
 MIN_EXITS = 2
-START_GROUPS_SIZE = 8  #: first-turn plan groups kept per agent, by legal start squares (the same every round)
+#: first-turn plan groups kept, by legal start squares (the same every round), shared by every mixed child of a
+#: configuration (public facts: every start square's plans)
+START_GROUPS_SIZE = 8
 PHASE_START, PHASE_CHILD = 0, 1  #: the observation's ``phase`` one-hot: start square, child's turn
 
 
@@ -64,8 +73,8 @@ class SummerMixedChild:
         squares = game.map.squares
         self._rows = np.array([r for r, _c in squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in squares], dtype=np.intp)
-        #: legal start squares -> the groups of the first turn's plans from them (the same every round)
-        self._start_groups: dict = {}
+        #: legal start squares -> the groups of the first turn's plans from them (the same every round; shared)
+        self._start_groups: dict = shared_tables(game).setdefault("start_groups", {})
         self.reset()
 
     def reset(self) -> None:

@@ -208,3 +208,40 @@ def test_control_plans_that_ignore_the_pieces_are_caught():
     differ = [TurnPlans(game, *position[:3], 0, *position[4:]).paths != reference_turn_plans(game, *position)[1]
               for position in positions]
     assert any(differ)
+
+
+def _tournament_moves(games=2, num_players=4) -> list:
+    from kakurega.agents.tournament import run_tournament
+
+    moves = []
+    run_tournament("summer_hide_and_seek_v2", ["heuristic", "pretrained"], {"num_players": num_players}, games=games,
+                   seed=3, on_game=lambda game: moves.append(game.moves))
+    return moves
+
+
+def test_agents_of_a_configuration_share_the_public_tables_and_play_as_with_their_own(monkeypatch):
+    """The heuristics, the move features and the mixed children of a configuration share the tables of public
+    facts (start scores, start rows, start groups, the weights after each announcement); agents with tables of
+    their own play the same moves."""
+    from kakurega.agents.heuristics import summer_hide_and_seek as heuristic
+
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    shared_moves = _tournament_moves()
+    (tables,) = heuristic._SHARED.values()
+    assert tables["start_values"] and tables["updates"] and tables["start_rows"]
+    four = heuristic.shared_tables(_agent(num_players=4)[1].game)
+    assert four is tables and heuristic.shared_tables(_agent(num_players=3)[1].game) is not tables
+    monkeypatch.setattr(heuristic, "SHARED_CONFIGS_SIZE", 0)  # every agent its own tables
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    assert _tournament_moves() == shared_moves and not heuristic._SHARED
+
+
+def test_control_a_wrong_shared_table_changes_the_moves(monkeypatch):
+    from kakurega.agents.heuristics import summer_hide_and_seek as heuristic
+
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    plain = _tournament_moves(games=1)
+    (tables,) = heuristic._SHARED.values()
+    for weights in tables["updates"].values():
+        weights[:] = np.roll(weights, 1)  # the seekers now believe in other squares
+    assert _tournament_moves(games=1) != plain
