@@ -42,6 +42,8 @@ random).
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
@@ -483,25 +485,51 @@ class TurnPlans:
 
         closed = game.closed_lines_at(visited, drawn, blocked)
         search(start, closed, budget, spent, tuple(sorted(icons)), 0)
-        self.squares = np.array(squares, dtype=np.intp)
-        self.paths = paths
-        self.stuck = np.array([e == 0 for e in exits], dtype=bool)
-        self.gains = np.array(gains, dtype=float)
-        self.mobility = np.array([MOBILITY * min(e, 4) for e in exits], dtype=float)
+        #: per plan, as lists: its end square, its path (the squares after the start), the lines open from its
+        #: end, the VP it reaches and its announcement (cost, sorted icons); the arrays below are built from them
+        self.square_list, self.paths, self.exits, self.gain_list = squares, paths, exits, gains
+        self.plan_announcements = announcements
         #: the plans through plan i (its path a prefix of theirs) are plans i to ends[i] - 1
         self.ends = ends
-        self.exits = exits  #: the lines open from each plan's end
-        self.plan_announcements = announcements  #: each plan's announcement (cost, sorted icons)
         self._nodes: dict | None = None  # path -> plan, built when first asked
-        #: the announcements of the plans not stuck (a stuck plan's is never heard: it points at row 0)
+
+    @cached_property
+    def squares(self) -> np.ndarray:
+        """Each plan's end square."""
+        return np.array(self.square_list, dtype=np.intp)
+
+    @cached_property
+    def stuck(self) -> np.ndarray:
+        """Whether the child is stuck at each plan's end (no line open)."""
+        return np.array([e == 0 for e in self.exits], dtype=bool)
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        """The VP each plan reaches."""
+        return np.array(self.gain_list, dtype=float)
+
+    @cached_property
+    def mobility(self) -> np.ndarray:
+        """The mobility bonus of each plan's end, ``MOBILITY * min(exits, 4)``."""
+        return np.array([MOBILITY * min(e, 4) for e in self.exits], dtype=float)
+
+    @cached_property
+    def announcements(self) -> list:
+        """The announcements of the plans not stuck, each once (a stuck plan's is never heard: see
+        :attr:`announcement`)."""
         rows: dict = {}
-        for announcement, stuck in zip(announcements, self.stuck):
-            if not stuck and announcement not in rows:
+        for announcement, exits in zip(self.plan_announcements, self.exits):
+            if exits and announcement not in rows:
                 rows[announcement] = len(rows)
-        if not rows and announcements:
-            rows[announcements[0]] = 0
-        self.announcements = list(rows)
-        self.announcement = np.array([rows.get(a, 0) for a in announcements], dtype=np.intp)
+        if not rows and self.plan_announcements:
+            rows[self.plan_announcements[0]] = 0
+        return list(rows)
+
+    @cached_property
+    def announcement(self) -> np.ndarray:
+        """Each plan's row in :attr:`announcements` (a stuck plan's may be row 0)."""
+        rows = {a: i for i, a in enumerate(self.announcements)}
+        return np.array([rows.get(a, 0) for a in self.plan_announcements], dtype=np.intp)
 
     def node_of(self, path: tuple[int, ...]) -> int:
         """The plan that draws ``path`` (from the start), -1 when there is none."""

@@ -114,7 +114,7 @@ class SummerMixedChild:
         counts = self._piece(observation, "turn_icons")
         icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
         plans = TurnPlans(self.game, stroke[-1], visited, drawn, blocked, budget, icons, BUDGET - budget)
-        if not plans.squares.size:
+        if not plans.paths:
             return int(rng.choice(legal))
         _start, path = self._draw(self._groups([(plans, stroke[-1])]), rng)
         actions = turn_actions(self.game, stroke[-1], path, budget)
@@ -136,16 +136,16 @@ class SummerMixedChild:
         stuck: list[tuple[float, int, tuple]] = []
         roomy = MOBILITY * MIN_EXITS - 1e-9
         for plans, start in options:
-            # (Python floats hold the arrays' float64 values: the same sums and comparisons, faster per plan)
-            announcements, paths = plans.announcements, plans.paths
-            for i, (q, is_stuck, gain, mobility, row) in enumerate(zip(
-                    plans.squares.tolist(), plans.stuck.tolist(), plans.gains.tolist(), plans.mobility.tolist(),
-                    plans.announcement.tolist())):
-                if is_stuck:
+            # (from the plans' lists: a value is the same float as from their arrays, gain + mobility)
+            paths = plans.paths
+            for i, (q, exits, gain, announcement) in enumerate(zip(
+                    plans.square_list, plans.exits, plans.gain_list, plans.plan_announcements)):
+                if not exits:
                     stuck.append((gain, start, paths[i]))
                     continue
+                mobility = MOBILITY * min(exits, 4)
                 value = gain + mobility
-                squares = (ends if mobility >= roomy else cramped).setdefault(announcements[row], {})
+                squares = (ends if mobility >= roomy else cramped).setdefault(announcement, {})
                 known = squares.get(q)
                 if known is None or value > known[0]:
                     squares[q] = (value, start, paths[i])
@@ -156,7 +156,8 @@ class SummerMixedChild:
         scored = []
         for announcement, squares in groups.items():
             found = min(1.0, self.seekers / len(squares))
-            value = float(np.mean([plan[0] for plan in squares.values()])) + (1.0 - found) * FUTURE_VALUE
+            values = np.array([plan[0] for plan in squares.values()])
+            value = float(np.add.reduce(values) / len(values)) + (1.0 - found) * FUTURE_VALUE  # np.mean's arithmetic
             scored.append((value, announcement))
         top = max(value for value, _ in scored)
         return [groups[a] for value, a in scored if value >= top - 1e-9], None
