@@ -47,6 +47,7 @@ from functools import cached_property
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.heuristics.summer_plans import enumerate_plans
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
@@ -448,43 +449,9 @@ class TurnPlans:
     """
 
     def __init__(self, game, start, visited, drawn, blocked, budget, icons, spent):
-        must_move = game.must_move and spent == 0
-        icon_of, square_vp = game.icon_of, game.square_vp
-        lines_out, moves, shortcut_lines = game.lines_out, game.directed_moves, game.shortcut_lines
-        squares, paths, announcements, exits, gains, ends = [], [], [], [], [], []
-        path: list[int] = []
-
-        # The open lines as masks of directed lines (the rules' tables): those open from p are
-        # lines_out[p] & ~closed, in the rules' order (ascending ids), as open_lines lists them.
-        def search(p, closed, left, cost, reached, gain):
-            options = lines_out[p] & ~closed  # every line open from p, whatever the budget: none means stuck
-            node = -1
-            if not (must_move and not path and options):  # the rules may require a first line
-                node = len(squares)
-                squares.append(p)
-                paths.append(tuple(path))
-                announcements.append((cost, reached))
-                exits.append(options.bit_count())
-                gains.append(gain)
-                ends.append(0)
-            if left < SHORTCUT_COST:
-                options = options & ~shortcut_lines if left >= MOVE_COST else 0
-            while options:
-                low = options & -options
-                options ^= low
-                q, k, closes = moves[low.bit_length() - 1]
-                path.append(q)
-                icon = icon_of[q]
-                search(
-                    q, closed | closes, left - k, cost + k,
-                    tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + square_vp[q],
-                )
-                path.pop()
-            if node >= 0:
-                ends[node] = len(squares)
-
         closed = game.closed_lines_at(visited, drawn, blocked)
-        search(start, closed, budget, spent, tuple(sorted(icons)), 0)
+        squares, paths, announcements, exits, gains, ends = enumerate_plans(
+            game, start, closed, budget, spent, tuple(sorted(icons)), game.must_move and spent == 0)
         #: per plan, as lists: its end square, its path (the squares after the start), the lines open from its
         #: end, the VP it reaches and its announcement (cost, sorted icons); the arrays below are built from them
         self.square_list, self.paths, self.exits, self.gain_list = squares, paths, exits, gains

@@ -89,9 +89,9 @@ class SummerMixedChild:
         if self._piece(observation, "child")[0] != 1:
             return None
         phase = int(np.argmax(self._piece(observation, "phase")))
-        legal = np.flatnonzero(observation["action_mask"])
+        mask = observation["action_mask"]
         if phase == PHASE_START:
-            starts = tuple(int(s) for s in legal)
+            starts = tuple(int(s) for s in np.flatnonzero(mask))
             groups = self._start_groups.get(starts)
             if groups is None:  # the same in every round's start: one enumeration per agent
                 groups = remember(self._start_groups, starts, self._groups([(self._first_turn(s), s) for s in starts]),
@@ -102,8 +102,9 @@ class SummerMixedChild:
         if phase != PHASE_CHILD:
             return None
         budget = int(round(float(self._piece(observation, "budget_left")[0])))
-        if self._plan and budget < BUDGET and self._plan[0] in legal:
+        if self._plan and budget < BUDGET and mask[self._plan[0]]:
             return self._plan.pop(0)  # the turn's plan goes on
+        legal = np.flatnonzero(mask)
         stroke, visited, drawn = read_stroke(self.game, self._piece(observation, "stroke")[self._rows, self._cols])
         if self._plan and len(stroke) == 1 and budget == BUDGET and self._plan[0] in legal:
             return self._plan.pop(0)  # the first line of the plan chosen with the start square
