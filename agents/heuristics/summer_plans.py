@@ -5,8 +5,9 @@ heuristic's turn search, the move features' child rows, the mixed child) reads
 its plans from :func:`enumerate_plans`: a depth-first search, the lines in
 the rules' order. The lines open from square ``p`` are ``lines_out[p] &
 ~closed`` (directed lines, ascending ids: the order of ``open_lines``), and
-drawing a line closes ``directed_moves[d][2]``. The module is compiled with
-Cython when possible (setup.py's ``ACCELERATED``, typed by its ``.pxd``).
+drawing a line closes ``directed_moves[d][2]``. It stays Python: compiled
+with Cython it gained less than the 15 % a compiled module needs
+(docs/performance.md, "Evaluation speed").
 """
 
 from __future__ import annotations
