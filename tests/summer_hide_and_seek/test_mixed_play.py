@@ -209,3 +209,47 @@ def test_the_groups_of_the_plans_are_the_plain_ones(env_name, num_players):
         assert ordered(child._groups(options)) == ordered(reference_groups(child, options))
     control = [(plans, start + 1) for plans, start in cases[0]]  # another start: the plans' records differ
     assert ordered(child._groups(control)) != ordered(reference_groups(child, cases[0]))
+
+
+def _mixed_moves(games: int) -> list:
+    moves = []
+    run_tournament("summer_hide_and_seek_v2", ["pretrained", "heuristic"], {"num_players": 2}, games=games, seed=5,
+                   on_game=lambda game: moves.append(game.moves))
+    return moves
+
+
+def test_the_remembered_turn_groups_play_as_the_plain_search_and_are_capped(monkeypatch):
+    from kakurega.agents.heuristics import summer_mixed
+
+    plain = SummerMixedChild.act
+    kept = []
+
+    def act(child, observation, rng):
+        kept.append(child)
+        return plain(child, observation, rng)
+
+    monkeypatch.setattr(SummerMixedChild, "act", act)
+    remembered = _mixed_moves(12)
+    assert max(len(child._turn_groups) for child in kept) > 5
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 0)  # every turn searched again
+    assert _mixed_moves(12) == remembered
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 3)
+    kept.clear()
+    _mixed_moves(4)
+    assert {len(child._turn_groups) for child in kept} == {3}
+
+
+def test_control_a_wrong_remembered_turn_group_changes_the_moves(monkeypatch):
+    from kakurega.agents.heuristics import summer_mixed
+
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 0)
+    plain = _mixed_moves(12)
+    original = summer_mixed.remember
+
+    def wrong(cache, key, value, size):  # every remembered turn keeps its stuck fallback only
+        if cache is not None and value is not None and isinstance(key, tuple) and len(key) == 6:
+            value = ([], (key[0], []))
+        return original(cache, key, value, size + 1024)
+
+    monkeypatch.setattr(summer_mixed, "remember", wrong)
+    assert _mixed_moves(12) != plain
