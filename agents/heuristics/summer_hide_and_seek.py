@@ -166,12 +166,17 @@ class Walks:
             return self._values[key]
         total = None
         if 0 < spent and len(reached) <= spent:
-            costs = [k for k in self.model.step if k <= spent]
+            image = self._image
             for before, landing in self.model.sources(reached):
-                images = [image for k in costs if (image := self._image(spent - k, before, k)) is not None]
-                if not images:
-                    continue
-                part = (images[0] + images[1] if len(images) == 2 else images[0]) * self._landing[landing]
+                # the lines of cost 1 and 2 that end the walk (model.step's order)
+                move = image(spent - MOVE_COST, before, MOVE_COST)
+                shortcut = image(spent - SHORTCUT_COST, before, SHORTCUT_COST) if spent >= SHORTCUT_COST else None
+                if move is None:
+                    if shortcut is None:
+                        continue
+                    part = shortcut * self._landing[landing]
+                else:
+                    part = (move if shortcut is None else move + shortcut) * self._landing[landing]
                 total = part if total is None else np.add(total, part, out=total)
         self._values[key] = total
         return total
@@ -179,11 +184,10 @@ class Walks:
     def _image(self, spent: int, reached: tuple[int, ...], cost: int):
         """The walks' weights after one more line of ``cost``, wherever it ends (the landing comes after)."""
         key = (spent, reached, cost)
-        if key in self._images:
-            return self._images[key]
-        vector = self._value(spent, reached)
-        image = None if vector is None else vector @ self.model.step[cost]
-        self._images[key] = image
+        image = self._images.get(key, False)
+        if image is False:
+            vector = self._values[(spent, reached)] if (spent, reached) in self._values else self._value(spent, reached)
+            image = self._images[key] = None if vector is None else vector @ self.model.step[cost]
         return image
 
 
