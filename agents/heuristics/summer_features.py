@@ -2,8 +2,9 @@
 
 :class:`SummerMoveFeatures` is the game's ``move_features`` class (see
 :mod:`kakurega.agents.move_features`): it reads the acting seat's observation
-dict only, and what it caches (the start squares' scores, the seekers' weights
-of the turn, the walks of each announcement, the rows of the child positions
+dict only, and what it caches (the start squares' scores, shared by every
+instance of the configuration; the seekers' weights and the plans of the
+child's turn, the walks of each announcement, the rows of the child positions
 met and their dominated lines; each with a size cap) is a function of that
 dict, so the same observation always gives the same features (in training, in
 a search's simulations, in play).
@@ -15,7 +16,15 @@ import numpy as np
 
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_dominance import stuck_lines, sure_find
-from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, PublicWeights, Walks, read_stroke
+from kakurega.agents.heuristics.summer_hide_and_seek import (
+    FUTURE_VALUE,
+    MOBILITY,
+    PublicWeights,
+    TurnPlans,
+    Walks,
+    read_stroke,
+    shared_tables,
+)
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -30,6 +39,8 @@ CHILD_CACHE_SIZE = 1024
 STUCK_CACHE_SIZE = 1024
 #: announcements whose walks (from every square, nothing blocked) are kept: (cost, icons) pairs, a few dozen occur
 ANNOUNCEMENTS_CACHE_SIZE = 256
+#: start positions (belief, legal starts) whose rows are kept, shared by every instance of a configuration
+START_ROWS_SIZE = 16
 
 
 class SummerMoveFeatures:
@@ -91,8 +102,13 @@ class SummerMoveFeatures:
         self._public_weights_model = None
         self._max_vp = max(1, max(game.square_vp))
         self._seekers = game.num_players - 1
-        self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = {}
+        #: (belief bytes, legal starts bytes) -> the start rows (at most START_ROWS_SIZE; shared by the
+        #: configuration's features: a function of public facts, the same for every seat)
+        self._start_cache: dict[tuple[bytes, bytes], np.ndarray] = shared_tables(game).setdefault("start_rows", {})
         self._turn_walks = None  # the walks of the seekers' weights of the last child turn (see _child_rows)
+        #: the plans of the last child turn: ((blocked, walks key), the stroke they start from, its announcement,
+        #: TurnPlans, P(found) at each plan's end)
+        self._kept_turn = None
         #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
         self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
@@ -232,53 +248,63 @@ class SummerMoveFeatures:
         turn = (base.tobytes(), pieces.tobytes())
         if self._turn_walks is None or self._turn_walks.key != turn:
             self._turn_walks = Walks(self._weights, base, pieces, key=turn)
-        walks = self._turn_walks
-
-        def found_at(q: int, cost: int, reached: tuple) -> float:
-            return min(1.0, self._seekers * float(walks.heard(cost, tuple(sorted(reached)))[q]))
-
-        # best[action] = (plan score, P(found) at the plan's end)
-        best: dict[int, tuple[float, float]] = {}
-
-        def evaluate(action: int, q: int, cost: int, reached: tuple, exits: int, gain: float) -> None:
-            found = 1.0 if not exits else found_at(q, cost, reached)
-            value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4) if exits else gain
-            if action not in best or value > best[action][0]:
-                best[action] = (value, found)
-
-        def search(action, p, vis, drw, left, cost, reached, gain):
-            options = game.open_lines(p, vis, drw, blocked, BUDGET)  # every line, whatever the budget: stuck test
-            evaluate(action, p, cost, reached, len(options), gain)
-            for q, bit, lid, k in options:
-                if k <= left:
-                    icon = game.icon_of[q]
-                    search(action, q, vis | bit, drw | (1 << lid), left - k, cost + k,
-                           reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q])
-
-        p, spent = stroke[-1], BUDGET - budget
-        options = game.open_lines(p, visited, drawn, blocked, BUDGET)
-        if mask[game.stop_action]:
-            evaluate(game.stop_action, p, spent, icons, len(options), 0.0)
-            rows[game.stop_action, 3] = min(len(options), 4) / 4
-            rows[game.stop_action, 4] = best[game.stop_action][1]
-        for q, bit, lid, k in options:
+        plans, node, found = self._turn_plans(stroke, visited, drawn, blocked, budget, icons)
+        # the plans from here: this position's plan and those through it, or every plan when this position is
+        # their start and not a plan itself (a first line is required)
+        lo, hi = (node, plans.ends[node]) if node >= 0 else (0, len(plans.paths))
+        gains = plans.gains[lo:hi] - (plans.gains[node] if node >= 0 else 0.0)  # VP from here (whole numbers)
+        stuck = plans.stuck[lo:hi]
+        # each plan's score from here, the search's arithmetic
+        values = np.where(stuck, gains, gains + (1.0 - found[lo:hi]) * FUTURE_VALUE + plans.mobility[lo:hi])
+        best: dict[int, tuple[float, float]] = {}  # action -> (its best plan's score, P(found) at that plan's end)
+        if mask[game.stop_action] and node >= 0:
+            best[game.stop_action] = (float(values[0]), float(found[node]))
+            rows[game.stop_action, 3] = min(plans.exits[node], 4) / 4
+            rows[game.stop_action, 4] = found[node]
+        ends, squares = plans.ends, plans.squares
+        j = node + 1 if node >= 0 else 0
+        while j < hi:  # the first line of each plan from here, in the search's order
+            q = int(squares[j])
             action = game.line_base + q
-            if k > budget or not mask[action]:
-                continue
-            icon = game.icon_of[q]
-            reached = icons + (icon,) if icon >= 0 else icons
-            vis, drw = visited | bit, drawn | (1 << lid)
-            exits = len(game.open_lines(q, vis, drw, blocked, BUDGET))
-            rows[action, 1] = game.square_vp[q] / self._max_vp
-            rows[action, 2] = float(exits == 0)
-            rows[action, 3] = min(exits, 4) / 4
-            rows[action, 4] = 1.0 if not exits else found_at(q, spent + k, reached)
-            search(action, q, vis, drw, budget - k, spent + k, reached, float(game.square_vp[q]))
+            if mask[action]:
+                exits = plans.exits[j]
+                rows[action, 1] = game.square_vp[q] / self._max_vp
+                rows[action, 2] = float(exits == 0)
+                rows[action, 3] = min(exits, 4) / 4
+                rows[action, 4] = found[j]
+                top = j + int(np.argmax(values[j - lo:ends[j] - lo]))  # the first best plan through this line
+                best[action] = (float(values[top - lo]), float(found[top]))
+            j = ends[j]
         self._plan_columns(best, rows)
+
+    def _turn_plans(self, stroke: list[int], visited: int, drawn: int, blocked: int, budget: int, icons: tuple):
+        """(TurnPlans, this position's plan in them or -1 for their start when it is none, P(found) at each
+        plan's end, by the turn's walks).
+
+        The plans of the first decision of a turn met serve its later decisions: the plans from a later position
+        are those through it (:class:`TurnPlans` keeps them together), scored from there."""
+        walks, spent = self._turn_walks, BUDGET - budget
+        kept = self._kept_turn
+        if kept is not None and kept[0] == (blocked, walks.key) and stroke[:len(kept[1])] == kept[1]:
+            _key, start, start_announcement, plans, found = kept
+            path = tuple(stroke[len(start):])
+            if not path and start_announcement == (spent, icons):
+                return plans, plans.node_of(()), found
+            node = plans.node_of(path) if path else -1
+            if node >= 0 and plans.plan_announcements[node] == (spent, icons):
+                return plans, node, found
+        plans = TurnPlans(self.game, stroke[-1], visited, drawn, blocked, budget, icons, spent)
+        found = np.ones(len(plans.paths))
+        if plans.announcements:
+            heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+            found = np.where(plans.stuck, 1.0, np.minimum(1.0, self._seekers * heard[plans.announcement, plans.squares]))
+        self._kept_turn = ((blocked, walks.key), list(stroke), (spent, icons), plans, found)
+        return plans, plans.node_of(()), found
 
     def _start_rows(self, belief: np.ndarray, legal: np.ndarray, rows: np.ndarray) -> None:
         key = (belief.tobytes(), legal.tobytes())
-        if key not in self._start_cache:  # (a pure function of public facts that repeat every round: kept)
+        start_rows = self._start_cache.get(key)
+        if start_rows is None:  # (a pure function of public facts that repeat every round: kept)
             game = self.game
             start_rows = np.zeros_like(rows)
             weights = belief / belief.sum() if belief.sum() > 0 else belief
@@ -290,10 +316,9 @@ class SummerMoveFeatures:
                 start_rows[action, 3] = min(len(game.open_lines(square, 1 << square, 0, 0, BUDGET)), 4) / 4
                 best[int(action)] = (self._best_first_turn(square, weights, nothing, heard_after), 0.0)
             self._plan_columns(best, start_rows)
-            if len(self._start_cache) >= 16:
-                self._start_cache.clear()
-            self._start_cache[key] = start_rows
-        rows[:, 1:] = self._start_cache[key][:, 1:]
+            start_rows.flags.writeable = False
+            remember(self._start_cache, key, start_rows, START_ROWS_SIZE)
+        rows[:, 1:] = start_rows[:, 1:]
 
     def _best_first_turn(self, start: int, weights: np.ndarray, nothing: np.ndarray, heard_after: dict) -> float:
         """The heuristic's score of the best first turn from ``start`` (no piece stands in a round's first turn)."""

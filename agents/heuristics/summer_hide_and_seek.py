@@ -42,9 +42,12 @@ random).
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.heuristics.summer_plans import enumerate_plans
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
@@ -65,6 +68,25 @@ DECISIONS_CACHE_SIZE = 1024
 #: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
 UPDATES_CACHE_SIZE = 1024
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
+#: configurations whose public tables (:func:`shared_tables`) are kept at module level
+SHARED_CONFIGS_SIZE = 8
+_SHARED: dict[tuple, dict[str, dict]] = {}
+
+
+def shared_tables(game) -> dict[str, dict]:
+    """Tables of public facts shared by every agent of ``game``'s configuration in this process (module level).
+
+    Every Summer agent of a configuration computes the same start-square scores and the same public weights
+    after each announcement, so one computes them for all. Only what is a function of public facts is kept
+    here (the weights, the belief, the legal starts, the announcements and the pieces, which every seat
+    sees), never what a seat asks about its own secret: the child's plans from its square stay in its own
+    caches. At most SHARED_CONFIGS_SIZE configurations; an agent of another gets tables of its own.
+    """
+    key = (game.map, game.strict_moves, game.must_move, game.paced_turns, game.num_players)
+    tables = _SHARED.get(key)
+    if tables is None:
+        tables = remember(_SHARED, key, {}, SHARED_CONFIGS_SIZE)
+    return tables
 
 
 class PublicWeights:
@@ -144,12 +166,17 @@ class Walks:
             return self._values[key]
         total = None
         if 0 < spent and len(reached) <= spent:
-            costs = [k for k in self.model.step if k <= spent]
+            image = self._image
             for before, landing in self.model.sources(reached):
-                images = [image for k in costs if (image := self._image(spent - k, before, k)) is not None]
-                if not images:
-                    continue
-                part = (images[0] + images[1] if len(images) == 2 else images[0]) * self._landing[landing]
+                # the lines of cost 1 and 2 that end the walk (model.step's order)
+                move = image(spent - MOVE_COST, before, MOVE_COST)
+                shortcut = image(spent - SHORTCUT_COST, before, SHORTCUT_COST) if spent >= SHORTCUT_COST else None
+                if move is None:
+                    if shortcut is None:
+                        continue
+                    part = shortcut * self._landing[landing]
+                else:
+                    part = (move if shortcut is None else move + shortcut) * self._landing[landing]
                 total = part if total is None else np.add(total, part, out=total)
         self._values[key] = total
         return total
@@ -157,11 +184,10 @@ class Walks:
     def _image(self, spent: int, reached: tuple[int, ...], cost: int):
         """The walks' weights after one more line of ``cost``, wherever it ends (the landing comes after)."""
         key = (spent, reached, cost)
-        if key in self._images:
-            return self._images[key]
-        vector = self._value(spent, reached)
-        image = None if vector is None else vector @ self.model.step[cost]
-        self._images[key] = image
+        image = self._images.get(key, False)
+        if image is False:
+            vector = self._values[(spent, reached)] if (spent, reached) in self._values else self._value(spent, reached)
+            image = self._images[key] = None if vector is None else vector @ self.model.step[cost]
         return image
 
 
@@ -216,13 +242,16 @@ class SummerHideAndSeekHeuristic(Agent):
         self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
         self.public_weights = PublicWeights(game)
-        #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE)
-        self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = {}
+        shared = shared_tables(game)
+        #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE;
+        #: shared by the configuration's heuristics)
+        self._start_cache: dict[tuple[bytes, tuple[int, ...]], list[float]] = shared.setdefault("start_values", {})
         #: (weights bytes, blocked bytes) -> Walks (the first WALKS_CACHE_SIZE asked about)
         self._walks_cache: dict[tuple[bytes, bytes], Walks] = {}
         self._last_walks: tuple = (None, None)  # (key, Walks) of the last walks asked for
-        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE)
-        self._updates_cache: dict[tuple, np.ndarray] = {}
+        #: (weights bytes, blocked bytes, cost, icons) -> public weights after it (the first UPDATES_CACHE_SIZE;
+        #: shared by the configuration's heuristics)
+        self._updates_cache: dict[tuple, np.ndarray] = shared.setdefault("updates", {})
         #: (position, walks key) -> (score, plan) of the best plan (the first DECISIONS_CACHE_SIZE)
         self._decisions_cache: dict[tuple, tuple[float, list[int]]] = {}
         #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
@@ -363,9 +392,7 @@ class SummerHideAndSeekHeuristic(Agent):
         if values is None:
             walks = self._walks(weights, np.zeros_like(weights))  # every start shares them
             values = [self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0] for s in starts]
-            if len(self._start_cache) >= START_CACHE_SIZE:
-                self._start_cache.pop(next(iter(self._start_cache)))
-            self._start_cache[key] = values
+            remember(self._start_cache, key, values, START_CACHE_SIZE)
         return values
 
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
@@ -420,47 +447,63 @@ class TurnPlans:
     child is stuck there, the VP it reaches and the mobility bonus of its end square.
 
     The score of each plan is then a few array operations, the same arithmetic, plan by plan,
-    as the search's: ``gain + (1 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)``.
+    as the search's: ``gain + (1 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4)``. The plans
+    through a plan (its subtree) follow it, so the plans from a later position of the turn are a
+    slice (see ``ends``).
     """
 
     def __init__(self, game, start, visited, drawn, blocked, budget, icons, spent):
-        must_move = game.must_move and spent == 0
-        icon_of, square_vp, open_lines = game.icon_of, game.square_vp, game.open_lines
-        squares, paths, announcements, exits, gains = [], [], [], [], []
-        path: list[int] = []
+        closed = game.closed_lines_at(visited, drawn, blocked)
+        squares, paths, announcements, exits, gains, ends = enumerate_plans(
+            game, start, closed, budget, spent, tuple(sorted(icons)), game.must_move and spent == 0)
+        #: per plan, as lists: its end square, its path (the squares after the start), the lines open from its
+        #: end, the VP it reaches and its announcement (cost, sorted icons); the arrays below are built from them
+        self.square_list, self.paths, self.exits, self.gain_list = squares, paths, exits, gains
+        self.plan_announcements = announcements
+        #: the plans through plan i (its path a prefix of theirs) are plans i to ends[i] - 1
+        self.ends = ends
+        self._nodes: dict | None = None  # path -> plan, built when first asked
 
-        def search(p, vis, drw, left, cost, reached, gain):
-            # every line open from p, whatever the budget: none means stuck (the turn ends here)
-            options = open_lines(p, vis, drw, blocked, BUDGET)
-            if not (must_move and not path and options):  # the rules may require a first line
-                squares.append(p)
-                paths.append(tuple(path))
-                announcements.append((cost, reached))
-                exits.append(len(options))
-                gains.append(gain)
-            for q, bit, lid, k in options:
-                if k > left:
-                    continue
-                path.append(q)
-                icon = icon_of[q]
-                search(
-                    q, vis | bit, drw | (1 << lid), left - k, cost + k,
-                    tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + square_vp[q],
-                )
-                path.pop()
+    @cached_property
+    def squares(self) -> np.ndarray:
+        """Each plan's end square."""
+        return np.array(self.square_list, dtype=np.intp)
 
-        search(start, visited, drawn, budget, spent, tuple(sorted(icons)), 0)
-        self.squares = np.array(squares, dtype=np.intp)
-        self.paths = paths
-        self.stuck = np.array([e == 0 for e in exits], dtype=bool)
-        self.gains = np.array(gains, dtype=float)
-        self.mobility = np.array([MOBILITY * min(e, 4) for e in exits], dtype=float)
-        #: the announcements of the plans not stuck (a stuck plan's is never heard: it points at row 0)
+    @cached_property
+    def stuck(self) -> np.ndarray:
+        """Whether the child is stuck at each plan's end (no line open)."""
+        return np.array([e == 0 for e in self.exits], dtype=bool)
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        """The VP each plan reaches."""
+        return np.array(self.gain_list, dtype=float)
+
+    @cached_property
+    def mobility(self) -> np.ndarray:
+        """The mobility bonus of each plan's end, ``MOBILITY * min(exits, 4)``."""
+        return np.array([MOBILITY * min(e, 4) for e in self.exits], dtype=float)
+
+    @cached_property
+    def announcements(self) -> list:
+        """The announcements of the plans not stuck, each once (a stuck plan's is never heard: see
+        :attr:`announcement`)."""
         rows: dict = {}
-        for announcement, stuck in zip(announcements, self.stuck):
-            if not stuck and announcement not in rows:
+        for announcement, exits in zip(self.plan_announcements, self.exits):
+            if exits and announcement not in rows:
                 rows[announcement] = len(rows)
-        if not rows and announcements:
-            rows[announcements[0]] = 0
-        self.announcements = list(rows)
-        self.announcement = np.array([rows.get(a, 0) for a in announcements], dtype=np.intp)
+        if not rows and self.plan_announcements:
+            rows[self.plan_announcements[0]] = 0
+        return list(rows)
+
+    @cached_property
+    def announcement(self) -> np.ndarray:
+        """Each plan's row in :attr:`announcements` (a stuck plan's may be row 0)."""
+        rows = {a: i for i, a in enumerate(self.announcements)}
+        return np.array([rows.get(a, 0) for a in self.plan_announcements], dtype=np.intp)
+
+    def node_of(self, path: tuple[int, ...]) -> int:
+        """The plan that draws ``path`` (from the start), -1 when there is none."""
+        if self._nodes is None:
+            self._nodes = {p: i for i, p in enumerate(self.paths)}
+        return self._nodes.get(path, -1)

@@ -69,6 +69,10 @@ ACTIONS_OF_OPEN_SIZE = 1024  #: legal line actions kept per rules object, by ope
 #: public analyses kept per rules object (determinization samplers); keyed by whole public histories, so a
 #: full cache is emptied rather than kept
 ANALYSIS_CACHE_SIZE = 256
+#: maps whose static line tables are kept, shared by every rules object of the map (module level; a rules object of
+#: another map builds its own): one entry per (map, strict_moves)
+STATIC_TABLES_SIZE = 8
+_STATIC_TABLES: dict[tuple, tuple] = {}
 
 # The options (envs/core/options.py): the env declares them, SummerHideAndSeekGame checks its arguments with them.
 NUM_PLAYERS_OPTION = Option("num_players", int, 2, "players; each is the child in one round", low=2, high=4)
@@ -209,79 +213,33 @@ class SummerHideAndSeekGame(Game):
 
     # ------------------------------------------------------------ static tables
     def _build_lines(self) -> None:
-        """Lines the static rules allow, with ids and pairwise conflicts."""
-        m = self.map
-
-        def square_at(r, c):
-            if not (0 <= r < m.height and 0 <= c < m.width):
-                return None
-            return m.square_at(r, c)
-
-        reach = first_squares(self.points, square_at)
-        #: geometric neighbours: (q, distance) for every direction that meets a square
-        self.reach = reach
-        line_id: dict[tuple[int, int], int] = {}
-        self.lines: list[tuple[int, int]] = []
-        out_lines = []
-        for p in range(self.num_squares):
-            entries = []
-            for q, distance in sorted(reach[p]):
-                if not self._kind_allows(p, q, distance == 1):
-                    continue
-                pair = (min(p, q), max(p, q))
-                if pair not in line_id:
-                    line_id[pair] = len(self.lines)
-                    self.lines.append(pair)
-                cost = MOVE_COST if distance == 1 else SHORTCUT_COST
-                entries.append((q, 1 << q, line_id[pair], cost))
-            out_lines.append(tuple(entries))
+        """Lines the static rules allow, with ids and pairwise conflicts, and the directed-line tables: read-only
+        tables of the map and ``strict_moves`` alone, built once per map (see :func:`_static_tables`)."""
+        key = (self.map, self.strict_moves)
+        tables = _STATIC_TABLES.get(key)
+        if tables is None:
+            tables = remember(_STATIC_TABLES, key, _static_tables(self.map, self.strict_moves), STATIC_TABLES_SIZE)
+        #: reach[p]: geometric neighbours, (q, distance) for every direction that meets a square
+        #: lines[lid]: the squares (low, high) of each line
         #: out_lines[p]: (target square, its bit, line id, cost) of every line the static rules allow
-        self.out_lines = out_lines
-        self._line_of = {(p, q): (lid, cost) for p in range(self.num_squares) for q, _b, lid, cost in out_lines[p]}
-        conflicts = [0] * len(self.lines)
-        pts = self.points
-        for i, (a, b) in enumerate(self.lines):
-            for j in range(i + 1, len(self.lines)):
-                c, d = self.lines[j]
-                if segments_conflict(pts[a], pts[b], pts[c], pts[d]):
-                    conflicts[i] |= 1 << j
-                    conflicts[j] |= 1 << i
         #: conflicts[lid]: bitmask of line ids that overlap or cross line lid
-        self.conflicts = conflicts
-        self._build_directed_lines()
-
-    def _build_directed_lines(self) -> None:
-        """Tables of the line rules as bitmasks of directed lines, for the incremental masks of the state.
-
-        A directed line p -> q is open while q is not visited, holds no piece
-        and the line neither overlaps nor crosses a drawn line (``open_lines``
-        says the same line by line). The state keeps the closed ones as
-        bitmasks (``closed_lines``, ``blocked_lines``), so that the lines open
-        from a square are one mask operation.
-        """
-        S = self.num_squares
-        #: directed_lines[d] = (p, q): the directed lines, numbered by p then q
-        self.directed_lines = [(p, q) for p in range(S) for q, _b, _l, _c in self.out_lines[p]]
-        directed_of = [0] * len(self.lines)  # undirected line id -> its directed ids
-        self._into = [0] * S  # square -> directed lines ending there
-        self._out = [0] * S  # square -> directed lines starting there
-        self._shortcut_lines = 0  # directed lines of cost 2
-        for d, (p, q) in enumerate(self.directed_lines):
-            lid, cost = self._line_of[(p, q)]
-            directed_of[lid] |= 1 << d
-            self._into[q] |= 1 << d
-            self._out[p] |= 1 << d
-            if cost == SHORTCUT_COST:
-                self._shortcut_lines |= 1 << d
-        #: per square p: {target q: (line id, cost, directed lines that drawing p -> q closes)}
-        self._lines_from = [{} for _ in range(S)]
-        for p, q in self.directed_lines:
-            lid, cost = self._line_of[(p, q)]
-            closes = self._into[q]
-            for j in iter_bits(self.conflicts[lid]):
-                closes |= directed_of[j]
-            self._lines_from[p][q] = (lid, cost, closes)
+        #: directed_lines[d] = (p, q): the directed lines, numbered by p then q (see _static_tables);
+        #: lines_out[p]: the directed lines from p (a mask), shortcut_lines: those of cost 2 (a mask);
+        #: directed_moves[d]: (target, cost, the directed lines that drawing d closes)
+        (self.reach, self.lines, self.out_lines, self._line_of, self.conflicts, self.directed_lines, self._into,
+         self.lines_out, self.shortcut_lines, self._lines_from, self.directed_moves, self._conflict_closes) = tables
         self._actions_of_open: dict[int, tuple[int, ...]] = {0: (self.stop_action,)}
+
+    def closed_lines_at(self, visited: int, drawn: int, blocked: int) -> int:
+        """The directed lines (a mask of ``directed_lines``) that :meth:`open_lines` refuses, whatever the budget,
+        with the squares ``visited`` and ``blocked`` and the lines ``drawn`` (bitmasks): those ending on a visited
+        or blocked square, and those overlapping or crossing a drawn line."""
+        closed = 0
+        for square in iter_bits(visited | blocked):
+            closed |= self._into[square]
+        for lid in iter_bits(drawn):
+            closed |= self._conflict_closes[lid]
+        return closed
 
     def closed_lines_of(self, stroke: list[int]) -> int:
         """The ``closed_lines`` mask of a stroke, computed from scratch."""
@@ -302,14 +260,6 @@ class SummerHideAndSeekGame(Game):
         actions = tuple(self.line_base + self.directed_lines[d][1] for d in iter_bits(open_lines)) + (self.stop_action,)
         remember(self._actions_of_open, open_lines, actions, ACTIONS_OF_OPEN_SIZE)
         return actions
-
-    def _kind_allows(self, p: int, q: int, adjacent: bool) -> bool:
-        """Square-kind rules of a line p -> q (move if adjacent, else shortcut)."""
-        white_end = self.kinds[p] == KIND_WHITE or self.kinds[q] == KIND_WHITE
-        if adjacent:
-            # a move targets a path or black-framed square; strict_moves adds the white-end rule
-            return self.kinds[q] != KIND_WHITE and (white_end or not self.strict_moves)
-        return white_end
 
     # --------------------------------------------------------------- the game
     def initial_state(self, rng: np.random.Generator) -> SummerState:
@@ -372,10 +322,10 @@ class SummerHideAndSeekGame(Game):
         if phase == CHILD:  # the lines of line_options(state), then stop
             if state.continue_due:
                 return [self.continue_action]
-            open_lines = self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
+            open_lines = self.lines_out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines)
             budget = BUDGET - state.turn_cost
             if budget < SHORTCUT_COST:
-                open_lines = open_lines & ~self._shortcut_lines if budget >= MOVE_COST else 0
+                open_lines = open_lines & ~self.shortcut_lines if budget >= MOVE_COST else 0
             actions = self._actions_of_open.get(open_lines) or self._open_actions(open_lines)
             if self.must_move and budget == BUDGET and open_lines:
                 return list(actions[:-1])  # the turn's first decision: a line, not stop
@@ -424,14 +374,14 @@ class SummerHideAndSeekGame(Game):
             state.phase = CHILD
             state.turn_cost = 0
             state.turn_icons = []
-            if not self._out[action] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
+            if not self.lines_out[action] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
                 self._end_child_turn(state, stuck=True)
         else:
             raise ValueError("the game is over")
 
     def _after_line(self, state: SummerState) -> None:
         """After a line (and its continue): the stuck rule, then (``paced_turns``) the end of a spent budget."""
-        if not self._out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
+        if not self.lines_out[state.stroke[-1]] & ~(state.closed_lines | state.blocked_lines):  # stuck (is_stuck, by the masks)
             self._end_child_turn(state, stuck=True)
         elif self.paced_turns and state.turn_cost == BUDGET:
             self._end_child_turn(state, stuck=False)
@@ -471,7 +421,7 @@ class SummerHideAndSeekGame(Game):
         state.phase = CHILD
         state.turn_cost = 0
         state.turn_icons = []
-        if not self._out[square] & ~(state.closed_lines | lines):  # stuck (is_stuck, by the masks)
+        if not self.lines_out[square] & ~(state.closed_lines | lines):  # stuck (is_stuck, by the masks)
             self._end_child_turn(state, stuck=True)
 
     def _end_round(self, state: SummerState, how: int) -> None:
@@ -634,7 +584,7 @@ class SummerHideAndSeekGame(Game):
         adjacent = is_adjacent(a, b)
         if adjacent and self.kinds[square] == KIND_WHITE:
             return "a move (adjacent, cost 1) may only target a path or black-framed square"
-        if not self._kind_allows(p, square, adjacent):
+        if not kind_allows(self.kinds, self.strict_moves, p, square, adjacent):
             what = "a move under strict_moves" if adjacent else "a shortcut"
             return (
                 f"{what} needs a white-framed square at one end; {KIND_NAMES[self.kinds[p]]} -> "
@@ -858,6 +808,84 @@ class SummerHideAndSeekGame(Game):
             except _OutOfBudget:
                 continue
         raise RuntimeError("no stroke is consistent with the public information (this is a bug)")
+
+
+def kind_allows(kinds, strict_moves: bool, p: int, q: int, adjacent: bool) -> bool:
+    """Square-kind rules of a line p -> q (move if adjacent, else shortcut), ``kinds`` the squares' kinds."""
+    white_end = kinds[p] == KIND_WHITE or kinds[q] == KIND_WHITE
+    if adjacent:
+        # a move targets a path or black-framed square; strict_moves adds the white-end rule
+        return kinds[q] != KIND_WHITE and (white_end or not strict_moves)
+    return white_end
+
+
+def _static_tables(m: SummerMap, strict_moves: bool) -> tuple:
+    """The line tables of a map under the static rules, in the order ``SummerHideAndSeekGame._build_lines`` reads
+    them (each documented there). Read-only: every rules object of the map shares them.
+
+    The directed-line tables are the line rules as bitmasks of directed lines, for the incremental masks of the
+    state: a directed line p -> q is open while q is not visited, holds no piece and the line neither overlaps
+    nor crosses a drawn line (``open_lines`` says the same line by line). The state keeps the closed ones as
+    bitmasks (``closed_lines``, ``blocked_lines``), so that the lines open from a square are one mask operation.
+    """
+    S = m.num_squares
+    points = list(m.squares)
+
+    def square_at(r, c):
+        if not (0 <= r < m.height and 0 <= c < m.width):
+            return None
+        return m.square_at(r, c)
+
+    reach = first_squares(points, square_at)
+    line_id: dict[tuple[int, int], int] = {}
+    lines: list[tuple[int, int]] = []
+    out_lines = []
+    for p in range(S):
+        entries = []
+        for q, distance in sorted(reach[p]):
+            if not kind_allows(m.kinds, strict_moves, p, q, distance == 1):
+                continue
+            pair = (min(p, q), max(p, q))
+            if pair not in line_id:
+                line_id[pair] = len(lines)
+                lines.append(pair)
+            cost = MOVE_COST if distance == 1 else SHORTCUT_COST
+            entries.append((q, 1 << q, line_id[pair], cost))
+        out_lines.append(tuple(entries))
+    line_of = {(p, q): (lid, cost) for p in range(S) for q, _b, lid, cost in out_lines[p]}
+    conflicts = [0] * len(lines)
+    for i, (a, b) in enumerate(lines):
+        for j in range(i + 1, len(lines)):
+            c, d = lines[j]
+            if segments_conflict(points[a], points[b], points[c], points[d]):
+                conflicts[i] |= 1 << j
+                conflicts[j] |= 1 << i
+    directed_lines = [(p, q) for p in range(S) for q, _b, _l, _c in out_lines[p]]
+    directed_of = [0] * len(lines)  # undirected line id -> its directed ids
+    into = [0] * S  # square -> directed lines ending there
+    out = [0] * S  # square -> directed lines starting there
+    shortcut_lines = 0  # directed lines of cost 2
+    for d, (p, q) in enumerate(directed_lines):
+        lid, cost = line_of[(p, q)]
+        directed_of[lid] |= 1 << d
+        into[q] |= 1 << d
+        out[p] |= 1 << d
+        if cost == SHORTCUT_COST:
+            shortcut_lines |= 1 << d
+    #: per line id: the directed lines that overlap or cross it (closed once it is drawn)
+    conflict_closes = [0] * len(lines)
+    for lid in range(len(lines)):
+        for j in iter_bits(conflicts[lid]):
+            conflict_closes[lid] |= directed_of[j]
+    #: per square p: {target q: (line id, cost, directed lines that drawing p -> q closes)}
+    lines_from = [{} for _ in range(S)]
+    for p, q in directed_lines:
+        lid, cost = line_of[(p, q)]
+        lines_from[p][q] = (lid, cost, into[q] | conflict_closes[lid])
+    #: per directed line d = (p, q): (q, cost, directed lines that drawing it closes)
+    directed_moves = tuple((q, lines_from[p][q][1], lines_from[p][q][2]) for p, q in directed_lines)
+    return (reach, lines, out_lines, line_of, conflicts, directed_lines, into, out, shortcut_lines, lines_from,
+            directed_moves, conflict_closes)
 
 
 class _OutOfBudget(Exception):

@@ -17,9 +17,10 @@ import pytest
 from conformance import random_states
 
 from kakurega.envs.summer_hide_and_seek import reference
-from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image
+from kakurega.envs.summer_hide_and_seek.belief import PATH_CATEGORY, _image, iter_bits
+from kakurega.envs.summer_hide_and_seek.map_data import parse_map
 from kakurega.envs.summer_hide_and_seek.observation import SummerObserver
-from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD
+from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD, SummerHideAndSeekGame
 from kakurega.envs.summer_hide_and_seek_v0 import raw_env
 
 
@@ -104,3 +105,43 @@ def test_public_view_kept_through_the_child_turn_matches_the_reference(num_playe
             legal = game.legal_actions(state)
             game.apply_action(state, legal[int(rng.integers(len(legal)))], rng)
     assert kept > 100, "the child's public view was never kept"
+
+
+def test_rules_objects_of_a_map_share_its_static_line_tables(monkeypatch):
+    """The tables are built once per (map, strict_moves), equal to those built afresh, and kept for at most
+    STATIC_TABLES_SIZE maps; the closed lines of a position are those ``open_lines`` refuses."""
+    from kakurega.envs.summer_hide_and_seek import rules as rules_module
+
+    from .helpers import TEST_MAP, new_game
+
+    game = SummerHideAndSeekGame(num_players=3)
+    again = SummerHideAndSeekGame(num_players=2, reward="vp")
+    assert again.out_lines is game.out_lines and again._lines_from is game._lines_from
+    assert SummerHideAndSeekGame(strict_moves=True).out_lines is not game.out_lines
+    env = raw_env()
+    env.reset(seed=0)
+    for _ in range(60):  # play on a rules object of the map: nothing it does changes the shared tables
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert env.game.out_lines is game.out_lines
+    fresh = rules_module._static_tables(game.map, game.strict_moves)
+    assert fresh == (game.reach, game.lines, game.out_lines, game._line_of, game.conflicts, game.directed_lines,
+                     game._into, game.lines_out, game.shortcut_lines, game._lines_from, game.directed_moves,
+                     game._conflict_closes)
+    monkeypatch.setattr(rules_module, "_STATIC_TABLES", {})
+    monkeypatch.setattr(rules_module, "STATIC_TABLES_SIZE", 1)
+    SummerHideAndSeekGame()
+    small, _state = new_game()
+    assert len(rules_module._STATIC_TABLES) == 1 and small.out_lines == rules_module._static_tables(
+        parse_map(TEST_MAP, "test map"), False)[2]
+    rng = random.Random(0)
+    for _ in range(200):
+        p = rng.randrange(game.num_squares)
+        visited, drawn, blocked = rng.getrandbits(game.num_squares) | 1 << p, rng.getrandbits(len(game.lines)), 0
+        drawn &= rng.getrandbits(len(game.lines)) & rng.getrandbits(len(game.lines))  # a few lines
+        blocked = rng.getrandbits(game.num_squares) & rng.getrandbits(game.num_squares)
+        visited &= rng.getrandbits(game.num_squares) | 1 << p
+        open_now = game.lines_out[p] & ~game.closed_lines_at(visited, drawn, blocked)
+        expected = [q for q, _b, _l, _c in game.open_lines(p, visited, drawn, blocked, BUDGET)]
+        assert [game.directed_moves[d][0] for d in iter_bits(open_now)] == expected

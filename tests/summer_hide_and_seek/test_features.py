@@ -180,3 +180,109 @@ def test_the_remembered_child_positions_and_announcements_are_capped(monkeypatch
     features = SummerMoveFeatures(context)
     assert differing_from_fresh(features, context, observations) == 0
     assert len(features._child_cache) == 3 and len(features._announcement_walks) == 2
+
+
+def reference_child_rows(features, observation) -> np.ndarray:
+    """The child's rows by the plain search: every plan scored as it is met, the turn's walks made afresh."""
+    from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, Walks, read_stroke
+    from kakurega.envs.summer_hide_and_seek.rules import BUDGET
+
+    game, piece = features.game, features._piece
+    rows = np.zeros((game.num_actions, features.PER_ACTION), dtype=np.float32)
+    mask = np.asarray(observation["action_mask"], dtype=bool)
+    rows[mask, 0] = 1
+    belief = features._belief(observation)
+    stroke, visited, drawn = read_stroke(game, piece(observation, "stroke")[features._rows, features._cols])
+    pieces = features._squares(piece(observation, "pieces").sum(axis=0))
+    blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
+    budget = int(round(float(piece(observation, "budget_left")[0])))
+    icons = tuple(sorted(features._counts(observation, "turn_icons")))
+    walks = Walks(features._weights, features._public_weights(observation, belief), pieces)
+    best: dict = {}
+
+    def found_at(q, cost, reached):
+        return min(1.0, features._seekers * float(walks.heard(cost, tuple(sorted(reached)))[q]))
+
+    def evaluate(action, q, cost, reached, exits, gain):
+        found = 1.0 if not exits else found_at(q, cost, reached)
+        value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4) if exits else gain
+        if action not in best or value > best[action][0]:
+            best[action] = (value, found)
+
+    def search(action, p, vis, drw, left, cost, reached, gain):
+        options = game.open_lines(p, vis, drw, blocked, BUDGET)
+        evaluate(action, p, cost, reached, len(options), gain)
+        for q, bit, lid, k in options:
+            if k <= left:
+                icon = game.icon_of[q]
+                search(action, q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                       reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q])
+
+    p, spent = stroke[-1], BUDGET - budget
+    options = game.open_lines(p, visited, drawn, blocked, BUDGET)
+    if mask[game.stop_action]:
+        evaluate(game.stop_action, p, spent, icons, len(options), 0.0)
+        rows[game.stop_action, 3] = min(len(options), 4) / 4
+        rows[game.stop_action, 4] = best[game.stop_action][1]
+    for q, bit, lid, k in options:
+        action = game.line_base + q
+        if k > budget or not mask[action]:
+            continue
+        icon = game.icon_of[q]
+        reached = icons + (icon,) if icon >= 0 else icons
+        vis, drw = visited | bit, drawn | (1 << lid)
+        exits = len(game.open_lines(q, vis, drw, blocked, BUDGET))
+        rows[action, 1] = game.square_vp[q] / features._max_vp
+        rows[action, 2] = float(exits == 0)
+        rows[action, 3] = min(exits, 4) / 4
+        rows[action, 4] = 1.0 if not exits else found_at(q, spent + k, reached)
+        search(action, q, vis, drw, budget - k, spent + k, reached, float(game.square_vp[q]))
+    features._plan_columns(best, rows)
+    return rows.ravel()
+
+
+def child_decisions(env_name, config, games):
+    """Observations of every child decision but the forced continue, in game order, of seeded heuristic games."""
+    env = make(env_name, **config)
+    context = AgentContext.from_env(env, env_name, config)
+    heuristic = make_agent("heuristic", context, seed=0)
+    found = []
+    for seed in range(games):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(observation["action_mask"])
+            phase = int(np.argmax(context.layout.view(observation["observation"], "phase")))
+            if phase == 1 and not (legal.size == 1 and legal[0] == env.unwrapped.game.continue_action):
+                found.append({key: np.array(value, copy=True) for key, value in observation.items()})
+            env.step(choose_action(heuristic, env, name, observation))
+    return context, found
+
+
+@pytest.mark.parametrize("env_name,config", [(ENV, {"num_players": 4}), (ENV, {"num_players": 3}),
+                                             ("summer_hide_and_seek_v1", {"num_players": 2})])
+def test_the_child_rows_from_the_turns_plans_are_the_plain_searchs(env_name, config):
+    """Later decisions of a turn read the plans of its first one (v1: a first line required, paced turns)."""
+    context, observations = child_decisions(env_name, config, games=2)
+    features = SummerMoveFeatures(context)
+    later = 0
+    for observation in observations:
+        later += features._kept_turn is not None and features._piece(observation, "budget_left")[0] < 5
+        assert features(observation).tobytes() == reference_child_rows(features, observation).tobytes()
+    assert len(observations) > 40 and later > 10
+
+
+def test_control_later_decisions_read_the_kept_plans_and_a_wrong_one_is_caught():
+    """Control: the chances of the kept plans made wrong after each turn's first decision show in the later ones."""
+    context, observations = child_decisions(ENV, {"num_players": 4}, games=1)
+    features = SummerMoveFeatures(context)
+    differ = 0
+    for observation in observations:
+        kept = features._kept_turn
+        differ += features(observation).tobytes() != reference_child_rows(features, observation).tobytes()
+        if features._kept_turn is not kept:  # a turn's first decision: its plans were just made
+            features._kept_turn[4][:] = 0.5 * features._kept_turn[4]
+    assert differ > 0

@@ -15,6 +15,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     FUTURE_VALUE,
     MOBILITY,
     SummerHideAndSeekHeuristic,
+    TurnPlans,
     Walks,
 )
 from kakurega.envs import summer_hide_and_seek_v1, summer_hide_and_seek_v2
@@ -143,3 +144,104 @@ def test_turn_plans_choose_the_plan_of_the_plain_search(module, options):
                 compared += 1
             env.step(players[env.possible_agents.index(name)].act(env.observe(name)))
     assert compared >= 10
+
+
+def reference_turn_plans(game, start, visited, drawn, blocked, budget, icons, spent):
+    """Every plan of the turn by the plain search over ``open_lines``: (squares, paths, announcements, exits, gains)."""
+    must_move = game.must_move and spent == 0
+    plans, path = ([], [], [], [], []), []
+
+    def search(p, vis, drw, left, cost, reached, gain):
+        options = game.open_lines(p, vis, drw, blocked, BUDGET)
+        if not (must_move and not path and options):
+            for column, value in zip(plans, (p, tuple(path), (cost, reached), len(options), gain)):
+                column.append(value)
+        for q, bit, lid, k in options:
+            if k > left:
+                continue
+            path.append(q)
+            icon = game.icon_of[q]
+            search(q, vis | bit, drw | (1 << lid), left - k, cost + k,
+                   tuple(sorted(reached + (icon,))) if icon >= 0 else reached, gain + game.square_vp[q])
+            path.pop()
+
+    search(start, visited, drawn, budget, spent, tuple(sorted(icons)), 0)
+    return plans
+
+
+def child_positions(module, options, games=3):
+    """(game, the TurnPlans arguments) of every child decision of seeded random games."""
+    env = module.raw_env(**options)
+    context = AgentContext.from_env(env, module.__name__.rsplit(".", 1)[1], options)
+    players = [RandomAgent(context, seed=i) for i in range(len(env.possible_agents))]
+    positions = []
+    for game_seed in range(games):
+        env.reset(seed=game_seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            name = env.agent_selection
+            state = env.game_state
+            if state.phase == CHILD and not state.continue_due:
+                positions.append((state.stroke[-1], state.visited, state.drawn, state.blocked, BUDGET - state.turn_cost,
+                                  tuple(state.turn_icons), state.turn_cost))
+            env.step(players[env.possible_agents.index(name)].act(env.observe(name)))
+    return env.game, positions
+
+
+@pytest.mark.parametrize("module,options", [(summer_hide_and_seek_v2, {"num_players": 4}),
+                                            (summer_hide_and_seek_v1, {"num_players": 3})])
+def test_turn_plans_enumerate_the_plans_of_the_plain_search(module, options):
+    """TurnPlans walks masks of directed lines; the plain search asks ``open_lines`` at every node."""
+    game, positions = child_positions(module, options)
+    assert len(positions) > 30 and any(position[3] for position in positions)  # some with pieces standing
+    for position in positions:
+        plans = TurnPlans(game, *position)
+        squares, paths, announcements, exits, gains = reference_turn_plans(game, *position)
+        assert plans.squares.tolist() == squares and plans.paths == paths, position
+        assert plans.stuck.tolist() == [e == 0 for e in exits] and plans.gains.tolist() == gains
+        assert plans.mobility.tolist() == [MOBILITY * min(e, 4) for e in exits]
+        assert [plans.announcements[i] for i, stuck in zip(plans.announcement, plans.stuck) if not stuck] == [
+            a for a, e in zip(announcements, exits) if e]
+
+
+def test_control_plans_that_ignore_the_pieces_are_caught():
+    game, positions = child_positions(summer_hide_and_seek_v2, {"num_players": 4})
+    differ = [TurnPlans(game, *position[:3], 0, *position[4:]).paths != reference_turn_plans(game, *position)[1]
+              for position in positions]
+    assert any(differ)
+
+
+def _tournament_moves(games=2, num_players=4) -> list:
+    from kakurega.agents.tournament import run_tournament
+
+    moves = []
+    run_tournament("summer_hide_and_seek_v2", ["heuristic", "pretrained"], {"num_players": num_players}, games=games,
+                   seed=3, on_game=lambda game: moves.append(game.moves))
+    return moves
+
+
+def test_agents_of_a_configuration_share_the_public_tables_and_play_as_with_their_own(monkeypatch):
+    """The heuristics, the move features and the mixed children of a configuration share the tables of public
+    facts (start scores, start rows, start groups, the weights after each announcement); agents with tables of
+    their own play the same moves."""
+    from kakurega.agents.heuristics import summer_hide_and_seek as heuristic
+
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    shared_moves = _tournament_moves()
+    (tables,) = heuristic._SHARED.values()
+    assert tables["start_values"] and tables["updates"] and tables["start_rows"]
+    four = heuristic.shared_tables(_agent(num_players=4)[1].game)
+    assert four is tables and heuristic.shared_tables(_agent(num_players=3)[1].game) is not tables
+    monkeypatch.setattr(heuristic, "SHARED_CONFIGS_SIZE", 0)  # every agent its own tables
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    assert _tournament_moves() == shared_moves and not heuristic._SHARED
+
+
+def test_control_a_wrong_shared_table_changes_the_moves(monkeypatch):
+    from kakurega.agents.heuristics import summer_hide_and_seek as heuristic
+
+    monkeypatch.setattr(heuristic, "_SHARED", {})
+    plain = _tournament_moves(games=1)
+    (tables,) = heuristic._SHARED.values()
+    for weights in tables["updates"].values():
+        weights[:] = np.roll(weights, 1)  # the seekers now believe in other squares
+    assert _tournament_moves(games=1) != plain

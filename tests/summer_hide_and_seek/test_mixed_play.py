@@ -150,3 +150,106 @@ def test_the_training_config_writes_mix_only_for_a_game_that_has_mixed_play():
     assert policy_fields(config) == {"mix": True}
     with pytest.raises(ConfigError, match="declares no mixed play"):
         validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "total_timesteps": 1000, "mix": True})
+
+
+def reference_groups(child, options):
+    """The plain grouping: each plan read from the arrays one number at a time."""
+    from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY
+    from kakurega.agents.heuristics.summer_mixed import MIN_EXITS
+
+    ends, cramped, stuck = {}, {}, []
+    for plans, start in options:
+        for i, q in enumerate(plans.squares.tolist()):
+            if plans.stuck[i]:
+                stuck.append((plans.gains[i], start, plans.paths[i]))
+                continue
+            value = plans.gains[i] + plans.mobility[i]
+            group = ends if plans.mobility[i] >= MOBILITY * MIN_EXITS - 1e-9 else cramped
+            squares = group.setdefault(plans.announcements[plans.announcement[i]], {})
+            if q not in squares or value > squares[q][0]:
+                squares[q] = (value, start, plans.paths[i])
+    groups = ends or cramped
+    if not groups:
+        best = max(stuck, key=lambda plan: plan[0])
+        return [], (best[1], list(best[2]))
+    scored = []
+    for announcement, squares in groups.items():
+        found = min(1.0, child.seekers / len(squares))
+        scored.append((float(np.mean([plan[0] for plan in squares.values()])) + (1.0 - found) * FUTURE_VALUE,
+                       announcement))
+    top = max(value for value, _ in scored)
+    return [groups[a] for value, a in scored if value >= top - 1e-9], None
+
+
+@pytest.mark.parametrize("env_name,num_players", [("summer_hide_and_seek_v2", 2), ("summer_hide_and_seek_v1", 3)])
+def test_the_groups_of_the_plans_are_the_plain_ones(env_name, num_players):
+    """Every turn of random games, and the first turns from every start square (with a control)."""
+    from kakurega.agents.heuristics.summer_hide_and_seek import TurnPlans
+    from kakurega.envs.summer_hide_and_seek.rules import BUDGET, CHILD
+
+    env = make(env_name, wrapped=False, num_players=num_players)
+    child = SummerMixedChild(_context(env, env_name, {"num_players": num_players}))
+    game, rng = env.game, np.random.default_rng(0)
+    cases = [[(child._first_turn(s), s) for s in game._start_actions]]
+    for seed in range(6):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            state = env.game_state
+            if state.phase == CHILD and not state.continue_due:
+                cases.append([(TurnPlans(game, state.stroke[-1], state.visited, state.drawn, state.blocked,
+                                         BUDGET - state.turn_cost, tuple(state.turn_icons), state.turn_cost),
+                               state.stroke[-1])])
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    def ordered(groups):  # the draw reads the squares in their order
+        best, stuck = groups
+        return [list(squares.items()) for squares in best], stuck
+
+    assert len(cases) > 30
+    for options in cases:
+        assert ordered(child._groups(options)) == ordered(reference_groups(child, options))
+    control = [(plans, start + 1) for plans, start in cases[0]]  # another start: the plans' records differ
+    assert ordered(child._groups(control)) != ordered(reference_groups(child, cases[0]))
+
+
+def _mixed_moves(games: int) -> list:
+    moves = []
+    run_tournament("summer_hide_and_seek_v2", ["pretrained", "heuristic"], {"num_players": 2}, games=games, seed=5,
+                   on_game=lambda game: moves.append(game.moves))
+    return moves
+
+
+def test_the_remembered_turn_groups_play_as_the_plain_search_and_are_capped(monkeypatch):
+    from kakurega.agents.heuristics import summer_mixed
+
+    plain = SummerMixedChild.act
+    kept = []
+
+    def act(child, observation, rng):
+        kept.append(child)
+        return plain(child, observation, rng)
+
+    monkeypatch.setattr(SummerMixedChild, "act", act)
+    remembered = _mixed_moves(12)
+    assert max(len(child._turn_groups) for child in kept) > 5
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 0)  # every turn searched again
+    assert _mixed_moves(12) == remembered
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 3)
+    kept.clear()
+    _mixed_moves(4)
+    assert {len(child._turn_groups) for child in kept} == {3}
+
+
+def test_control_a_wrong_remembered_turn_group_changes_the_moves(monkeypatch):
+    from kakurega.agents.heuristics import summer_mixed
+
+    monkeypatch.setattr(summer_mixed, "TURN_GROUPS_SIZE", 0)
+    plain = _mixed_moves(12)
+    original = summer_mixed.remember
+
+    def wrong(cache, key, value, size):  # every remembered turn keeps its stuck fallback only
+        if cache is not None and value is not None and isinstance(key, tuple) and len(key) == 6:
+            value = ([], (key[0], []))
+        return original(cache, key, value, size + 1024)
+
+    monkeypatch.setattr(summer_mixed, "remember", wrong)
+    assert _mixed_moves(12) != plain
