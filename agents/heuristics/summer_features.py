@@ -296,7 +296,7 @@ class SummerMoveFeatures:
         plans = TurnPlans(self.game, stroke[-1], visited, drawn, blocked, budget, icons, spent)
         found = np.ones(len(plans.paths))
         if plans.announcements:
-            heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+            heard = walks.heard_all(plans.announcements)
             found = np.where(plans.stuck, 1.0, np.minimum(1.0, self._seekers * heard[plans.announcement, plans.squares]))
         self._kept_turn = ((blocked, walks.key), list(stroke), (spent, icons), plans, found)
         return plans, plans.node_of(()), found

@@ -203,6 +203,34 @@ def test_turn_plans_enumerate_the_plans_of_the_plain_search(module, options):
             a for a, e in zip(announcements, exits) if e]
 
 
+def test_walk_programmes_give_each_turn_the_weights_of_one_programme_per_announcement():
+    """``Walks.heard_all`` runs one WalkProgramme (a level at a time, stacked products) for a turn's announcements."""
+    game, positions = child_positions(summer_hide_and_seek_v2, {"num_players": 4}, games=2)
+    _env, agent = _agent(num_players=4)
+    model, rng = agent.public_weights, np.random.default_rng(3)
+    for position in positions[::3]:
+        announcements = TurnPlans(game, *position).announcements
+        weights = _random_weights(rng, agent)
+        blocked = np.array([float(position[3] >> s & 1) for s in range(game.num_squares)])
+        expected = [reference_propagate(model, weights, cost, icons, blocked) for cost, icons in announcements]
+        expected = np.stack([end / max(end.sum(), 1e-300) for end in expected])
+        walks = Walks(model, weights, blocked)
+        assert walks.heard_all(announcements).tobytes() == expected.tobytes(), position
+        assert walks.heard_all(announcements[::-1]).tobytes() == expected[::-1].tobytes()  # (remembered)
+        assert model.programme(tuple(announcements)) is model.programme(tuple(announcements))
+
+
+def test_control_one_matrix_product_for_a_level_changes_the_weights():
+    """Why a level's images are a stack of matrix-vector products: one matrix-matrix product (another BLAS
+    kernel) sums in another order, and some weights differ in their last bits."""
+    _env, agent = _agent(num_players=4)
+    rng, step = np.random.default_rng(4), agent.public_weights.step[1]
+    vectors = np.stack([_random_weights(rng, agent) for _ in range(40)])
+    stacked = (vectors[:, None, :] @ step)[:, 0, :]
+    assert stacked.tobytes() == np.stack([vector @ step for vector in vectors]).tobytes()
+    assert (vectors @ step).tobytes() != stacked.tobytes()
+
+
 def test_control_plans_that_ignore_the_pieces_are_caught():
     game, positions = child_positions(summer_hide_and_seek_v2, {"num_players": 4})
     differ = [TurnPlans(game, *position[:3], 0, *position[4:]).paths != reference_turn_plans(game, *position)[1]
