@@ -48,6 +48,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.heuristics.summer_plans import enumerate_plans
+from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
@@ -271,8 +272,8 @@ class Walks:
 def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
     """The stroke from the observation's stroke plane (``order``: each square's place on it, 0 when off it):
     its squares in drawing order, the mask of the squares it visited and the mask of the lines it drew."""
-    on = np.flatnonzero(order > 0)
-    stroke = on[np.argsort(order[on])].tolist()
+    on = (order > 0).nonzero()[0]
+    stroke = on[order[on].argsort()].tolist()
     visited = drawn = 0
     for s in stroke:
         visited |= 1 << s
@@ -318,6 +319,14 @@ class SummerHideAndSeekHeuristic(Agent):
         m = game.map
         self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
+        #: where the pieces read lie in the flat observation vector: each decision reads the vector itself
+        layout, cells = context.layout, self._rows * m.width + self._cols
+        self._at = {name: layout.slice(name) for name in ("phase", "round", "last_cost", "last_icons", "turn_icons")}
+        self._child_at, self._turns_at, self._budget_at = (layout.index(name, 0) for name in ("child", "child_turns", "budget_left"))
+        #: the cells of the squares in the belief, past guesses and stroke planes, and in each plane of the pieces
+        self._cells = {name: layout.pieces[name].start + cells for name in ("belief", "past_guesses", "stroke")}
+        planes = layout.pieces["pieces"]
+        self._piece_cells = planes.start + np.arange(planes.shape[0])[:, None] * (m.height * m.width) + cells
         self.public_weights = PublicWeights(game)
         shared = shared_tables(game)
         #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE;
@@ -343,46 +352,46 @@ class SummerHideAndSeekHeuristic(Agent):
         self._blockers = None  # the pieces during my last child turn (the child knows them exactly)
 
     # ------------------------------------------------------------- decoding
-    def _squares(self, plane: np.ndarray) -> np.ndarray:
-        """A map plane as a 0/1 float vector over the squares."""
-        return (plane[self._rows, self._cols] > 0).astype(float)
+    def _squares(self, vector: np.ndarray, name: str) -> np.ndarray:
+        """A map plane of the observation vector as a 0/1 float vector over the squares."""
+        return (vector[self._cells[name]] > 0).astype(float)
 
-    def _mask(self, plane: np.ndarray) -> int:
-        mask = 0
-        for s in np.flatnonzero(plane[self._rows, self._cols] > 0):
-            mask |= 1 << int(s)
-        return mask
+    def _pieces(self, vector: np.ndarray) -> np.ndarray:
+        """The squares of this turn's pieces (the sum of the pieces' planes > 0), as a 0/1 float vector."""
+        return (vector[self._piece_cells].sum(axis=0) > 0).astype(float)
 
     def act(self, observation: dict, sampler=None) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = legal_ids(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("SummerHideAndSeekHeuristic.act: no legal action (is it this agent's turn?)")
         if legal.size == 1:
             self._update_weights(observation)  # (keeps the weights in step; e.g. the forced continue)
             return int(legal[0])
-        phase = int(np.argmax(self.piece(observation, "phase")))
-        i_am_child = self.piece(observation, "child")[0] == 1
+        vector = observation["observation"]
+        phase = int(vector[self._at["phase"]].argmax())
+        i_am_child = vector[self._child_at] == 1
         if not i_am_child or phase == 2:
             return self._seek(observation, legal)
         if phase == 0:
             return self._start(observation, legal)
         # a plan made this turn goes on after its first line (budget left < 5: the turn cannot be a new one)
-        if self._plan and self.piece(observation, "budget_left")[0] < BUDGET and self._plan[0] in legal:
+        if self._plan and vector[self._budget_at] < BUDGET and observation["action_mask"][self._plan[0]]:
             return self._plan.pop(0)
         return self._child_turn(observation, legal)
 
     # -------------------------------------------------------- public weights
     def _update_weights(self, observation: dict) -> np.ndarray:
         """The public weights now, carried through the announcements since the last call."""
-        key = (int(np.argmax(self.piece(observation, "round"))), int(round(float(self.piece(observation, "child_turns")[0]))))
+        vector = observation["observation"]
+        key = (int(vector[self._at["round"]].argmax()), int(round(float(vector[self._turns_at]))))
         if key == self._weights_key:
             return self._weights
         rnd, turns = key
         if turns >= CHILD_TURNS_CAP:
             key = None  # the counter saturates: announcements can no longer be told apart (uniform below)
-        belief = self._squares(self.piece(observation, "belief"))
-        guessed = self._squares(self.piece(observation, "past_guesses"))
-        i_am_child = self.piece(observation, "child")[0] == 1
+        belief = self._squares(vector, "belief")
+        guessed = self._squares(vector, "past_guesses")
+        i_am_child = vector[self._child_at] == 1
         model = self.public_weights
         if turns == 0:
             weights = model.prior
@@ -394,9 +403,9 @@ class SummerHideAndSeekHeuristic(Agent):
             else:
                 base = None  # an announcement was missed: uniform on the belief below
             if base is not None:
-                cost = int(np.argmax(self.piece(observation, "last_cost")))
-                counts = self.piece(observation, "last_icons")
-                icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+                cost = int(vector[self._at["last_cost"]].argmax())
+                counts = vector[self._at["last_icons"]].tolist()
+                icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(k))))
                 if turns == 1:
                     blocked = np.zeros_like(belief)  # no piece stands during a round's first child turn
                 elif i_am_child and self._blockers is not None:
@@ -416,7 +425,7 @@ class SummerHideAndSeekHeuristic(Agent):
         self._weights_key = key
         self._guessed = guessed
         if i_am_child:
-            self._blockers = self._squares(self.piece(observation, "pieces").sum(axis=0))
+            self._blockers = self._pieces(vector)
         return self._weights
 
     def _after_announcement(self, weights: np.ndarray, blocked: np.ndarray, cost: int, icons: tuple[int, ...]) -> np.ndarray:
@@ -444,14 +453,14 @@ class SummerHideAndSeekHeuristic(Agent):
     def _seek(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
         weights = self._update_weights(observation)
-        covered = self._squares(self.piece(observation, "pieces").sum(axis=0))
+        covered = self._pieces(observation["observation"])
         free = weights * (1.0 - covered)
         if free.max() <= 0:
             free = weights
         if free.max() <= 0:
-            return int(self.rng.choice(legal))
-        plausible = np.flatnonzero(free >= PLAUSIBLE * free.sum() / np.count_nonzero(free))
-        return game.place_base + int(self.rng.choice(plausible))
+            return int(legal[self.rng.integers(len(legal))])  # (the draw of rng.choice(legal))
+        plausible = (free >= PLAUSIBLE * free.sum() / np.count_nonzero(free)).nonzero()[0]
+        return game.place_base + int(plausible[self.rng.integers(len(plausible))])
 
     # ---------------------------------------------------------------- child
     def _start(self, observation: dict, legal: np.ndarray) -> int:
@@ -475,18 +484,19 @@ class SummerHideAndSeekHeuristic(Agent):
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
         weights = self._update_weights(observation)
-        stroke, visited, drawn = read_stroke(game, self.piece(observation, "stroke")[self._rows, self._cols])
-        pieces = self.piece(observation, "pieces").sum(axis=0)
-        blocked = self._mask(pieces)
-        budget = int(round(float(self.piece(observation, "budget_left")[0])))
-        counts = self.piece(observation, "turn_icons")
-        icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(float(k))))))
-        walks = self._walks(weights, self._squares(pieces))
+        vector = observation["observation"]
+        stroke, visited, drawn = read_stroke(game, vector[self._cells["stroke"]])
+        pieces = self._pieces(vector)
+        blocked = sum(1 << s for s in pieces.nonzero()[0].tolist())
+        budget = int(round(float(vector[self._budget_at])))
+        counts = vector[self._at["turn_icons"]].tolist()
+        icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(k)))))
+        walks = self._walks(weights, pieces)
         _value, plan = self._best_plan(stroke[-1], visited, drawn, blocked, walks, budget, icons, BUDGET - budget)
         actions = turn_actions(game, stroke[-1], plan, budget)
         self._plan = actions[1:]
         first = actions[0]
-        return first if first in legal else int(self.rng.choice(legal))
+        return first if observation["action_mask"][first] else int(legal[self.rng.integers(len(legal))])
 
     def _best_plan(self, start, visited, drawn, blocked, walks, budget, icons, spent):
         """(score, list of target squares) of the best way to finish this turn from ``start``.
