@@ -25,6 +25,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     read_stroke,
     shared_tables,
 )
+from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -97,6 +98,13 @@ class SummerMoveFeatures:
         #: the flat slices of the observation pieces :meth:`dominated` reads
         self._phase_at, self._belief_at, self._pieces_at, self._stroke_at = (
             self.layout.slice(name) for name in ("phase", "belief", "pieces", "stroke"))
+        #: the flat slices of the pieces the features read (each decision reads the vector itself), of
+        #: CHILD_PIECES, the cells of the squares in the belief and stroke planes and in each plane of the pieces
+        self._at = {name: self.layout.slice(name) for name in ("last_cost", "last_icons", "turn_icons", "budget_left")}
+        self._child_at = [self.layout.slice(name) for name in CHILD_PIECES]
+        self._belief_cells, self._stroke_cells = (self.layout.pieces[name].start + self._cells for name in ("belief", "stroke"))
+        planes = self.layout.pieces["pieces"]
+        self._piece_cells = planes.start + np.arange(planes.shape[0])[:, None] * self._square_of_cell.size + self._cells
         #: (stroke, pieces, legal actions) -> the dominated lines there: at most STUCK_CACHE_SIZE child positions
         self._stuck_cache: dict[tuple, tuple[int, ...]] = {}
         self._public_weights_model = None
@@ -122,22 +130,19 @@ class SummerMoveFeatures:
         return self._public_weights_model
 
     # ------------------------------------------------------------- decoding
-    def _piece(self, observation: dict, name: str) -> np.ndarray:
-        return self.layout.view(observation["observation"], name)
-
-    def _squares(self, plane: np.ndarray) -> np.ndarray:
-        """A map plane as a 0/1 float vector over the squares."""
-        return (plane[self._rows, self._cols] > 0).astype(float)
+    def _pieces(self, vector: np.ndarray) -> np.ndarray:
+        """The squares of this turn's pieces (the sum of the pieces' planes > 0), as a 0/1 float vector."""
+        return (vector[self._piece_cells].sum(axis=0) > 0).astype(float)
 
     def _bits(self, planes: np.ndarray) -> int:
         """The squares where any of the flat map planes ``planes`` is non-zero, as a bitmask (terrain cells are 0
         in every plane)."""
-        cells = np.flatnonzero(planes)
-        return sum(1 << int(s) for s in self._square_of_cell[cells % self._square_of_cell.size]) if cells.size else 0
+        cells = planes.nonzero()[0]
+        return sum(1 << s for s in self._square_of_cell[cells % self._square_of_cell.size].tolist()) if cells.size else 0
 
     def _belief(self, observation: dict) -> np.ndarray:
         """The public belief: 1.0 on the squares where the child may be."""
-        return self._squares(self._piece(observation, "belief"))
+        return (observation["observation"][self._belief_cells] > 0).astype(float)
 
     def _walks_of(self, cost: int, icons: tuple[int, ...], like: np.ndarray) -> np.ndarray:
         """The walks of the announcement ``(cost, icons)`` from every square (read-only: remembered)."""
@@ -149,15 +154,15 @@ class SummerMoveFeatures:
 
     def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
         """An icon-count piece as a sorted tuple of icon types."""
-        counts = self._piece(observation, name)
-        return tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+        counts = observation["observation"][self._at[name]].tolist()
+        return tuple(i for i, k in enumerate(counts) for _ in range(int(round(k))))
 
     def _public_weights(self, observation: dict, belief: np.ndarray) -> np.ndarray:
         """Walks of the last announcement from every square, times the belief, summing to 1."""
-        cost_plane = self._piece(observation, "last_cost")
+        cost_plane = observation["observation"][self._at["last_cost"]]
         weights = belief
         if cost_plane.any():
-            weights = self._walks_of(int(np.argmax(cost_plane)), self._counts(observation, "last_icons"), belief) * belief
+            weights = self._walks_of(int(cost_plane.argmax()), self._counts(observation, "last_icons"), belief) * belief
             if weights.sum() <= 0:
                 weights = belief
         total = weights.sum()
@@ -186,7 +191,7 @@ class SummerMoveFeatures:
         bad = self._stuck_cache.get(key)
         if bad is None:
             path, visited, drawn = read_stroke(self.game, stroke[self._cells])
-            bad, _best = stuck_lines(self.game, path[-1], visited, drawn, self._bits(pieces), np.flatnonzero(mask))
+            bad, _best = stuck_lines(self.game, path[-1], visited, drawn, self._bits(pieces), legal_ids(mask))
             bad = remember(self._stuck_cache, key, bad, STUCK_CACHE_SIZE)
         if not bad:
             return None
@@ -199,11 +204,11 @@ class SummerMoveFeatures:
         game = self.game
         rows = np.zeros((game.num_actions, self.PER_ACTION), dtype=np.float32)
         mask = np.asarray(observation["action_mask"], dtype=bool)
-        legal = np.flatnonzero(mask)
+        legal = mask.nonzero()[0]
         if legal.size == 0:
             return rows.ravel()
         rows[legal, 0] = 1
-        phase = int(np.argmax(self._piece(observation, "phase")))
+        phase = int(observation["observation"][self._phase_at].argmax())
         if phase == 2:
             self._seeker_rows(observation, self._belief(observation), rows)
         elif phase == 1:
@@ -217,7 +222,7 @@ class SummerMoveFeatures:
         game = self.game
         size = belief.sum()
         weights = self._public_weights(observation, belief)
-        covered = self._squares(self._piece(observation, "pieces").sum(axis=0))
+        covered = self._pieces(observation["observation"])
         place = slice(game.place_base, game.place_base + game.num_squares)
         rows[place, 1] = belief
         rows[place, 2] = belief / size if size else 0.0
@@ -226,21 +231,23 @@ class SummerMoveFeatures:
 
     def _child_rows(self, observation: dict, mask: np.ndarray, rows: np.ndarray) -> None:
         """The child's rows (see the class docstring), remembered by the pieces of the observation they read."""
-        key = (mask.tobytes(),) + tuple(self._piece(observation, name).tobytes() for name in CHILD_PIECES)
+        vector = observation["observation"]
+        key = (mask.tobytes(),) + tuple(vector[at].tobytes() for at in self._child_at)
         known = self._child_cache.get(key)
         if known is None:
             self._measure_child(observation, self._belief(observation), mask, rows)
-            legal = np.flatnonzero(mask)
+            legal = mask.nonzero()[0]
             known = remember(self._child_cache, key, (legal, rows[legal]), CHILD_CACHE_SIZE)
         rows[known[0]] = known[1]
 
     def _measure_child(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
         """Fill the rows of the child's legal actions."""
         game = self.game
-        stroke, visited, drawn = read_stroke(game, self._piece(observation, "stroke")[self._rows, self._cols])
-        pieces = self._squares(self._piece(observation, "pieces").sum(axis=0))
-        blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
-        budget = int(round(float(self._piece(observation, "budget_left")[0])))
+        vector = observation["observation"]
+        stroke, visited, drawn = read_stroke(game, vector[self._stroke_cells])
+        pieces = self._pieces(vector)
+        blocked = sum(1 << s for s in pieces.nonzero()[0].tolist())
+        budget = int(round(float(vector[self._at["budget_left"]][0])))
         icons = tuple(sorted(self._counts(observation, "turn_icons")))
         base = self._public_weights(observation, belief)
         # the seekers' weights after each announcement: one walk programme shared by every announcement and
@@ -272,7 +279,7 @@ class SummerMoveFeatures:
                 rows[action, 2] = float(exits == 0)
                 rows[action, 3] = min(exits, 4) / 4
                 rows[action, 4] = found[j]
-                top = j + int(np.argmax(values[j - lo:ends[j] - lo]))  # the first best plan through this line
+                top = j + int(values[j - lo:ends[j] - lo].argmax())  # the first best plan through this line
                 best[action] = (float(values[top - lo]), float(found[top]))
             j = ends[j]
         self._plan_columns(best, rows)
