@@ -146,22 +146,21 @@ class WalkProgramme:
     reached) each level (cost spent) computes, from which images. A function of the map and the
     announcements only, not of the weights: :meth:`PublicWeights.programme` keeps them.
 
-    Rows of the node table: 0 is zero (no walk reaches the node), 1 the weights, then the nodes. Rows of
-    an image table (one per line cost): 0 is zero, then the images ``node @ step[cost]``. A level first
-    computes the images it reads (of the nodes one and two levels down), then its nodes: each square of a
-    node is the image of the cost-1 line plus that of the cost-2 line from the node its landing comes
-    from (a path square: the same icons; a square of icon ``i``: the icons without one ``i``), times 1 if
-    a line may end there.
+    Rows of the node table: 0 is zero (no walk reaches the node), 1 the weights, then the nodes, a level
+    after the other. The image tables (one per line cost) have the same rows: ``node @ step[cost]``. A
+    level computes its nodes, then the images that the levels one and two above it read: each square of a
+    node is the image of the cost-1 line plus that of the cost-2 line from the node its landing comes from
+    (a path square: the same icons; a square of icon ``i``: the icons without one ``i``), times 1 if a
+    line may end there.
     """
 
     def __init__(self, model: PublicWeights, announcements: tuple):
         sources = model.sources
-        rows: dict = {(0, ()): 1}  # node -> its row
         need: dict = {}  # node -> whether a walk may reach it
         stack = [(cost, icons) for cost, icons in announcements if cost > 0]
         while stack:
             node = stack.pop()
-            if node in rows or node in need:
+            if node == (0, ()) or node in need:
                 continue
             spent, reached = node
             need[node] = possible = 0 < spent and len(reached) <= spent
@@ -170,49 +169,52 @@ class WalkProgramme:
                     stack.append((spent - MOVE_COST, before))
                     if spent >= SHORTCUT_COST:
                         stack.append((spent - SHORTCUT_COST, before))
-        self.rows = 2  # the rows of the node table
+        rows: dict = {(0, ()): 1}  # node -> its row (a node no walk reaches: none, it reads row 0)
+        by_level: dict = {0: [(0, ())]}
         for node, possible in need.items():
             if possible:
+                by_level.setdefault(node[0], []).append(node)
+        self.rows = 2
+        for spent in sorted(by_level)[1:]:
+            for node in by_level[spent]:
                 rows[node], self.rows = self.rows, self.rows + 1
-        images: dict = {MOVE_COST: {}, SHORTCUT_COST: {}}  # cost -> node -> its image's row
-        #: per level: ((cost, node rows, image rows) of the images it computes, node rows, cost-1 and cost-2
-        #: image rows per node and landing)
+        S = len(model.columns)
+        #: per level: its rows (first, end), the flat offset of the cost-1 and of the cost-2 image each square of
+        #: its nodes reads (None for the weights), and the line costs whose images the levels above read
         self.levels = []
-        for spent in sorted({spent for spent, _reached in need}):
-            nodes = [node for node, possible in need.items() if possible and node[0] == spent]
-            if not nodes:
+        for spent in sorted(by_level):
+            nodes = by_level[spent]
+            images = tuple(cost for cost in (MOVE_COST, SHORTCUT_COST) if spent + cost in by_level)
+            if spent == 0:
+                self.levels.append((1, 2, None, None, images))
                 continue
-            index = np.zeros((2, len(nodes), model.landings), dtype=np.intp)
-            new = {MOVE_COST: [], SHORTCUT_COST: []}
+            index = np.zeros((2, len(nodes), model.landings), dtype=np.int32)
             for n, (_spent, reached) in enumerate(nodes):
                 for before, landing in sources(reached):
                     for c, cost in enumerate((MOVE_COST, SHORTCUT_COST)):
-                        source = rows.get((spent - cost, before), 0) if spent >= cost else 0
-                        if source:
-                            image = images[cost].get(source)
-                            if image is None:
-                                image = images[cost][source] = len(images[cost]) + 1
-                                new[cost].append((source, image))
-                            index[c, n, landing + 1] = image
-            computes = tuple((cost, np.array([s for s, _i in pairs], dtype=np.intp),
-                              np.array([i for _s, i in pairs], dtype=np.intp)) for cost, pairs in new.items() if pairs)
-            self.levels.append((computes, np.array([rows[node] for node in nodes], dtype=np.intp), index[0], index[1]))
-        self.images = {cost: len(table) + 1 for cost, table in images.items()}
+                        if spent >= cost:
+                            index[c, n, landing + 1] = rows.get((spent - cost, before), 0)
+            flat = index[:, :, model.landing_of] * np.int32(S) + model.columns.astype(np.int32)
+            first = rows[nodes[0]]
+            self.levels.append((first, first + len(nodes), flat[0], flat[1], images))
         #: each announcement's row (cost 0: the weights, whatever the icons)
-        self.ends = np.array([1 if cost == 0 else rows[(cost, icons)] for cost, icons in announcements], dtype=np.intp)
+        self.ends = np.array([1 if cost == 0 else rows.get((cost, icons), 0) for cost, icons in announcements],
+                             dtype=np.intp)
 
     def run(self, model: PublicWeights, weights: np.ndarray, open_squares: np.ndarray) -> np.ndarray:
         """The end weights of each announcement (one row each) from ``weights``; ``open_squares``: 1.0 where
         a line may end."""
-        S = len(weights)
-        values = np.zeros((self.rows, S))
+        shape = (self.rows, len(weights))
+        values, move, shortcut = np.zeros(shape), np.zeros(shape), np.zeros(shape)
         values[1] = weights
-        images = {cost: np.zeros((size, S)) for cost, size in self.images.items()}
-        move, shortcut, landing_of, columns = images[MOVE_COST], images[SHORTCUT_COST], model.landing_of, model.columns
-        for computes, nodes, move_rows, shortcut_rows in self.levels:
-            for cost, sources, targets in computes:
-                images[cost][targets] = (values[sources][:, None, :] @ model.step[cost])[:, 0, :]
-            values[nodes] = (move[move_rows[:, landing_of], columns] + shortcut[shortcut_rows[:, landing_of], columns]) * open_squares
+        images = {MOVE_COST: move, SHORTCUT_COST: shortcut}
+        move_flat, shortcut_flat = move.reshape(-1), shortcut.reshape(-1)
+        for first, end, move_index, shortcut_index, costs in self.levels:
+            if move_index is not None:
+                np.multiply(move_flat.take(move_index) + shortcut_flat.take(shortcut_index), open_squares,
+                            out=values[first:end])
+            for cost in costs:
+                np.matmul(values[first:end, None, :], model.step[cost], out=images[cost][first:end, None, :])
         return values[self.ends]
 
 
