@@ -99,10 +99,10 @@ class SummerMoveFeatures:
         self._phase_at, self._belief_at, self._pieces_at, self._stroke_at = (
             self.layout.slice(name) for name in ("phase", "belief", "pieces", "stroke"))
         #: the flat slices of the pieces the features read (each decision reads the vector itself), of
-        #: CHILD_PIECES, the cells of the squares in the belief and stroke planes and in each plane of the pieces
+        #: CHILD_PIECES, the cells of the squares in the belief plane and in each plane of the pieces
         self._at = {name: self.layout.slice(name) for name in ("last_cost", "last_icons", "turn_icons", "budget_left")}
         self._child_at = [self.layout.slice(name) for name in CHILD_PIECES]
-        self._belief_cells, self._stroke_cells = (self.layout.pieces[name].start + self._cells for name in ("belief", "stroke"))
+        self._belief_cells = self.layout.pieces["belief"].start + self._cells
         planes = self.layout.pieces["pieces"]
         self._piece_cells = planes.start + np.arange(planes.shape[0])[:, None] * self._square_of_cell.size + self._cells
         #: (stroke, pieces, legal actions) -> the dominated lines there: at most STUCK_CACHE_SIZE child positions
@@ -117,6 +117,7 @@ class SummerMoveFeatures:
         #: the plans of the last child turn: ((blocked, walks key), the stroke they start from, its announcement,
         #: TurnPlans, P(found) at each plan's end)
         self._kept_turn = None
+        self._last_stroke: tuple = (None, None)  # (stroke plane bytes, read_stroke of it): the last stroke read
         #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
         self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
@@ -139,6 +140,15 @@ class SummerMoveFeatures:
         in every plane)."""
         cells = planes.nonzero()[0]
         return sum(1 << s for s in self._square_of_cell[cells % self._square_of_cell.size].tolist()) if cells.size else 0
+
+    def _read_stroke(self, plane: np.ndarray) -> tuple[list[int], int, int]:
+        """:func:`read_stroke` of the flat stroke plane ``plane`` (the features and then :meth:`dominated` read
+        the same observation: the last one is kept)."""
+        key = plane.tobytes()
+        if self._last_stroke[0] != key:
+            self._last_stroke = (key, read_stroke(self.game, plane[self._cells]))
+        stroke, visited, drawn = self._last_stroke[1]
+        return list(stroke), visited, drawn
 
     def _belief(self, observation: dict) -> np.ndarray:
         """The public belief: 1.0 on the squares where the child may be."""
@@ -190,7 +200,7 @@ class SummerMoveFeatures:
         key = (stroke.tobytes(), pieces.tobytes(), np.asarray(mask).tobytes())
         bad = self._stuck_cache.get(key)
         if bad is None:
-            path, visited, drawn = read_stroke(self.game, stroke[self._cells])
+            path, visited, drawn = self._read_stroke(stroke)
             bad, _best = stuck_lines(self.game, path[-1], visited, drawn, self._bits(pieces), legal_ids(mask))
             bad = remember(self._stuck_cache, key, bad, STUCK_CACHE_SIZE)
         if not bad:
@@ -244,7 +254,7 @@ class SummerMoveFeatures:
         """Fill the rows of the child's legal actions."""
         game = self.game
         vector = observation["observation"]
-        stroke, visited, drawn = read_stroke(game, vector[self._stroke_cells])
+        stroke, visited, drawn = self._read_stroke(vector[self._stroke_at])
         pieces = self._pieces(vector)
         blocked = sum(1 << s for s in pieces.nonzero()[0].tolist())
         budget = int(round(float(vector[self._at["budget_left"]][0])))
@@ -268,20 +278,21 @@ class SummerMoveFeatures:
             best[game.stop_action] = (float(values[0]), float(found[node]))
             rows[game.stop_action, 3] = min(plans.exits[node], 4) / 4
             rows[game.stop_action, 4] = found[node]
-        ends, squares = plans.ends, plans.squares
+        ends, squares, all_exits, square_vp = plans.ends, plans.square_list, plans.exits, game.square_vp
+        lines, columns = [], []  # the legal lines' actions and their columns 1-4, written at once
         j = node + 1 if node >= 0 else 0
         while j < hi:  # the first line of each plan from here, in the search's order
-            q = int(squares[j])
+            q = squares[j]
             action = game.line_base + q
             if mask[action]:
-                exits = plans.exits[j]
-                rows[action, 1] = game.square_vp[q] / self._max_vp
-                rows[action, 2] = float(exits == 0)
-                rows[action, 3] = min(exits, 4) / 4
-                rows[action, 4] = found[j]
+                exits = all_exits[j]
+                lines.append(action)
+                columns.append((square_vp[q] / self._max_vp, float(exits == 0), min(exits, 4) / 4, found[j]))
                 top = j + int(values[j - lo:ends[j] - lo].argmax())  # the first best plan through this line
                 best[action] = (float(values[top - lo]), float(found[top]))
             j = ends[j]
+        if lines:
+            rows[lines, 1:5] = columns
         self._plan_columns(best, rows)
 
     def _turn_plans(self, stroke: list[int], visited: int, drawn: int, blocked: int, budget: int, icons: tuple):
@@ -361,7 +372,5 @@ class SummerMoveFeatures:
         if not best:
             return
         top = max(value for value, _found in best.values())
-        for action, (value, found) in best.items():
-            rows[action, 5] = found
-            rows[action, 6] = value / top if top > 0 else 0.0
-            rows[action, 7] = float(value >= top - 1e-9)
+        rows[list(best), 5:8] = [(found, value / top if top > 0 else 0.0, float(value >= top - 1e-9))
+                                 for value, found in best.values()]
