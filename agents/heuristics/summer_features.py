@@ -5,7 +5,7 @@
 dict only, and what it caches (the start squares' scores, shared by every
 instance of the configuration; the seekers' weights and the plans of the
 child's turn, the walks of each announcement, the rows of the child positions
-met and their dominated lines; each with a size cap) is a function of that
+met and their dominated lines, the last stroke read; each with a size cap) is a function of that
 dict, so the same observation always gives the same features (in training, in
 a search's simulations, in play).
 """

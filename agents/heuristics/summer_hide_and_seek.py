@@ -311,18 +311,20 @@ class SummerHideAndSeekHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        game = context.new_rules()
-        if game is None:
+        game, layout = context.new_rules(), context.layout
+        if game is None or layout is None:
             from kakurega.envs.registry import make
 
-            game = make(context.env_name, wrapped=False, **context.env_kwargs).game
+            env = make(context.env_name, wrapped=False, **context.env_kwargs)
+            game = env.game if game is None else game
+            layout = env.layout if layout is None else layout
         self.game = game
         self.n = game.num_players
         m = game.map
         self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
         #: where the pieces read lie in the flat observation vector: each decision reads the vector itself
-        layout, cells = context.layout, self._rows * m.width + self._cols
+        cells = self._rows * m.width + self._cols
         self._at = {name: layout.slice(name) for name in ("phase", "round", "last_cost", "last_icons", "turn_icons")}
         self._child_at, self._turns_at, self._budget_at = (layout.index(name, 0) for name in ("child", "child_turns", "budget_left"))
         #: the cells of the squares in the belief, past guesses and stroke planes, and in each plane of the pieces
