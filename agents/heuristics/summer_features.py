@@ -5,7 +5,7 @@
 dict only, and what it caches (the start squares' scores, shared by every
 instance of the configuration; the seekers' weights and the plans of the
 child's turn, the walks of each announcement, the rows of the child positions
-met and their dominated lines; each with a size cap) is a function of that
+met and their dominated lines, the last stroke read; each with a size cap) is a function of that
 dict, so the same observation always gives the same features (in training, in
 a search's simulations, in play).
 """
@@ -25,6 +25,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     read_stroke,
     shared_tables,
 )
+from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -97,6 +98,13 @@ class SummerMoveFeatures:
         #: the flat slices of the observation pieces :meth:`dominated` reads
         self._phase_at, self._belief_at, self._pieces_at, self._stroke_at = (
             self.layout.slice(name) for name in ("phase", "belief", "pieces", "stroke"))
+        #: the flat slices of the pieces the features read (each decision reads the vector itself), of
+        #: CHILD_PIECES, the cells of the squares in the belief plane and in each plane of the pieces
+        self._at = {name: self.layout.slice(name) for name in ("last_cost", "last_icons", "turn_icons", "budget_left")}
+        self._child_at = [self.layout.slice(name) for name in CHILD_PIECES]
+        self._belief_cells = self.layout.pieces["belief"].start + self._cells
+        planes = self.layout.pieces["pieces"]
+        self._piece_cells = planes.start + np.arange(planes.shape[0])[:, None] * self._square_of_cell.size + self._cells
         #: (stroke, pieces, legal actions) -> the dominated lines there: at most STUCK_CACHE_SIZE child positions
         self._stuck_cache: dict[tuple, tuple[int, ...]] = {}
         self._public_weights_model = None
@@ -109,6 +117,7 @@ class SummerMoveFeatures:
         #: the plans of the last child turn: ((blocked, walks key), the stroke they start from, its announcement,
         #: TurnPlans, P(found) at each plan's end)
         self._kept_turn = None
+        self._last_stroke: tuple = (None, None)  # (stroke plane bytes, read_stroke of it): the last stroke read
         #: (legal actions, CHILD_PIECES) -> (legal actions, their rows): at most CHILD_CACHE_SIZE child positions
         self._child_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         #: (cost, icons) -> the walks of that announcement from every square (at most ANNOUNCEMENTS_CACHE_SIZE)
@@ -122,22 +131,28 @@ class SummerMoveFeatures:
         return self._public_weights_model
 
     # ------------------------------------------------------------- decoding
-    def _piece(self, observation: dict, name: str) -> np.ndarray:
-        return self.layout.view(observation["observation"], name)
-
-    def _squares(self, plane: np.ndarray) -> np.ndarray:
-        """A map plane as a 0/1 float vector over the squares."""
-        return (plane[self._rows, self._cols] > 0).astype(float)
+    def _pieces(self, vector: np.ndarray) -> np.ndarray:
+        """The squares of this turn's pieces (the sum of the pieces' planes > 0), as a 0/1 float vector."""
+        return (vector[self._piece_cells].sum(axis=0) > 0).astype(float)
 
     def _bits(self, planes: np.ndarray) -> int:
         """The squares where any of the flat map planes ``planes`` is non-zero, as a bitmask (terrain cells are 0
         in every plane)."""
-        cells = np.flatnonzero(planes)
-        return sum(1 << int(s) for s in self._square_of_cell[cells % self._square_of_cell.size]) if cells.size else 0
+        cells = planes.nonzero()[0]
+        return sum(1 << s for s in self._square_of_cell[cells % self._square_of_cell.size].tolist()) if cells.size else 0
+
+    def _read_stroke(self, plane: np.ndarray) -> tuple[list[int], int, int]:
+        """:func:`read_stroke` of the flat stroke plane ``plane`` (the features and then :meth:`dominated` read
+        the same observation: the last one is kept)."""
+        key = plane.tobytes()
+        if self._last_stroke[0] != key:
+            self._last_stroke = (key, read_stroke(self.game, plane[self._cells]))
+        stroke, visited, drawn = self._last_stroke[1]
+        return list(stroke), visited, drawn
 
     def _belief(self, observation: dict) -> np.ndarray:
         """The public belief: 1.0 on the squares where the child may be."""
-        return self._squares(self._piece(observation, "belief"))
+        return (observation["observation"][self._belief_cells] > 0).astype(float)
 
     def _walks_of(self, cost: int, icons: tuple[int, ...], like: np.ndarray) -> np.ndarray:
         """The walks of the announcement ``(cost, icons)`` from every square (read-only: remembered)."""
@@ -149,15 +164,15 @@ class SummerMoveFeatures:
 
     def _counts(self, observation: dict, name: str) -> tuple[int, ...]:
         """An icon-count piece as a sorted tuple of icon types."""
-        counts = self._piece(observation, name)
-        return tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+        counts = observation["observation"][self._at[name]].tolist()
+        return tuple(i for i, k in enumerate(counts) for _ in range(int(round(k))))
 
     def _public_weights(self, observation: dict, belief: np.ndarray) -> np.ndarray:
         """Walks of the last announcement from every square, times the belief, summing to 1."""
-        cost_plane = self._piece(observation, "last_cost")
+        cost_plane = observation["observation"][self._at["last_cost"]]
         weights = belief
         if cost_plane.any():
-            weights = self._walks_of(int(np.argmax(cost_plane)), self._counts(observation, "last_icons"), belief) * belief
+            weights = self._walks_of(int(cost_plane.argmax()), self._counts(observation, "last_icons"), belief) * belief
             if weights.sum() <= 0:
                 weights = belief
         total = weights.sum()
@@ -185,8 +200,8 @@ class SummerMoveFeatures:
         key = (stroke.tobytes(), pieces.tobytes(), np.asarray(mask).tobytes())
         bad = self._stuck_cache.get(key)
         if bad is None:
-            path, visited, drawn = read_stroke(self.game, stroke[self._cells])
-            bad, _best = stuck_lines(self.game, path[-1], visited, drawn, self._bits(pieces), np.flatnonzero(mask))
+            path, visited, drawn = self._read_stroke(stroke)
+            bad, _best = stuck_lines(self.game, path[-1], visited, drawn, self._bits(pieces), legal_ids(mask))
             bad = remember(self._stuck_cache, key, bad, STUCK_CACHE_SIZE)
         if not bad:
             return None
@@ -199,11 +214,11 @@ class SummerMoveFeatures:
         game = self.game
         rows = np.zeros((game.num_actions, self.PER_ACTION), dtype=np.float32)
         mask = np.asarray(observation["action_mask"], dtype=bool)
-        legal = np.flatnonzero(mask)
+        legal = mask.nonzero()[0]
         if legal.size == 0:
             return rows.ravel()
         rows[legal, 0] = 1
-        phase = int(np.argmax(self._piece(observation, "phase")))
+        phase = int(observation["observation"][self._phase_at].argmax())
         if phase == 2:
             self._seeker_rows(observation, self._belief(observation), rows)
         elif phase == 1:
@@ -217,7 +232,7 @@ class SummerMoveFeatures:
         game = self.game
         size = belief.sum()
         weights = self._public_weights(observation, belief)
-        covered = self._squares(self._piece(observation, "pieces").sum(axis=0))
+        covered = self._pieces(observation["observation"])
         place = slice(game.place_base, game.place_base + game.num_squares)
         rows[place, 1] = belief
         rows[place, 2] = belief / size if size else 0.0
@@ -226,21 +241,23 @@ class SummerMoveFeatures:
 
     def _child_rows(self, observation: dict, mask: np.ndarray, rows: np.ndarray) -> None:
         """The child's rows (see the class docstring), remembered by the pieces of the observation they read."""
-        key = (mask.tobytes(),) + tuple(self._piece(observation, name).tobytes() for name in CHILD_PIECES)
+        vector = observation["observation"]
+        key = (mask.tobytes(),) + tuple(vector[at].tobytes() for at in self._child_at)
         known = self._child_cache.get(key)
         if known is None:
             self._measure_child(observation, self._belief(observation), mask, rows)
-            legal = np.flatnonzero(mask)
+            legal = mask.nonzero()[0]
             known = remember(self._child_cache, key, (legal, rows[legal]), CHILD_CACHE_SIZE)
         rows[known[0]] = known[1]
 
     def _measure_child(self, observation: dict, belief: np.ndarray, mask: np.ndarray, rows: np.ndarray) -> None:
         """Fill the rows of the child's legal actions."""
         game = self.game
-        stroke, visited, drawn = read_stroke(game, self._piece(observation, "stroke")[self._rows, self._cols])
-        pieces = self._squares(self._piece(observation, "pieces").sum(axis=0))
-        blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
-        budget = int(round(float(self._piece(observation, "budget_left")[0])))
+        vector = observation["observation"]
+        stroke, visited, drawn = self._read_stroke(vector[self._stroke_at])
+        pieces = self._pieces(vector)
+        blocked = sum(1 << s for s in pieces.nonzero()[0].tolist())
+        budget = int(round(float(vector[self._at["budget_left"]][0])))
         icons = tuple(sorted(self._counts(observation, "turn_icons")))
         base = self._public_weights(observation, belief)
         # the seekers' weights after each announcement: one walk programme shared by every announcement and
@@ -261,20 +278,21 @@ class SummerMoveFeatures:
             best[game.stop_action] = (float(values[0]), float(found[node]))
             rows[game.stop_action, 3] = min(plans.exits[node], 4) / 4
             rows[game.stop_action, 4] = found[node]
-        ends, squares = plans.ends, plans.squares
+        ends, squares, all_exits, square_vp = plans.ends, plans.square_list, plans.exits, game.square_vp
+        lines, columns = [], []  # the legal lines' actions and their columns 1-4, written at once
         j = node + 1 if node >= 0 else 0
         while j < hi:  # the first line of each plan from here, in the search's order
-            q = int(squares[j])
+            q = squares[j]
             action = game.line_base + q
             if mask[action]:
-                exits = plans.exits[j]
-                rows[action, 1] = game.square_vp[q] / self._max_vp
-                rows[action, 2] = float(exits == 0)
-                rows[action, 3] = min(exits, 4) / 4
-                rows[action, 4] = found[j]
-                top = j + int(np.argmax(values[j - lo:ends[j] - lo]))  # the first best plan through this line
+                exits = all_exits[j]
+                lines.append(action)
+                columns.append((square_vp[q] / self._max_vp, float(exits == 0), min(exits, 4) / 4, found[j]))
+                top = j + int(values[j - lo:ends[j] - lo].argmax())  # the first best plan through this line
                 best[action] = (float(values[top - lo]), float(found[top]))
             j = ends[j]
+        if lines:
+            rows[lines, 1:5] = columns
         self._plan_columns(best, rows)
 
     def _turn_plans(self, stroke: list[int], visited: int, drawn: int, blocked: int, budget: int, icons: tuple):
@@ -296,7 +314,7 @@ class SummerMoveFeatures:
         plans = TurnPlans(self.game, stroke[-1], visited, drawn, blocked, budget, icons, spent)
         found = np.ones(len(plans.paths))
         if plans.announcements:
-            heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+            heard = walks.heard_all(plans.announcements)
             found = np.where(plans.stuck, 1.0, np.minimum(1.0, self._seekers * heard[plans.announcement, plans.squares]))
         self._kept_turn = ((blocked, walks.key), list(stroke), (spent, icons), plans, found)
         return plans, plans.node_of(()), found
@@ -354,7 +372,5 @@ class SummerMoveFeatures:
         if not best:
             return
         top = max(value for value, _found in best.values())
-        for action, (value, found) in best.items():
-            rows[action, 5] = found
-            rows[action, 6] = value / top if top > 0 else 0.0
-            rows[action, 7] = float(value >= top - 1e-9)
+        rows[list(best), 5:8] = [(found, value / top if top > 0 else 0.0, float(value >= top - 1e-9))
+                                 for value, found in best.values()]

@@ -48,6 +48,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.heuristics.summer_plans import enumerate_plans
+from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
@@ -67,6 +68,9 @@ PLANS_CACHE_SIZE = 64
 DECISIONS_CACHE_SIZE = 1024
 #: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
 UPDATES_CACHE_SIZE = 1024
+#: walk programmes kept per PublicWeights, by their list of announcements (evaluation asks the same lists again:
+#: 139 distinct among 2,483 of 526 games of 4 players)
+PROGRAMMES_SIZE = 128
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
 #: configurations whose public tables (:func:`shared_tables`) are kept at module level
 SHARED_CONFIGS_SIZE = 8
@@ -102,7 +106,14 @@ class PublicWeights:
         self.path = (icon_of < 0).astype(float)
         self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
         self.prior = self.path / self.path.sum()
+        #: each square's landing, 0 for a path square, 1 + i for a square of icon i (the ``landing + 1`` of
+        #: :meth:`sources`), the number of landings, and what :class:`Walks` reads the squares' images with
+        self.landing_of = np.where(icon_of < 0, 0, icon_of + 1).astype(np.intp)
+        self.landings = 1 + len(self.icon)
+        self.columns = np.arange(S)
+        self.zero = np.zeros(S)
         self._sources: dict = {}  # icons reached -> [(icons reached before the last line, its landing)]
+        self._programmes: dict = {}  # announcements -> WalkProgramme
 
     def sources(self, reached: tuple[int, ...]) -> list:
         """Where the walks reaching ``reached`` came from before their last line: ``(icons reached then,
@@ -112,6 +123,13 @@ class PublicWeights:
             sources = [(reached, -1)] + [(_without(reached, i), i) for i in sorted(set(reached))]
             sources = remember(self._sources, reached, sources, SOURCES_SIZE)
         return sources
+
+    def programme(self, announcements: tuple) -> WalkProgramme:
+        """The :class:`WalkProgramme` of ``announcements`` (kept: at most PROGRAMMES_SIZE lists)."""
+        programme = self._programmes.get(announcements)
+        if programme is None:
+            programme = remember(self._programmes, announcements, WalkProgramme(self, announcements), PROGRAMMES_SIZE)
+        return programme
 
     def propagate(self, weights: np.ndarray, cost: int, icons: tuple[int, ...], blocked: np.ndarray) -> np.ndarray:
         """Weights at the end of every walk from ``weights`` costing ``cost`` and reaching exactly ``icons``.
@@ -123,13 +141,93 @@ class PublicWeights:
         return Walks(self, weights, blocked).end(cost, tuple(sorted(icons)))
 
 
+class WalkProgramme:
+    """The dynamic programme of :class:`Walks` for a list of announcements: which nodes (cost spent, icons
+    reached) each level (cost spent) computes, from which images. A function of the map and the
+    announcements only, not of the weights: :meth:`PublicWeights.programme` keeps them.
+
+    Rows of the node table: 0 is zero (no walk reaches the node), 1 the weights, then the nodes, a level
+    after the other. The image tables (one per line cost) have the same rows: ``node @ step[cost]``. A
+    level computes its nodes, then the images that the levels one and two above it read: each square of a
+    node is the image of the cost-1 line plus that of the cost-2 line from the node its landing comes from
+    (a path square: the same icons; a square of icon ``i``: the icons without one ``i``), times 1 if a
+    line may end there.
+    """
+
+    def __init__(self, model: PublicWeights, announcements: tuple):
+        sources = model.sources
+        need: dict = {}  # node -> whether a walk may reach it
+        stack = [(cost, icons) for cost, icons in announcements if cost > 0]
+        while stack:
+            node = stack.pop()
+            if node == (0, ()) or node in need:
+                continue
+            spent, reached = node
+            need[node] = possible = 0 < spent and len(reached) <= spent
+            if possible:
+                for before, _landing in sources(reached):
+                    stack.append((spent - MOVE_COST, before))
+                    if spent >= SHORTCUT_COST:
+                        stack.append((spent - SHORTCUT_COST, before))
+        rows: dict = {(0, ()): 1}  # node -> its row (a node no walk reaches: none, it reads row 0)
+        by_level: dict = {0: [(0, ())]}
+        for node, possible in need.items():
+            if possible:
+                by_level.setdefault(node[0], []).append(node)
+        self.rows = 2
+        for spent in sorted(by_level)[1:]:
+            for node in by_level[spent]:
+                rows[node], self.rows = self.rows, self.rows + 1
+        S = len(model.columns)
+        #: per level: its rows (first, end), the flat offset of the cost-1 and of the cost-2 image each square of
+        #: its nodes reads (None for the weights), and the line costs whose images the levels above read
+        self.levels = []
+        for spent in sorted(by_level):
+            nodes = by_level[spent]
+            images = tuple(cost for cost in (MOVE_COST, SHORTCUT_COST) if spent + cost in by_level)
+            if spent == 0:
+                self.levels.append((1, 2, None, None, images))
+                continue
+            index = np.zeros((2, len(nodes), model.landings), dtype=np.int32)
+            for n, (_spent, reached) in enumerate(nodes):
+                for before, landing in sources(reached):
+                    for c, cost in enumerate((MOVE_COST, SHORTCUT_COST)):
+                        if spent >= cost:
+                            index[c, n, landing + 1] = rows.get((spent - cost, before), 0)
+            flat = index[:, :, model.landing_of] * np.int32(S) + model.columns.astype(np.int32)
+            first = rows[nodes[0]]
+            self.levels.append((first, first + len(nodes), flat[0], flat[1], images))
+        #: each announcement's row (cost 0: the weights, whatever the icons)
+        self.ends = np.array([1 if cost == 0 else rows.get((cost, icons), 0) for cost, icons in announcements],
+                             dtype=np.intp)
+
+    def run(self, model: PublicWeights, weights: np.ndarray, open_squares: np.ndarray) -> np.ndarray:
+        """The end weights of each announcement (one row each) from ``weights``; ``open_squares``: 1.0 where
+        a line may end."""
+        shape = (self.rows, len(weights))
+        values, move, shortcut = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        values[1] = weights
+        images = {MOVE_COST: move, SHORTCUT_COST: shortcut}
+        move_flat, shortcut_flat = move.reshape(-1), shortcut.reshape(-1)
+        for first, end, move_index, shortcut_index, costs in self.levels:
+            if move_index is not None:
+                np.multiply(move_flat.take(move_index) + shortcut_flat.take(shortcut_index), open_squares,
+                            out=values[first:end])
+            for cost in costs:
+                np.matmul(values[first:end, None, :], model.step[cost], out=images[cost][first:end, None, :])
+        return values[self.ends]
+
+
 class Walks:
     """The walks from one set of weights with one blocked set, for any announcement: a dynamic programme
-    over (cost spent, icons reached), whose nodes every announcement asked about shares.
+    over (cost spent, icons reached), whose nodes every announcement asked about shares
+    (:class:`WalkProgramme`).
 
     A node's weight on a path square adds the images of two nodes (the lines of cost 1 and of cost 2
     landing there), on an icon square likewise: every square of a node is the sum of at most two
-    non-zero terms, so the weights do not depend on the order in which the nodes are added.
+    non-zero terms, so the weights do not depend on the order in which the nodes are added. The images
+    of a level are one stacked ``vector @ step`` product: numpy makes one matrix-vector product per row,
+    the product of that row alone.
     """
 
     def __init__(self, model: PublicWeights, weights: np.ndarray, blocked: np.ndarray, key=None):
@@ -137,11 +235,8 @@ class Walks:
         #: (weights bytes, blocked bytes): what the walks are a function of
         self.key = key if key is not None else (weights.tobytes(), blocked.tobytes())
         self.weights = weights
-        open_squares = 1.0 - blocked
-        #: squares a line may end on, by landing: -1 a path square, i a square of icon i
-        self._landing = {-1: model.path * open_squares, **{i: icon * open_squares for i, icon in enumerate(model.icon)}}
-        self._values: dict = {(0, ()): weights}  # (spent, sorted icons reached) -> weights, None if no walk
-        self._images: dict = {}  # (spent, icons reached, line cost) -> weights after one more line
+        self._open = 1.0 - blocked  # 1.0 on the squares a line may end on
+        self._ends: dict = {}  # (cost, icons) -> end weights
         self._heard: dict = {}  # (cost, icons) -> normalised end weights
 
     def heard(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
@@ -149,53 +244,38 @@ class Walks:
         key = (cost, icons)
         heard = self._heard.get(key)
         if heard is None:
-            heard = self.end(cost, icons)
-            heard = self._heard[key] = heard / max(heard.sum(), 1e-300)
+            heard = self.heard_all([key])[0]
         return heard
 
+    def heard_all(self, announcements: list) -> np.ndarray:
+        """:meth:`heard` of each announcement ``(cost, icons)``, one row each (those not asked before at once)."""
+        heard = self._heard
+        missing = tuple(dict.fromkeys(a for a in announcements if a not in heard))
+        if missing:
+            ends = self._run(missing)
+            heard.update(zip(missing, ends / np.maximum(ends.sum(axis=1), 1e-300)[:, None]))
+        return np.stack([heard[a] for a in announcements])
+
     def end(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
-        """Weights at the end of the walks costing ``cost`` that reach exactly ``icons`` (sorted)."""
+        """Weights at the end of the walks costing ``cost`` that reach exactly ``icons`` (sorted; read-only)."""
         if cost == 0:
             return self.weights.copy()
-        end = self._value(cost, icons)
-        return end if end is not None else np.zeros_like(self.weights)
+        end = self._ends.get((cost, icons))
+        if end is None:
+            end = self._run(((cost, icons),))[0]
+        return end
 
-    def _value(self, spent: int, reached: tuple[int, ...]):
-        key = (spent, reached)
-        if key in self._values:
-            return self._values[key]
-        total = None
-        if 0 < spent and len(reached) <= spent:
-            image = self._image
-            for before, landing in self.model.sources(reached):
-                # the lines of cost 1 and 2 that end the walk (model.step's order)
-                move = image(spent - MOVE_COST, before, MOVE_COST)
-                shortcut = image(spent - SHORTCUT_COST, before, SHORTCUT_COST) if spent >= SHORTCUT_COST else None
-                if move is None:
-                    if shortcut is None:
-                        continue
-                    part = shortcut * self._landing[landing]
-                else:
-                    part = (move if shortcut is None else move + shortcut) * self._landing[landing]
-                total = part if total is None else np.add(total, part, out=total)
-        self._values[key] = total
-        return total
-
-    def _image(self, spent: int, reached: tuple[int, ...], cost: int):
-        """The walks' weights after one more line of ``cost``, wherever it ends (the landing comes after)."""
-        key = (spent, reached, cost)
-        image = self._images.get(key, False)
-        if image is False:
-            vector = self._values[(spent, reached)] if (spent, reached) in self._values else self._value(spent, reached)
-            image = self._images[key] = None if vector is None else vector @ self.model.step[cost]
-        return image
+    def _run(self, announcements: tuple) -> np.ndarray:
+        ends = self.model.programme(announcements).run(self.model, self.weights, self._open)
+        self._ends.update(zip(announcements, ends))
+        return ends
 
 
 def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
     """The stroke from the observation's stroke plane (``order``: each square's place on it, 0 when off it):
     its squares in drawing order, the mask of the squares it visited and the mask of the lines it drew."""
-    on = np.flatnonzero(order > 0)
-    stroke = on[np.argsort(order[on])].tolist()
+    on = (order > 0).nonzero()[0]
+    stroke = on[order[on].argsort()].tolist()
     visited = drawn = 0
     for s in stroke:
         visited |= 1 << s
@@ -231,16 +311,26 @@ class SummerHideAndSeekHeuristic(Agent):
 
     def __init__(self, context: AgentContext, seed: int | None = None):
         super().__init__(context, seed)
-        game = context.new_rules()
-        if game is None:
+        game, layout = context.new_rules(), context.layout
+        if game is None or layout is None:
             from kakurega.envs.registry import make
 
-            game = make(context.env_name, wrapped=False, **context.env_kwargs).game
+            env = make(context.env_name, wrapped=False, **context.env_kwargs)
+            game = env.game if game is None else game
+            layout = env.layout if layout is None else layout
         self.game = game
         self.n = game.num_players
         m = game.map
         self._rows = np.array([r for r, _c in m.squares], dtype=np.intp)
         self._cols = np.array([c for _r, c in m.squares], dtype=np.intp)
+        #: where the pieces read lie in the flat observation vector: each decision reads the vector itself
+        cells = self._rows * m.width + self._cols
+        self._at = {name: layout.slice(name) for name in ("phase", "round", "last_cost", "last_icons", "turn_icons")}
+        self._child_at, self._turns_at, self._budget_at = (layout.index(name, 0) for name in ("child", "child_turns", "budget_left"))
+        #: the cells of the squares in the belief, past guesses and stroke planes, and in each plane of the pieces
+        self._cells = {name: layout.pieces[name].start + cells for name in ("belief", "past_guesses", "stroke")}
+        planes = layout.pieces["pieces"]
+        self._piece_cells = planes.start + np.arange(planes.shape[0])[:, None] * (m.height * m.width) + cells
         self.public_weights = PublicWeights(game)
         shared = shared_tables(game)
         #: (weights bytes, legal starts) -> the best first turn's score from each start (at most START_CACHE_SIZE;
@@ -266,46 +356,46 @@ class SummerHideAndSeekHeuristic(Agent):
         self._blockers = None  # the pieces during my last child turn (the child knows them exactly)
 
     # ------------------------------------------------------------- decoding
-    def _squares(self, plane: np.ndarray) -> np.ndarray:
-        """A map plane as a 0/1 float vector over the squares."""
-        return (plane[self._rows, self._cols] > 0).astype(float)
+    def _squares(self, vector: np.ndarray, name: str) -> np.ndarray:
+        """A map plane of the observation vector as a 0/1 float vector over the squares."""
+        return (vector[self._cells[name]] > 0).astype(float)
 
-    def _mask(self, plane: np.ndarray) -> int:
-        mask = 0
-        for s in np.flatnonzero(plane[self._rows, self._cols] > 0):
-            mask |= 1 << int(s)
-        return mask
+    def _pieces(self, vector: np.ndarray) -> np.ndarray:
+        """The squares of this turn's pieces (the sum of the pieces' planes > 0), as a 0/1 float vector."""
+        return (vector[self._piece_cells].sum(axis=0) > 0).astype(float)
 
     def act(self, observation: dict, sampler=None) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = legal_ids(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("SummerHideAndSeekHeuristic.act: no legal action (is it this agent's turn?)")
         if legal.size == 1:
             self._update_weights(observation)  # (keeps the weights in step; e.g. the forced continue)
             return int(legal[0])
-        phase = int(np.argmax(self.piece(observation, "phase")))
-        i_am_child = self.piece(observation, "child")[0] == 1
+        vector = observation["observation"]
+        phase = int(vector[self._at["phase"]].argmax())
+        i_am_child = vector[self._child_at] == 1
         if not i_am_child or phase == 2:
             return self._seek(observation, legal)
         if phase == 0:
             return self._start(observation, legal)
         # a plan made this turn goes on after its first line (budget left < 5: the turn cannot be a new one)
-        if self._plan and self.piece(observation, "budget_left")[0] < BUDGET and self._plan[0] in legal:
+        if self._plan and vector[self._budget_at] < BUDGET and observation["action_mask"][self._plan[0]]:
             return self._plan.pop(0)
         return self._child_turn(observation, legal)
 
     # -------------------------------------------------------- public weights
     def _update_weights(self, observation: dict) -> np.ndarray:
         """The public weights now, carried through the announcements since the last call."""
-        key = (int(np.argmax(self.piece(observation, "round"))), int(round(float(self.piece(observation, "child_turns")[0]))))
+        vector = observation["observation"]
+        key = (int(vector[self._at["round"]].argmax()), int(round(float(vector[self._turns_at]))))
         if key == self._weights_key:
             return self._weights
         rnd, turns = key
         if turns >= CHILD_TURNS_CAP:
             key = None  # the counter saturates: announcements can no longer be told apart (uniform below)
-        belief = self._squares(self.piece(observation, "belief"))
-        guessed = self._squares(self.piece(observation, "past_guesses"))
-        i_am_child = self.piece(observation, "child")[0] == 1
+        belief = self._squares(vector, "belief")
+        guessed = self._squares(vector, "past_guesses")
+        i_am_child = vector[self._child_at] == 1
         model = self.public_weights
         if turns == 0:
             weights = model.prior
@@ -317,9 +407,9 @@ class SummerHideAndSeekHeuristic(Agent):
             else:
                 base = None  # an announcement was missed: uniform on the belief below
             if base is not None:
-                cost = int(np.argmax(self.piece(observation, "last_cost")))
-                counts = self.piece(observation, "last_icons")
-                icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(float(k)))))
+                cost = int(vector[self._at["last_cost"]].argmax())
+                counts = vector[self._at["last_icons"]].tolist()
+                icons = tuple(i for i, k in enumerate(counts) for _ in range(int(round(k))))
                 if turns == 1:
                     blocked = np.zeros_like(belief)  # no piece stands during a round's first child turn
                 elif i_am_child and self._blockers is not None:
@@ -339,7 +429,7 @@ class SummerHideAndSeekHeuristic(Agent):
         self._weights_key = key
         self._guessed = guessed
         if i_am_child:
-            self._blockers = self._squares(self.piece(observation, "pieces").sum(axis=0))
+            self._blockers = self._pieces(vector)
         return self._weights
 
     def _after_announcement(self, weights: np.ndarray, blocked: np.ndarray, cost: int, icons: tuple[int, ...]) -> np.ndarray:
@@ -367,14 +457,14 @@ class SummerHideAndSeekHeuristic(Agent):
     def _seek(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
         weights = self._update_weights(observation)
-        covered = self._squares(self.piece(observation, "pieces").sum(axis=0))
+        covered = self._pieces(observation["observation"])
         free = weights * (1.0 - covered)
         if free.max() <= 0:
             free = weights
         if free.max() <= 0:
-            return int(self.rng.choice(legal))
-        plausible = np.flatnonzero(free >= PLAUSIBLE * free.sum() / np.count_nonzero(free))
-        return game.place_base + int(self.rng.choice(plausible))
+            return int(legal[self.rng.integers(len(legal))])  # (the draw of rng.choice(legal))
+        plausible = (free >= PLAUSIBLE * free.sum() / np.count_nonzero(free)).nonzero()[0]
+        return game.place_base + int(plausible[self.rng.integers(len(plausible))])
 
     # ---------------------------------------------------------------- child
     def _start(self, observation: dict, legal: np.ndarray) -> int:
@@ -398,18 +488,19 @@ class SummerHideAndSeekHeuristic(Agent):
     def _child_turn(self, observation: dict, legal: np.ndarray) -> int:
         game = self.game
         weights = self._update_weights(observation)
-        stroke, visited, drawn = read_stroke(game, self.piece(observation, "stroke")[self._rows, self._cols])
-        pieces = self.piece(observation, "pieces").sum(axis=0)
-        blocked = self._mask(pieces)
-        budget = int(round(float(self.piece(observation, "budget_left")[0])))
-        counts = self.piece(observation, "turn_icons")
-        icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(float(k))))))
-        walks = self._walks(weights, self._squares(pieces))
+        vector = observation["observation"]
+        stroke, visited, drawn = read_stroke(game, vector[self._cells["stroke"]])
+        pieces = self._pieces(vector)
+        blocked = sum(1 << s for s in pieces.nonzero()[0].tolist())
+        budget = int(round(float(vector[self._budget_at])))
+        counts = vector[self._at["turn_icons"]].tolist()
+        icons = tuple(sorted(i for i, k in enumerate(counts) for _ in range(int(round(k)))))
+        walks = self._walks(weights, pieces)
         _value, plan = self._best_plan(stroke[-1], visited, drawn, blocked, walks, budget, icons, BUDGET - budget)
         actions = turn_actions(game, stroke[-1], plan, budget)
         self._plan = actions[1:]
         first = actions[0]
-        return first if first in legal else int(self.rng.choice(legal))
+        return first if observation["action_mask"][first] else int(legal[self.rng.integers(len(legal))])
 
     def _best_plan(self, start, visited, drawn, blocked, walks, budget, icons, spent):
         """(score, list of target squares) of the best way to finish this turn from ``start``.
@@ -434,7 +525,7 @@ class SummerHideAndSeekHeuristic(Agent):
                 remember(self._plans_cache, key, plans, PLANS_CACHE_SIZE)
         if not plans.squares.size:
             return -1e9, []
-        heard = np.stack([walks.heard(cost, reached) for cost, reached in plans.announcements])
+        heard = walks.heard_all(plans.announcements)
         found = np.minimum(1.0, (self.n - 1) * heard[plans.announcement, plans.squares])
         values = np.where(plans.stuck, plans.gains, plans.gains + (1.0 - found) * FUTURE_VALUE + plans.mobility)
         best = int(np.argmax(values))

@@ -187,13 +187,17 @@ def reference_child_rows(features, observation) -> np.ndarray:
     from kakurega.agents.heuristics.summer_hide_and_seek import FUTURE_VALUE, MOBILITY, Walks, read_stroke
     from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
-    game, piece = features.game, features._piece
+    game = features.game
+
+    def piece(observation, name):  # one layout view per piece, as the plain code read them
+        return features.layout.view(observation["observation"], name)
+
     rows = np.zeros((game.num_actions, features.PER_ACTION), dtype=np.float32)
     mask = np.asarray(observation["action_mask"], dtype=bool)
     rows[mask, 0] = 1
     belief = features._belief(observation)
     stroke, visited, drawn = read_stroke(game, piece(observation, "stroke")[features._rows, features._cols])
-    pieces = features._squares(piece(observation, "pieces").sum(axis=0))
+    pieces = (piece(observation, "pieces").sum(axis=0)[features._rows, features._cols] > 0).astype(float)
     blocked = sum(1 << int(s) for s in np.flatnonzero(pieces))
     budget = int(round(float(piece(observation, "budget_left")[0])))
     icons = tuple(sorted(features._counts(observation, "turn_icons")))
@@ -270,7 +274,7 @@ def test_the_child_rows_from_the_turns_plans_are_the_plain_searchs(env_name, con
     features = SummerMoveFeatures(context)
     later = 0
     for observation in observations:
-        later += features._kept_turn is not None and features._piece(observation, "budget_left")[0] < 5
+        later += features._kept_turn is not None and features.layout.view(observation["observation"], "budget_left")[0] < 5
         assert features(observation).tobytes() == reference_child_rows(features, observation).tobytes()
     assert len(observations) > 40 and later > 10
 

@@ -203,6 +203,72 @@ def test_turn_plans_enumerate_the_plans_of_the_plain_search(module, options):
             a for a, e in zip(announcements, exits) if e]
 
 
+def test_walk_programmes_give_each_turn_the_weights_of_one_programme_per_announcement():
+    """``Walks.heard_all`` runs one WalkProgramme (a level at a time, stacked products) for a turn's announcements."""
+    game, positions = child_positions(summer_hide_and_seek_v2, {"num_players": 4}, games=2)
+    _env, agent = _agent(num_players=4)
+    model, rng = agent.public_weights, np.random.default_rng(3)
+    for position in positions[::3]:
+        announcements = TurnPlans(game, *position).announcements
+        weights = _random_weights(rng, agent)
+        blocked = np.array([float(position[3] >> s & 1) for s in range(game.num_squares)])
+        expected = [reference_propagate(model, weights, cost, icons, blocked) for cost, icons in announcements]
+        expected = np.stack([end / max(end.sum(), 1e-300) for end in expected])
+        walks = Walks(model, weights, blocked)
+        assert walks.heard_all(announcements).tobytes() == expected.tobytes(), position
+        assert walks.heard_all(announcements[::-1]).tobytes() == expected[::-1].tobytes()  # (remembered)
+        assert model.programme(tuple(announcements)) is model.programme(tuple(announcements))
+
+
+def test_control_one_matrix_product_for_a_level_changes_the_weights():
+    """Why a level's images are a stack of matrix-vector products: one matrix-matrix product (another BLAS
+    kernel) sums in another order, and some weights differ in their last bits."""
+    _env, agent = _agent(num_players=4)
+    rng, step = np.random.default_rng(4), agent.public_weights.step[1]
+    vectors = np.stack([_random_weights(rng, agent) for _ in range(40)])
+    stacked = (vectors[:, None, :] @ step)[:, 0, :]
+    assert stacked.tobytes() == np.stack([vector @ step for vector in vectors]).tobytes()
+    assert (vectors @ step).tobytes() != stacked.tobytes()
+
+
+def test_the_heuristic_reads_the_pieces_of_the_vector_as_the_layout_shows_them():
+    """The heuristic reads the observation vector through precomputed cells, not one layout view per piece."""
+    env, agent = _agent(num_players=4)
+    layout, players = agent.context.layout, [RandomAgent(agent.context, seed=i) for i in range(4)]
+    rows, cols, seen = agent._rows, agent._cols, set()
+    for game_seed in range(2):
+        env.reset(seed=game_seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            name = env.agent_selection
+            vector = env.observe(name)["observation"]
+            for piece in ("belief", "past_guesses"):
+                plain = (layout.view(vector, piece)[rows, cols] > 0).astype(float)
+                assert agent._squares(vector, piece).tobytes() == plain.tobytes()
+            plain = (layout.view(vector, "pieces").sum(axis=0)[rows, cols] > 0).astype(float)
+            assert agent._pieces(vector).tobytes() == plain.tobytes()
+            assert (vector[agent._cells["stroke"]] == layout.view(vector, "stroke")[rows, cols]).all()
+            seen.add((agent._pieces(vector).any(), agent._squares(vector, "past_guesses").any()))
+            env.step(players[env.possible_agents.index(name)].act(env.observe(name)))
+    assert seen == {(True, True), (True, False), (False, True), (False, False)}
+    # control: another plane's cells read other squares
+    assert not np.array_equal(agent._cells["belief"], agent._cells["past_guesses"])
+
+
+def test_the_draw_of_rng_choice_is_rng_integers_over_the_length():
+    """The heuristic draws ``a[rng.integers(len(a))]``: the value and the generator's next state of ``rng.choice(a)``
+    (numpy's Generator.choice without weights draws ``integers(0, len(a))``)."""
+    for seed in range(50):
+        plain, fast = np.random.default_rng(seed), np.random.default_rng(seed)
+        for size in (1, 2, 3, 7, 56, 170):
+            a = np.arange(size) * 3 + 1
+            assert plain.choice(a) == a[fast.integers(len(a))]
+        assert plain.random() == fast.random()
+    # control: a draw with another bound gives other values
+    plain, other = np.random.default_rng(0), np.random.default_rng(0)
+    a = np.arange(56)
+    assert [plain.choice(a) for _ in range(20)] != [a[other.integers(len(a) - 1)] for _ in range(20)]
+
+
 def test_control_plans_that_ignore_the_pieces_are_caught():
     game, positions = child_positions(summer_hide_and_seek_v2, {"num_players": 4})
     differ = [TurnPlans(game, *position[:3], 0, *position[4:]).paths != reference_turn_plans(game, *position)[1]
