@@ -102,13 +102,18 @@ class Agent(ABC):
         return self.context.layout.view(observation["observation"], name)
 
 
+def legal_ids(mask) -> np.ndarray:
+    """The legal action ids of an action mask (``np.flatnonzero``): a one-byte mask is read as booleans, which
+    numpy scans at once (``flatnonzero`` counts int8 entries one by one: 3.7 µs for 1,269 of them)."""
+    mask = np.asarray(mask).ravel()
+    return (mask.view(bool) if mask.dtype.itemsize == 1 else mask != 0).nonzero()[0]
+
+
 class RandomAgent(Agent):
     """Uniformly random over the legal actions."""
 
     def act(self, observation: dict, sampler=None) -> int:
-        mask = np.asarray(observation["action_mask"]).ravel()
-        # a one-byte mask read as booleans: numpy counts int8 entries one by one (3.7 µs for 1,269 of them)
-        legal = (mask.view(bool) if mask.dtype.itemsize == 1 else mask != 0).nonzero()[0]
+        legal = legal_ids(observation["action_mask"])
         if legal.size == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action (is it this agent's turn?)")
         # the draw of rng.choice(legal) without its overhead (the same stream: tests/test_random_agent.py)

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kakurega.agents.base import legal_ids
+
 #: the name of the features among a policy file's ``inputs``
 INPUT = "move_features"
 
@@ -92,13 +94,6 @@ class MoveFeatures:
         if values.shape != (self.size,):
             raise ValueError(f"move features of shape {values.shape}; expected ({self.size},)")
         return values
-
-
-def legal_ids(mask) -> np.ndarray:
-    """The legal action ids of an action mask (``np.flatnonzero``): a one-byte mask is read as booleans, which
-    numpy scans at once (``flatnonzero`` counts int8 entries one by one: several µs for 1,269 of them)."""
-    mask = np.asarray(mask).ravel()
-    return (mask.view(bool) if mask.dtype.itemsize == 1 else mask != 0).nonzero()[0]
 
 
 def legal_rows(observation: dict, num_actions: int, per_action: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,8 +13,8 @@ import pytest
 from conformance import random_states
 from leak_checks import check_move_feature_leaks
 
-from kakurega.agents.base import AgentContext, choose_action
-from kakurega.agents.move_features import MoveFeatures, legal_ids
+from kakurega.agents.base import AgentContext, choose_action, legal_ids
+from kakurega.agents.move_features import MoveFeatures
 from kakurega.agents.policy import PolicyFileError, load, read_policy, save_policy
 from kakurega.agents.training.config import ConfigError, validate_config
 from kakurega.agents.training.trainer import train

@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.base import Agent, AgentContext, legal_ids
 from kakurega.agents.heuristics.animal_chain_plays import (
     PARTS,
     PlayTables,
@@ -57,7 +57,7 @@ from kakurega.agents.heuristics.animal_chain_plays import (
     read_position,
 )
 from kakurega.agents.heuristics.animal_chain_sure_wins import dominated, surely_holds
-from kakurega.agents.move_features import legal_ids, legal_rows
+from kakurega.agents.move_features import legal_rows
 from kakurega.envs.animal_chain.rules import AnimalChainGame
 
 W_THREAT = 10.0  # chance the opponent wins at once next turn

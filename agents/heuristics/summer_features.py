@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kakurega.agents.base import AgentContext
+from kakurega.agents.base import AgentContext, legal_ids
 from kakurega.agents.heuristics.summer_dominance import stuck_lines, sure_find
 from kakurega.agents.heuristics.summer_hide_and_seek import (
     FUTURE_VALUE,
@@ -25,7 +25,6 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     read_stroke,
     shared_tables,
 )
-from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 

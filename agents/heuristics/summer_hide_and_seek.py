@@ -46,9 +46,8 @@ from functools import cached_property
 
 import numpy as np
 
-from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.base import Agent, AgentContext, legal_ids
 from kakurega.agents.heuristics.summer_plans import enumerate_plans
-from kakurega.agents.move_features import legal_ids
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
