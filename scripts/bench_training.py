@@ -155,14 +155,11 @@ def build_ppo(vec, kakurega: bool, distribution: str = "exact"):
     """
     from sb3_contrib import MaskablePPO
 
-    from kakurega.agents.training.masked_distribution import use_compact_masking, use_exact_fast_training
+    from kakurega.agents.training.compact_policy import build_maskable_ppo
 
-    model = MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
     if kakurega:
-        use_exact_fast_training(model.policy)
-        if distribution == "compact":
-            use_compact_masking(model.policy)
-    return model
+        return build_maskable_ppo(vec, distribution, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
+    return MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
 
 
 class _Learner:

@@ -206,34 +206,49 @@ class CompactMaskableCategorical(MaskableCategorical):
     so seeded runs differ. ``logits`` and ``probs``, built on demand, give
     an illegal action ``-inf`` and ``0.0``; the log-probability of an illegal
     action is ``-1e8``. Without masks it is :class:`ExactMaskableCategorical`.
+
+    A subclass may compute the logits it needs only (:meth:`_logits_at`) and
+    the full matrix on demand (:meth:`_all_logits`).
     """
 
     def __init__(self, logits: th.Tensor, masks=None):
         """``logits``: [batch, actions]."""
         self._raw = logits
-        self._num_events = logits.size()[-1]
-        th.distributions.Distribution.__init__(self, logits.size()[:-1], validate_args=False)
+        self._setup(logits.shape, logits.dtype, logits.device, masks)
+
+    def _setup(self, shape, dtype, device, masks) -> None:
+        self._shape, self._dtype, self._device = th.Size(shape), dtype, device
+        self._num_events = shape[-1]
+        th.distributions.Distribution.__init__(self, self._shape[:-1], validate_args=False)
         self.masks = self._exact = self._legal_log_probs = None
         if masks is not None:
             self.apply_masking(masks)
 
+    def _all_logits(self) -> th.Tensor:
+        """The [batch, actions] logits."""
+        return self._raw
+
+    def _logits_at(self, flat: th.Tensor, rows: th.Tensor) -> th.Tensor:
+        """The logits at the flat indices ``flat`` of the [batch, actions] matrix (``rows``: their rows)."""
+        return self._raw.reshape(-1).index_select(0, flat)
+
     def apply_masking(self, masks) -> None:
         """Keep the legal entries of each row and normalise them; None removes the masks."""
-        raw = self._raw
         self.masks = self._exact = self._legal_log_probs = None
         if masks is None:
             return
-        self.masks = th.as_tensor(masks, dtype=th.bool, device=raw.device).reshape(raw.shape)
+        self.masks = th.as_tensor(masks, dtype=th.bool, device=self._device).reshape(self._shape)
         flat = _flat_nonzero(self.masks)
         rows = flat.div(self._num_events, rounding_mode="floor")
-        if not bool(th.bincount(rows, minlength=raw.shape[0]).min() > 0):  # a row without a legal action
+        if not bool(th.bincount(rows, minlength=self._shape[0]).min() > 0):  # a row without a legal action
             return
-        legal = raw.reshape(-1).index_select(0, flat)
+        legal = self._logits_at(flat, rows)
         with th.no_grad():
-            maxes = th.full(raw.shape[:-1], -math.inf, dtype=raw.dtype, device=raw.device)
+            maxes = th.full(self._shape[:-1], -math.inf, dtype=self._dtype, device=self._device)
             maxes.scatter_reduce_(0, rows, legal, "amax")
         shifted = legal - maxes[rows]
-        log_sums = th.zeros(raw.shape[:-1], dtype=raw.dtype, device=raw.device).index_add(0, rows, shifted.exp()).log()
+        log_sums = th.zeros(self._shape[:-1], dtype=self._dtype, device=self._device).index_add(0, rows, shifted.exp())
+        log_sums = log_sums.log()
         self._flat, self._rows = flat, rows
         self._log_normaliser = maxes + log_sums
         self._legal_log_probs = shifted - log_sums[rows]
@@ -241,12 +256,12 @@ class CompactMaskableCategorical(MaskableCategorical):
     def _fallback(self) -> ExactMaskableCategorical:
         """The full computation, for no masks or a row without a legal action (built when first needed)."""
         if self._exact is None:
-            self._exact = ExactMaskableCategorical(self._raw, self.masks)
+            self._exact = ExactMaskableCategorical(self._all_logits(), self.masks)
         return self._exact
 
     def _full(self, legal_values: th.Tensor, fill: float) -> th.Tensor:
-        full = th.full((self._raw.numel(),), fill, dtype=self._raw.dtype, device=self._raw.device)
-        return full.index_put((self._flat,), legal_values).view(self._raw.shape)
+        full = th.full((self._shape.numel(),), fill, dtype=self._dtype, device=self._device)
+        return full.index_put((self._flat,), legal_values).view(self._shape)
 
     @property
     def logits(self) -> th.Tensor:
@@ -263,16 +278,17 @@ class CompactMaskableCategorical(MaskableCategorical):
     def log_prob(self, value: th.Tensor) -> th.Tensor:
         if self._legal_log_probs is None:
             return self._fallback().log_prob(value)
-        value = value.long().unsqueeze(-1)
-        taken = self._raw.gather(-1, value).squeeze(-1) - self._log_normaliser
-        return th.where(self.masks.gather(-1, value).squeeze(-1), taken, HUGE_NEG)
+        value = value.long().reshape(-1)
+        rows = th.arange(value.numel(), device=self._device)
+        taken = self._logits_at(rows * self._num_events + value, rows) - self._log_normaliser
+        return th.where(self.masks.gather(-1, value.unsqueeze(-1)).squeeze(-1), taken, HUGE_NEG)
 
     def entropy(self) -> th.Tensor:
         if self._legal_log_probs is None:
             return self._fallback().entropy()
         log_probs = self._legal_log_probs
         terms = log_probs.exp() * log_probs
-        return -th.zeros(self._raw.shape[:-1], dtype=terms.dtype, device=terms.device).index_add(0, self._rows, terms)
+        return -th.zeros(self._shape[:-1], dtype=terms.dtype, device=terms.device).index_add(0, self._rows, terms)
 
     def sample(self, sample_shape=()) -> th.Tensor:
         """``argmax(p / q)`` over the legal actions, ``q`` exponential (as ``torch.multinomial`` samples)."""

@@ -110,9 +110,7 @@ def build_model(config: dict, vec_env, logger=None):
     activation = _activation(config["network"]["activation"])
     common = dict(seed=config["seed"], device=config["device"], verbose=config["logging"]["verbose"])
     if config["algorithm"] == "ppo":
-        from sb3_contrib import MaskablePPO
-
-        from kakurega.agents.training.masked_distribution import use_compact_masking, use_exact_fast_training
+        from kakurega.agents.training.compact_policy import build_maskable_ppo
 
         policy, policy_kwargs = "MlpPolicy", dict(net_arch=dict(pi=hidden, vf=hidden), activation_fn=activation)
         if config["network"]["feature_head"]:  # (validated: move features, one row per action)
@@ -126,10 +124,8 @@ def build_model(config: dict, vec_env, logger=None):
             policy = FeatureHeadPolicy
             policy_kwargs.update(per_action=features.per_action, features_extractor_class=SplitObservation,
                                  features_extractor_kwargs={"observation_size": int(raw.layout.size)})
-        model = MaskablePPO(policy, vec_env, policy_kwargs=policy_kwargs, **config["ppo"], **common)
-        use_exact_fast_training(model.policy)  # same numbers, a fraction of the time (masked_distribution.py)
-        if config["network"]["masked_distribution"] == "compact":
-            use_compact_masking(model.policy)
+        model = build_maskable_ppo(vec_env, config["network"]["masked_distribution"], policy, policy_kwargs,
+                                   **config["ppo"], **common)
     else:
         from kakurega.agents.training.masked_dqn import MaskedDQN
 
