@@ -1,4 +1,4 @@
-"""MaskablePPO's MLP policy computed over the legal actions and the nonzero inputs only (``masked_distribution: compact``).
+"""MaskablePPO's MLP policy computed over the legal actions and the active inputs only (``masked_distribution: compact``).
 
 :class:`CompactPolicy` is sb3-contrib's ``MaskableActorCriticPolicy`` with
 its MLP (what ``"MlpPolicy"`` builds): the same modules, parameters and
@@ -21,7 +21,15 @@ are MlpPolicy's. It computes the same numbers with less work:
   nothing to a layer's output or its weights' gradient. Summer's
   observations use 410 of their 1,327 inputs in random play; where more
   than :data:`MAX_ACTIVE` of the columns are active (Animal Chain: about
-  600 of 674 in a minibatch) the dense layers are used.
+  600 of 674 in a minibatch) the dense layers are used;
+- **a rollout's sampling in numpy.** Without gradient (collecting
+  rollouts, a batch of a few envs) the distribution's normalisation,
+  sample and log-probability are numpy's over the legal entries
+  (:func:`~kakurega.agents.training.masked_distribution.sample_legal`,
+  the same draws from torch's generator): torch's fixed cost per operation
+  was most of a rollout step's forward pass;
+- :class:`CompactRolloutBuffer` keeps the masks as booleans and hands each
+  minibatch over without sb3's second copy (the same values).
 
 Values, log-probabilities, entropies and gradients agree with MlpPolicy's
 with the same weights to float rounding, not to the bit
@@ -36,12 +44,14 @@ from __future__ import annotations
 import numpy as np
 import torch as th
 from gymnasium import spaces
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from kakurega.agents.training.masked_distribution import (
     CompactMaskableCategorical,
     CompactMaskableCategoricalDistribution,
+    sample_legal,
     use_compact_masking,
     use_exact_fast_training,
 )
@@ -124,6 +134,10 @@ class CompactPolicy(MaskableActorCriticPolicy):
     def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks=None):
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
+        if action_masks is not None and not th.is_grad_enabled() and latent_pi.device.type == "cpu":
+            sampled = sample_legal(self.action_net(latent_pi), action_masks, deterministic)  # a rollout's step
+            if sampled is not None:
+                return sampled[0].reshape((-1, *self.action_space.shape)), values, sampled[1]
         distribution = self._distribution(latent_pi, action_masks)
         actions = distribution.get_actions(deterministic=deterministic)
         log_prob = distribution.log_prob(actions)
@@ -141,10 +155,27 @@ class CompactPolicy(MaskableActorCriticPolicy):
         return self._distribution(latent_pi, action_masks)
 
 
+class CompactRolloutBuffer(MaskableRolloutBuffer):
+    """sb3-contrib's rollout buffer with the masks kept as booleans and each minibatch handed over without a copy.
+
+    The same values: a mask is 0/1 either way (the distribution reads it as
+    booleans), and every array a minibatch is made of is already a fresh
+    copy (fancy indexing), which sb3's ``to_torch`` copies a second time.
+    """
+
+    def reset(self) -> None:
+        super().reset()
+        self.action_masks = np.ones((self.buffer_size, self.n_envs, self.mask_dims), dtype=bool)
+
+    def to_torch(self, array: np.ndarray, copy: bool = True) -> th.Tensor:
+        return th.as_tensor(array, device=self.device)
+
+
 def build_maskable_ppo(vec_env, masked_distribution: str = "exact", policy="MlpPolicy", policy_kwargs=None, **kwargs):
     """MaskablePPO as ``kakurega train`` builds it: the exact fast distribution and ``foreach`` Adam, or ``compact``.
 
-    With ``compact`` an ``"MlpPolicy"`` is a :class:`CompactPolicy`; another
+    With ``compact`` an ``"MlpPolicy"`` is a :class:`CompactPolicy` (and its
+    rollouts a :class:`CompactRolloutBuffer`); another
     policy class (the feature head's) keeps its network and gets the compact
     distribution. ``kwargs`` go to ``MaskablePPO``.
     """
@@ -152,6 +183,8 @@ def build_maskable_ppo(vec_env, masked_distribution: str = "exact", policy="MlpP
 
     if masked_distribution == "compact" and policy == "MlpPolicy":
         policy = CompactPolicy
+        if not isinstance(vec_env.observation_space, spaces.Dict):
+            kwargs.setdefault("rollout_buffer_class", CompactRolloutBuffer)
     model = MaskablePPO(policy, vec_env, policy_kwargs=policy_kwargs, **kwargs)
     use_exact_fast_training(model.policy)  # same numbers, a fraction of the time (masked_distribution.py)
     if masked_distribution == "compact":

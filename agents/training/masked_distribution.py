@@ -278,10 +278,10 @@ class CompactMaskableCategorical(MaskableCategorical):
     def log_prob(self, value: th.Tensor) -> th.Tensor:
         if self._legal_log_probs is None:
             return self._fallback().log_prob(value)
-        value = value.long().reshape(-1)
-        rows = th.arange(value.numel(), device=self._device)
-        taken = self._logits_at(rows * self._num_events + value, rows) - self._log_normaliser
-        return th.where(self.masks.gather(-1, value.unsqueeze(-1)).squeeze(-1), taken, HUGE_NEG)
+        # the taken action's place among the legal entries (flat indices, ascending); an illegal action has none
+        flat = th.arange(value.numel(), device=self._device) * self._num_events + value.long().reshape(-1)
+        place = th.searchsorted(self._flat, flat).clamp_(max=self._flat.numel() - 1)
+        return th.where(self._flat[place] == flat, self._legal_log_probs[place], HUGE_NEG)
 
     def entropy(self) -> th.Tensor:
         if self._legal_log_probs is None:
@@ -300,6 +300,34 @@ class CompactMaskableCategorical(MaskableCategorical):
             legal_probs = self._legal_log_probs.exp()
             ratios = self._full(legal_probs / th.empty_like(legal_probs).exponential_(), 0.0)
             return ratios.argmax(-1)
+
+
+def sample_legal(logits: th.Tensor, masks, deterministic: bool = False) -> tuple[th.Tensor, th.Tensor] | None:
+    """Actions of :class:`CompactMaskableCategorical` over ``logits`` [batch, actions] and their log-probabilities.
+
+    The same computation in numpy, for a rollout's batch (no gradient, on
+    the CPU), where torch's fixed cost per operation is most of the work:
+    a sample is ``argmax(p / q)`` over each row's legal actions with the
+    same draws (one exponential per legal action from torch's generator),
+    the most likely action with ``deterministic``. None for a row without a
+    legal action (the caller falls back to the distribution).
+    """
+    batch, num_actions = logits.shape
+    masks = masks.numpy() if isinstance(masks, th.Tensor) else np.asarray(masks)
+    flat = np.flatnonzero(masks.reshape(batch, num_actions))
+    rows, actions = np.divmod(flat, num_actions)
+    starts = np.searchsorted(rows, np.arange(batch))
+    if flat.size == 0 or not bool((np.diff(starts) > 0).all()) or starts[-1] >= flat.size:
+        return None
+    legal = logits.detach().numpy().reshape(-1)[flat]
+    shifted = legal - np.maximum.reduceat(legal, starts)[rows]
+    log_probs = shifted - np.log(np.add.reduceat(np.exp(shifted), starts))[rows]
+    scores = log_probs if deterministic else np.exp(log_probs) / th.empty(flat.size, dtype=logits.dtype).exponential_().numpy()
+    best = np.flatnonzero(scores == np.maximum.reduceat(scores, starts)[rows])
+    first = np.ones(best.size, dtype=bool)
+    first[1:] = rows[best[1:]] != rows[best[:-1]]  # the first of a row's ties, as argmax picks
+    chosen = best[first]
+    return th.from_numpy(actions[chosen]), th.from_numpy(log_probs[chosen])
 
 
 class ExactMaskableCategoricalDistribution(MaskableCategoricalDistribution):

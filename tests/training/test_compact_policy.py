@@ -291,3 +291,36 @@ def test_a_compact_run_resumes_from_its_checkpoint(tmp_path):
                          network={"hidden": [16], "masked_distribution": "compact"})
     assert train(config, quiet=True).timesteps == 256
     assert train(dict(config, total_timesteps=384), resume=True, quiet=True).timesteps == 384
+
+
+@pytest.mark.parametrize("batch", ["animal_chain_v1", "summer_hide_and_seek_v2 2p", "non-binary inputs"])
+def test_a_rollouts_sampling_in_numpy_is_the_compact_distributions(batches, batch):
+    """sample_legal (forward without gradient): the distribution's draws, actions and log-probabilities."""
+    from kakurega.agents.training.masked_distribution import CompactMaskableCategorical, sample_legal
+
+    _, masks = batches[batch]
+    logits = th.randn(masks.shape, generator=th.Generator().manual_seed(5)) * 3
+    distribution = CompactMaskableCategorical(logits, masks)
+    th.manual_seed(11)
+    actions, log_probs = sample_legal(logits, masks)
+    state = th.get_rng_state()
+    th.manual_seed(11)
+    assert th.equal(actions, distribution.sample()) and th.equal(state, th.get_rng_state())
+    assert float((log_probs - distribution.log_prob(actions)).abs().max()) < TOLERANCE
+    best, best_log_probs = sample_legal(logits, th.from_numpy(masks), deterministic=True)
+    assert th.equal(best, distribution.probs.argmax(-1)) and th.equal(th.get_rng_state(), state)  # no draws
+    assert float((best_log_probs - distribution.log_prob(best)).abs().max()) < TOLERANCE
+    empty = masks.copy()
+    empty[-1] = False
+    assert sample_legal(logits, empty) is None and sample_legal(logits, empty, deterministic=True) is None
+
+
+def test_forward_without_gradient_falls_back_for_a_row_without_a_legal_action(batches):
+    observations, masks = batches["a row without a legal action"]
+    reference, compact = _pair(observations, masks)
+    with th.no_grad():
+        actions, values, log_prob = compact(th.from_numpy(observations), True, masks)
+        their_actions, their_values, their_log_prob = reference(th.from_numpy(observations), True, masks)
+    assert th.equal(actions, their_actions)
+    assert float((values - their_values).abs().max()) < TOLERANCE
+    assert float((log_prob - their_log_prob).abs().max()) < TOLERANCE
