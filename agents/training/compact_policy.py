@@ -63,7 +63,7 @@ ACTIVE_FROM = 65536
 #: (measured: a gathered logit, forward and backward, costs about 25 times a logit of the full product)
 LEGAL_HEAD_RATIO = 24
 #: with more than this share of the inputs nonzero somewhere in the batch the dense first layers cost less
-MAX_ACTIVE = 0.5
+MAX_ACTIVE = 0.4
 
 
 class LegalHeadCategorical(CompactMaskableCategorical):
