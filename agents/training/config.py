@@ -143,8 +143,9 @@ SCHEMA: dict[str, Any] = {
                             "measurement over its own row of move features, instead of feeding them to the MLP "
                             "(for games with many actions; docs/training.md)"),
         "masked_distribution": Key("str", "exact", "PPO's distribution over the legal actions: exact (sb3-contrib's "
-                                   "numbers to the bit) or compact (the same distribution computed over the legal "
-                                   "actions only: faster with many actions, seeded runs differ; docs/training.md)",
+                                   "numbers to the bit) or compact (the same network and distribution computed over "
+                                   "the legal actions and the active inputs only: faster, the same policy files, "
+                                   "seeded runs differ from exact; docs/training.md)",
                                    choices=("exact", "compact")),
     },
     "opponents": Key(

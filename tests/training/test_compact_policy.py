@@ -203,6 +203,28 @@ def test_the_parameters_are_mlp_policys():
     assert [p.shape for p in ours.optimizer.param_groups[0]["params"]] == [
         p.shape for p in theirs.optimizer.param_groups[0]["params"]]
     assert all(th.equal(a, b) for a, b in zip(ours.state_dict().values(), theirs.state_dict().values()))  # same init
+    assert ours.optimizer.param_groups[0]["fused"] is True  # Adam in one kernel: the same update up to rounding
+
+
+def test_fused_adam_steps_as_foreach_adam_to_rounding():
+    from kakurega.agents.training.compact_policy import use_fused_adam
+
+    steps = []
+    for fused in (False, True):
+        th.manual_seed(0)
+        policy = CompactPolicy(spaces.Box(-1, 1, (30,)), spaces.Discrete(9), lambda _: 1e-3, **ARCH)
+        if fused:
+            use_fused_adam(policy)
+        assert policy.optimizer.param_groups[0]["fused"] is (True if fused else None)
+        generator = th.Generator().manual_seed(1)
+        for _ in range(20):
+            policy.optimizer.zero_grad()
+            values, log_prob, _ = policy.evaluate_actions(th.randn(16, 30, generator=generator),
+                                                          th.randint(0, 9, (16,), generator=generator))
+            (values.square().mean() - log_prob.mean()).backward()
+            policy.optimizer.step()
+        steps.append([p.detach().clone() for p in policy.parameters()])
+    assert all(th.allclose(a, b, atol=1e-6) for a, b in zip(*steps))
 
 
 def _train_compact(steps=256):
