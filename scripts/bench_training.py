@@ -9,9 +9,10 @@ seat), in the same run. Held fixed on both sides: MaskablePPO with an MLP of
 [64, 64] (separate actor and critic), 8 env copies, rollouts of 256 steps,
 minibatches of 256, 4 epochs, seed 0, the same number of learner steps,
 one torch thread. The kakurega rows build the model as ``kakurega train``
-does (:func:`build_ppo`: the exact masked distribution of
-:mod:`kakurega.agents.training.masked_distribution`); the anchor is built as
-the PettingZoo tutorial builds it. Each case learns beside its own anchor
+does (:func:`build_ppo`, through
+:func:`~kakurega.agents.training.compact_policy.build_maskable_ppo`: the
+exact masked distribution, or with ``compact`` the compact policy); the
+anchor is built as the PettingZoo tutorial builds it. Each case learns beside its own anchor
 learner, the two taking turns one rollout at a time (:func:`measure_pair`),
 and its ratio divides by that anchor's rate; repeats are interleaved, and
 the median and the range over repeats are reported (the anchor row: the

@@ -40,7 +40,10 @@ computation.
 
 :class:`CompactMaskableCategorical` (``network.masked_distribution:
 compact``) is the same distribution computed over the legal entries only:
-faster still, but not sb3-contrib's bits, so seeded runs differ.
+faster still, but not sb3-contrib's bits, so seeded runs differ;
+:func:`sample_legal` is its sampling in numpy, for a rollout's batch. The
+compact policy (:mod:`~kakurega.agents.training.compact_policy`) computes
+its logits over the legal actions only.
 
 :func:`use_exact_fast_masking` puts it into a MaskablePPO policy: the
 distribution holds no parameters, so a policy's saved files are unchanged.
