@@ -346,3 +346,29 @@ def test_forward_without_gradient_falls_back_for_a_row_without_a_legal_action(ba
     assert th.equal(actions, their_actions)
     assert float((values - their_values).abs().max()) < TOLERANCE
     assert float((log_prob - their_log_prob).abs().max()) < TOLERANCE
+
+
+def test_an_exported_compact_policy_computes_the_networks_numbers(batches, tmp_path):
+    """The policy file of a compact-trained model: its numpy logits and values are the torch network's."""
+    import kakurega.agents
+    from kakurega.agents.training.export import export_policy
+
+    vec = _vec()
+    try:
+        model = build_maskable_ppo(vec, "compact", policy_kwargs=dict(net_arch=[32, 32]), n_steps=64, batch_size=128,
+                                   n_epochs=1, seed=0)
+        model.learn(128)
+    finally:
+        vec.close()
+    agent = kakurega.agents.load(export_policy(model, tmp_path / "policy.safetensors", "animal_chain_v1", {}))
+    observations, masks = batches["animal_chain_v1"]
+    policy = model.policy
+    with th.no_grad():
+        obs = th.from_numpy(observations[:32])
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(obs)).numpy()
+        values = policy.predict_values(obs).numpy().ravel()
+    for row in range(32):
+        assert np.allclose(agent.outputs(observations[row]), logits[row], atol=1e-5)
+        assert abs(agent.value(observations[row]) - values[row]) < 1e-5
+        expected, _ = model.predict(observations[row], deterministic=True, action_masks=masks[row])
+        assert agent.act({"observation": observations[row], "action_mask": masks[row].astype(np.int8)}) == int(expected)
