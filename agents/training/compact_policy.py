@@ -113,7 +113,7 @@ def _active_linear(inputs: th.Tensor, layer: nn.Linear, active: th.Tensor) -> th
 
 
 class CompactPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO's MLP policy (MlpPolicy's parameters) over the legal actions and the nonzero inputs only."""
+    """MaskablePPO's MLP policy (MlpPolicy's parameters) computed over the legal actions and the active inputs."""
 
     def __init__(self, observation_space, action_space, *args, **kwargs):
         if not isinstance(action_space, spaces.Discrete):
@@ -187,8 +187,8 @@ def use_fused_adam(policy) -> None:
 def build_maskable_ppo(vec_env, masked_distribution: str = "exact", policy="MlpPolicy", policy_kwargs=None, **kwargs):
     """MaskablePPO as ``kakurega train`` builds it: the exact fast distribution and ``foreach`` Adam, or ``compact``.
 
-    With ``compact`` an ``"MlpPolicy"`` is a :class:`CompactPolicy` (and its
-    rollouts a :class:`CompactRolloutBuffer`); another
+    With ``compact`` an ``"MlpPolicy"`` is a :class:`CompactPolicy` with
+    fused Adam, its rollouts in a :class:`CompactRolloutBuffer`; another
     policy class (the feature head's) keeps its network and gets the compact
     distribution. ``kwargs`` go to ``MaskablePPO``.
     """
@@ -196,8 +196,7 @@ def build_maskable_ppo(vec_env, masked_distribution: str = "exact", policy="MlpP
 
     if masked_distribution == "compact" and policy == "MlpPolicy":
         policy = CompactPolicy
-        if not isinstance(vec_env.observation_space, spaces.Dict):
-            kwargs.setdefault("rollout_buffer_class", CompactRolloutBuffer)
+        kwargs.setdefault("rollout_buffer_class", CompactRolloutBuffer)
     model = MaskablePPO(policy, vec_env, policy_kwargs=policy_kwargs, **kwargs)
     use_exact_fast_training(model.policy)  # same numbers, a fraction of the time (masked_distribution.py)
     if masked_distribution == "compact":
