@@ -468,8 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", nargs="+", default=["random"], metavar="SPEC",
                         help="with --training: the kakurega learners' opponents, agent specs drawn per seat "
                         "(default random; e.g. heuristic or pretrained: what a learner against a bot spends)")
-    parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="exact",
-                        help="with --training: the kakurega learners' network.masked_distribution (default exact)")
+    parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="compact",
+                        help="with --training: the kakurega learners' network.masked_distribution (default compact, "
+                             "as kakurega train)")
     parser.add_argument("--compiled-gain", action="store_true",
                         help="measure what each compiled module buys its env's steps/s (one subprocess per module)")
     parser.add_argument("--evaluate", action="store_true",

@@ -11,7 +11,7 @@ minibatches of 256, 4 epochs, seed 0, the same number of learner steps,
 one torch thread. The kakurega rows build the model as ``kakurega train``
 does (:func:`build_ppo`, through
 :func:`~kakurega.agents.training.compact_policy.build_maskable_ppo`: the
-exact masked distribution, or with ``compact`` the compact policy); the
+compact policy by default, or with ``exact`` sb3-contrib's numbers); the
 anchor is built as the PettingZoo tutorial builds it. Each case learns beside its own anchor
 learner, the two taking turns one rollout at a time (:func:`measure_pair`),
 and its ratio divides by that anchor's rate; repeats are interleaved, and
@@ -149,7 +149,7 @@ def cases(only: str | None = None, opponents=DEFAULT_OPPONENTS) -> list[tuple[st
     return found
 
 
-def build_ppo(vec, kakurega: bool, distribution: str = "exact"):
+def build_ppo(vec, kakurega: bool, distribution: str = "compact"):
     """MaskablePPO with the fixed settings; a kakurega case gets what ``kakurega train`` gives its policy.
 
     ``distribution`` is the config's ``network.masked_distribution`` (exact or compact).
@@ -166,7 +166,7 @@ def build_ppo(vec, kakurega: bool, distribution: str = "exact"):
 class _Learner:
     """One MaskablePPO and its vector env, learning in chunks; counts its steps and the seconds they took."""
 
-    def __init__(self, factory, kakurega: bool, kind: str, n_envs: int, distribution: str = "exact"):
+    def __init__(self, factory, kakurega: bool, kind: str, n_envs: int, distribution: str = "compact"):
         from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
         self.vec = (SubprocVecEnv if kind == "subproc" else DummyVecEnv)([factory] * n_envs)
@@ -185,7 +185,7 @@ class _Learner:
 
 
 def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS,
-                 distribution: str = "exact") -> tuple[float, float]:
+                 distribution: str = "compact") -> tuple[float, float]:
     """Learner steps/s of the anchor and of a kakurega case, learning by turns one rollout at a time.
 
     Each side learns ``steps`` steps in chunks of one rollout (``n_steps x
@@ -208,7 +208,7 @@ def measure_pair(factory, kind: str, steps: int, n_envs: int = N_ENVS,
 
 
 def training_throughput(steps: int, only: str | None = None, vec_envs=("dummy", "subproc"), n_envs: int = N_ENVS,
-                        repeats: int = 3, distribution: str = "exact", opponents=DEFAULT_OPPONENTS) -> dict:
+                        repeats: int = 3, distribution: str = "compact", opponents=DEFAULT_OPPONENTS) -> dict:
     """Learner steps/s of MaskablePPO on every case beside the anchor, ``repeats`` interleaved repeats.
 
     ``distribution``: the kakurega cases' masked distribution (exact or compact); the anchor keeps sb3-contrib's.
@@ -369,7 +369,7 @@ def network_floor(observation_size: int, n_actions: int, steps: int, n_envs: int
     return 1e6 * (time.process_time() - start) / (rollouts * rollout)
 
 
-def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS, distribution: str = "exact") -> dict:
+def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS, distribution: str = "compact") -> dict:
     """Seconds per section of one DummyVecEnv learning of ``steps`` learner steps, after a warm-up rollout.
 
     Also the network floor (:func:`network_floor`) of the case's network shapes.
@@ -401,7 +401,7 @@ def profile_case(factory, kakurega: bool, steps: int, n_envs: int = N_ENVS, dist
             "seconds": sections.seconds, "network_floor_us_per_step": floor}
 
 
-def training_profile(steps: int, only: str | None = None, distribution: str = "exact",
+def training_profile(steps: int, only: str | None = None, distribution: str = "compact",
                      opponents=DEFAULT_OPPONENTS) -> dict:
     """The profile of a learner step for the anchor and every case (``distribution``, ``opponents``: the kakurega
     cases')."""
@@ -428,7 +428,7 @@ def format_profile_table(report: dict) -> str:
 
 
 # ------------------------------------------------------------------ operators
-def operator_profile(factory, kakurega: bool, distribution: str = "exact", top: int = 8) -> dict:
+def operator_profile(factory, kakurega: bool, distribution: str = "compact", top: int = 8) -> dict:
     """torch.profiler's ``top`` operators (self CPU time) of one PPO update and of one rollout's collection.
 
     One DummyVecEnv learner after a warm-up rollout; each part is profiled
@@ -459,7 +459,7 @@ def operator_profile(factory, kakurega: bool, distribution: str = "exact", top: 
     return parts
 
 
-def training_operators(only: str | None = None, distribution: str = "exact", opponents=DEFAULT_OPPONENTS) -> dict:
+def training_operators(only: str | None = None, distribution: str = "compact", opponents=DEFAULT_OPPONENTS) -> dict:
     """:func:`operator_profile` of the anchor and every case."""
     import torch
 

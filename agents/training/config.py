@@ -142,10 +142,10 @@ SCHEMA: dict[str, Any] = {
         "feature_head": Key("bool", False, "PPO with move_features: score each action also by one learned weight per "
                             "measurement over its own row of move features, instead of feeding them to the MLP "
                             "(for games with many actions; docs/training.md)"),
-        "masked_distribution": Key("str", "exact", "PPO's distribution over the legal actions: exact (sb3-contrib's "
-                                   "numbers to the bit) or compact (the same network and distribution computed over "
-                                   "the legal actions and the active inputs only: faster, the same policy files, "
-                                   "seeded runs differ from exact; docs/training.md)",
+        "masked_distribution": Key("str", "compact", "how PPO computes its network and masked distribution: compact "
+                                   "(over the legal actions and the active inputs only: faster, the same policy files) "
+                                   "or exact (sb3-contrib's numbers to the bit, as a seeded sb3-contrib run; slower "
+                                   "with many actions); docs/training.md",
                                    choices=("exact", "compact")),
     },
     "opponents": Key(
@@ -420,9 +420,11 @@ def validate_config(data: dict, overrides=()) -> dict:
     if config["network"]["feature_head"] and not (config["network"]["move_features"] and config["algorithm"] == "ppo"):
         raise ConfigError("config key 'network.feature_head': the head scores actions by their move features; "
                           "it needs network.move_features: true and algorithm ppo")
-    if config["network"]["masked_distribution"] != "exact" and config["algorithm"] != "ppo":
-        raise ConfigError("config key 'network.masked_distribution': it chooses how PPO computes its masked "
-                          "distribution; with algorithm dqn leave it at exact")
+    if config["algorithm"] != "ppo":  # the key is PPO's: a DQN config resolves it to exact (as it trains)
+        if (data.get("network") or {}).get("masked_distribution", "exact") != "exact":
+            raise ConfigError("config key 'network.masked_distribution': it chooses how PPO computes its network "
+                              "and masked distribution; with algorithm dqn leave it out (or at exact)")
+        config["network"]["masked_distribution"] = "exact"
     if config["pretrain"]["dagger_rounds"] and not config["pretrain"]["steps"]:
         raise ConfigError("config key 'pretrain.dagger_rounds': DAgger refines a first imitation; "
                           "set pretrain.steps > 0 (or dagger_rounds to 0)")

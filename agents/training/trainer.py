@@ -524,9 +524,11 @@ def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
         old = load_file(out / "config.yaml", max_bytes=100_000, error=ConfigError)
         blocking = [d for d in _config_differences(old or {}, config) if not d.startswith(RESUMABLE_CHANGES)]
         if blocking:
+            hint = ("; the default of network.masked_distribution became compact on 2026-12-06: set it to exact to "
+                    "resume this run" if "network.masked_distribution: 'exact' -> 'compact'" in blocking else "")
             raise ConfigError(
                 "cannot resume with a different config (only the budget, logging, final evaluation and output_dir "
-                "may change): " + "; ".join(blocking)
+                "may change): " + "; ".join(blocking) + hint
             )
     for newer in checkpoints.checkpoints(directory):
         if int(newer.name[len(checkpoints.PREFIX):]) > step:

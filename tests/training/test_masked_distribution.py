@@ -177,12 +177,12 @@ def test_a_short_training_gives_bit_identical_parameters():
     assert not _same(ours[:-1], [p + 1e-7 for p in theirs[:-1]])  # (a changed bit would show)
 
 
-def test_the_trainer_builds_ppo_with_it(tmp_path):
+def test_the_trainer_builds_ppo_with_it_when_asked_for_exact(tmp_path):
     from kakurega.agents.training.config import validate_config
     from kakurega.agents.training.trainer import build_model, make_vec_env
 
     config = validate_config({"env": "hidden_rooms_v0", "algorithm": "ppo", "total_timesteps": 64, "n_envs": 1,
-                              "output_dir": str(tmp_path)})
+                              "output_dir": str(tmp_path), "network": {"masked_distribution": "exact"}})
     vec = make_vec_env(config)
     try:
         policy = build_model(config, vec).policy
@@ -250,17 +250,21 @@ def test_a_compact_training_is_reproducible_and_not_the_exact_one():
     assert not _same(first, _train(fast=True)[:-1])
 
 
-def test_the_trainer_builds_the_compact_distribution_when_asked(tmp_path):
+def test_the_trainer_builds_the_compact_distribution_by_default(tmp_path):
     from kakurega.agents.training.config import ConfigError, validate_config
     from kakurega.agents.training.trainer import build_model, make_vec_env
 
     base = {"env": "hidden_rooms_v0", "total_timesteps": 64, "n_envs": 1, "output_dir": str(tmp_path)}
-    config = validate_config({**base, "algorithm": "ppo", "network": {"masked_distribution": "compact"}})
+    config = validate_config({**base, "algorithm": "ppo"})
+    assert config["network"]["masked_distribution"] == "compact"
     vec = make_vec_env(config)
     try:
         assert type(build_model(config, vec).policy.action_dist) is CompactMaskableCategoricalDistribution
     finally:
         vec.close()
+    # the key is PPO's: a DQN config resolves it to exact, and refuses compact in words
+    assert validate_config({**base, "algorithm": "dqn"})["network"]["masked_distribution"] == "exact"
+    assert validate_config({**base, "algorithm": "dqn", "network": {"masked_distribution": "exact"}})
     with pytest.raises(ConfigError, match="network.masked_distribution.*algorithm dqn"):
         validate_config({**base, "algorithm": "dqn", "network": {"masked_distribution": "compact"}})
     with pytest.raises(ConfigError, match="network.masked_distribution"):

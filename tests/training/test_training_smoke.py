@@ -91,6 +91,20 @@ def test_resume_refuses_a_changed_config_and_rerun_needs_overwrite(nim, tmp_path
         train(tiny_config(nim.NAME, "ppo", tmp_path / "empty"), resume=True, quiet=True)
 
 
+def test_a_run_made_with_the_old_default_resumes_only_with_exact_set(nim, tmp_path):
+    """A run whose resolved config says exact (the default before compact) is refused with the key and the way out."""
+    from kakurega.agents.training.config import ConfigError
+
+    exact = {"hidden": [16], "masked_distribution": "exact"}
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, network=exact,
+                         ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1}, checkpoint={"every": 32, "keep": 2})
+    train(config, quiet=True)
+    default = dict(config, network={"hidden": [16]}, total_timesteps=128)
+    with pytest.raises(ConfigError, match=r"masked_distribution: 'exact' -> 'compact'.*set it to exact to resume"):
+        train(default, resume=True, quiet=True)
+    assert train(dict(config, total_timesteps=128), resume=True, quiet=True).timesteps == 128
+
+
 def test_subprocess_vec_env_trains(tmp_path):
     config = tiny_config("animal_chain_v0", "ppo", tmp_path / "run", vec_env="subproc", total_timesteps=128)
     result = train(config, quiet=True)
