@@ -45,6 +45,8 @@ training bench do.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch as th
 from gymnasium import spaces
@@ -175,11 +177,24 @@ class CompactRolloutBuffer(MaskableRolloutBuffer):
         return th.as_tensor(array, device=self.device)
 
 
+@functools.cache
+def _fused_adam_on_cpu() -> bool:
+    """Whether this torch runs Adam's fused kernel on the CPU (torch 2.4 and later; the project allows 2.1)."""
+    try:
+        parameter = th.zeros(1, requires_grad=True)
+        parameter.grad = th.ones(1)
+        th.optim.Adam([parameter], fused=True).step()
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return True
+
+
 def use_fused_adam(policy) -> None:
-    """The policy's Adam as one fused kernel on the CPU (the same update up to float rounding, a fraction of the time)."""
+    """The policy's Adam as one fused kernel on the CPU (the same update up to float rounding, a fraction of the time);
+    ``foreach`` Adam where this torch has no fused kernel for the CPU."""
     optimizer = getattr(policy, "optimizer", None)
-    if type(optimizer) is th.optim.Adam and not optimizer.state and all(p.device.type == "cpu"
-                                                                        for p in policy.parameters()):
+    if type(optimizer) is th.optim.Adam and not optimizer.state and _fused_adam_on_cpu() and all(
+            p.device.type == "cpu" for p in policy.parameters()):
         for group in optimizer.param_groups:
             group["foreach"], group["fused"] = None, True
 

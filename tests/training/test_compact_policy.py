@@ -227,6 +227,20 @@ def test_fused_adam_steps_as_foreach_adam_to_rounding():
     assert all(th.allclose(a, b, atol=1e-6) for a, b in zip(*steps))
 
 
+
+def test_without_a_fused_cpu_kernel_adam_stays_foreach(monkeypatch):
+    """A torch without fused Adam on the CPU (the project allows torch 2.1) keeps foreach Adam instead of failing."""
+    from kakurega.agents.training import compact_policy
+
+    assert compact_policy._fused_adam_on_cpu()  # this torch has the kernel (the control: the flag is set below)
+    made = []
+    for supported in (True, False):
+        monkeypatch.setattr(compact_policy, "_fused_adam_on_cpu", lambda supported=supported: supported)
+        policy = CompactPolicy(spaces.Box(-1, 1, (30,)), spaces.Discrete(9), lambda _: 1e-3, **ARCH)
+        compact_policy.use_fused_adam(policy)
+        made.append(policy.optimizer.param_groups[0]["fused"])
+    assert made == [True, None]
+
 def _train_compact(steps=256):
     vec = _vec()
     try:
