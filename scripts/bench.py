@@ -442,6 +442,8 @@ def _training(args, parser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kakurega.scripts.bench_training import DEFAULT_OPPONENTS
+
     parser = argparse.ArgumentParser(
         prog="kakurega bench",
         description="Benchmark every kakurega env against PettingZoo's tictactoe_v3 and leduc_holdem_v4 (random legal play).",
@@ -465,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --training: where the time of a learner step goes, per env (one learning each)")
     parser.add_argument("--ops", action="store_true",
                         help="with --training --profile: torch.profiler's top operators of a rollout and of an update")
-    parser.add_argument("--opponents", nargs="+", default=["random"], metavar="SPEC",
+    parser.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS), metavar="SPEC",
                         help="with --training: the kakurega learners' opponents, agent specs drawn per seat "
                         "(default random; e.g. heuristic or pretrained: what a learner against a bot spends)")
     parser.add_argument("--masked-distribution", choices=("exact", "compact"), default="compact",
@@ -481,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--profile goes with --training (it profiles a learner step)")
     if args.ops and not args.profile:
         parser.error("--ops goes with --training --profile (it profiles a learner step's operators)")
-    if args.opponents != ["random"] and not args.training:
+    if tuple(args.opponents) != DEFAULT_OPPONENTS and not args.training:
         parser.error("--opponents goes with --training (the learners' opponents)")
     if args.bridge:
         from kakurega.scripts import bench_bridge
