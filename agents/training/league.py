@@ -14,7 +14,9 @@ probability proportional to the weights of the entries *available* then
 (``self`` before the first sync and ``snapshots`` before the first snapshot are
 skipped; ``snapshots`` falls back to ``self`` when there is no snapshot yet).
 Agents are built once per (entry, seat slot) and reused, so agents with memory
-never play two seats at once; they are reset and reseeded every episode.
+never play two seats at once; they are reset and reseeded every episode. The
+agents of a snapshot dropped from the list are dropped with it, so the pool
+holds at most ``league.max_snapshots`` snapshots' agents.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ class OpponentPool:
         for path in list(self._snapshot_cache):
             if path not in self._snapshot_paths:
                 del self._snapshot_cache[path]
+        # a dropped snapshot's agents go with it (a long run rotates through hundreds of snapshots)
+        for key in [k for k in self._agents if k[0] == "snapshot" and k[1] not in self._snapshot_paths]:
+            del self._agents[key]
         for path in self._snapshot_paths:
             if path not in self._snapshot_cache:
                 meta, layers = loaded[path] if loaded and path in loaded else read_policy(path)

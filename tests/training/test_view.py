@@ -169,3 +169,38 @@ def test_each_seat_slot_gets_its_own_agent_instance(nim):
     view.reset(seed=0)
     first, second = view._opponents.values()
     assert first is not second
+
+
+def test_agents_of_dropped_snapshots_are_released(nim):
+    """A league run rotates its snapshots (``league.max_snapshots``): the pool keeps agents for the snapshots
+    it may still draw only, so a long run's memory does not grow with every snapshot it ever made."""
+    import gc
+    import weakref
+
+    from kakurega.agents.base import AgentContext
+    from kakurega.agents.policy import resolved_env_options
+    from kakurega.envs.registry import make
+
+    context = AgentContext.from_env(make(nim.NAME, wrapped=False), nim.NAME, {})
+    meta = {"env": nim.NAME, "env_options": resolved_env_options(nim.NAME, {}), "algorithm": "ppo",
+            "observation_size": context.layout.size, "num_actions": context.num_actions,
+            "network": {"activation": "tanh"}}
+    pool = OpponentPool(["snapshots"], context)
+    window, slots, kept, weights = 2, 2, {}, {}
+    for number in range(12):  # as the trainer does: a new snapshot file, the oldest one deleted
+        path = f"run/league/snapshot_{number}.safetensors"
+        layer = np.full((context.num_actions, context.layout.size), number, np.float32)
+        kept[path] = (meta, [(layer, np.zeros(context.num_actions, np.float32))])
+        weights[path] = weakref.ref(layer)
+        del layer
+        for old in list(kept)[:-window]:
+            del kept[old]
+        pool.set_snapshots(list(kept), loaded=kept)
+        for seed in range(20):  # every kept snapshot gets drawn into every slot
+            pool.draw(np.random.default_rng(100 * number + seed), slots)
+        held = {key[1] for key in pool._agents if key[0] == "snapshot"}
+        assert held <= set(kept), f"agents of dropped snapshots held: {sorted(held - set(kept))}"
+    assert held == set(kept)  # the control: the draws did build agents of the kept snapshots
+    gc.collect()
+    alive = [path for path, ref in weights.items() if ref() is not None]
+    assert alive == list(kept), f"weights still held: {alive}"
