@@ -25,6 +25,7 @@ file, and no policy object travels: a task receives names, seeds and options.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 BACKENDS = ("local", "ray")
@@ -42,6 +43,11 @@ def check_address(address: str | None) -> str | None:
                      "(e.g. ray://10.0.0.5:10001)")
 
 
+def warn(message: str) -> None:
+    """``message`` on standard error, as a warning."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
 def _check_reachable(address: str, timeout: float = 10.0) -> None:
     """A ``ValueError`` at once when nothing answers at ``address`` (Ray would retry for minutes)."""
     import socket
@@ -52,6 +58,34 @@ def _check_reachable(address: str, timeout: float = 10.0) -> None:
     except OSError as error:
         raise ValueError(f"nothing answers at {address} ({error}); is the Ray head running there "
                          "(ray start --head) and the port open?") from None
+
+
+#: tries at a Ray Client connection whose server for this client died as it started: Ray's proxier forks that
+#: server from its multithreaded gRPC process, and a few per cent of the forked servers crash at once (Ray issue
+#: ray-project/ray#63202); the next try forks a new one. Any other failure is not tried again.
+RAY_CLIENT_TRIES = 3
+#: the words Ray Client's failure carries when the server for this client died as it started
+RAY_CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+
+
+def init_ray(address: str | None, say: Callable[[str], None] | None = None, **options) -> None:
+    """``ray.init(address=address, **options)``; a Ray Client address (``ray://``) whose server for this client
+    died as it started is tried again, up to :data:`RAY_CLIENT_TRIES` tries in all (each retry said through
+    ``say``). The last failure, and any other, is raised as Ray raised it."""
+    import ray
+
+    for attempt in range(1, RAY_CLIENT_TRIES + 1):
+        try:
+            ray.init(address=address, **options)
+            return
+        except ConnectionError as error:
+            client = str(address or "").startswith("ray://")
+            if not client or RAY_CLIENT_SERVER_FAILED not in str(error) or attempt == RAY_CLIENT_TRIES:
+                raise
+            if say is not None:
+                say(f"Ray Client at {address}: the cluster's server for this connection died as it started "
+                     f"(a known Ray race, ray-project/ray#63202); trying again ({attempt + 1} of {RAY_CLIENT_TRIES})")
+            ray.shutdown()  # whatever the failed try left in this process
 
 
 class LocalTasks:
@@ -114,9 +148,9 @@ class RayTasks:
             if self.address not in (None, "auto"):
                 _check_reachable(self.address)
             # "local": a new Ray of our own, never one found running on this machine (Ray would join it)
-            options = {"address": self.address} if self.address else {"address": "local", "num_cpus": self.requested_cpus}
+            options = {} if self.address else {"num_cpus": self.requested_cpus}
             try:
-                ray.init(include_dashboard=False, log_to_driver=False, **options)
+                init_ray(self.address or "local", warn, include_dashboard=False, log_to_driver=False, **options)
             except (ConnectionError, RuntimeError) as error:
                 raise ValueError(f"cannot reach the Ray cluster at {self.address}: {error}") from None
             self._started = True

@@ -106,6 +106,8 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
     import ray
     from ray.exceptions import AuthenticationError
 
+    from kakurega.agents.tasks import init_ray, warn
+
     started = False
     if not ray.is_initialized():
         where = address or "a local Ray"
@@ -113,7 +115,8 @@ def connect(address: str | None, num_env_runners: int, quiet: bool) -> bool:
             # workers import kakurega from the same installation; runtime_env ships nothing. Without an
             # address, "local": ray.init() alone joins the cluster named in RAY_ADDRESS or the one last
             # started on this machine (by anyone, however stale), instead of starting a Ray of this run's own
-            ray.init(address=address or "local", include_dashboard=False, log_to_driver=not quiet)
+            # a Ray Client connection whose server died as it started is tried again (init_ray)
+            init_ray(address or "local", None if quiet else warn, include_dashboard=False, log_to_driver=not quiet)
         except AuthenticationError as error:
             raise ConfigError(
                 f"the Ray cluster at {where} refused this process's token ({str(error).split('.')[0]}): use the "

@@ -154,3 +154,75 @@ def test_addresses_and_options_are_checked_before_anything_starts():
     assert [len(part) for part in chunks(list(range(10)), 4)] == [3, 3, 2, 2]
     assert chunks([1], 8) == [[1]]
     assert not ray.is_initialized()
+
+
+# ------------------------------------------------ Ray Client: the server that died as it started
+CLIENT_SERVER_DIED = ("Initialization failure from server:\nTraceback (most recent call last):\n  ...\n"
+                      "RuntimeError: Starting Ray client server failed. See ray_client_server_23000.err for detailed logs.")
+
+
+def _scripted_init(monkeypatch, failures):
+    """Replace ``ray.init`` by one that raises each of ``failures`` in turn, then connects (records its calls)."""
+    calls, left = [], list(failures)
+
+    def init(**options):
+        calls.append(options)
+        if left:
+            raise left.pop(0)
+
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setattr(ray, "shutdown", lambda: calls.append("shutdown"))
+    return calls
+
+
+def test_a_ray_client_server_that_died_as_it_started_is_tried_again(monkeypatch):
+    from kakurega.agents.tasks import RAY_CLIENT_TRIES, init_ray
+
+    said = []
+    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(CLIENT_SERVER_DIED)] * (RAY_CLIENT_TRIES - 1))
+    init_ray("ray://127.0.0.1:10001", said.append, log_to_driver=False)
+    inits = [c for c in calls if c != "shutdown"]
+    assert len(inits) == RAY_CLIENT_TRIES and all(c == {"address": "ray://127.0.0.1:10001", "log_to_driver": False}
+                                                  for c in inits)
+    assert calls.count("shutdown") == RAY_CLIENT_TRIES - 1  # what each failed try left is let go
+    assert len(said) == RAY_CLIENT_TRIES - 1 and "ray-project/ray#63202" in said[0] and f"2 of {RAY_CLIENT_TRIES}" in said[0]
+
+
+def test_a_ray_client_server_that_keeps_dying_is_reported_after_the_last_try(monkeypatch):
+    from kakurega.agents.tasks import RAY_CLIENT_TRIES, init_ray
+
+    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(CLIENT_SERVER_DIED)] * RAY_CLIENT_TRIES)
+    with pytest.raises(ConnectionAbortedError, match="Starting Ray client server failed"):
+        init_ray("ray://127.0.0.1:10001")
+    assert len([c for c in calls if c != "shutdown"]) == RAY_CLIENT_TRIES
+
+
+@pytest.mark.parametrize("address, error", [
+    ("ray://127.0.0.1:10001", ConnectionError("Ray Client: the cluster refused the connection")),  # another failure
+    ("127.0.0.1:6379", ConnectionAbortedError(CLIENT_SERVER_DIED)),  # not Ray Client: no such server to restart
+    ("ray://127.0.0.1:10001", RuntimeError(CLIENT_SERVER_DIED)),  # not a failed connection
+])
+def test_other_failures_to_connect_are_not_tried_again(monkeypatch, address, error):
+    from kakurega.agents.tasks import init_ray
+
+    calls = _scripted_init(monkeypatch, [error, error])
+    with pytest.raises(type(error)):
+        init_ray(address)
+    assert calls == [{"address": address}]
+
+
+def test_kakurega_train_and_ray_tasks_connect_through_the_retrying_init(monkeypatch):
+    """Both ways onto a cluster (``kakurega train --backend rllib`` and the Ray tasks) survive one dead server."""
+    from kakurega.integrations.rllib_train import connect
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"CPU": 4.0})
+    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(CLIENT_SERVER_DIED)])
+    assert connect("ray://127.0.0.1:10001", 2, quiet=True) is True
+    assert [c["address"] for c in calls if c != "shutdown"] == ["ray://127.0.0.1:10001"] * 2
+
+    monkeypatch.setattr("kakurega.agents.tasks._check_reachable", lambda address: None)
+    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(CLIENT_SERVER_DIED)])
+    tasks = RayTasks(address="ray://127.0.0.1:10001")
+    tasks.__enter__()
+    assert tasks._started and [c["address"] for c in calls if c != "shutdown"] == ["ray://127.0.0.1:10001"] * 2
