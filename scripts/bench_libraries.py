@@ -169,9 +169,12 @@ def sb3(env_name: str, seconds: float) -> dict:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
 
+    from kakurega.scripts.bench_training import silent_logger
+
     vec = make_vec_env(_gym_id(env_name), n_envs=8, seed=0)
     model = MaskablePPO("MlpPolicy", vec, n_steps=128, batch_size=256, n_epochs=4, seed=0,
                         policy_kwargs={"net_arch": [64, 64]})
+    model.set_logger(silent_logger())
     steps = max(1024, int(seconds * 400) // 1024 * 1024)
     start = time.perf_counter()
     model.learn(steps)

@@ -159,8 +159,19 @@ def build_ppo(vec, kakurega: bool, distribution: str = "compact"):
     from kakurega.agents.training.compact_policy import build_maskable_ppo
 
     if kakurega:
-        return build_maskable_ppo(vec, distribution, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
-    return MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
+        model = build_maskable_ppo(vec, distribution, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
+    else:
+        model = MaskablePPO("MlpPolicy", vec, policy_kwargs=dict(net_arch=NET_ARCH), **PPO)
+    model.set_logger(silent_logger())
+    return model
+
+
+def silent_logger():
+    """SB3's logger as ``learn()`` makes it without ``verbose`` (it records, writes nothing), minus the empty
+    ``SB3-<time>`` folder that ``learn()`` would make in the system's temp folder at every call."""
+    from stable_baselines3.common.logger import Logger
+
+    return Logger(folder=None, output_formats=[])
 
 
 class _Learner:

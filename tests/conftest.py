@@ -3,3 +3,18 @@ import sys
 
 # the shared conformance helpers live beside the tests
 sys.path.insert(0, os.path.dirname(__file__))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_the_test_folder(tmp_path_factory):
+    """SB3's ``learn()`` without a logger of the caller's makes an empty ``SB3-<time>`` folder in the system's temp
+    folder at every call (the tests that drive SB3 directly); SB3_LOGDIR keeps them all in this run's own folder."""
+    saved = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    yield
+    if saved is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = saved

@@ -285,3 +285,25 @@ def test_library_speeds_run_on_a_tiny_budget_and_say_what_is_missing(tmp_path, c
     assert {"library": "agilerl", "skipped": "not installed (agilerl)"} in rows
     printed = capsys.readouterr().out
     assert "| pettingzoo |" in printed and "| 1.00 |" in printed and "not installed (agilerl)" in printed
+
+
+def test_the_training_bench_makes_nothing_in_the_temp_folder(tmp_path, monkeypatch):
+    """SB3's ``learn()`` without a logger of the caller's makes an empty ``SB3-<time>`` folder in the system's
+    temp folder at every call; the bench's learners (the anchor's and a kakurega case's) have their own."""
+    import tempfile
+
+    from sb3_contrib import MaskablePPO
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # what tempfile.gettempdir() answers
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    for label, factory, kakurega in bench_training.cases("animal_chain_v1"):
+        learner = bench_training._Learner(factory, kakurega, "dummy", n_envs=1)
+        learner.learn(bench_training.PPO["n_steps"])
+        learner.learn(bench_training.PPO["n_steps"])  # every call reconfigures a logger that is not the caller's
+        assert learner.steps == 2 * bench_training.PPO["n_steps"], label
+        learner.vec.close()
+    assert list(tmp_path.glob("SB3-*")) == []
+    # the control: the same learning with SB3's own logger makes its folder there
+    model = MaskablePPO("MlpPolicy", bench_training.connect_four(), n_steps=64, batch_size=64, n_epochs=1)
+    model.learn(64)
+    assert len(list(tmp_path.glob("SB3-*"))) == 1
