@@ -267,6 +267,15 @@ and `tests/conformance.py`, each with a leaky control that fails them):
 - The turn limit is a fail by the rules (a termination, not a truncation).
 - Memory is kept sorted by tile id, so "memory slot k" has a canonical meaning.
 - A booklet path must not start on the child's start cell (4, 4).
+- The rules page's "at least 6 monsters" that "must differ in how they move
+  and see" is a rule of the booklet's design: the default booklet meets it (7
+  monsters, no two with the same steps, sight shape and sight range; a test
+  checks it), while a booklet of the user's may hold 1 to 1,000 monsters and
+  monsters may share traits (a one-monster booklet makes a curriculum or a
+  scenario test). What a booklet file must get right (the format, paths on
+  the grid and consecutive) is refused with an error naming the monster and
+  the path's cell (`path[k]`; of a file, its value's type only: a file's
+  content is never quoted back).
 
 ## Balance (default booklet)
 

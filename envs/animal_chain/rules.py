@@ -350,7 +350,7 @@ class AnimalChainGame(Game):
         #: animal a neighbour showing ``top`` offers a card on its left / right (-1: none)
         self.right_animal_of_top = {FACE_DOWN: -1, HOLE: -1, **dict(enumerate(self.right_animal))}
         self.left_animal_of_top = {FACE_DOWN: -1, HOLE: -1, **dict(enumerate(self.left_animal))}
-        #: swaps allowed per player: 2 per base card reach every arrangement of hand + base
+        #: swaps allowed per player under ``building="free"``: 2 per base card reach every arrangement of hand + base
         self.max_swaps = 2 * B
 
         self.swap_base = 0

@@ -93,3 +93,46 @@ def test_player_1_decides_in_its_own_frame():
     t = next(t for t, n in enumerate(state.hands[1]) if n and t != state.stacks[game.num_positions - 1][0])
     env2.step(game.swap_action(1, t, 0))
     assert env2.game_state.stacks[game.num_positions - 1] == [t]
+
+
+def _base_rows(game, state):
+    """Every base row player 0 can end its building with from ``state`` (as ordered tuples of card types)."""
+    rows, seen = set(), set()
+
+    def walk(s):
+        key = (tuple(s.stacks[p][0] for p in game.base_positions[0]), tuple(s.hands[0]), s.to_move, s.building_position,
+               s.swaps_used)
+        if key in seen:
+            return
+        seen.add(key)
+        if s.to_move != 0 or s.phase != BUILD:
+            rows.add(key[0])
+            return
+        for action in game.legal_actions(s):
+            after = game.clone(s)
+            game.apply_action(after, action, np.random.default_rng(0))
+            walk(after)
+
+    walk(state)
+    return rows
+
+
+def test_what_per_position_building_reaches_as_the_card_says():
+    # the v1 card: a base card stays, goes to the hand, or moves to a later position, never to an earlier
+    # one; about a third of the rows the rules page's free exchange allows (353 of 1,020 in this deal)
+    from itertools import permutations
+
+    state = GAME.initial_state(np.random.default_rng(0))
+    base = tuple(state.stacks[p][0] for p in GAME.base_positions[0])
+    cards = list(base) + [t for t in range(GAME.num_types) for _ in range(state.hands[0][t])]
+    every = set(permutations(cards, B))
+    rows = _base_rows(GAME, state)
+    assert rows <= every and (len(rows), len(every)) == (353, 1020)
+    for row in every:
+        # reached exactly when no base card shows only at an earlier position (a card dealt twice excepted)
+        later_or_gone = all(base[k] not in row[:k] or base[k] in row[k:] or cards.count(base[k]) > 1 for k in range(B))
+        assert (row in rows) == later_or_gone
+    assert (base[3], base[1], base[2], base[0]) not in rows
+    # the control: v0's free building, same deal, reaches every row
+    free = AnimalChainGame(building="free")
+    assert _base_rows(free, free.initial_state(np.random.default_rng(0))) == every

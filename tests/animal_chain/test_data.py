@@ -1,6 +1,7 @@
 """Deck and shape files: the defaults load, anything unplayable is refused naming field and value."""
 
 import copy
+import json
 
 import pytest
 import yaml
@@ -132,3 +133,34 @@ def test_a_deck_missing_some_reversals_still_plays():
     env = make_env(deck=deck)
     for seed in range(5):
         play_random(env, seed=seed)
+
+
+def _many_animals(n: int) -> list[dict]:
+    return [{"name": f"animal{i}", "label": f"{chr(65 + i // 26)}{chr(97 + i % 26)}"} for i in range(n)]
+
+
+def test_a_deck_of_more_cards_than_the_bound_is_refused_before_any_env_is_built(tmp_path):
+    # the env's spaces grow with the deck (env.state() with cards x card types): 64 animals' 4,032 ordered pairs
+    # of 8 copies each (32,256 cards) once took 24 s and 2.4 GB to build an env; now refused in words, from a
+    # mapping and from a file (whose values are not quoted back)
+    from kakurega.envs.animal_chain.data import MAX_DECK_CARDS
+
+    animals = _many_animals(64)
+    pairs = [(a["name"], b["name"]) for a in animals for b in animals if a != b]
+    huge = {"animals": animals, "cards": [{"left": a, "right": b, "copies": 8} for a, b in pairs]}
+    with pytest.raises(AnimalChainDataError, match=f"expected a list of 1 to {MAX_DECK_CARDS} entries"):
+        load_deck(huge)
+    copies = {"animals": ANIMALS, "cards": [{"left": "dog", "right": "cat", "copies": MAX_DECK_CARDS},
+                                            {"left": "cat", "right": "dog"}]}
+    with pytest.raises(AnimalChainDataError, match=f"cards = {MAX_DECK_CARDS + 1} cards in all .* too many; "
+                                                   f"expected at most {MAX_DECK_CARDS} cards"):
+        load_deck(copies)
+    deck_file = tmp_path / "deck.json"
+    deck_file.write_text(json.dumps(copies))
+    with pytest.raises(AnimalChainDataError, match=f"deck.json: cards = {MAX_DECK_CARDS + 1} cards in all"):
+        make_env(deck=str(deck_file))
+    # the control: a deck of exactly the bound, with as many card types as the bounds allow (2,000), plays
+    lines = [{"left": a, "right": b} for a, b in pairs if a < b][:MAX_DECK_CARDS]
+    game = AnimalChainGame(deck={"animals": animals, "cards": lines})
+    assert (game.deck.num_cards, game.num_types) == (MAX_DECK_CARDS, 2 * MAX_DECK_CARDS)
+    play_random(make_env(deck={"animals": animals, "cards": lines}), seed=0)
