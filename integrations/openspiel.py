@@ -446,7 +446,9 @@ class _Core:
     def __setstate__(self, state) -> None:
         for name, value in state.items():
             setattr(self, name, value)
-        self.rng_owned = self.moves_owned = self.lines_owned = True  # nothing unpickled is shared
+        self.moves_owned = self.lines_owned = True  # nothing unpickled is shared
+        # a world that has not drawn yet holds its chance seed (an int): its generator is built at its first draw
+        self.rng_owned = self.rng is None or isinstance(self.rng, np.random.Generator)
         self.set_state(self.state)
 
     def set_state(self, state) -> None:

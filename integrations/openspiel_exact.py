@@ -17,7 +17,10 @@ Everything else is the bridge's: the same rules, observation tensor and
 string, and the same perfect-recall information-state string (the player's
 seat, then one line per completed step holding a digest of its observation
 and, on its own moves, the action it chose); the draws inside one step add no
-line. Returns are the rules' returns at the end.
+line. Returns are the rules' returns at the end; the game info says what the
+bridge's does (``min_utility``/``max_utility`` from the rules'
+``return_bounds()``, ``ZERO_SUM`` with ``utility_sum`` 0 where
+``is_zero_sum()`` holds).
 
 The configurations (:data:`CONFIGURATIONS`) are registered as
 ``python_kakurega_exact_<name>``; their plain options (``max_turns``,
@@ -176,14 +179,15 @@ class ExactGame(KakuregaGame):
         options = {**self.base_options, **dict(params or {})}
         self.shared = Shared(self.env_name, options)
         rules = self.shared.game
-        bound = getattr(rules, "utility_bounds", None) or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
+        # the bridge's bounds and utility sum (KakuregaGame): the rules' return_bounds() and is_zero_sum()
+        bound = rules.return_bounds() or (-DEFAULT_UTILITY_BOUND, DEFAULT_UTILITY_BOUND)
         info = pyspiel.GameInfo(
             num_distinct_actions=int(rules.num_actions),
             max_chance_outcomes=MAX_CHANCE_OUTCOMES,
             num_players=int(rules.num_players),
             min_utility=float(bound[0]),
             max_utility=float(bound[1]),
-            utility_sum=None,
+            utility_sum=0.0 if rules.is_zero_sum() else None,
             max_game_length=100_000,
         )
         self._root = None
@@ -461,7 +465,7 @@ def _game_type(name: str, env_name: str, options: dict) -> pyspiel.GameType:
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if rules.is_zero_sum() else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=rules.num_players,
         min_num_players=rules.num_players,

@@ -76,6 +76,15 @@ def test_the_tree_is_enumerated_with_chance_summing_to_one(name):
         if state.is_terminal():
             leaves += _reach(game, state)
     assert leaves == pytest.approx(1.0)
+    # the game says what its leaves pay, as the bridge does for the same configuration: the rules' bounds and
+    # utility (it once said +-1000 and general-sum for every configuration)
+    rules = game.shared.game
+    assert (game.min_utility(), game.max_utility()) == rules.return_bounds() == (-1.0, 1.0)
+    assert rules.is_zero_sum() and game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert game.utility_sum() == 0.0
+    paid = [state.returns() for state in states if state.is_terminal()]
+    assert all(-1.0 <= r <= 1.0 for returns in paid for r in returns) and {sum(returns) for returns in paid} == {0.0}
+    assert {r for returns in paid for r in returns} >= {-1.0, 1.0}
 
 
 def _reach(game, terminal):

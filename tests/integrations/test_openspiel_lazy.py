@@ -211,3 +211,38 @@ def test_a_world_moving_first_leaves_its_clones_history_intact(case):
         for played in [world, *clones]:
             for seat in range(game.num_players()):
                 played.check(seat)
+
+
+@pytest.mark.parametrize("case", GAMES)
+def test_a_resampled_world_pickled_deep_copied_or_serialized_plays_on_as_its_clone(case):
+    """A world holds its chance seed, not a generator, until its first draw; its copies by pickle, deepcopy and
+    serialization build that generator as the world would (they once handed the int to the rules: AttributeError
+    at the first chance draw, in every game but Summer)."""
+    import copy
+    import pickle
+
+    game = _game(case)
+    rng = np.random.default_rng(11)
+    sampler = pyspiel.UniformProbabilitySampler(9, 0.0, 1.0)
+    worlds = 0
+    for _ in range(4):
+        state = game.new_initial_state()
+        for draw in rng.integers(bridge.SEED_OUTCOMES, size=4):
+            state.apply_action(int(draw))
+        for _ in range(int(rng.integers(1, 6))):
+            if not state.is_terminal():
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.is_terminal():
+            continue
+        world = state.resample_from_infostate(state.current_player(), sampler)
+        worlds += not world._core.rng_owned  # the control: the case where the world holds a seed
+        copies = [world.clone(), pickle.loads(pickle.dumps(world)), copy.deepcopy(world),
+                  game.deserialize_state(world.serialize())]
+        ends = []
+        for played in copies:
+            moves = np.random.default_rng(5)
+            while not played.is_terminal():
+                played.apply_action(int(moves.choice(played.legal_actions())))
+            ends.append((str(played), played.returns()))
+        assert ends[1:] == [ends[0]] * 3
+    assert worlds > 0
