@@ -4,8 +4,10 @@
     python examples/tianshou_dqn.py --env animal_chain_v0 --form marl --epochs 5
 
 The multi-agent form stores other players' private observations as
-``obs_next`` (see kakurega.integrations.tianshou); the single-seat form does
-not. ``--export PATH`` writes the learner's Q-network as a kakurega policy file.
+``obs_next``, and gives no seat the rewards paid to it on another seat's
+move, so its learners never see most of their losses while the printed
+return (seat 0's whole return) counts them (see
+kakurega.integrations.tianshou); the single-seat form has neither problem. ``--export PATH`` writes the learner's Q-network as a kakurega policy file.
 """
 
 from __future__ import annotations

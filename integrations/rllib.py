@@ -14,8 +14,11 @@ with its next observation; when the game ends every learning agent receives
 its final observation and reward. Observations are each player's own: another
 player's view never appears under an agent's id. An illegal action (possible
 only without masking) ends the game with -1 for its player, as ``env()`` does.
-Each finished game's outcome for each learning agent (win/shared/draw/loss
-and its score, :mod:`kakurega.agents.outcome`) is kept, the newest
+Each finished game's outcome (win/shared/draw/loss and its score,
+:mod:`kakurega.agents.outcome`) is kept once per game: the learning seat's,
+or ``player_0``'s when every seat learns (the ``shared`` and ``per_seat``
+mappings, where every seat's outcome together would make the mean score
+``1/n`` by construction); the newest
 :data:`OUTCOMES_KEPT`, until :meth:`KakuregaMultiAgentEnv.take_outcomes`
 hands them over (the training logs' ``rollout/score`` and rates).
 
@@ -138,7 +141,9 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             observations = {a: self._observation(a) for a in agents}
             rewards = {a: self._pay(a) for a in agents}
             returns = [self._totals[a] for a in self.possible_agents]
-            for agent in agents:
+            # once per game: the learning seat's outcome, player_0's when every seat learns
+            told = agents if self._frozen else [a for a in agents if a == self.possible_agents[0]]
+            for agent in told:
                 seat = self.possible_agents.index(agent)
                 self.outcomes.append((classify_outcome(returns, seat), win_share(returns, seat)))
             truncated = any(self.raw.truncations.values()) and not any(self.raw.terminations.values())

@@ -331,6 +331,8 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
                 bar.update(steps - last)
             runs = result.get("env_runners", {})
             returns = runs.get("episode_return_mean")
+            if mapping == "shared":  # RLlib's mean is every seat's returns summed (0 in a zero-sum game): player_0's
+                returns = runs.get("agent_episode_returns_mean", {}).get("player_0")
             history.append({"env_steps": steps, "episode_return_mean": returns,
                             "episodes": runs.get("num_episodes_lifetime")})
             if returns is not None:

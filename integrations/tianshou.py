@@ -13,8 +13,11 @@ player, that transition holds **another player's private observation** (their
 hand, in Animal Chain) as ``obs_next``. The learner does
 not need to look at it to be trained on it: a value target bootstrapped from
 the opponent's view mixes both players' values, and the buffer holds
-information the learner's seat may not know. Use it for quick experiments,
-not for claims about hidden-information play.
+information the learner's seat may not know. And each seat's algorithm is
+given only the transitions where that seat acted, with its reward at that
+step: a reward paid to it on another seat's move (the loser's -1 on the
+winner's last move) never reaches it. Use it for quick experiments, not for
+claims about hidden-information play.
 
 **Single seat** (no leak, the learner's own ``obs_next``):
 :func:`single_seat_env` is kakurega's single-agent view (opponents act inside

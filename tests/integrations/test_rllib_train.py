@@ -275,3 +275,34 @@ def test_a_failed_connection_names_the_servers_reason():
     assert rllib_train._reason(error) == ("Initialization failure from server: ... RuntimeError: the node's Python has "
                                           "no module kakurega")
     assert rllib_train._reason(ConnectionError("refused")) == "refused"
+
+
+def test_with_every_seat_learning_the_logs_are_player_0s_figures_once_per_game(local_ray, tmp_path, monkeypatch):
+    """--policy-mapping shared: every seat learns, so every seat's outcome together made rollout/score 1/n and
+    RLlib's episode return (all seats summed) 0 at every iteration of a zero-sum game. Now both are player_0's:
+    one outcome per game (as many as RLlib counted), its score, and its mean return."""
+    from kakurega.agents.training.plots import read_progress
+
+    taken = []
+    take = rllib_train._take_outcomes
+
+    def spy_take(algo):
+        games = take(algo)
+        taken.append(games)
+        return games
+
+    monkeypatch.setattr(rllib_train, "_take_outcomes", spy_take)
+    config = {**TINY, "env": "kakurenbo_v1", "env_kwargs": {"num_players": 3}, "output_dir": str(tmp_path / "run"),
+              "total_timesteps": 300, "opponents": [{"agent": "self", "weight": 1.0}], "pretrain": {"steps": 0},
+              "ppo": {"n_steps": 150, "batch_size": 64, "n_epochs": 1},
+              "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0}}
+    rllib_train.train(config, num_env_runners=0, mapping="shared", quiet=True)
+    rows = [r for r in read_progress(tmp_path / "run") if r.get("rollout/score")]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert [entry["episodes"] for entry in summary["history"]] == list(np.cumsum([len(games) for games in taken]))
+    first, games = rows[0], taken[0]
+    assert float(first["rollout/score"]) == pytest.approx(sum(share for _, share in games) / len(games))
+    # 3 players, zero-sum: player_0's return is 1.5 x its score - 0.5 (a win 1, a loss -1/2, a win shared by two
+    # 1/4); the summed return would be 0 and the score of every seat's outcomes 1/3
+    assert float(first["rollout/ep_rew_mean"]) == pytest.approx(1.5 * float(first["rollout/score"]) - 0.5)
+    assert float(first["rollout/ep_rew_mean"]) != 0.0 and float(first["rollout/score"]) != pytest.approx(1 / 3)

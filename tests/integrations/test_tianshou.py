@@ -1,5 +1,6 @@
 """Tianshou: the multi-agent recipe and the single-seat form train (tiny runs); the multi-agent buffer holds
-other players' observations as obs_next (the documented caveat); the learner exports to a policy file."""
+other players' observations as obs_next and gives no seat the rewards paid on other seats' moves (the documented
+caveats); the learner exports to a policy file."""
 
 import importlib.util
 from pathlib import Path
@@ -47,6 +48,46 @@ def test_multi_agent_collector_stores_other_players_views_as_obs_next():
     # and what crossed is the other player's own private view, not the actor's
     first = int(np.flatnonzero(crossed)[0])
     assert not np.array_equal(batch.obs.obs[first], batch.obs_next.obs[first])
+
+
+def _own_and_whole_returns(name, options, episodes):
+    """Tianshou's multi-agent recipe with random masked players: per seat and game, the rewards of the transitions
+    its own algorithm is given (``obs.agent_id`` its own, ``rew[:, seat]``: ``dispatch_process_fn``) and its return."""
+    from tianshou.algorithm import MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+
+    from kakurega.envs import make
+
+    np.random.seed(0)
+    env = PettingZooEnv(make(name, **options))
+    players = [MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space) for _ in env.agents]
+    envs = DummyVectorEnv([lambda: PettingZooEnv(make(name, **options))])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(100_000, 1)
+    collector = Collector[CollectStats](MultiAgentOffPolicyAlgorithm(algorithms=players, env=env), envs, buffer)
+    collector.reset()
+    collector.collect(n_episode=episodes)
+    batch = buffer[:]
+    ends = np.flatnonzero(np.logical_or(batch.terminated, batch.truncated))
+    pairs = []
+    for start, end in zip(np.concatenate([[0], ends[:-1] + 1]), ends):
+        ids, rewards = batch.obs.agent_id[start:end + 1], batch.rew[start:end + 1]
+        pairs.append([(rewards[ids == agent, seat].sum(), rewards[:, seat].sum()) for seat, agent in enumerate(env.agents)])
+    return pairs
+
+
+def test_multi_agent_form_gives_a_seat_none_of_the_rewards_paid_on_other_seats_moves():
+    """The second caveat (docs/integrations.md): a game's last move pays every seat, but each seat's algorithm
+    learns only from its own transitions, so the loser's -1, paid on the winner's move, never reaches it. The
+    single-seat form's rewards sum to the seat's return (tests/integrations/test_flat.py and the view's tests)."""
+    games = _own_and_whole_returns("summer_hide_and_seek_v2", {"num_players": 2}, 20)
+    missed = [(own, whole) for game in games for own, whole in game if abs(own - whole) > 1e-9]
+    assert len(games) == 20 and len(missed) >= 10
+    assert all(own == 0.0 and whole != 0.0 for own, whole in missed)  # the whole return paid on another's move
+    # the control: every seat's column summed over the game's transitions is a zero-sum game's returns
+    assert all(sorted(whole for _own, whole in game) in ([-1.0, 1.0], [0.0, 0.0]) for game in games)
 
 
 @pytest.mark.slow
