@@ -43,7 +43,13 @@ opens its own seat's view and nothing else; seeds are drawn and kept by the
 server, so no request can deal a game again to look at it as another seat.
 
 Requests of one connection are answered in order, one at a time; an
-``abandon`` acts as soon as it arrives, even while a bot thinks. Every
+``abandon`` acts as soon as it arrives, even while a bot thinks. A request
+waits for its turn as text (at most :data:`MAX_QUEUED_BYTES` of one tab's)
+and is read as JSON in its turn, refused unread beyond
+:data:`MAX_MESSAGE_VALUES` values; at most :data:`MAX_CONNECTIONS` tabs are
+served at once, and when :data:`MAX_SESSIONS` games are open a new one takes
+the place of the game left idle longest, once it has been idle
+:data:`IDLE_SECONDS`. Every
 request is bounded in time: a bot thinks at most ``move_seconds`` per move
 (a search then plays its best move so far), data files are opened without
 ever blocking, and a closed tab calls off its bot's thinking. Options that
@@ -61,6 +67,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from kakurega.envs.core.safe_load import short_repr
@@ -74,6 +81,17 @@ MAX_MESSAGE_BYTES = 2_500_000
 MAX_SESSIONS = 64
 #: requests of one connection waiting for their turn (a page sends one at a time)
 MAX_PENDING = 16
+#: characters of one connection's requests waiting for their turn (a request beyond it is refused in words)
+MAX_QUEUED_BYTES = 2 * MAX_MESSAGE_BYTES
+#: JSON values of one message, at most (every ``[``, ``{`` and ``,`` outside strings counted, before it is read: a
+#: game record travels as one string); as many as a data file may hold (``safe_load.MAX_NODES``)
+MAX_MESSAGE_VALUES = 200_000
+#: a request of at most this many characters is read as it arrives (an ``abandon`` acts at once)
+READ_ON_ARRIVAL = 4096
+#: websocket connections (tabs) served at once: one more is told so and closed
+MAX_CONNECTIONS = 100
+#: with MAX_SESSIONS games open in tabs, a game no request has touched for this long gives its place to a new one
+IDLE_SECONDS = 15 * 60
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 _TYPES = ("new", "act", "next", "look", "join", "view", "open_record", "seek", "abandon")
 #: the agent spec of a seat another person plays, joining by its own link
@@ -91,9 +109,13 @@ class Sessions:
     """
 
     def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS,
-                 data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS):
+                 data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
+                 idle_seconds: float = IDLE_SECONDS, clock=time.monotonic):
         self.record_dir = record_dir
         self.max_sessions = max_sessions
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.used_at: dict[str, float] = {}  # game id -> when a request last touched it
         self.data_files = DataFiles(data_dir)
         self.move_seconds = move_seconds
         self.by_id: dict[str, GameSession | ReplaySession] = {}
@@ -108,10 +130,17 @@ class Sessions:
         with self.lock:
             if len(self.by_id) >= self.max_sessions:
                 closed = [key for key, held in self.by_id.items() if not any(t in self.open for t in held.tickets)]
-                if not closed:
-                    raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first")
-                self._drop(closed[0])  # the oldest (dicts keep insertion order)
+                now = self.clock()
+                idle = [key for key in self.by_id if now - self.used_at[key] >= self.idle_seconds]
+                if closed:
+                    self._drop(closed[0])  # the oldest (dicts keep insertion order)
+                elif idle:  # open in a tab, but left: the one idle longest
+                    self._drop(min(idle, key=self.used_at.__getitem__))
+                else:
+                    raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first (or "
+                                       f"wait: a game left idle {self.idle_seconds / 60:g} minutes gives its place)")
             self.by_id[session.id] = session
+            self.used_at[session.id] = self.clock()
             self.tickets.update(dict.fromkeys(session.tickets, session))
             ticket = next(iter(session.tickets))
             self.attach(ticket, connection)
@@ -119,6 +148,9 @@ class Sessions:
 
     def _drop(self, key: str) -> None:
         session = self.by_id.pop(key)
+        del self.used_at[key]
+        if isinstance(session, GameSession):
+            session.abandoned.set()  # a bot still thinking about it stops
         for invite in [invite for invite, game in self.used_invites.items() if game == key]:
             del self.used_invites[invite]
         for ticket in session.tickets:
@@ -126,10 +158,19 @@ class Sessions:
             self.open.pop(ticket, None)
             self.views.pop(ticket, None)
 
+    def used(self, session) -> None:
+        """A request touched ``session`` (it is not idle)."""
+        with self.lock:
+            if session.id in self.used_at:
+                self.used_at[session.id] = self.clock()
+
     def attach(self, ticket, connection):
         """Open ``ticket`` in ``connection`` (closing what it had open); refused while another tab has it."""
+        if ticket is not None and not isinstance(ticket, str):
+            raise RequestError(f"join: 'ticket' must be a string (the seat's link ends in #seat=TICKET), got "
+                               f"{type(ticket).__name__}")
         with self.lock:
-            session = self.tickets.get(ticket) if isinstance(ticket, str) else None
+            session = self.tickets.get(ticket)
             if session is None and ticket in self.used_invites:
                 raise RequestError("join: this invitation was already used to take its seat; the person who took it "
                                    "has their own link now (ask the table's host if that was not you)")
@@ -216,10 +257,37 @@ class Sessions:
 
 
 class Connection:
-    """One websocket: ``closed`` is set when it goes away (its bot's thinking is then called off)."""
+    """One websocket: ``closed`` is set when it goes away (its bot's thinking is then called off); ``queued``:
+    the characters of its requests waiting for their turn as text."""
 
     def __init__(self):
         self.closed = threading.Event()
+        self.queued = 0
+
+
+class Queued:
+    """A long request waiting for its turn as text (read as JSON in its turn: a parsed message can take 25 times
+    its text's memory)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+
+def queued(text, connection) -> object:
+    """What a frame waits in its tab's queue as: a short request read now (an ``abandon`` acts at once), a long one
+    as text, or the error that answers it (too large, malformed, or too much of this tab's text waiting)."""
+    try:
+        if not isinstance(text, str) or len(text) <= READ_ON_ARRIVAL or len(text) > MAX_MESSAGE_BYTES:
+            return parse_request(text)
+        if connection.queued + len(text) > MAX_QUEUED_BYTES:
+            raise RequestError(f"{connection.queued} characters of this tab's requests are waiting already; the limit "
+                               f"is {MAX_QUEUED_BYTES}: wait for their replies")
+    except RequestError as error:
+        return error
+    connection.queued += len(text)
+    return Queued(text)
 
 
 def _env_list() -> list[dict]:
@@ -385,6 +453,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
     if kind == "join":
         ticket = message.get("ticket")
         session = sessions.attach(ticket, connection)
+        sessions.used(session)
         if isinstance(session, GameSession) and ticket in session.invites:
             ticket = sessions.take_seat(session, ticket, connection)
         with session.lock:  # a bot of the tab that had it open may still be moving
@@ -393,6 +462,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
     if ticket is None:
         raise RequestError(f"{kind}: no game is open in this tab; start one first")
     session = sessions.tickets[ticket]
+    sessions.used(session)
     if kind == "seek":
         if not isinstance(session, ReplaySession):
             raise RequestError("seek: the open game is not a replay; open a record first")
@@ -417,12 +487,40 @@ def handle(message, sessions: Sessions, connection) -> dict:
         return _reply(session, ticket, sessions, seen)
 
 
+def json_values(text: str) -> int:
+    """How many values the JSON ``text`` holds, at most: its ``[``, ``{`` and ``,`` outside strings, plus one
+    (linear in the text, whatever it holds: strings are skipped quote to quote)."""
+    values, at, end = 1, 0, len(text)
+    while at < end:
+        quote = text.find('"', at)
+        stop = end if quote < 0 else quote
+        values += text.count(",", at, stop) + text.count("[", at, stop) + text.count("{", at, stop)
+        if quote < 0:
+            break
+        at = quote + 1
+        while True:  # the string's closing quote: one not escaped (an even run of backslashes before it)
+            close = text.find('"', at)
+            if close < 0:
+                return values  # unterminated: json.loads says so
+            slash = close
+            while text[slash - 1] == "\\":
+                slash -= 1
+            at = close + 1
+            if (close - slash) % 2 == 0:
+                break
+    return values
+
+
 def parse_request(text) -> object:
     """A websocket text frame as JSON, refused in words when too large or malformed."""
     if not isinstance(text, str):
         raise RequestError("messages are JSON text frames")
     if len(text) > MAX_MESSAGE_BYTES:
         raise RequestError(f"message of {len(text)} characters; the limit is {MAX_MESSAGE_BYTES}")
+    # every bracket and comma, strings included, is a bound computed at C speed; the exact count only when above
+    if text.count(",") + text.count("[") + text.count("{") >= MAX_MESSAGE_VALUES and json_values(text) > MAX_MESSAGE_VALUES:
+        raise RequestError(f"message of more than {MAX_MESSAGE_VALUES} JSON values; the limit is {MAX_MESSAGE_VALUES} "
+                           "(a game record is sent as one string)")
     try:
         return json.loads(text)
     except (json.JSONDecodeError, RecursionError) as error:
@@ -479,12 +577,17 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         except ValueError as error:
             return JSONResponse({"error": str(error)}, status_code=404)
 
+    def read_and_handle(message, connection) -> dict:
+        if isinstance(message, Queued):  # a long request, read in its turn
+            message = parse_request(message.text)
+        return handle(message, sessions, connection)
+
     async def answer(message, connection) -> dict:
         """The reply to one request (an exception, a malformed frame, is answered in words)."""
         if isinstance(message, Exception):
             return error_message(message)
         try:
-            return await anyio.to_thread.run_sync(handle, message, sessions, connection)
+            return await anyio.to_thread.run_sync(read_and_handle, message, connection)
         except (RequestError, ValueError, TypeError) as error:
             return error_message(error)
         except Exception as error:  # a bug must not end the server: log it, tell the page
@@ -495,6 +598,8 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
     async def reply_in_order(ws, requests, connection) -> None:
         async with requests:
             async for message in requests:
+                if isinstance(message, Queued):
+                    connection.queued -= len(message.text)
                 reply = await answer(message, connection)
                 try:
                     await ws.send_text(json.dumps(reply))
@@ -502,12 +607,20 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
                     connection.closed.set()
                     return
 
+    tabs = set()  # the connections served now (the event loop's own: no lock)
+
     async def websocket(ws):
         if not origin_allowed(ws.headers):
             await ws.close(code=1008)
             return
         await ws.accept()
+        if len(tabs) >= MAX_CONNECTIONS:
+            await ws.send_text(json.dumps(error_message(RequestError(
+                f"the server has {MAX_CONNECTIONS} tabs open, its limit; close one and reload"))))
+            await ws.close(code=1013)  # try again later
+            return
         connection = Connection()
+        tabs.add(connection)
         send, requests = anyio.create_memory_object_stream(MAX_PENDING)
         try:
             async with anyio.create_task_group() as group:
@@ -517,10 +630,8 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
                         frame = await ws.receive()
                         if frame["type"] == "websocket.disconnect":
                             break
-                        try:
-                            message = parse_request(frame.get("text"))
-                        except RequestError as error:
-                            message = error
+                        text = frame.get("text")
+                        message = queued(text, connection)
                         if isinstance(message, dict) and message.get("type") == "abandon":
                             sessions.call_off(connection)  # at once, not after the request a bot is thinking on
                         await send.send(message)
@@ -531,6 +642,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             pass
         finally:
             connection.closed.set()
+            tabs.discard(connection)
             sessions.release(connection)
 
     @contextlib.asynccontextmanager

@@ -120,6 +120,8 @@ def test_watching_bots_from_a_chosen_view(client):
         ('{"type": "open_record", "record": "{}"}', "format: expected 'kakurega-game-record'"),
         ('{"type": "open_record", "record": 5}', "'record' must be the text of a game record"),
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
+        ('{"type": "join", "ticket": ["a"]}', "join: 'ticket' must be a string"),
+        ('{"type": "join", "ticket": {"a": 1}}', "join: 'ticket' must be a string"),
         ("x" * 3_000_000, "the limit is 2500000"),
     ],
     ids=lambda value: value[:30] if isinstance(value, str) else None,

@@ -1,0 +1,105 @@
+"""The server's limits on what one page can make it hold: long requests wait as text and are read in their turn
+(refused unread beyond MAX_MESSAGE_VALUES values), one tab's waiting text is bounded, the number of tabs is bounded,
+and a game left idle gives its place when every game is open in a tab."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # Starlette announces a move from httpx to httpx2; httpx still drives it
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from kakurega.scripts.web import app as web  # noqa: E402
+from kakurega.scripts.web.app import Connection, Queued, RequestError, create_app, json_values, queued  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+
+
+@pytest.fixture
+def client(tmp_path):
+    with TestClient(create_app(record_dir=tmp_path, host="127.0.0.1"), base_url="http://127.0.0.1") as client:
+        yield client
+
+
+def connect(client):
+    return client.websocket_connect("/ws", headers={"origin": "http://127.0.0.1", "host": "127.0.0.1"})
+
+
+def ask(ws, message) -> dict:
+    ws.send_text(message if isinstance(message, str) else json.dumps(message))
+    return json.loads(ws.receive_text())
+
+
+@pytest.mark.parametrize("text, values", [
+    ('{"a": [1, 2, 3]}', 5),
+    ('["a,b", "c\\"d,[", {"x": "\\\\"}]', 5),  # commas and brackets inside strings (escaped quotes too) do not count
+    ('{"record": "[1,2,3]"}', 2),
+    ("[]", 2),
+])
+def test_json_values_counts_what_is_outside_strings(text, values):
+    json.loads(text)
+    assert json_values(text) == values
+
+
+def test_a_message_of_too_many_values_is_refused_unread_and_a_record_of_many_moves_is_not(client):
+    # 250,001 empty objects in 750 KB: once parsed on arrival and queued, 16 such (2.5 MB each) held about 1 GB
+    many = "[" + "{}," * 250_000 + "{}]"
+    assert json_values(many) > web.MAX_MESSAGE_VALUES
+    with connect(client) as ws:
+        reply = ask(ws, many)
+        assert reply["type"] == "error" and f"more than {web.MAX_MESSAGE_VALUES} JSON values" in reply["message"]
+        # the control: a record of 150,000 commas inside its one string is read (and refused for what it is)
+        record = json.dumps({"format": "kakurega-game-record", "moves": [[0, 1]] * 75_000})
+        reply = ask(ws, {"type": "open_record", "record": record})
+        assert reply["type"] == "error" and "JSON values" not in reply["message"], reply
+        # a long request (padded past READ_ON_ARRIVAL) waits as text and is answered as the short one is
+        padded = json.dumps({"type": "new", "env": "kakurenbo_v1", "seat": 0}) + " " * (2 * web.READ_ON_ARRIVAL)
+        assert ask(ws, padded)["type"] == "state"
+
+
+def test_one_tabs_waiting_text_is_bounded():
+    connection = Connection()
+    long = json.dumps({"type": "look"}) + " " * (web.MAX_MESSAGE_BYTES - 100)
+    first, second, third = (queued(long, connection) for _ in range(3))
+    assert isinstance(first, Queued) and isinstance(second, Queued)
+    assert isinstance(third, RequestError) and "wait for their replies" in str(third)
+    assert connection.queued == 2 * len(long) <= web.MAX_QUEUED_BYTES
+    # short requests are read at once (an abandon acts on arrival) and do not count
+    assert queued('{"type": "abandon"}', connection) == {"type": "abandon"} and connection.queued == 2 * len(long)
+
+
+def test_one_tab_more_than_the_limit_is_told_so_and_closed(client, monkeypatch):
+    monkeypatch.setattr(web, "MAX_CONNECTIONS", 2)
+    with connect(client) as one, connect(client) as two:
+        assert ask(one, {"type": "new", "env": "kakurenbo_v1", "seat": 0})["type"] == "state"
+        with connect(client) as three:
+            refused = json.loads(three.receive_text())
+            assert refused["type"] == "error" and "2 tabs open, its limit" in refused["message"]
+        assert ask(two, {"type": "new", "env": "kakurenbo_v1", "seat": 0})["type"] == "state"
+    with connect(client) as again:  # the closed tabs freed their places
+        assert ask(again, {"type": "look"})["type"] == "error"
+
+
+def test_a_game_left_idle_gives_its_place_once_every_game_is_open_in_a_tab(client):
+    sessions = client.app.state.sessions
+    now = [0.0]
+    sessions.max_sessions, sessions.clock = 2, lambda: now[0]
+    with connect(client) as one, connect(client) as two, connect(client) as three:
+        first = ask(one, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        now[0] = 60.0
+        ask(two, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        refused = ask(three, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        assert refused["type"] == "error" and "2 games are open in other tabs" in refused["message"]
+        now[0] = web.IDLE_SECONDS + 30.0
+        ask(two, {"type": "look"})  # the second game is used again: the first is the idle one
+        assert ask(three, {"type": "new", "env": "kakurenbo_v1", "seat": 0})["type"] == "state"
+        assert first["game"] not in sessions.by_id and len(sessions.by_id) == 2
+        gone = ask(one, {"type": "look"})
+        assert gone["type"] == "error" and "no game is open in this tab" in gone["message"]
