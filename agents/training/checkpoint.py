@@ -19,12 +19,17 @@ Safetensors is a JSON header plus raw numbers and JSON is data, so nothing in a
 checkpoint is ever unpickled or executed: a run directory from a stranger is
 safe to resume. A checkpoint is written into a hidden temporary directory
 (every file fsynced) and renamed into place, so a crash or a full disk leaves
-the previous checkpoints intact; :func:`latest_good` verifies sizes, checksums,
-that ``state.json`` and every tensor file read and that the counters are
-integers in range (``num_timesteps`` the step the directory is named after),
-and falls back to the previous checkpoint when the newest is cut short,
-corrupt or forged; :func:`restore` refuses optimizer tensors of another shape
-than their parameters. Rotation deletes only real ``step_<N>`` directories,
+the previous checkpoints intact; :func:`latest_good` verifies sizes (each
+file's against the manifest before it is read, only regular files opened,
+never blocking), checksums, that ``state.json`` and every tensor file read,
+that the counters are integers in range (``num_timesteps`` the step the
+directory is named after) and that what a resume restores is fit to train
+from (finite tensors, episode statistics of numbers, optimizer
+hyper-parameters in range, RNG states that load, a replay position inside
+the buffer), and falls back to the previous checkpoint when the newest is
+cut short, corrupt or forged; :func:`restore` refuses optimizer tensors of another shape
+than their parameters, Adam states that are not whole and update
+hyper-parameters other than the config builds. Rotation deletes only real ``step_<N>`` directories,
 never a link.
 
 SB3 ``.zip`` checkpoints (``checkpoint.sb3_zip: true``) are written beside them
@@ -35,9 +40,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 import shutil
+import stat
 import warnings
 from pathlib import Path
 
@@ -97,7 +104,11 @@ def _join(data, arrays: dict, torch_tensors: bool = True):
         if "__tuple__" in data:
             return tuple(_join(v, arrays, torch_tensors) for v in data["__tuple__"])
         if "__items__" in data:
-            return {_join(k, arrays, torch_tensors): _join(v, arrays, torch_tensors) for k, v in data["__items__"]}
+            try:
+                return {_join(k, arrays, torch_tensors): _join(v, arrays, torch_tensors) for k, v in data["__items__"]}
+            except (TypeError, ValueError):  # an unhashable key, or an item that is not a [key, value] pair
+                raise CheckpointError(f"checkpoint: a mapping in state.json has an item that is not a [key, value] "
+                                      f"pair of a hashable key: {short_repr(data['__items__'])}") from None
         raise CheckpointError(f"checkpoint: unexpected mapping {sorted(data)[:4]} in state.json")
     return data
 
@@ -215,32 +226,118 @@ def checkpoints(directory: Path) -> list[Path]:
 
 
 # ----------------------------------------------------------------- reading
+MAX_MANIFEST_BYTES = 1_000_000  #: bound of ``manifest.json``
+MAX_STATE_BYTES = 50_000_000  #: bound of ``state.json``
+_ARRAY_FILES = ("weights", "optimizer", "rng", "replay")
+
+
+def _max_bytes(name: str) -> int:
+    """The most bytes file ``name`` of a checkpoint may hold (what the config's limits allow a model and a buffer)."""
+    from kakurega.agents.training.config import MAX_BUFFER_BYTES, MAX_NETWORK_BYTES
+
+    return {"state.json": MAX_STATE_BYTES, "rng.safetensors": 1_000_000, "weights.safetensors": MAX_NETWORK_BYTES,
+            "optimizer.safetensors": MAX_NETWORK_BYTES, "replay.safetensors": 2 * MAX_BUFFER_BYTES}[name]
+
+
+def _read_regular(file: Path, *, size: int | None = None, max_bytes: int | None = None) -> bytes:
+    """The bytes of regular file ``file``: exactly ``size`` of them, or at most ``max_bytes``.
+
+    The file is opened without ever blocking and checked before anything is
+    read (``fstat`` after opening: no window to swap it): a FIFO, a device or a
+    directory is refused, and so is a file of another size than the manifest
+    records, however large it is.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(file, flags)
+    except OSError as error:
+        raise CheckpointError(f"{file}: cannot be read ({error.strerror or error})") from None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise CheckpointError(f"{file}: not a regular file; a checkpoint holds only regular files")
+        if size is not None and info.st_size != size:
+            raise CheckpointError(f"{file}: {info.st_size} bytes, the manifest records {size} (corrupt or cut short)")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise CheckpointError(f"{file}: {info.st_size} bytes; the limit is {max_bytes}")
+        limit = (size if size is not None else max_bytes) + 1
+        chunks, done = [], 0
+        while done < limit:
+            chunk = os.read(descriptor, min(1 << 24, limit - done))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            done += len(chunk)
+    except OSError as error:
+        raise CheckpointError(f"{file}: cannot be read ({error.strerror or error})") from None
+    finally:
+        os.close(descriptor)
+    data = b"".join(chunks)
+    if (size is not None and len(data) != size) or (max_bytes is not None and len(data) > max_bytes):
+        raise CheckpointError(f"{file}: changed size while it was read (corrupt or still being written)")
+    return data
+
+
+def _manifest_entry(path: Path, name, entry) -> tuple[str, int, str]:
+    """``(name, bytes, sha256)`` of one manifest entry, refused unless it lists a checkpoint file in range."""
+    known = ["state.json", *(f"{n}.safetensors" for n in _ARRAY_FILES)]
+    if name not in known:
+        raise CheckpointError(f"{path}/manifest.json lists {short_repr(str(name), 60)}; a checkpoint holds only "
+                              f"{', '.join(known)}")
+    size, digest = (entry.get("bytes"), entry.get("sha256")) if isinstance(entry, dict) else (None, None)
+    if isinstance(size, bool) or not isinstance(size, int) or not 0 <= size <= _max_bytes(name):
+        raise CheckpointError(f"{path}/manifest.json: {name} bytes = {short_repr(size)}; expected an integer from 0 to "
+                              f"{_max_bytes(name)}")
+    if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+        raise CheckpointError(f"{path}/manifest.json: {name} sha256 = {short_repr(digest)}; expected 64 hex digits")
+    return name, size, digest
+
+
 def verify(path: Path) -> dict:
-    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums and the content."""
+    """``{file name: bytes}`` of checkpoint ``path`` after checking the manifest's sizes and checksums and the content.
+
+    Every file's size is compared with the manifest (and the manifest's own
+    with :data:`MAX_MANIFEST_BYTES`) before it is read; the content must then
+    be fit to resume from: finite tensors, counters in range, episode
+    statistics of numbers, optimizer hyper-parameters and RNG states that load.
+    """
     from kakurega.envs.core.safe_load import load_text
 
     manifest_path = path / "manifest.json"
     if not manifest_path.is_file():
         raise CheckpointError(f"{path}: no manifest.json (the checkpoint was cut short)")
-    manifest = load_text(manifest_path.read_bytes(), str(manifest_path), json_only=True, error=CheckpointError)
+    raw = _read_regular(manifest_path, max_bytes=MAX_MANIFEST_BYTES)
+    manifest = load_text(raw, str(manifest_path), json_only=True, max_bytes=MAX_MANIFEST_BYTES, error=CheckpointError)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(manifest.get("files"), dict):
         raise CheckpointError(f"{manifest_path}: not a kakurega checkpoint manifest")
     contents = {}
     for name, entry in manifest["files"].items():
-        file = path / str(name)
-        if "/" in str(name) or not file.is_file() or not isinstance(entry, dict):
-            raise CheckpointError(f"{path}: {str(name)[:60]} is missing")
-        data = file.read_bytes()
-        if len(data) != entry.get("bytes") or _sha256(data) != entry.get("sha256"):
+        name, size, digest = _manifest_entry(path, name, entry)
+        file = path / name
+        if not file.is_file():
+            raise CheckpointError(f"{path}: {name} is missing")
+        data = _read_regular(file, size=size)
+        if _sha256(data) != digest:
             raise CheckpointError(f"{file}: size or checksum differs from the manifest (corrupt or cut short)")
         contents[name] = data
     if "state.json" not in contents or "weights.safetensors" not in contents:
         raise CheckpointError(f"{path}: the manifest lacks state.json or weights.safetensors")
     # a checksum only proves the files are the ones the manifest lists: check that they read, too
     state = _read_state(contents["state.json"], path)
+    kept = {}
     for name in contents:
         if name.endswith(".safetensors"):
-            _read_arrays(contents[name], f"{path}/{name}")
+            arrays = _read_arrays(contents[name], f"{path}/{name}")
+            _check_finite(arrays, f"{path}/{name}")
+            if name in ("optimizer.safetensors", "rng.safetensors", "replay.safetensors"):
+                kept[name[: -len(".safetensors")]] = arrays if name != "replay.safetensors" else {
+                    k: v.shape for k, v in arrays.items()}
+    try:
+        _check_content(state, kept, path)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as error:
+        if isinstance(error, CheckpointError):
+            raise
+        raise CheckpointError(f"{path}/state.json does not hold what a resume restores: {str(error)[:200]}") from None
     step = path.name[len(PREFIX):]
     if step.isdigit() and not (state["num_timesteps"] == manifest.get("step") == int(step)):
         raise CheckpointError(
@@ -248,6 +345,111 @@ def verify(path: Path) -> dict:
             f"{short_repr(manifest.get('step'))}; a checkpoint of step {step} holds {step} in both"
         )
     return contents
+
+
+def _check_finite(arrays: dict, source: str) -> None:
+    """Refuse a floating tensor holding NaN or an infinity (a policy trained from it would be NaN)."""
+    for key, array in arrays.items():
+        if array.dtype.kind not in "fc":
+            continue
+        flat = array.reshape(-1)
+        for start in range(0, flat.size, 1 << 20):  # in slices: no temporary the size of a replay buffer
+            if not np.isfinite(flat[start : start + (1 << 20)]).all():
+                raise CheckpointError(f"{source}: tensor {short_repr(key, 60)} holds NaN or infinite values; "
+                                      "expected finite numbers")
+
+
+def _is_number(value) -> bool:
+    """A finite int or float (an int of any size is refused beyond 2**63: nothing restored needs more)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) < 2**63 if isinstance(value, int) else math.isfinite(value)
+
+
+_EP_INFO_KEYS = ("r", "l", "t")  #: SB3's episode statistics: reward, length, time
+_OPTIMIZER_BOUNDS = {"lr": (0, math.inf), "eps": (0, math.inf), "weight_decay": (0, math.inf)}
+#: torch's switches of a parameter group: true, false or null, never a number
+_OPTIMIZER_FLAGS = ("amsgrad", "maximize", "foreach", "capturable", "differentiable", "fused", "decoupled_weight_decay")
+#: hyper-parameters that change the update: a checkpoint holds those the config builds (the learning rate follows
+#: SB3's schedule and foreach/fused are how this torch runs it, so those may differ)
+_SAME_AS_BUILT = ("betas", "eps", "weight_decay", "amsgrad", "maximize", "decoupled_weight_decay")
+
+
+def _check_content(state: dict, arrays: dict, source: Path) -> None:
+    """Refuse restored state that would crash or poison training later: episode statistics, optimizer, RNGs, replay."""
+    where = f"{source}/state.json"
+    episodes = _join(state["ep_info_buffer"], {})
+    if not isinstance(episodes, list) or len(episodes) > 1_000_000 or not all(
+        isinstance(e, dict) and set(_EP_INFO_KEYS) <= set(e) and all(isinstance(k, str) and _is_number(v)
+                                                                      for k, v in e.items())
+        for e in episodes
+    ):
+        raise CheckpointError(f"{where}: ep_info_buffer = {short_repr(episodes)}; expected a list of episode "
+                              "statistics {r: reward, l: length, t: time}, each a finite number")
+    _check_optimizer_state(_join(state["optimizer"], arrays.get("optimizer", {}), torch_tensors=False), where)
+    _check_rng(state["rng"], arrays.get("rng", {}), where)
+    if "replay" in state:
+        replay = state["replay"]
+        lengths = {shape[0] if shape else 0 for shape in arrays.get("replay", {}).values()}
+        pos = replay.get("pos") if isinstance(replay, dict) else None
+        size = lengths.pop() if len(lengths) == 1 else 0  # the buffer's length, 0 (refused) when the arrays differ
+        if not (isinstance(replay, dict) and isinstance(replay.get("full"), bool) and isinstance(pos, int)
+                and not isinstance(pos, bool) and 0 <= pos < size):
+            raise CheckpointError(f"{where}: replay = {short_repr(replay)}; expected {{pos: an index into the replay "
+                                  "buffer, full: true or false}} and arrays of one length in replay.safetensors")
+
+
+def _check_optimizer_state(optimizer, where: str) -> None:
+    """The optimizer's ``state_dict``: per-parameter states of finite numbers, hyper-parameters in range."""
+    def fail(what: str):
+        return CheckpointError(f"{where}: optimizer {what}")
+
+    if not isinstance(optimizer, dict) or set(optimizer) != {"state", "param_groups"}:
+        raise fail("is not an optimizer state; expected {state, param_groups}")
+    if not isinstance(optimizer["state"], dict) or not isinstance(optimizer["param_groups"], list):
+        raise fail("state must be a mapping and param_groups a list")
+    for index, values in optimizer["state"].items():
+        if not isinstance(values, dict):
+            raise fail(f"state of parameter {short_repr(index)} is not a mapping")
+        for name, value in values.items():
+            if not (isinstance(value, np.ndarray) or _is_number(value)):
+                raise fail(f"state {short_repr(name)} of parameter {short_repr(index)} = {short_repr(value)}; "
+                           "expected a tensor or a finite number")
+            if name in ("exp_avg_sq", "max_exp_avg_sq") and (np.asarray(value) < 0).any():
+                raise fail(f"state {name} of parameter {short_repr(index)} holds negative values (a mean of squares)")
+    for number, group in enumerate(optimizer["param_groups"]):
+        if not isinstance(group, dict) or not isinstance(group.get("params"), list):
+            raise fail(f"param_groups[{number}] is not a parameter group (a mapping with params)")
+        for key, value in group.items():
+            if key == "params":
+                ok = all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in value)
+            elif key in _OPTIMIZER_FLAGS:
+                ok = value is None or isinstance(value, bool)
+            elif isinstance(value, (tuple, list)):
+                ok = all(_is_number(v) for v in value) and (key != "betas" or all(0 <= v < 1 for v in value))
+            else:
+                low, high = _OPTIMIZER_BOUNDS.get(key, (-math.inf, math.inf))
+                ok = value is None or isinstance(value, bool) or (_is_number(value) and low <= value <= high)
+            if not isinstance(key, str) or not ok:
+                raise fail(f"param_groups[{number}].{short_repr(key, 40)} = {short_repr(value)}; expected finite "
+                           "numbers (lr, eps, weight_decay non-negative, betas from 0 to below 1), true, false or null "
+                           f"({', '.join(_OPTIMIZER_FLAGS)} true, false or null)")
+
+
+def _check_rng(rng: dict, arrays: dict, where: str) -> None:
+    """Load the RNG states into throwaway generators: the global ones are set only from states that load."""
+    import torch
+
+    try:
+        torch.Generator().set_state(_join(rng["torch"], arrays))
+        np.random.RandomState().set_state(_join(rng["numpy"], arrays, torch_tensors=False))
+        python = _join(rng["python"], arrays)
+        random.Random().setstate((python[0], tuple(python[1]), python[2]))
+    except CheckpointError:
+        raise
+    except (TypeError, ValueError, IndexError, KeyError, OverflowError, RuntimeError) as error:
+        raise CheckpointError(f"{where}: an RNG state does not load ({str(error)[:200]}); expected the states "
+                              "torch, numpy and Python save") from None
 
 
 _COUNTERS = ("num_timesteps", "n_updates", "episode_num", "n_calls")
@@ -260,7 +462,7 @@ def _read_state(data: bytes, source: Path) -> dict:
     """The checkpoint's ``state.json``, refused unless it holds every counter and state a resume needs."""
     from kakurega.envs.core.safe_load import load_text
 
-    state = load_text(data, f"{source}/state.json", json_only=True, max_bytes=50_000_000, max_nodes=2_000_000,
+    state = load_text(data, f"{source}/state.json", json_only=True, max_bytes=MAX_STATE_BYTES, max_nodes=2_000_000,
                       error=CheckpointError)
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
@@ -315,15 +517,35 @@ def restore(model, contents: dict, source: Path) -> None:
         raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
 
 
-def _check_optimizer_fits(optimizer, source: Path) -> None:
-    """Raise :class:`CheckpointError` unless every per-parameter state (Adam's moments) has its parameter's shape.
+def _check_optimizer_fits(optimizer, built: list[dict], source: Path) -> None:
+    """Raise :class:`CheckpointError` unless every per-parameter state (Adam's moments) has its parameter's shape,
+    Adam's states are whole and the hyper-parameters that change the update are those the config builds (``built``:
+    the parameter groups before loading).
 
     ``load_state_dict`` checks only the number of parameters; a moment of another
-    shape would load and crash the first update.
+    shape, or a missing one, would load and crash the first update.
     """
+    import torch
+
+    for number, (group, fresh) in enumerate(zip(optimizer.param_groups, built)):
+        for key in _SAME_AS_BUILT:
+            if key in group and key in fresh:
+                value = tuple(group[key]) if isinstance(group[key], list) else group[key]
+                if value != fresh[key]:
+                    raise CheckpointError(
+                        f"{source} does not fit the model this config builds: optimizer {key} = {short_repr(value)} "
+                        f"in parameter group {number}, the config builds {short_repr(fresh[key])}"
+                    )
     for group in optimizer.param_groups:
+        whole = {"step", "exp_avg", "exp_avg_sq"} | ({"max_exp_avg_sq"} if group.get("amsgrad") else set())
         for index, param in enumerate(group["params"]):
-            for name, value in optimizer.state.get(param, {}).items():
+            state = optimizer.state.get(param, {})
+            if isinstance(optimizer, torch.optim.Adam) and state and not whole <= set(state):
+                raise CheckpointError(
+                    f"{source} does not fit the model this config builds: optimizer state of parameter {index} "
+                    f"holds {', '.join(sorted(map(str, state)))}; Adam needs {', '.join(sorted(whole))}"
+                )
+            for name, value in state.items():
                 shape = tuple(getattr(value, "shape", ()))
                 expected = () if name == "step" else tuple(param.shape)
                 if shape != expected and not (name == "step" and shape == (1,)):
@@ -339,8 +561,9 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
 
     weights = {k: torch.from_numpy(v.copy()) for k, v in arrays("weights").items()}
     model.policy.load_state_dict(weights)
+    built = [{k: v for k, v in group.items() if k != "params"} for group in model.policy.optimizer.param_groups]
     model.policy.optimizer.load_state_dict(_join(state["optimizer"], arrays("optimizer")))
-    _check_optimizer_fits(model.policy.optimizer, source)
+    _check_optimizer_fits(model.policy.optimizer, built, source)
     model.num_timesteps = int(state["num_timesteps"])
     model._n_updates = int(state["n_updates"])
     model._episode_num = int(state["episode_num"])

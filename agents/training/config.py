@@ -334,7 +334,10 @@ def _check_unattended_spec(path: str, spec: str, role: str) -> None:
 
 def _validate(schema: dict, data: Any, prefix: str = "") -> dict:
     if not isinstance(data, dict):
-        raise ConfigError(f"config section '{prefix.rstrip('.') or '<top>'}': expected a mapping of keys, got {short_repr(data)}")
+        section = prefix.rstrip(".")
+        leave_out = " (leave the section out, or null, for its defaults)" if section else ""
+        raise ConfigError(f"config section '{section or '<top>'}': expected a mapping of keys, got {short_repr(data)}"
+                          f"{leave_out}")
     unknown = sorted(set(data) - set(schema), key=str)
     if unknown:
         raise ConfigError(
@@ -344,7 +347,9 @@ def _validate(schema: dict, data: Any, prefix: str = "") -> dict:
     for name, key in schema.items():
         path = prefix + name
         if isinstance(key, dict):
-            resolved[name] = _validate(key, data.get(name, {}) or {}, path + ".")
+            # only a missing section or null means its defaults: ``ppo: 0`` or ``network: false`` is refused
+            section = data.get(name)
+            resolved[name] = _validate(key, {} if section is None else section, path + ".")
         elif name in data:
             resolved[name] = _check(key, path, data[name])
         elif key.default is REQUIRED:
@@ -366,7 +371,9 @@ def _apply_override(data: dict, override: str) -> None:
     keys = path.strip().split(".")
     node = data
     for key in keys[:-1]:
-        node = node.setdefault(key, {})
+        if node.get(key) is None:  # a missing section or null (its defaults)
+            node[key] = {}
+        node = node[key]
         if not isinstance(node, dict):
             raise ConfigError(f"override {short_repr(override)}: '{key}' is not a section")
     if path.strip() in _TEXT_KEYS:
@@ -576,7 +583,7 @@ def load_config(path: str | os.PathLike, overrides=()) -> dict:
         raise ConfigError(f"config file {path} does not exist")
     data = load_file(path, max_bytes=100_000, error=ConfigError)
     try:
-        return validate_config(data or {}, overrides)
+        return validate_config({} if data is None else data, overrides)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 

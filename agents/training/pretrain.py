@@ -21,7 +21,8 @@ The critic always learns the demonstrations' discounted returns (the value
 half), weighted by ``pretrain.value_coef``. Search data are slow to make, so
 ``pretrain.data`` names a file that keeps them: a run reuses it when it was
 made by the same env, options, opponents, agent, target, step count and seed,
-and (re)makes it otherwise. Nothing here is game-specific.
+and (re)makes it otherwise; a file made under the config is checked
+(:func:`load_demonstrations`) before it is used. Nothing here is game-specific.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import numpy as np
 
 from kakurega.agents.base import choose_action
 from kakurega.agents.specs import make_agent
+from kakurega.agents.training.config import ConfigError
 from kakurega.agents.training.view import SingleAgentView
 
 TARGETS = ("action", "visits")
@@ -254,18 +256,202 @@ def save_demonstrations(path: str | os.PathLike, data: dict, key: dict) -> Path:
     return path
 
 
-def load_demonstrations(path: str | os.PathLike, key: dict) -> dict | None:
-    """The demonstrations in ``path`` if it exists and was made under ``key``, else ``None``."""
+#: bound of the rows a data file may hold beyond ``pretrain.steps``: the rest of the game that crossed it
+MAX_EXTRA_ROWS = 100_000
+MAX_META_CHARS = 1_000_000  #: bound of a data file's ``meta`` (JSON text)
+_FACTS = ("episodes", "win_rate", "score")
+
+
+def _data_error(path, what: str) -> ConfigError:
+    return ConfigError(f"pretrain.data {path}: {what}")
+
+
+def _member_header(archive, name: str, path):
+    """``(stream, shape, fortran_order, dtype)`` of ``.npy`` member ``name``: only its header is read."""
+    stream = None
+    try:
+        stream = archive.open(name)
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            header = np.lib.format.read_array_header_1_0(stream, max_header_size=10_000)
+        elif version == (2, 0):
+            header = np.lib.format.read_array_header_2_0(stream, max_header_size=10_000)
+        else:
+            raise ValueError(f"npy format version {version}")
+    except Exception as error:  # zipfile and numpy's header readers raise ValueError, SyntaxError and others
+        if stream is not None:
+            stream.close()
+        raise _data_error(path, f"member {name} is not a .npy array ({str(error)[:120]})") from None
+    return (stream, *header)
+
+
+def _read_member(archive, name: str, path, dtype, shape_ok, expected: str) -> np.ndarray:
+    """Member ``name`` as an array, refused unless its header gives ``dtype`` (a dtype, or a test of one) and a
+    shape ``shape_ok`` accepts.
+
+    The header is checked before any value is decompressed, so a small file claiming a huge array costs nothing.
+    """
+    stream, shape, fortran_order, found = _member_header(archive, name, path)
+    with stream:
+        if not (dtype(found) if callable(dtype) else found == dtype) or found.hasobject or not shape_ok(shape):
+            raise _data_error(path, f"member {name} holds a {' x '.join(map(str, shape)) or 'scalar'} array of {found}; "
+                                    f"expected {expected}")
+        dtype = found
+        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        buffer = bytearray(size)
+        try:
+            view, done = memoryview(buffer), 0
+            while done < size:
+                count = stream.readinto(view[done:])
+                if not count:
+                    break
+                done += count
+            trailing = stream.read(1)
+        except Exception as error:  # zlib.error, EOFError, zipfile.BadZipFile (CRC), OSError
+            raise _data_error(path, f"member {name} is corrupt or cut short ({str(error)[:120]})") from None
+    if done < size or trailing:
+        raise _data_error(path, f"member {name} holds {'fewer' if done < size else 'more'} bytes than its header says "
+                                f"({size}); the file is corrupt")
+    array = np.frombuffer(buffer, dtype=dtype)
+    return array.reshape(shape[::-1]).T if fortran_order else array.reshape(shape)
+
+
+def load_demonstrations(path: str | os.PathLike, key: dict, width: int, num_actions: int) -> dict | None:
+    """The demonstrations in ``path`` if it exists and was made under ``key``, else ``None``.
+
+    ``width`` and ``num_actions`` are the network's observation size and the
+    env's action count. A file made under ``key`` is checked before use: a
+    ``.npz`` of the arrays :func:`save_demonstrations` writes (no pickles, each
+    member's dtype and shape read from its header before anything is
+    decompressed, at most ``pretrain.steps`` + :data:`MAX_EXTRA_ROWS` rows),
+    finite values, legal demonstrated actions; anything else raises
+    :class:`~kakurega.agents.training.config.ConfigError` naming the file and the member.
+    """
+    import stat
+    import zipfile
+
+    from kakurega.envs.core.safe_load import load_text
+
     path = Path(path)
-    if not path.is_file():
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
         return None
-    with np.load(path, allow_pickle=False) as archive:
-        meta = json.loads(str(archive["meta"]))
-        if meta["key"] != json.loads(json.dumps(key, sort_keys=True)):
-            return None
-        data = {name: archive[name] for name in archive.files if name != "meta"}
-    data.update(meta["facts"])
+    except OSError as error:
+        raise _data_error(path, f"cannot read it ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise _data_error(path, "not a regular file; expected a .npz file of demonstrations (or no file, to make one)")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise _data_error(path, f"cannot read it ({error.strerror or error})") from None
+    with open(descriptor, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the stat above
+            raise _data_error(path, "not a regular file; expected a .npz file of demonstrations")
+        try:
+            archive = zipfile.ZipFile(file)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise _data_error(path, f"not a .npz archive (a zip of .npy arrays): {str(error)[:120]}; delete it to make "
+                                    "the demonstrations again") from None
+        with archive:
+            return _read_demonstrations(archive, path, key, width, num_actions, load_text)
+
+
+def _read_demonstrations(archive, path: Path, key: dict, width: int, num_actions: int, load_text) -> dict | None:
+    names = sorted(archive.namelist())
+    arrays = ["observations", "masks", "actions", "returns"] + (["targets"] if key["target"] == "visits" else [])
+    expected = sorted(f"{name}.npy" for name in [*arrays, "meta"])
+
+    def wrong_members():
+        return _data_error(path, f"holds the members {', '.join(names[:8]) or 'none'}; expected {', '.join(expected)} "
+                                 f"(demonstrations made with pretrain.target {key['target']})")
+
+    if names.count("meta.npy") != 1:
+        raise wrong_members()
+    meta_text = str(_read_member(archive, "meta.npy", path, lambda d: d.kind == "U" and d.itemsize <= 4 * MAX_META_CHARS,
+                                 lambda s: s == (), f"one JSON text of at most {MAX_META_CHARS} characters")[()])
+    meta = load_text(meta_text, f"pretrain.data {path}: member meta.npy", json_only=True, max_bytes=MAX_META_CHARS,
+                     error=ConfigError)
+    if not isinstance(meta, dict) or not isinstance(meta.get("key"), dict) or not isinstance(meta.get("facts"), dict):
+        raise _data_error(path, "member meta.npy is not demonstration metadata; expected a JSON object with key and facts")
+    if meta["key"] != json.loads(json.dumps(key, sort_keys=True)):
+        return None  # made under another config: made again
+    if names != expected:
+        raise wrong_members()
+    facts = meta["facts"]
+    if sorted(facts) != sorted(_FACTS) or not _facts_ok(facts):
+        raise _data_error(path, f"member meta.npy: facts {sorted(facts)[:6]} must be episodes (a positive integer), "
+                                "win_rate (a number from 0 to 1) and score (a finite number)")
+    steps = key["steps"]
+    rows = (steps, steps + MAX_EXTRA_ROWS)
+    span = f"N from {rows[0]} to {rows[1]} (pretrain.steps plus the rest of the last game)"
+
+    def rows_ok(columns):
+        return lambda s: len(s) == (1 if columns is None else 2) and rows[0] <= s[0] <= rows[1] and (
+            columns is None or s[1] == columns)
+
+    data = {"observations": _read_member(archive, "observations.npy", path, np.dtype("<f4"), rows_ok(width),
+                                         f"N x {width} float32 observations (the network's input size), {span}")}
+    n = len(data["observations"])
+
+    def same_rows(columns):
+        return lambda s: rows_ok(columns)(s) and s[0] == n
+
+    data["masks"] = _read_member(archive, "masks.npy", path, np.dtype("bool"), same_rows(num_actions),
+                                 f"{n} x {num_actions} booleans (one action mask per observation)")
+    data["actions"] = _read_member(archive, "actions.npy", path, np.dtype("<i8"), same_rows(None),
+                                   f"{n} int64 actions (one per observation)")
+    data["returns"] = _read_member(archive, "returns.npy", path, np.dtype("<f4"), same_rows(None),
+                                   f"{n} float32 returns (one per observation)")
+    if "targets" in arrays:
+        data["targets"] = _read_member(archive, "targets.npy", path, np.dtype("<f4"), same_rows(num_actions),
+                                       f"{n} x {num_actions} float32 visit shares (one row per observation)")
+    _check_values(data, path, num_actions)
+    data.update(facts)
     return data
+
+
+def _facts_ok(facts: dict) -> bool:
+    def number(value):
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    return (isinstance(facts["episodes"], int) and not isinstance(facts["episodes"], bool) and facts["episodes"] >= 1
+            and number(facts["win_rate"]) and 0 <= facts["win_rate"] <= 1 and number(facts["score"]))
+
+
+def _check_values(data: dict, path: Path, num_actions: int) -> None:
+    """Refuse non-finite numbers and demonstrated actions that are out of range or illegal."""
+    for name in ("observations", "returns", "targets"):
+        if name in data and not np.isfinite(data[name]).all():
+            raise _data_error(path, f"member {name}.npy holds NaN or infinite values; expected finite numbers")
+    actions, masks = data["actions"], data["masks"]
+    bad = np.flatnonzero((actions < 0) | (actions >= num_actions))
+    if bad.size:
+        raise _data_error(path, f"member actions.npy: row {bad[0]} holds action {actions[bad[0]]}; expected actions "
+                                f"from 0 to {num_actions - 1} (the env has {num_actions})")
+    illegal = np.flatnonzero(~masks[np.arange(len(actions)), actions])
+    if illegal.size:
+        raise _data_error(path, f"member actions.npy: row {illegal[0]} holds action {actions[illegal[0]]}, which its "
+                                "mask in masks.npy forbids; expected the demonstrated move to be legal")
+    if "targets" in data:
+        targets = data["targets"]
+        if (targets < 0).any() or (targets[~masks] != 0).any() or not np.allclose(targets.sum(axis=1), 1, atol=1e-3):
+            raise _data_error(path, "member targets.npy: expected visit shares: non-negative, zero on illegal "
+                                    "actions, each row summing to 1")
+
+
+def _data_shape(config: dict) -> tuple[int, int]:
+    """``(observation width, action count)`` of the demonstrations of ``config`` (move features included)."""
+    from kakurega.agents.policy import context_for
+
+    context = context_for(config["env"], config["env_kwargs"])
+    width = int(context.layout.size)
+    if config.get("network", {}).get("move_features"):
+        from kakurega.agents.move_features import MoveFeatures
+
+        width += MoveFeatures(context).size
+    return width, int(context.num_actions)
 
 
 def demonstrations(config: dict, progress: bool = False, tasks=None) -> tuple[dict, bool]:
@@ -279,7 +465,7 @@ def demonstrations(config: dict, progress: bool = False, tasks=None) -> tuple[di
     pretrain = config["pretrain"]
     key = demonstration_key(config)
     if pretrain["data"]:
-        data = load_demonstrations(pretrain["data"], key)
+        data = load_demonstrations(pretrain["data"], key, *_data_shape(config))
         if data is not None:
             return data, True
     with task_runner(pretrain.get("backend", "local"), pretrain.get("address")) if tasks is None else tasks as runner:
