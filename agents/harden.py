@@ -29,8 +29,11 @@ the heuristic).
 The run directory holds ``round_<r>/bot`` and ``round_<r>/exploit`` (each a
 training run: manifest, checkpoints, resume) and ``harden.json`` (written
 atomically after each step). ``resume`` keeps every finished step and
-continues the others; ``overwrite`` replaces an earlier harden run (only the
-files runs wrote).
+continues the others (an interrupted bot or exploiter from its newest
+checkpoint); ``overwrite`` replaces an earlier harden run (only the files
+runs wrote). Without either, a directory that holds a harden run
+(``harden.json``, or a round's run, e.g. one interrupted in round 0) is
+refused before any work.
 """
 
 from __future__ import annotations
@@ -69,6 +72,60 @@ def check_exploiter_weight(weight: float) -> None:
         raise ValueError(f"exploiter_weight must be between 0 and 1 (exclusive), got {weight}")
 
 
+def default_output(config_path: str | Path) -> str:
+    """The run directory of a recipe's harden run when ``--output`` names none."""
+    return f"runs/harden_{Path(config_path).stem}"
+
+
+def _check_score(value, where: str, fix: str = "") -> None:
+    """A ``ConfigError`` unless ``value`` is a measured figure: a mapping with a score and its ``[low, high]``."""
+    def number(x):
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    ci = value.get("score_ci95") if isinstance(value, dict) else None
+    if not (isinstance(value, dict) and number(value.get("score")) and isinstance(ci, list) and len(ci) == 2
+            and all(number(x) for x in ci)):
+        raise ConfigError(f"{where}: expected a measured figure (a mapping with score: a number and "
+                          f"score_ci95: [low, high]), got {short(value)}{fix}")
+
+
+def short(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_rounds(rounds, path: Path) -> list[dict]:
+    """The ``rounds`` of a saved ``harden.json``, or a :class:`ConfigError` naming the file and the row that is
+    not what the loop wrote: round ``r`` at index ``r``, each with its bot and its figure, and every round
+    but the last with its exploiter and its figure too."""
+    fix = "; fix or delete it, or pass --overwrite to start the run again"
+    if not isinstance(rounds, list):
+        raise ConfigError(f"{path}: 'rounds' must be a list of rounds, got {short(rounds)}{fix}")
+    for index, row in enumerate(rounds):
+        where = f"{path}: rounds[{index}]"
+        if not isinstance(row, dict):
+            raise ConfigError(f"{where} must be a mapping (round, bot, bot_vs_heuristic, exploiter, "
+                              f"exploiter_vs_bot), got {short(row)}{fix}")
+        number = row.get("round")
+        if not isinstance(number, int) or isinstance(number, bool) or number != index:
+            raise ConfigError(f"{where}: expected round: {index}, got {short(row.get('round'))}{fix}")
+        last = index == len(rounds) - 1
+        for key, figure in (("bot", "bot_vs_heuristic"), ("exploiter", "exploiter_vs_bot")):
+            if key not in row:
+                if not last:
+                    raise ConfigError(f"{where} lacks '{key}' though a later round follows it{fix}")
+                if key == "bot" and "exploiter" in row:
+                    raise ConfigError(f"{where} has an exploiter but no 'bot'{fix}")
+                continue
+            if not (isinstance(row[key], str) and row[key]):
+                raise ConfigError(f"{where}: '{key}' must be an agent spec (e.g. policy:PATH), got {short(row[key])}{fix}")
+            if figure not in row:
+                raise ConfigError(f"{where} lacks '{figure}' (the {key}'s measured score){fix}")
+            _check_score(row[figure], f"{where}.{figure}", fix)
+    return [dict(row) for row in rounds]
+
+
 def _score_row(row: dict) -> dict:
     keep = ("agent", "score", "score_ci95", "games", "wins", "shared_wins", "draws", "losses", "mean_reward")
     return {k: row[k] for k in keep if k in row}
@@ -80,6 +137,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
            quiet: bool = False) -> dict:
     """Run the loop of the module docstring; returns the report (also in ``harden.json``)."""
     from kakurega.agents.exploit import exploit, measure
+    from kakurega.agents.tournament import check_games
     from kakurega.agents.training import run_dir
     from kakurega.agents.training.config import load_config
     from kakurega.agents.training.trainer import train
@@ -88,8 +146,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     say = (lambda *a: None) if quiet else print
     if rounds < 0:
         raise ValueError(f"rounds must be at least 0 (0 = train and measure the recipe's bot only), got {rounds}")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
+    check_games(games)
     if not 0 <= stop_at <= 1:
         raise ValueError(f"stop_at is a score between 0 and 1, got {stop_at}")
     check_exploiter_weight(exploiter_weight)
@@ -102,19 +159,27 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     imitate = pretrain.get("agent") if pretrain.get("steps", 0) > 0 else None
     if warm_start is None:
         warm_start = pretrain.get("steps", 0) if imitate else 0
-    out = Path(output_dir or f"runs/harden_{Path(config_path).stem}").resolve()
+    out = Path(output_dir or default_output(config_path)).resolve()
     report_path = out / REPORT
     settings = {"config": str(config_path), "env": env_name, "env_kwargs": env_kwargs, "exploit_budget": budget,
                 "exploiter_weight": exploiter_weight, "games": games, "eval_seed": eval_seed,
                 "warm_start": warm_start, "imitate": imitate}
     report = {**settings, "rounds": [], "stop_at": stop_at}
-    if report_path.exists() and not (resume or overwrite):
-        raise ConfigError(f"{out} already holds a harden run; pass --resume to continue it or --overwrite to replace it")
+    if not (resume or overwrite):
+        # harden.json is written only once round 0 is measured: an interrupted round 0 is a run to keep too
+        started = [p for p in sorted(out.glob("round_*/*")) if p.name in ("bot", "exploit") and run_dir.holds_files(p)]
+        if report_path.exists() or started:
+            held = report_path if report_path.exists() else started[0]
+            raise ConfigError(f"{out} already holds a harden run ({held}); pass --resume to continue it or "
+                              "--overwrite to replace it")
     if resume and report_path.is_file():
-        old = load_file(report_path, max_bytes=1_000_000, error=ConfigError) or {}
+        old = load_file(report_path, max_bytes=1_000_000, error=ConfigError)
+        if not isinstance(old, dict):
+            raise ConfigError(f"{report_path}: expected a mapping of the run's settings and rounds, got "
+                              f"{type(old).__name__}; pass --overwrite to start the run again")
         if {k: old.get(k) for k in settings} != settings:
             raise ConfigError(f"cannot resume {out}: it hardened another recipe or measured otherwise")
-        report["rounds"] = list(old.get("rounds", []))
+        report["rounds"] = check_rounds(old.get("rounds", []), report_path)
     elif overwrite:
         report_path.unlink(missing_ok=True)
 
@@ -135,7 +200,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
             say(f"== round {r}: training the bot against {len(config['opponents'])} opponent entries "
                 f"({r} exploiter(s))")
             continuing = resume and (out / f"round_{r}" / "bot" / "checkpoints").is_dir()
-            result = train(config, resume=continuing, overwrite=not continuing, quiet=quiet)
+            result = train(config, resume=continuing, overwrite=overwrite, quiet=quiet)
             bot = f"policy:{result.policy_path}"
             row["bot"] = bot
             row["opponents"] = config["opponents"]
@@ -145,7 +210,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
             say(f"== round {r}: a best response to the round's bot ({budget} learner steps)")
             target = exploit(env_name, row["bot"], env_kwargs, budget=budget, games=games, eval_seed=eval_seed,
                              warm_start=warm_start, config_path=config_path, imitate=imitate,
-                             output_dir=out / f"round_{r}" / "exploit", resume=resume, overwrite=not resume,
+                             output_dir=out / f"round_{r}" / "exploit", resume=resume, overwrite=overwrite,
                              quiet=quiet)
             final = target["learned"][-1]
             row["exploiter"] = final["agent"]

@@ -265,13 +265,22 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
 
 # ------------------------------------------------------------------- reading
 def _resolve_file(path: str | os.PathLike) -> Path:
-    path = Path(path)
+    try:
+        return _resolve(Path(path))
+    except OSError as error:  # e.g. a name too long, a folder that cannot be read
+        raise PolicyFileError(f"policy file {short_repr(str(path))}: {error.strerror or error}") from None
+
+
+def _resolve(path: Path) -> Path:
     if path.is_dir():
         inner = path / DIRECTORY_FILE
         if not inner.is_file():
             raise PolicyFileError(f"policy directory {path} has no {DIRECTORY_FILE}")
         return inner
     if not path.is_file():
+        if path.exists():  # a device, a FIFO or a socket: never opened
+            raise PolicyFileError(f"policy file {path} is not a regular file; expected a policy file "
+                                  f"(policy.safetensors) or a run directory holding one")
         raise PolicyFileError(f"policy file {path} does not exist")
     return path
 

@@ -36,6 +36,7 @@ legal, and that the game ends with the recorded returns
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import math
 import os
@@ -123,17 +124,47 @@ class Record:
         }
         return data
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write the record as JSON to ``path`` (written aside, then renamed: never half a file)."""
+    def save(self, path: str | os.PathLike, replace: bool = True) -> Path:
+        """Write the record as JSON to ``path`` (written aside, then renamed: never half a file).
+
+        The data goes to a new file ``<name>.partial`` (created exclusively, never
+        through a link or into a FIFO), then renamed to ``path``: a link at either
+        name is replaced, never followed. With ``replace=False`` an existing
+        ``path`` (a file, a link, anything) is left alone and :class:`FileExistsError`
+        raised. A failed write leaves no ``.partial`` behind.
+        """
+        from kakurega.agents.training.run_dir import write_new
+
         if not self.end:
             raise RecordError(f"{path}: the game is not over; only finished games are recorded")
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         text = json.dumps(self.to_dict(), separators=(",", ":"), allow_nan=False)
         partial = path.with_name(path.name + ".partial")
-        partial.write_text(text + "\n", encoding="utf-8")
-        os.replace(partial, path)
+        partial.unlink(missing_ok=True)  # a leftover (or a planted link) is removed, never written through
+        write_new(partial, (text + "\n").encode("utf-8"))
+        try:
+            if replace:
+                os.replace(partial, path)
+            else:
+                _rename_new(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
         return path
+
+
+def _rename_new(source: Path, target: Path) -> None:
+    """Move ``source`` to ``target`` unless ``target`` exists (as anything, a dangling link included)."""
+    try:
+        os.link(source, target, follow_symlinks=False)  # fails on an existing target, atomically
+    except FileExistsError:
+        raise FileExistsError(errno.EEXIST, "exists already; not overwritten", str(target)) from None
+    except OSError:  # a file system without hard links: check, then rename
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, "exists already; not overwritten", str(target)) from None
+        os.replace(source, target)
 
 
 def env_version(env_name: str) -> int:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kakurega.agents.base import Agent, AgentContext, RandomAgent
+from kakurega.envs.core.safe_load import short_repr
 
 AgentFactory = Callable[[AgentContext, "int | None", dict, "str | None"], Agent]
 
@@ -55,6 +56,10 @@ class AgentSpec:
         return self.text or self.kind
 
 
+#: characters of an agent spec, at most (a path included: PATH_MAX is 4096)
+MAX_SPEC_LENGTH = 4096
+
+
 def parse_spec(spec: str) -> AgentSpec:
     """Parse ``"kind"``, ``"kind:PATH"``, ``"kind:key=v,key=v"`` or ``"kind:PATH,key=v"``.
 
@@ -64,7 +69,10 @@ def parse_spec(spec: str) -> AgentSpec:
     {'simulations': '400', 'c': '0.7'}
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"agent spec must be a non-empty string such as 'random' or 'policy:PATH', got {spec!r}")
+        raise ValueError(f"agent spec must be a non-empty string such as 'random' or 'policy:PATH', got "
+                         f"{short_repr(spec)}")
+    if len(spec) > MAX_SPEC_LENGTH:  # every message below quotes the spec: bounded here
+        raise ValueError(f"agent spec of {len(spec)} characters ({short_repr(spec)}); the limit is {MAX_SPEC_LENGTH}")
     text = spec.strip()
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
@@ -182,7 +190,31 @@ def _make_random(context, seed, options, argument):
 
 def _make_heuristic(context, seed, options, argument):
     cls = load_heuristic_class(context.env_name)
-    return cls(context, seed, **options) if options else cls(context, seed)
+    if not options:
+        return cls(context, seed)
+    taken = _keyword_options(cls)
+    if taken is not None:
+        unknown = sorted(set(options) - set(taken))
+        if unknown:
+            listed = f"it takes: {', '.join(taken)}" if taken else "it takes no options"
+            raise ValueError(
+                f"agent kind 'heuristic' ({cls.__name__}, the heuristic of {context.env_name}) takes no option "
+                f"{', '.join(map(repr, unknown))}; {listed}"
+            )
+    return cls(context, seed, **options)
+
+
+def _keyword_options(cls) -> list | None:
+    """The keyword options ``cls(context, seed, ...)`` takes (None when it takes any: ``**kwargs``)."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):  # no signature to read: let the call say what is wrong
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters[2:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 def _make_policy(context, seed, options, argument):
@@ -190,11 +222,32 @@ def _make_policy(context, seed, options, argument):
 
     if not argument:
         raise ValueError("agent spec 'policy' needs a path: 'policy:path/to/policy.safetensors'")
+    _check_policy_path(argument)
     from kakurega.agents.policy import sampling_options
 
     sample, temperature, prune, mix = sampling_options(options, "policy")
     return load(argument, context=context, seed=seed, sample=sample, temperature=temperature, prune=prune,
                 mix=mix)
+
+
+def _check_policy_path(argument: str) -> None:
+    """Refuse a path that exists but is neither a regular file nor a directory (a device, a FIFO, a socket)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(argument).st_mode
+    except (OSError, ValueError):  # missing (or unreadable): the policy loader says so
+        return
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    what = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+            else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a special file")
+    raise ValueError(
+        f"agent spec 'policy:{argument}': {argument} is not a regular file (it is {what}); expected a policy file "
+        "(policy.safetensors) or a run directory holding one"
+    )
 
 
 def _make_human(context, seed, options, argument):

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import copy
 import csv
+import errno
+import io
 import json
 import math
 import time
@@ -56,6 +58,17 @@ from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, w
 #: how a table counts ties, printed under every per-agent table
 SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the zero-sum "
               "rewards pay for); won: outright wins only")
+
+#: the most games per pairing a tournament (and every command's ``--games``) plays: the training config's bound
+#: on ``evaluation.games``; more would run for weeks, and the per-game tallies would fill the memory
+MAX_GAMES = 1_000_000
+
+
+def check_games(games, what: str = "games") -> int:
+    """``games`` if it is a whole number from 1 to :data:`MAX_GAMES`, else a ``ValueError`` saying so."""
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"{what} must be at least 1 and at most {MAX_GAMES:,} (a whole number of games), got {games!r}")
+    return int(games)
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -203,13 +216,13 @@ class TournamentResult:
         }
 
     def to_json(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2))
+        write_output(Path(path), json.dumps(self.to_dict(), indent=2).encode())
 
     def to_csv(self, path) -> None:
         """Per-agent rows; the head-to-head matrix goes to ``<stem>_head_to_head.csv`` beside it."""
         path = Path(path)
         rating_of = {r["agent"]: r for r in self.ratings}
-        with open(path, "w", newline="") as f:
+        with _CsvOutput(path) as f:
             writer = csv.writer(f)
             writer.writerow(
                 ["agent", "games", "score", "score_ci_low", "score_ci_high", "wins", "shared_wins", "draws", "losses",
@@ -226,7 +239,7 @@ class TournamentResult:
                      f"{row['mean_reward_ci95'][0]:.4f}", f"{row['mean_reward_ci95'][1]:.4f}",
                      f"{rating['mu']:.3f}", f"{rating['sigma']:.3f}", f"{rating['ordinal']:.3f}"]
                 )
-        with open(path.with_name(path.stem + "_head_to_head.csv"), "w", newline="") as f:
+        with _CsvOutput(path.with_name(path.stem + "_head_to_head.csv")) as f:
             writer = csv.writer(f)
             writer.writerow(["row_vs_column"] + self.agents)
             for name, row in zip(self.agents, self.head_to_head):
@@ -287,8 +300,10 @@ class TournamentResult:
         ax.set_title(f"{self.env}: {'row beats column' if self.num_players == 1 else 'score, row vs column'}")
         fig.colorbar(image, ax=ax)
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        image = io.BytesIO()
+        fig.savefig(image, format="png", dpi=100)
         plt.close(fig)
+        write_output(Path(path), image.getvalue())
 
     def save(self, directory, stem: str = "tournament") -> dict:
         """Write JSON, CSV (+ head-to-head CSV) and the heatmap PNG into ``directory``; returns the paths."""
@@ -304,6 +319,33 @@ class TournamentResult:
         self.to_csv(paths["csv"])
         self.heatmap(paths["heatmap"])
         return paths
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` as a new file renamed into place: a link or a FIFO there is replaced, never
+    followed or blocked on; a directory there raises :class:`IsADirectoryError` naming it; nothing is left behind."""
+    from kakurega.agents.training.run_dir import atomic_write_bytes
+
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file; remove or rename it", str(path))
+    try:
+        atomic_write_bytes(path, data)
+    except OSError:
+        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)  # atomic_write_bytes' temporary
+        raise
+
+
+class _CsvOutput(io.StringIO):
+    """A text buffer for :mod:`csv` that :func:`write_output` writes to its path when the ``with`` block ends."""
+
+    def __init__(self, path: Path):
+        super().__init__(newline="")
+        self.path = path
+
+    def __exit__(self, kind, value, traceback):
+        if kind is None:
+            write_output(self.path, self.getvalue().encode("utf-8"))
+        return super().__exit__(kind, value, traceback)
 
 
 @dataclass(frozen=True)
@@ -398,23 +440,33 @@ def _seed(*parts: int) -> int:
 
 def schedule(num_agents: int, num_players: int, deals: int, seed: int, pairings: list) -> list[ScheduledGame]:
     """Every game of a tournament in its fixed order: deal by deal, pairing by pairing, focal seat by seat."""
-    games = []
+    return list(iter_schedule(num_agents, num_players, deals, seed, pairings))
+
+
+def iter_schedule(num_agents: int, num_players: int, deals: int, seed: int, pairings: list):
+    """The games of :func:`schedule`, one at a time (a tournament never holds its whole schedule in memory)."""
     for d in range(deals):
         deal_seed = _seed(seed, 1, d)
         if num_players == 1:
-            games += [ScheduledGame(d, deal_seed, 0, (i,), (_seed(seed, 2, i, d),)) for i in range(num_agents)]
+            for i in range(num_agents):
+                yield ScheduledGame(d, deal_seed, 0, (i,), (_seed(seed, 2, i, d),))
             continue
         for i, j in pairings:
             for focal_seat in range(num_players):
                 lineup = [j] * num_players
                 lineup[focal_seat] = i
                 seeds = tuple(_seed(seed, 3, i, j, d, focal_seat, seat) for seat in range(num_players))
-                games.append(ScheduledGame(d, deal_seed, focal_seat, tuple(lineup), seeds))
-    return games
+                yield ScheduledGame(d, deal_seed, focal_seat, tuple(lineup), seeds)
 
 
-def _played(table: Table, games: list[ScheduledGame], factories: dict, tasks):
-    """Every scheduled game's :class:`PlayedGame`, in order: here, or as tasks of ``tasks``."""
+def schedule_length(num_agents: int, num_players: int, deals: int, pairings: list) -> int:
+    """How many games :func:`schedule` holds, without building it."""
+    return deals * (num_agents if num_players == 1 else len(pairings) * num_players)
+
+
+def _played(table: Table, games, factories: dict, tasks):
+    """Every scheduled game's :class:`PlayedGame`, in order: here (``games`` read one at a time), or as tasks of
+    ``tasks``."""
     if tasks is None or tasks.backend == "local":
         seats = _Seats(table, factories)
         for game in games:
@@ -422,7 +474,7 @@ def _played(table: Table, games: list[ScheduledGame], factories: dict, tasks):
         return
     from kakurega.agents.tasks import chunks
 
-    work = [(table, part) for part in chunks(games, 4 * tasks.cpus)]
+    work = [(table, part) for part in chunks(list(games), 4 * tasks.cpus)]
     for results in tasks.map(play_scheduled, work):
         yield from results
 
@@ -480,8 +532,7 @@ def run_tournament(
         raise ValueError("run_tournament: give at least one agent spec")
     if len(set(specs)) != len(specs):
         raise ValueError(f"run_tournament: agent specs must be distinct, got {specs}")
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    games = check_games(games)
     env_kwargs = dict(env_kwargs or {})
     context = context_for(env_name, env_kwargs)
     num_players = context.num_players
@@ -502,16 +553,18 @@ def run_tournament(
             raise ValueError(f"focal agent {focal!r} is not among the specs {specs}")
         f = specs.index(focal)
         pairings = [p for p in pairings if (p[0] == f if num_players > 2 else f in p)]
-    scheduled = schedule(k, num_players, deals, seed, pairings)
+    total = schedule_length(k, num_players, deals, pairings)
+    scheduled = iter_schedule(k, num_players, deals, seed, pairings)
+    to_play = iter_schedule(k, num_players, deals, seed, pairings)  # the same games, read by the players
     tally = _Tally(list(specs), num_players)
     start = time.perf_counter()
-    for done, (game, played) in enumerate(zip(scheduled, _played(table, scheduled, factories, tasks)), start=1):
+    for done, (game, played) in enumerate(zip(scheduled, _played(table, to_play, factories, tasks)), start=1):
         tally.add(game, played)
         if on_game:
             on_game(GameRecord(game.deal, game.deal_seed, game.focal_seat, tuple(specs[x] for x in game.lineup),
                                played.returns, played.steps, played.truncated, played.final_state, played.moves))
         if progress:
-            progress(done, len(scheduled))
+            progress(done, total)
     return tally.result(env_name, env_kwargs, games_per_pairing, seed, time.perf_counter() - start)
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kakurega.agents.outcome import WIN, classify_outcome, win_share
+from kakurega.scripts.evaluate import games_count
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -278,12 +279,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         "heuristic-vs-random and IS-MCTS-vs-heuristic skill gaps, with 95%% intervals (seat-rotated, paired deals)."
     )
     parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
-    parser.add_argument("--games", type=int, default=200, help="games per group (rounded up to a multiple of the seat count; default 200)")
+    parser.add_argument("--games", type=games_count, default=200,
+                        help="games per group, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
     parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")
-    parser.add_argument("--ismcts-games", type=int, default=None, help="games of each IS-MCTS group (default: --games)")
+    parser.add_argument("--ismcts-games", type=games_count, default=None,
+                        help="games of each IS-MCTS group, 1 to 1,000,000 (default: --games)")
     parser.add_argument("--ismcts-table", action="store_true", help="also play a table of IS-MCTS players")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -293,8 +296,6 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def run(args) -> int:
     from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
-    if args.games < 1:
-        raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.ismcts_budget < 0:
         raise ValueError(f"--ismcts-budget must be 0 (skip) or a positive number of simulations, got {args.ismcts_budget}")
     env_name = resolve_env_name(args.env)

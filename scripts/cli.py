@@ -209,6 +209,18 @@ def cmd_plot(args) -> int:
 
 
 # ------------------------------------------------------------------------ play
+def _seat_index(text: str, agents: list, rng) -> int | None:
+    """The seat ``--seat`` names: a number (0 = first), a seat name (``player_1``) or ``random``; None if none."""
+    text = str(text).strip()
+    if text.lower() == "random":
+        return int(rng.integers(len(agents)))
+    if text in agents:
+        return list(agents).index(text)
+    if text.isascii() and text.isdigit() and len(text) <= 6 and int(text) < len(agents):
+        return int(text)
+    return None
+
+
 def cmd_play(args) -> int:
     import numpy as np
 
@@ -228,10 +240,14 @@ def cmd_play(args) -> int:
     env = make(name, wrapped=False, **options)
     context = AgentContext.from_env(env, name, options)
     n = context.num_players
+    if args.seed is not None and args.seed < 0:
+        print(f"error: --seed: expected a non-negative integer (the seed of the deal), got {args.seed}", file=sys.stderr)
+        return 2
     rng = np.random.default_rng(args.seed)
-    seat = int(rng.integers(n)) if args.seat == "random" else int(args.seat)
-    if not 0 <= seat < n:
-        print(f"error: --seat must be in 0..{n - 1} or random", file=sys.stderr)
+    seat = _seat_index(args.seat, env.possible_agents, rng)
+    if seat is None:
+        print(f"error: --seat expects a seat number from 0 to {n - 1}, a seat name ({', '.join(env.possible_agents)}) "
+              f"or random; got {args.seat!r}", file=sys.stderr)
         return 2
     opponents = list(args.opponents or [])
     if n > 1 and not opponents:
@@ -473,7 +489,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", nargs="*", metavar="SPEC",
                    help="one spec per other seat, or one spec for all of them (default: heuristic)")
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
-    p.add_argument("--seat", default="random", help="your seat number (0 = first) or random (default)")
+    p.add_argument("--seat", default="random",
+                   help="your seat: its number (0 = first), its name (e.g. player_1) or random (default)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
@@ -508,7 +525,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace an earlier quickstart run in --output (only the files a run wrote are deleted)")
     p.add_argument("--total-timesteps", type=int, default=None, help="override the training budget")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a config key (repeatable)")
-    p.add_argument("--games", type=int, default=100, help="games per pairing in the closing tournament (default 100)")
+    from kakurega.scripts.evaluate import games_count
+
+    p.add_argument("--games", type=games_count, default=100,
+                   help="games per pairing in the closing tournament, 1 to 1,000,000 (default 100)")
     p.set_defaults(func=cmd_quickstart)
 
     p = sub.add_parser("train-bots", help="retrain the shipped bots from configs/bots/ and install them",
@@ -541,6 +561,20 @@ def run_standalone(build_parser, run, argv=None) -> int:
     except (ValueError, TypeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
+    except OSError as error:  # a file the command reads or writes: its path and the reason, in one line
+        print(f"error: {os_error_words(error)}", file=sys.stderr)
+        return 1
+
+
+def os_error_words(error: OSError) -> str:
+    """``error`` in one line: the path(s) it concerns and the system's reason (``out/x.png: Is a directory``)."""
+    reason = error.strerror or str(error) or type(error).__name__
+    paths = [os.fsdecode(name) if isinstance(name, (str, bytes, os.PathLike)) else str(name)
+             for name in (error.filename, error.filename2) if name is not None]
+    where = " -> ".join(paths)
+    return f"{where}: {reason}" if where else reason
 
 
 def main(argv=None) -> int:
@@ -564,6 +598,11 @@ def main(argv=None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
+        return 1
+    except OSError as error:  # a file in the way, a full disk, no permission: the path and the reason in one line
+        if os.environ.get("KAKUREGA_DEBUG"):
+            raise
+        print(f"error: {os_error_words(error)}", file=sys.stderr)
         return 1
 
 

@@ -47,6 +47,21 @@ def parse_options(pairs: list[str] | None) -> dict:
     return options
 
 
+def games_count(text: str) -> int:
+    """The argparse type of every ``--games``: a whole number from 1 to
+    :data:`~kakurega.agents.tournament.MAX_GAMES`, refused at parse time (before any work) otherwise."""
+    from kakurega.agents.tournament import MAX_GAMES as max_games
+
+    try:
+        games = int(text)
+    except ValueError:  # not a number, or too long a one
+        games = None
+    if games is None or not 1 <= games <= max_games:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"expected a whole number of games from 1 to {max_games:,}, got {shown!r}")
+    return games
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="kakurega evaluate", description=__doc__.split("\n")[0])
     parser.description = (
@@ -62,13 +77,15 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         help="agent specs: random, heuristic, policy:PATH[,sample=true], or any registered kind",
     )
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=4")
-    parser.add_argument("--games", type=int, default=200, help="games per pairing (rounded up to a multiple of the seat count; default 200)")
+    parser.add_argument("--games", type=games_count, default=200,
+                        help="games per pairing, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
     parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
                         help="write a game record (JSON, see docs/web.md) of every game into DIR: game-000001.json, ...; "
-                             "watch one with `kakurega replay FILE`")
+                             "watch one with `kakurega replay FILE`. DIR must hold no game-*.json yet (records are "
+                             "never overwritten): use a new directory for each tournament")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     add_backend_arguments(parser, "the games")
     parser.add_argument(
@@ -112,11 +129,17 @@ def import_agent_modules(modules: list[str] | None) -> None:
             raise SystemExit(f"--import {module}: cannot import it ({error}); is it on PYTHONPATH or installed?") from None
 
 
+#: the files ``--out`` receives
+OUT_FILES = ("tournament.json", "tournament.csv", "tournament_head_to_head.csv", "tournament_heatmap.png")
+
+
 def run(args) -> int:
     from kakurega.agents.specs import parse_spec, require_unattended
     from kakurega.agents.tournament import run_tournament
 
     import_agent_modules(getattr(args, "imports", None))
+    if isinstance(args.seed, int) and args.seed < 0:
+        raise ValueError(f"--seed: expected a non-negative integer (the seed of the deals and agents), got {args.seed}")
     env_name = resolve_env_name(args.env)
     options = parse_options(args.option)
     for spec in args.agents:  # a tournament plays hundreds of games unattended: no seat for a person
@@ -126,9 +149,13 @@ def run(args) -> int:
         def progress(done, total):
             print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
     if args.out:  # checked before the first game, like the record directory
-        from kakurega.scripts.destination import writable_dir
+        from kakurega.scripts.destination import DestinationError, writable_dir
 
-        writable_dir(args.out, "--out")
+        out = writable_dir(args.out, "--out")
+        for name in OUT_FILES[:3] if args.no_plots else OUT_FILES:  # a link or a FIFO there is replaced when written; a directory would stop the writing
+            if (out / name).is_dir() and not (out / name).is_symlink():
+                raise DestinationError(f"--out {out}: {out / name} is a directory; the results are written to a file "
+                                       "of that name: remove or rename it, or choose another --out")
     on_game = None if not getattr(args, "record_dir", None) else record_writer(env_name, options, args.record_dir)
     with task_runner_of(args) as tasks:
         result = run_tournament(env_name, args.agents, options, args.games, args.seed, progress=progress,
@@ -152,11 +179,23 @@ def run(args) -> int:
 
 
 def record_writer(env_name: str, options: dict, directory):
-    """An ``on_game`` callback of :func:`run_tournament` that saves each game's record as ``game-NNNNNN.json``."""
+    """An ``on_game`` callback of :func:`run_tournament` that saves each game's record as ``game-NNNNNN.json``.
+
+    A directory that already holds ``game-*.json`` files is refused before the
+    first game (a record is never overwritten, and records of two tournaments
+    never mix); a record file that appears meanwhile is not overwritten either.
+    """
     from kakurega.agents.record import Record
-    from kakurega.scripts.destination import writable_dir
+    from kakurega.scripts.destination import DestinationError, writable_dir
 
     directory = writable_dir(directory, "--record-dir")  # before the first game, not after it
+    existing = sorted(path.name for path in directory.glob("game-*.json"))
+    if existing:
+        shown = ", ".join(existing[:2]) + (f" and {len(existing) - 2} more" if len(existing) > 2 else "")
+        raise DestinationError(
+            f"--record-dir {directory}: already holds game records ({shown}); records are never overwritten: "
+            "choose a new (or empty) directory, or move those files away"
+        )
     count = 0
 
     def write(game) -> None:
@@ -167,7 +206,7 @@ def record_writer(env_name: str, options: dict, directory):
         record.moves = game.moves
         record.end = "truncated" if game.truncated else "terminated"
         record.returns = {agent: float(value) for agent, value in zip(agents, game.returns)}
-        record.save(directory / f"game-{count:06d}.json")
+        record.save(directory / f"game-{count:06d}.json", replace=False)
 
     return write
 

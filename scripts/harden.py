@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kakurega.scripts.evaluate import games_count
+
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="kakurega harden", description=__doc__.split("\n")[0])
@@ -30,13 +32,14 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="share of the opponent draws the exploiters take together (default 0.3)")
     parser.add_argument("--warm-start", type=int, default=None, metavar="MOVES",
                         help="moves each responder imitates first (default: the recipe's pretrain.steps)")
-    parser.add_argument("--games", type=int, default=400, help="games per measurement (default 400)")
+    parser.add_argument("--games", type=games_count, default=400, help="games per measurement, 1 to 1,000,000 (default 400)")
     parser.add_argument("--eval-seed", type=int, default=12345, help="seed of the measured deals (default 12345)")
     parser.add_argument("--stop-at", type=float, default=0.60,
                         help="stop once a best responder's score interval lies at or below this (default 0.60)")
     parser.add_argument("--output", default=None, help="run directory (default runs/harden_<config name>)")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--resume", action="store_true", help="keep the finished steps and continue the others")
+    group.add_argument("--resume", action="store_true", help="keep the finished rounds and continue the others (an "
+                       "interrupted bot or exploiter from its newest checkpoint)")
     group.add_argument("--overwrite", action="store_true", help="replace an earlier harden run in --output "
                        "(only the files kakurega runs wrote)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -44,11 +47,22 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def run(args) -> int:
-    from kakurega.agents.harden import harden
+    from pathlib import Path
 
-    harden(args.config, rounds=args.rounds, exploit_budget=args.exploit_budget, exploiter_weight=args.exploiter_weight,
-           games=args.games, eval_seed=args.eval_seed, warm_start=args.warm_start, stop_at=args.stop_at,
-           output_dir=args.output, resume=args.resume, overwrite=args.overwrite, quiet=args.quiet)
+    from kakurega.agents.harden import default_output, harden
+    from kakurega.agents.training.trainer import TrainingInterrupted
+
+    try:
+        harden(args.config, rounds=args.rounds, exploit_budget=args.exploit_budget,
+               exploiter_weight=args.exploiter_weight, games=args.games, eval_seed=args.eval_seed,
+               warm_start=args.warm_start, stop_at=args.stop_at, output_dir=args.output, resume=args.resume,
+               overwrite=args.overwrite, quiet=args.quiet)
+    except (TrainingInterrupted, KeyboardInterrupt) as stop:  # Ctrl-C: one line on what was kept, how to go on
+        out = Path(args.output or default_output(args.config)).resolve()
+        what = str(stop).partition("; continue with --resume")[0] or "interrupted"
+        print(f"\n{what}; every finished round and checkpoint in {out} is kept: continue with the same command "
+              f"and --resume{' (in place of --overwrite)' if args.overwrite else ''}", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -90,6 +90,8 @@ def test_balance_command_line(capsys, tmp_path):
     import json
 
     assert json.loads(out.read_text())["options"] == {"num_players": 3}
-    assert main(["balance", "kakurenbo", "--games", "0"]) == 2
-    assert "--games must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # refused by the parser, before any game
+        main(["balance", "kakurenbo", "--games", "0"])
+    assert refused.value.code == 2
+    assert "argument --games: expected a whole number of games from 1 to 1,000,000, got '0'" in capsys.readouterr().err
 

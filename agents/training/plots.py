@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
+import os
 from pathlib import Path
 
 from kakurega.agents.training.run_dir import atomic_write_bytes
@@ -84,9 +86,34 @@ def plot_learning_curves(run_dir, output=None) -> Path | None:
     fig.suptitle(run_dir.name)
     fig.tight_layout()
     output = Path(output) if output else run_dir / "plots" / "learning_curve.png"
-    output.parent.mkdir(parents=True, exist_ok=True)
     image = io.BytesIO()
     fig.savefig(image, format="png", dpi=100)
     plt.close(fig)
-    atomic_write_bytes(output, image.getvalue())  # a new file renamed into place: never written through a link
+    write_plot(output, image.getvalue())
     return output
+
+
+def write_plot(output: Path, data: bytes) -> None:
+    """Write PNG bytes ``data`` to ``output``, creating its directory; never through a link, never into a FIFO.
+
+    A symbolic link as the directory (``<run>/plots`` pointing elsewhere) is
+    refused with :class:`ValueError`, so a plot is never written outside the
+    run; a file or a directory in the way raises :class:`OSError` naming it
+    (and leaves no temporary file behind).
+    """
+    directory = output.parent
+    if directory.is_symlink():
+        raise ValueError(
+            f"{directory} is a symbolic link (to {os.readlink(directory)[:200]}); plots are written only into a real "
+            "directory, never outside the run: remove the link and try again"
+        )
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory; remove or rename it", str(directory))
+    directory.mkdir(parents=True, exist_ok=True)
+    if output.is_dir() and not output.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file; remove or rename it", str(output))
+    try:
+        atomic_write_bytes(output, data)  # a new file renamed into place: a link or FIFO there is replaced, not followed
+    except OSError:
+        output.with_name(f".{output.name}.tmp").unlink(missing_ok=True)  # atomic_write_bytes' temporary
+        raise

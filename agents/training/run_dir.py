@@ -276,7 +276,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.unlink(missing_ok=True)
     write_new(tmp, data)
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError:  # e.g. a directory at ``path``: the temporary file is not left behind
+        tmp.unlink(missing_ok=True)
+        raise
     fsync_directory(path.parent)
 
 

@@ -1,6 +1,7 @@
 """Policy files: SB3 model -> safetensors round trip, mismatch, corruption and pickle refusal."""
 
 import json
+import os
 import pickle
 import struct
 
@@ -137,6 +138,10 @@ def test_corrupt_files_are_refused(nim, trained, tmp_path):
         kakurega.agents.load(empty)
     with pytest.raises(PolicyFileError, match="does not exist"):
         kakurega.agents.load(tmp_path / "missing.safetensors")
+    fifo = tmp_path / "fifo.safetensors"
+    os.mkfifo(fifo)
+    with pytest.raises(PolicyFileError, match="fifo.safetensors is not a regular file"):  # never opened: no hang
+        kakurega.agents.load(fifo)
 
 
 def test_tampered_metadata_is_refused(nim, trained, tmp_path):

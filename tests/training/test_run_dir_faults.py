@@ -355,3 +355,15 @@ def test_a_progress_csv_that_is_not_utf8_is_named(run):
     with pytest.raises(ConfigError, match=f"{progress}: not UTF-8 text"):
         train(_config(run, total_timesteps=128), resume=True, quiet=True)
     assert progress.read_bytes() == before  # nothing cut, nothing lost
+
+
+def test_a_failed_rename_leaves_no_temporary_file(tmp_path):
+    """A directory at the name (or any failing rename): the write raises and its temporary file is gone."""
+    from kakurega.agents.training import run_dir
+
+    (tmp_path / "out.json").mkdir()
+    with pytest.raises(OSError):
+        run_dir.atomic_write_bytes(tmp_path / "out.json", b"{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    run_dir.atomic_write_bytes(tmp_path / "other.json", b"{}")  # the control: a free name is written
+    assert (tmp_path / "other.json").read_bytes() == b"{}" and not (tmp_path / ".other.json.tmp").exists()
