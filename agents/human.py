@@ -5,7 +5,8 @@ the text picture of **its own view**, the names of its legal actions and the
 moves its own view proves win at once (see :func:`show_view`);
 :meth:`HumanAgent.act` prints them as a menu with stable keys (the action ids,
 :mod:`~kakurega.agents.move_menu`), takes a single legal move without asking,
-and asks until a key or the words of a move pick exactly one.
+and asks until a key or the words of a move pick exactly one; ``rules`` (or
+``help``, ``?``) at the prompt prints the game's rules page and asks again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.move_menu import choose, menu_lines
+
+
+#: answers at the prompt that print the rules page instead of playing a move
+RULES_WORDS = ("rules", "help", "?")
 
 
 class HumanAgent(Agent):
@@ -56,7 +61,7 @@ class HumanAgent(Agent):
             return legal[0]
         if self._view_text:
             self.output_fn(self._view_text)
-        self.output_fn("Your moves (type a [key] or a move's words, e.g. a square; q quits):")
+        self.output_fn("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules; q quits):")
         for line in menu_lines(names, self._notes):
             self.output_fn(line)
         while True:
@@ -66,10 +71,24 @@ class HumanAgent(Agent):
                 raise KeyboardInterrupt("input closed") from None
             if answer.strip().lower() in ("q", "quit", "exit"):
                 raise KeyboardInterrupt("player quit")
+            if answer.strip().lower() in RULES_WORDS:
+                self.output_fn(self._rules())
+                continue
             picked = choose(answer, names)
             if isinstance(picked, int):
                 return picked
             self.output_fn(picked)
+
+
+    def _rules(self) -> str:
+        """The game's rules page (``kakurega rules GAME``), then how to go on."""
+        from kakurega.envs.rules_pages import rules_page
+
+        try:
+            page = rules_page(self.context.env_name).rstrip()
+        except (ValueError, OSError) as error:  # a game without a page: say so, keep playing
+            page = f"(no rules page: {error})"
+        return f"{page}\n\n(back to the game: type a [key] or a move's words; q quits)"
 
 
 def show_view(agent: Agent, env, agent_name: str) -> None:

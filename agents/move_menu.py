@@ -39,7 +39,9 @@ def choose(answer: str, names: dict[int, str]) -> int | str:
     answer = answer.strip()
     shown = short_repr(answer, 40)
     if not answer:
-        return "Type a move's key (the number in brackets) or its words; q quits."
+        return "Type a move's key (the number in brackets) or its words; rules shows the rules; q quits."
+    if answer.startswith("[") and answer.endswith("]"):  # a key typed as the menu shows it: [58]
+        answer = answer[1:-1].strip() or answer
     if answer.isascii() and answer.isdigit():
         if len(answer) <= 9 and int(answer) in names:
             return int(answer)

@@ -51,6 +51,8 @@ VERSION = 1
 MAX_RECORD_BYTES = 2_000_000
 #: the most moves a record may hold
 MAX_MOVES = 100_000
+#: the longest agent spec a record holds (as ``kakurega.agents.specs.MAX_SPEC_LENGTH``)
+MAX_SPEC_LENGTH = 4096
 _MAX_NODES = 4 * MAX_MOVES  # JSON values in a record of MAX_MOVES moves, with room to spare
 #: seeds are drawn below 2**53 so that a record read by JavaScript keeps them exact
 SEED_LIMIT = 2**53
@@ -257,6 +259,10 @@ def _check_fields(data, source: str) -> Record:
     agents = data["agents"]
     if not isinstance(agents, dict) or not all(isinstance(v, str) for v in agents.values()):
         raise _fail(source, "agents", f"expected an object agent name -> agent spec string, got {short_repr(agents)}")
+    for agent, spec in agents.items():  # printed as they are by replays: no terminal escapes, no screenfuls
+        if len(spec) > MAX_SPEC_LENGTH or not spec.isprintable():
+            raise _fail(source, f"agents.{short_repr(agent, 40)}", f"expected an agent spec of at most {MAX_SPEC_LENGTH} "
+                        f"printable characters (no control characters), got {short_repr(spec)}")
     moves = data["moves"]
     if not isinstance(moves, list):
         raise _fail(source, "moves", f"expected a list of [agent, action] pairs, got {short_repr(moves)}")

@@ -227,7 +227,7 @@ def cmd_play(args) -> int:
     from kakurega.agents.base import AgentContext, choose_action
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.record import describe_move
-    from kakurega.agents.specs import make_agent, seat_lineup
+    from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
@@ -254,6 +254,9 @@ def cmd_play(args) -> int:
         opponents = ["heuristic"]
     try:
         lineup_specs = seat_lineup(name, n, seat, opponents)
+        for spec in opponents:  # one terminal shows one seat's view: a second person would see the first's hand
+            require_unattended(parse_spec(spec), "an opponent in kakurega play",
+                               "one terminal shows one seat's view; several people play at one table in kakurega serve")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -265,6 +268,7 @@ def cmd_play(args) -> int:
     me = env.possible_agents[seat]
     lineup = ", ".join(f"{agent}: {spec or 'you'}" for agent, spec in zip(env.possible_agents, lineup_specs))
     print(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
+    print(f"The rules: type rules at the prompt, or run kakurega rules {name}")
     if legend := env.game.code_legend():
         print(legend)
     record = None
@@ -483,7 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play a game in the terminal against any agents",
                        description="Play GAME in the terminal. You see only your own view of the table, and your "
-                       "legal actions listed by name with numbers; type a number to play (q quits). "
+                       "legal moves listed by name with keys; type a key or a move's words to play (rules at "
+                       "the prompt prints the rules; q quits). "
                        + AGENT_SPEC_HELP + ".")
     p.add_argument("game", help="env name, e.g. kakurenbo_v1 or kakurenbo")
     p.add_argument("--opponents", nargs="*", metavar="SPEC",

@@ -21,7 +21,10 @@ import sys
 MAX_GIF_FRAMES = 5_000
 #: the frame rates a GIF can show (its delays are 20 ms to 655 s; the last frame is shown three times as long)
 MIN_FPS, MAX_FPS = 0.01, 50.0
-CAPTION_HEIGHT = 22
+#: a caption line's height in pixels (its font is 8 px smaller), and the most lines a caption band holds (a longer
+#: caption ends with an ellipsis); the band is as tall as the game's longest caption, the same on every frame
+CAPTION_LINE = 22
+MAX_CAPTION_LINES = 8
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -82,7 +85,7 @@ def _show_in_terminal(record, args) -> int:
     raw = replayer.raw
     view = parse_view(raw, args.view)
     print(_header(record, args.record))
-    print(f"view: {view or 'spectator (public information only)'}")
+    print(f"view: {view or 'spectator (public information only)'}; the rules: kakurega rules {record.env}")
     total = len(record.moves)
     print(f"\n--- the deal ({raw.agent_selection} to move)")
     print(raw.render_text(view))
@@ -110,20 +113,73 @@ def _wait() -> bool:
     return answer.strip().lower() not in ("q", "quit", "exit")
 
 
-def _caption(frame, text: str):
-    """``frame`` (an H x W x 3 array) with a caption band of ``text`` below it, as a Pillow image."""
-    from PIL import Image, ImageDraw, ImageFont
+def _font():
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=CAPTION_LINE - 8)
+
+
+def caption_lines(text: str, width: int, font=None) -> list[str]:
+    """``text`` wrapped at spaces into lines that fit ``width`` pixels (a word wider than that is cut)."""
+    font = font or _font()
+    room = width - 12  # 6 px of margin on each side
+    lines, line = [], ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if font.getlength(trial) <= room:
+            line = trial
+            continue
+        if line:
+            lines.append(line)
+        while font.getlength(word) > room and len(word) > 1:
+            cut = len(word) - 1
+            while cut > 1 and font.getlength(word[:cut]) > room:
+                cut -= 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    return lines + [line] if line else lines or [""]
+
+
+def _caption(frame, text: str, band: int = 1):
+    """``frame`` (an H x W x 3 array) with a caption band of ``band`` lines below it holding ``text`` wrapped to
+    the frame's width (cut with an ellipsis beyond ``band`` lines), as a Pillow image."""
+    from PIL import Image, ImageDraw
 
     image = Image.fromarray(frame)
-    out = Image.new("RGB", (image.width, image.height + CAPTION_HEIGHT), (255, 255, 255))
+    font = _font()
+    lines = caption_lines(text, image.width, font)
+    if len(lines) > band:
+        lines = lines[:band]
+        while lines[-1] and font.getlength(lines[-1] + " ...") > image.width - 12:
+            lines[-1] = lines[-1][:-1]
+        lines[-1] += " ..."
+    out = Image.new("RGB", (image.width, image.height + band * CAPTION_LINE), (255, 255, 255))
     out.paste(image, (0, 0))
-    font = ImageFont.load_default(size=CAPTION_HEIGHT - 8)
-    ImageDraw.Draw(out).text((6, image.height + 3), text, fill=(20, 20, 20), font=font)
+    draw = ImageDraw.Draw(out)
+    for k, line in enumerate(lines):
+        draw.text((6, image.height + 3 + k * CAPTION_LINE), line, fill=(20, 20, 20), font=font)
     return out
 
 
+def _captions(record, view) -> list[str]:
+    """Every frame's caption, from a replay without pictures (the band's height needs the longest first)."""
+    from kakurega.agents.record import Replayer, describe_move
+
+    replayer = Replayer(record)
+    raw, total = replayer.raw, len(record.moves)
+    captions = [f"{record.env}: the deal"]
+    while replayer.next_move() is not None:
+        agent, action = replayer.next_move()
+        before = raw.game.clone(raw.game_state)
+        replayer.step()
+        captions.append(f"move {replayer.position}/{total}: {describe_move(raw, agent, action, view, before)}")
+    replayer.check_end()
+    return captions
+
+
 def _export_gif(record, args) -> int:
-    from kakurega.agents.record import Replayer, describe_move, parse_view
+    from kakurega.agents.record import Replayer, parse_view
     from kakurega.scripts.destination import writable_file
     from kakurega.scripts.gif import GifWriter
 
@@ -135,20 +191,20 @@ def _export_gif(record, args) -> int:
     if len(record.moves) + 1 > MAX_GIF_FRAMES:
         raise ValueError(f"{args.record}: {len(record.moves)} moves; a GIF takes at most {MAX_GIF_FRAMES - 1}")
     writable_file(args.gif, "--gif")  # before the first frame is drawn
+    captions = _captions(record, view)
     replayer = Replayer(record, render_mode="rgb_array", render_view=view)
     raw = replayer.raw
-    total = len(record.moves)
     duration = int(round(1000 / args.fps))
     # frames go to the file as they are drawn (memory stays bounded whatever the length); the last frame
     # stays three times as long, so the final position can be read before the loop restarts
     with GifWriter(args.gif, duration, 3 * duration) as gif:
-        gif.add(_caption(raw.render(), f"{record.env}: the deal"))
+        frame = raw.render()
+        font = _font()
+        band = min(MAX_CAPTION_LINES, max(len(caption_lines(text, frame.shape[1], font)) for text in captions))
+        gif.add(_caption(frame, captions[0], band))
         while replayer.next_move() is not None:
-            agent, action = replayer.next_move()
-            before = raw.game.clone(raw.game_state)
             replayer.step()
-            words = describe_move(raw, agent, action, view, before)
-            gif.add(_caption(raw.render(), f"move {replayer.position}/{total}: {words}"))
+            gif.add(_caption(raw.render(), captions[replayer.position], band))
         replayer.check_end()
     print(f"wrote {args.gif}: {gif.frames} frames at {args.fps:g} fps, view {view or 'spectator'}")
     print(_result(replayer))

@@ -183,6 +183,32 @@ def test_show_view_hands_over_own_view_and_action_names():
     assert human._action_names == {a: env.action_to_string(a) for a in env.legal_actions()}
 
 
+def test_play_points_to_the_rules_and_prints_them_at_the_prompt(monkeypatch, capsys):
+    typed = typist(capsys, ["rules", "?"])
+    monkeypatch.setattr("builtins.input", typed)
+    assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 0
+    out = "".join(typed.printed) + capsys.readouterr().out
+    assert "The rules: type rules at the prompt, or run kakurega rules animal_chain_v1" in out
+    assert out.count("# Animal Chain") == 2 and out.count("(back to the game: type a [key]") == 2
+    assert "'rules' is not a legal move" not in out and "Game over" in out
+
+
+def test_a_menu_key_typed_with_its_brackets_is_the_key():
+    from kakurega.agents.move_menu import choose
+
+    names = {3: "pass", 58: "play Dg|Ct onto r2c1"}
+    assert choose("[58]", names) == 58 and choose("[ 3 ]", names) == 3 and choose("58", names) == 58
+    assert "is not the key of a legal move" in choose("[7]", names)
+
+
+def test_play_refuses_a_second_person_as_an_opponent(capsys):
+    # one terminal shows one seat's view: a human opponent would have seen the first person's hand, and the reverse
+    assert main(["play", "kakurenbo", "--seat", "0", "--opponents", "human", "heuristic", "heuristic"]) == 2
+    err = capsys.readouterr().err
+    assert "'human' needs a person at the terminal, so it cannot be an opponent in kakurega play" in err
+    assert "kakurega serve" in err
+
+
 def test_play_rejects_a_wrong_number_of_opponents(capsys):
     assert main(["play", "kakurenbo", "--opponents", "random", "heuristic", "--option", "num_players=4"]) == 2
     assert "give 1 or 3 opponent specs" in capsys.readouterr().err
@@ -215,3 +241,26 @@ def test_console_script_runs_in_a_subprocess():
     probe = "import sys; from kakurega.scripts.cli import main; main(['envs']); print('torch' in sys.modules, 'stable_baselines3' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "False False"
+
+
+def test_a_record_cannot_print_terminal_escapes_through_its_agent_specs(tmp_path, capsys):
+    """A replay prints each seat's agent spec as the record gives it: a spec with control characters (clear the
+    screen, set the window title, fake output) or of a screenful is refused; the control replays."""
+    from kakurega.agents.record import MAX_SPEC_LENGTH
+    from kakurega.agents.specs import MAX_SPEC_LENGTH as SPEC_LIMIT
+
+    assert MAX_SPEC_LENGTH == SPEC_LIMIT
+    path = tmp_path / "game.json"
+    assert main(["evaluate", "animal_chain_v1", "--agents", "random", "heuristic", "--games", "2", "--quiet",
+                 "--record-dir", str(tmp_path / "records")]) == 0
+    record = json.loads(next((tmp_path / "records").glob("game-*.json")).read_text())
+    for spec in ("heuristic\x1b[2J\x1b[H\x1b]0;title\x07", "random" + "x" * MAX_SPEC_LENGTH):
+        path.write_text(json.dumps({**record, "agents": {**record["agents"], "player_0": spec}}))
+        capsys.readouterr()
+        assert main(["replay", str(path)]) == 2
+        captured = capsys.readouterr()
+        assert "\x1b" not in captured.out + captured.err and "agent spec of at most" in captured.err
+        assert len(captured.err) < 600
+    path.write_text(json.dumps(record))  # the control
+    assert main(["replay", str(path)]) == 0
+    assert "the rules: kakurega rules animal_chain_v1" in capsys.readouterr().out

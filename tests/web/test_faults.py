@@ -300,10 +300,10 @@ def test_a_gif_export_holds_a_bounded_number_of_frames(tmp_path, monkeypatch, ca
     most = [0]
     caption = replay_script._caption
 
-    def tracked(frame, text):
+    def tracked(frame, text, band):
         gc.collect()
         most[0] = max(most[0], sum(ref() is not None for ref in made))
-        image = caption(frame, text)
+        image = caption(frame, text, band)
         made.append(weakref.ref(image))
         return image
 

@@ -24,6 +24,7 @@ from kakurega.agents.specs import make_agent
 from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import make
 from kakurega.scripts.cli import main
+from kakurega.scripts.replay import CAPTION_LINE, MAX_CAPTION_LINES, _captions, caption_lines
 
 
 def recorded_game(env_name: str, options: dict, seed: int, specs=None) -> Record:
@@ -263,5 +264,31 @@ def test_gif_of_a_view(tmp_path, capsys):
         raw = make("kakurenbo_v0", wrapped=False, num_players=3)
         raw.reset(seed=record.seed)
         width, height = raw.picture.scene(raw.game_state, 1).width, raw.picture.scene(raw.game_state, 1).height
-        assert image.size == (width, height + 22)
+        band = max(len(caption_lines(text, width)) for text in _captions(record, "player_1"))
+        assert image.size == (width, height + band * CAPTION_LINE)
     assert main(["replay", str(path), "--gif", str(gif), "--fps", "0"]) == 2
+
+
+@pytest.mark.parametrize("env, options, seed", [("hidden_rooms_v0", {}, 3), ("summer_hide_and_seek_v2", {}, 1)])
+def test_every_gif_caption_fits_its_frame_whole(tmp_path, env, options, seed):
+    """A caption is wrapped to the frame's width, the band as tall as the game's longest caption (captions ran
+    past the frame's edge: 43 of 200 in a Hidden Rooms match, the end of a round among them)."""
+    from PIL import Image, ImageFont
+
+    record = recorded_game(env, options, seed)
+    path = record.save(tmp_path / "game.json")
+    gif = tmp_path / "game.gif"
+    assert main(["replay", str(path), "--gif", str(gif)]) == 0
+    captions = _captions(record, None)
+    font = ImageFont.load_default(size=CAPTION_LINE - 8)
+    with Image.open(gif) as image:
+        width = image.size[0]
+        wrapped = [caption_lines(text, width) for text in captions]
+        assert max(len(lines) for lines in wrapped) > 1  # the control: some caption needs a second line
+        band = min(MAX_CAPTION_LINES, max(len(lines) for lines in wrapped))
+        raw = make(env, wrapped=False, render_mode="rgb_array", **options)
+        raw.reset(seed=record.seed)
+        assert image.size[1] == raw.render().shape[0] + band * CAPTION_LINE
+    for text, lines in zip(captions, wrapped):
+        assert all(font.getlength(line) <= width - 12 for line in lines)
+        assert " ".join(lines).split() == text.split()  # every word kept, in order
