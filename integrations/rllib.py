@@ -14,6 +14,10 @@ with its next observation; when the game ends every learning agent receives
 its final observation and reward. Observations are each player's own: another
 player's view never appears under an agent's id. An illegal action (possible
 only without masking) ends the game with -1 for its player, as ``env()`` does.
+A game cut off at its step or turn limit ends *terminated*, not truncated:
+the rules score it, its last rewards are its result, and RLlib's value
+targets bootstrap through a truncation (they would add the critic's value of
+the final position to that result).
 Each finished game's outcome (win/shared/draw/loss and its score,
 :mod:`kakurega.agents.outcome`) is kept once per game: the learning seat's,
 or ``player_0``'s when every seat learns (the ``shared`` and ``per_seat``
@@ -146,8 +150,9 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             for agent in told:
                 seat = self.possible_agents.index(agent)
                 self.outcomes.append((classify_outcome(returns, seat), win_share(returns, seat)))
-            truncated = any(self.raw.truncations.values()) and not any(self.raw.terminations.values())
-            return observations, rewards, {"__all__": not truncated}, {"__all__": truncated}, {}
+            # a game cut off at its step limit is over too: the rules score it (its last rewards are its result),
+            # and RLlib's value targets would add V(final observation) to a truncated episode's last reward
+            return observations, rewards, {"__all__": True}, {"__all__": False}, {}
         current = self.raw.agent_selection
         return self._observations(), {current: self._pay(current)}, {"__all__": False}, {"__all__": False}, {}
 

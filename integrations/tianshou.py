@@ -42,7 +42,10 @@ class MaskInObservation(gymnasium.Wrapper):
 
     Tianshou stacks infos into arrays and refuses a buffer with missing
     values, so every info carries the same numeric keys: ``final_return`` and
-    ``win`` (1.0 for a win), both 0.0 until the episode's last step.
+    ``win`` (1.0 for a win), both 0.0 until the episode's last step. A game cut
+    off at its step or turn limit ends *terminated*: the rules score it, and
+    Tianshou's returns bootstrap through a truncation (they would add the
+    critic's value of the final position to the game's result).
     """
 
     def __init__(self, env):
@@ -56,7 +59,8 @@ class MaskInObservation(gymnasium.Wrapper):
 
     def step(self, action):
         observation, reward, terminated, truncated, info = self.env.step(action)
-        return self._observation(observation, info), reward, terminated, truncated, self._info(info)
+        over = terminated or truncated  # a cut-off is the end of the game, scored by the rules
+        return self._observation(observation, info), reward, over, False, self._info(info)
 
     @staticmethod
     def _observation(observation, info) -> dict:

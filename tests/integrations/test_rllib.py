@@ -146,3 +146,34 @@ def test_frozen_seats_never_share_an_agent_object():
         assert len(frozen) == 3
         assert len({id(agent) for agent in frozen}) == 3
         assert len({id(agent.rng) for agent in frozen}) == 3
+
+
+def test_a_game_cut_off_at_its_limit_ends_terminated_with_the_rules_result():
+    """RLlib's value targets bootstrap through a truncation (V(final observation) added to the last reward): a game
+    cut off at its step limit is scored by the rules, so the env reports it terminated, paying the rules' returns."""
+    from ray.rllib.utils.postprocessing.value_predictions import compute_value_targets
+
+    env = bridge.KakuregaMultiAgentEnv({"env": "kakurenbo_v1", "env_kwargs": {"num_players": 3, "max_steps": 6},
+                                        "mapping": "shared", "seed": 0})
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        obs, _ = env.reset()
+        paid = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            agent = next(iter(obs))
+            obs, rewards, terminated, truncated, _ = env.step(
+                {agent: int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))})
+            for name, reward in rewards.items():
+                paid[name] += reward
+            if terminated["__all__"] or truncated["__all__"]:
+                break
+        assert any(env.raw.unwrapped.truncations.values())  # the control: the rules' env says truncated
+        assert terminated["__all__"] and not truncated["__all__"]
+        returns = env.raw.unwrapped.game.returns(env.raw.unwrapped.game_state)
+        assert [paid[name] for name in env.possible_agents] == pytest.approx(list(returns))
+    # why: at a truncation RLlib's targets keep the bootstrap term, at a termination they drop it
+    # (the last move pays 1.0 from s0; RLlib appends the final observation s1, valued 0.9, as one more timestep)
+    values, rewards = np.array([0.5, 0.9]), np.array([1.0, 0.0])
+    truncated_target = compute_value_targets(values, rewards, np.array([0.0, 0.0]), np.array([1.0, 0.0]), 0.9, 1.0)
+    terminated_target = compute_value_targets(values, rewards, np.array([1.0, 0.0]), np.array([0.0, 0.0]), 0.9, 1.0)
+    assert terminated_target[0] == pytest.approx(1.0) and truncated_target[0] == pytest.approx(1.0 + 0.9 * 0.9)

@@ -121,3 +121,23 @@ def test_single_seat_env_has_one_info_shape_and_int8_masks():
         assert set(info) == {"final_return", "win"}
         done = terminated or truncated
     assert not obs["mask"].any()
+
+
+def test_the_single_seat_form_ends_a_game_cut_off_at_its_limit_terminated():
+    """Tianshou bootstraps through a truncation; a game cut off at its step limit is scored by the rules, so the
+    single-seat form ends it terminated, its last reward the rules' result."""
+    from kakurega.integrations.tianshou import single_seat_env
+
+    env = single_seat_env("kakurenbo_v1", {"num_players": 3, "max_steps": 6}, opponents=["random"])
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(obs["mask"]))))
+            total += reward
+            done = terminated or truncated
+        assert terminated and not truncated
+        assert total == pytest.approx(info["final_return"])
+        raw = env.unwrapped.raw
+        assert any(raw.truncations.values()) and not any(raw.terminations.values())  # the control: a cut-off
