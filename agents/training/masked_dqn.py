@@ -1,7 +1,7 @@
 """DQN with action masking: a documented subclass of stable-baselines3's DQN.
 
 SB3's DQN knows nothing of legal actions. :class:`MaskedDQN` changes exactly
-three things, and nothing else of SB3's algorithm:
+four things, and nothing else of SB3's algorithm:
 
 1. **Acting.** Q-values of illegal actions are set to ``-inf`` before the
    argmax, in :meth:`MaskedDQN.predict` (pass ``action_masks=``) and while
@@ -15,6 +15,14 @@ three things, and nothing else of SB3's algorithm:
    legal action (the game is over: it ended or was cut off) contributes no
    bootstrap term, so truncation by a game's step limit is treated as the end
    of the game it is in kakurega (the rules score it), not as a time-out.
+4. **Learning starts on a filled buffer.** No gradient step is taken while the
+   replay buffer holds ``learning_starts`` transitions or fewer (all it can
+   hold, if that is fewer). In a fresh run this is SB3's own rule (its buffer
+   holds one transition per step), so nothing changes there; a run resumed
+   without its buffer (``checkpoint.save_replay_buffer: false``) is past
+   ``learning_starts`` already, and would otherwise sample its first batches
+   from the few transitions collected since the resume. Meanwhile it acts with
+   its (restored) epsilon-greedy policy, not the warm-up's random play.
 
 Where the masks come from: the env (the single-agent view) returns, in every
 step's ``info``, ``"action_mask"`` = the mask of the observation it returns.
@@ -150,7 +158,16 @@ class MaskedDQN(DQN):
         return action, action
 
     # ------------------------------------------------------------- learning
+    def replay_filled(self) -> bool:
+        """Whether the replay buffer holds more than ``learning_starts`` transitions (or is full): learning may go on."""
+        buffer = self.replay_buffer
+        capacity = buffer.buffer_size * buffer.n_envs
+        held = capacity if buffer.full else buffer.pos * buffer.n_envs
+        return held > min(self.learning_starts, capacity - 1)
+
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        if not self.replay_filled():
+            return  # a run resumed without its replay buffer: refill it first (see the module doc)
         self.policy.set_training_mode(True)
         self._update_learning_rate(self.policy.optimizer)
         losses = []

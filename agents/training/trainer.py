@@ -18,7 +18,15 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
 A run is crash-consistent: checkpoints are written atomically, ``--resume``
 takes the newest one that verifies and first cuts every CSV row and league
 snapshot written after it (:mod:`~kakurega.agents.training.run_dir`), and
-Ctrl-C saves a checkpoint before it stops. A symbolic link or a FIFO among the
+Ctrl-C saves a checkpoint before it stops. A resume restores the weights, the
+optimizer, the counters, the global RNGs and the episode statistics of the last
+100 games (``rollout/*``), and saves, evaluates and snapshots on the same
+absolute steps, but it does not replay the games: the games under way at the
+checkpoint are dropped and the envs are seeded afresh from ``seed`` and the step
+(:func:`resume_env_seed`), so the resumed run deals new games, neither those it
+started with nor, exactly, those an uninterrupted run would have dealt (a DQN
+run resumed without its replay buffer refills it before it learns again: see
+:mod:`~kakurega.agents.training.masked_dqn`). A symbolic link or a FIFO among the
 entries above is refused before anything is read or written, and a full disk
 or a read-only place stops the run with a :class:`~kakurega.agents.training.run_dir.RunWriteError`
 naming the file and the checkpoints that are intact. No game-specific code lives here:
@@ -80,10 +88,72 @@ def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, il
                            move_features=move_features)
 
 
+def rules_scored_ends(venv):
+    """``venv`` with SB3's ``TimeLimit.truncated`` taken out of its infos: a game cut off at its step or turn limit
+    is scored by the rules (the last step's reward is its result), so no learner may add its critic's value of the
+    final position to that reward, as MaskablePPO and PPO do for a truncated episode (MaskedDQN already treats it
+    as the end of the game: its buffer holds no legal move there)."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class RulesScoredEnds(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            observations, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                info.pop("TimeLimit.truncated", None)
+            return observations, rewards, dones, infos
+
+    return RulesScoredEnds(venv)
+
+
+#: the outcome figures of a game kept with SB3's episode statistics (``info["episode"]``, ``ep_info_buffer``)
+OUTCOME_KEYS = ("score", "win", "shared_win", "draw")
+
+
+def with_outcomes(venv):
+    """``venv`` (a ``VecMonitor``) whose episode statistics also hold the game's :data:`OUTCOME_KEYS`: its score
+    and 1 or 0 for an outright win, a shared win and a draw. They then live in SB3's ``ep_info_buffer`` with the
+    reward behind ``rollout/ep_rew_mean``, so ``rollout/score`` and the rates describe the same 100 games, and a
+    checkpoint keeps them for a resumed run."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from kakurega.agents.outcome import DRAW, SHARED, WIN
+
+    class WithOutcomes(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            observations, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                episode = info.get("episode")
+                if episode is not None and "outcome" in info:
+                    outcome = info["outcome"]
+                    episode.update(score=float(info["score"]), win=int(outcome == WIN),
+                                   shared_win=int(outcome == SHARED), draw=int(outcome == DRAW))
+            return observations, rewards, dones, infos
+
+    return WithOutcomes(venv)
+
+
+def resume_env_seed(seed: int, steps: int) -> int:
+    """The seed of the envs of a run of ``seed`` resumed at step ``steps``: a fresh run seeds env ``i`` with
+    ``seed + i``; a resumed one with this value ``+ i``, a 31-bit number drawn through a ``SeedSequence`` of
+    ``(seed, steps)``: it depends on the step, so a resume does not deal the run's opening games (or an earlier
+    resume's) again, and it meets the seeds of another run or resume only by chance."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([int(seed), int(steps)]).generate_state(1, np.uint32)[0]) >> 1
+
+
 def make_vec_env(config: dict):
     """The VecEnv of ``config`` (n_envs views; dummy or subprocess), seeded from ``config['seed']``.
 
-    Episode statistics come from one ``VecMonitor`` in the main process.
+    Episode statistics come from one ``VecMonitor`` in the main process, with each game's outcome
+    (:func:`with_outcomes`); a game cut off at its limit is the end of the game, not a time-out to bootstrap
+    through (:func:`rules_scored_ends`).
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
@@ -93,7 +163,7 @@ def make_vec_env(config: dict):
     )
     fns = [factory] * config["n_envs"]
     vec = SubprocVecEnv(fns) if config["vec_env"] == "subproc" else DummyVecEnv(fns)
-    vec = VecMonitor(vec)
+    vec = with_outcomes(VecMonitor(rules_scored_ends(vec)))
     vec.seed(config["seed"])
     return vec
 
@@ -222,21 +292,29 @@ def _callbacks(config: dict, out: Path, start_time: float):
             return True
 
     class OutcomeCallback(BaseCallback):
-        """Logs the score and the win/shared/draw rates of the last 100 training episodes (see ``agents.outcome``)."""
+        """Logs the score and the win/shared/draw rates of the last 100 training episodes (see ``agents.outcome``).
+
+        The games are those of SB3's episode statistics (``ep_info_buffer``, behind ``rollout/ep_rew_mean``), which
+        carry each game's outcome (:func:`with_outcomes`): a resumed run starts from the games its checkpoint kept,
+        so every row's figures describe the same games as its mean reward.
+        """
 
         def _on_training_start(self) -> None:
-            self.outcomes = deque(maxlen=100)
+            window = self.model._stats_window_size
+            kept = [e for e in (self.model.ep_info_buffer or []) if set(OUTCOME_KEYS) <= set(e)]
+            self.outcomes = deque(kept, maxlen=window)
 
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
-                if done and "outcome" in info:
-                    self.outcomes.append((info["outcome"], info["score"]))
+                episode = info.get("episode")
+                if done and episode is not None and "score" in episode:
+                    self.outcomes.append(episode)  # SB3 adds it to ep_info_buffer right after this step's callbacks
             if self.outcomes:
                 n = len(self.outcomes)
-                self.logger.record("rollout/score", sum(share for _, share in self.outcomes) / n)
-                self.logger.record("rollout/win_rate", sum(o == "win" for o, _ in self.outcomes) / n)
-                self.logger.record("rollout/shared_win_rate", sum(o == "shared" for o, _ in self.outcomes) / n)
-                self.logger.record("rollout/draw_rate", sum(o == "draw" for o, _ in self.outcomes) / n)
+                self.logger.record("rollout/score", sum(e["score"] for e in self.outcomes) / n)
+                self.logger.record("rollout/win_rate", sum(e["win"] for e in self.outcomes) / n)
+                self.logger.record("rollout/shared_win_rate", sum(e["shared_win"] for e in self.outcomes) / n)
+                self.logger.record("rollout/draw_rate", sum(e["draw"] for e in self.outcomes) / n)
             return True
 
     class EvalCallback(BaseCallback):
@@ -256,14 +334,25 @@ def _callbacks(config: dict, out: Path, start_time: float):
             if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
                 self._last = self.num_timesteps
                 self._evaluate()
+                if not self._logs_now():
+                    write_records(self.logger, "eval/", self.num_timesteps)
             return True
+
+        def _logs_now(self) -> bool:
+            """Whether SB3 writes the logs at this very step anyway: PPO (log_interval 1) after a rollout's last
+            step. Otherwise (PPO within a rollout, DQN, which logs every 100 games) the evaluation is written at
+            once, at its step, so none is overwritten by the next, logged at a later step or never written."""
+            local = self.locals
+            return config["algorithm"] == "ppo" and local.get("n_steps") == local.get("n_rollout_steps", 0) - 1
 
     class CheckpointCallback(BaseCallback):
         """A checkpoint each time the step count crosses a multiple of ``checkpoint.every``.
 
-        PPO saves when a rollout starts (after the update of the previous one), so a
-        resumed run collects the same rollouts; DQN saves after the step. It runs last,
-        so everything a step wrote (evaluation rows, snapshots) precedes the checkpoint.
+        PPO saves when a rollout starts (after the update of the previous one, so no
+        collected step is lost and a resumed run's rollouts and updates start on the
+        same steps as before; its games are new ones, see the module doc); DQN saves
+        after the step. It runs last, so everything a step wrote (evaluation rows,
+        snapshots) precedes the checkpoint.
         """
 
         def _on_training_start(self) -> None:
@@ -288,6 +377,26 @@ def _callbacks(config: dict, out: Path, start_time: float):
     if uses_league:
         callbacks.insert(0, LeagueCallback())
     return callbacks
+
+
+def write_records(logger, prefix: str, step: int) -> None:
+    """Write the records of ``logger`` whose keys start with ``prefix`` now, as a row of their own at ``step``
+    (``time/total_timesteps`` in progress.csv, the event step in TensorBoard); the other records wait for SB3's
+    next regular dump."""
+    values, counts, excluded = logger.name_to_value, logger.name_to_count, logger.name_to_excluded
+    held = {key: (values.pop(key), counts.pop(key, None), excluded.pop(key, None))
+            for key in list(values) if not key.startswith(prefix)}
+    try:
+        if values:
+            logger.record("time/total_timesteps", step, exclude="tensorboard")
+            logger.dump(step)
+    finally:
+        for key, (value, count, exclude) in held.items():
+            values[key] = value
+            if count is not None:
+                counts[key] = count
+            if exclude is not None:
+                excluded[key] = exclude
 
 
 def periodic_evaluation(config: dict, out: Path, metadata: dict, layers: list, timesteps: int, wall_seconds: float,
@@ -563,6 +672,8 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         if found is not None:
             path, contents = found
             checkpoints.restore(model, contents, path)
+            # after build_model, which seeds the envs with config["seed"]: new games, not the run's opening ones
+            vec_env.seed(resume_env_seed(config["seed"], model.num_timesteps))
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
         elif config["init_policy"] is not None:
             from kakurega.agents.policy import context_for

@@ -1,0 +1,153 @@
+"""What a resumed run continues and what it does not: new deals, one window of training games, a refilled DQN
+replay buffer, and every periodic evaluation written at its own step."""
+
+from __future__ import annotations
+
+import copy
+import csv
+
+import pytest
+from training_helpers import tiny_config
+
+from kakurega.agents.training import masked_dqn
+from kakurega.agents.training import view as view_module
+from kakurega.agents.training.trainer import train
+
+
+def _rows(path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def deals(monkeypatch):
+    """The seed of every game the training views deal, in order (the seed decides the whole deal)."""
+    dealt = []
+    original = view_module.SingleAgentView._deal
+
+    def recording(self):
+        dealt.append(int(copy.deepcopy(self.np_random).integers(2**31 - 1)))  # the draw _deal makes first
+        original(self)
+
+    monkeypatch.setattr(view_module.SingleAgentView, "_deal", recording)
+    return dealt
+
+
+def test_a_resumed_run_deals_new_games(nim, deals, tmp_path):
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=128, checkpoint={"every": 64, "keep": 2})
+    train(config, quiet=True)
+    first = list(deals)
+    deals.clear()
+    train(tiny_config(nim.NAME, "ppo", tmp_path / "again", total_timesteps=128), quiet=True)
+    # the control: the same seed deals the same games, so a repeated seed is a repeated game
+    assert deals == first and len(first) > 40
+    deals.clear()
+    train(dict(config, total_timesteps=256), resume=True, quiet=True)
+    resumed = list(deals)
+    assert len(resumed) > 40
+    assert not set(resumed) & set(first), f"{len(set(resumed) & set(first))} of {len(resumed)} deals repeated"
+    # a second resume (from step 256) deals games of its own too
+    deals.clear()
+    train(dict(config, total_timesteps=320), resume=True, quiet=True)
+    assert deals and not set(deals) & (set(first) | set(resumed))
+
+
+def test_resume_env_seed_depends_on_the_run_and_the_step():
+    from kakurega.agents.training.trainer import resume_env_seed
+
+    seeds = {resume_env_seed(seed, step) for seed in range(3) for step in (64, 128, 10**6)}
+    assert len(seeds) == 9 and all(0 <= s < 2**31 for s in seeds)
+    assert resume_env_seed(2**32 - 1, 2**53) == resume_env_seed(2**32 - 1, 2**53)
+
+
+def test_rollout_score_and_mean_reward_describe_the_same_games_after_a_resume(nim, tmp_path):
+    """In a 2-player zero-sum game of rewards +1/-1 (0 for a cut-off draw), score = (mean reward + 1) / 2."""
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=256, env_kwargs={"num_players": 2},
+                         checkpoint={"every": 128, "keep": 2})
+    train(config, quiet=True)
+    train(dict(config, total_timesteps=512), resume=True, quiet=True)
+    for part in ("part0", "part1"):  # part0, uninterrupted, is the control
+        rows = [r for r in _rows(tmp_path / "run" / "logs" / part / "progress.csv") if r.get("rollout/score")]
+        assert len(rows) >= 3
+        for row in rows:
+            score, mean = float(row["rollout/score"]), float(row["rollout/ep_rew_mean"])
+            assert score == pytest.approx((mean + 1) / 2, abs=1e-6), (part, row["time/total_timesteps"], score, mean)
+            assert 0 <= float(row["rollout/win_rate"]) <= score <= 1
+
+
+@pytest.fixture
+def updates(monkeypatch):
+    """``(num_timesteps, transitions in the replay buffer)`` at every MaskedDQN.train call that took gradient steps."""
+    seen = []
+    original = masked_dqn.MaskedDQN.train
+
+    def spying(self, gradient_steps, batch_size=100):
+        before = self._n_updates
+        held = self.replay_buffer.size() * self.replay_buffer.n_envs
+        original(self, gradient_steps, batch_size)
+        if self._n_updates > before:
+            seen.append((self.num_timesteps, held))
+
+    monkeypatch.setattr(masked_dqn.MaskedDQN, "train", spying)
+    return seen
+
+
+@pytest.mark.parametrize("save_replay", [False, True])
+def test_a_resumed_dqn_run_learns_from_a_refilled_buffer(nim, updates, tmp_path, save_replay):
+    config = tiny_config(nim.NAME, "dqn", tmp_path / "run", total_timesteps=128,
+                         dqn={"learning_starts": 64, "buffer_size": 1000, "batch_size": 16, "train_freq": 4},
+                         checkpoint={"every": 0, "keep": 1, "save_replay_buffer": save_replay})
+    train(config, quiet=True)
+    fresh = list(updates)
+    assert fresh and fresh[0][0] > 64 and fresh[0][1] > 64  # SB3's learning_starts in a fresh run: unchanged
+    updates.clear()
+    train(dict(config, total_timesteps=256), resume=True, quiet=True)
+    assert updates, "the resumed run never learned"
+    steps, held = updates[0]
+    if save_replay:  # the control: the restored buffer (128 transitions) is enough at once
+        assert steps <= 128 + 8 and held > 128
+    else:  # the buffer starts empty: no gradient step before it holds learning_starts transitions again
+        assert held > 64 and steps > 128 + 64
+        assert all(h > 64 for _, h in updates)
+
+
+def _event_steps(directory, tag: str) -> list[int]:
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    steps = []
+    for path in sorted(directory.glob("events.out.tfevents.*")):
+        for event in EventFileLoader(str(path)).Load():
+            if event.HasField("summary") and any(v.tag == tag for v in event.summary.value):
+                steps.append(event.step)
+    return steps
+
+
+@pytest.mark.parametrize("algorithm, every", [("dqn", 64), ("ppo", 96)])
+def test_every_periodic_evaluation_is_logged_at_its_step(nim, tmp_path, algorithm, every):
+    """DQN writes its logs every 100 games, PPO after each rollout (64 steps here): evaluations in between are
+    written at once, at their step (PPO's at 192 ends a rollout and goes in that rollout's row)."""
+    config = tiny_config(nim.NAME, algorithm, tmp_path / "run", total_timesteps=256,
+                         evaluation={"every": every, "games": 2, "final_games": 0},
+                         logging={"tensorboard": True, "progress_bar": False})
+    train(config, quiet=True)
+    evaluations = _rows(tmp_path / "run" / "eval.csv")
+    expected = [every * k for k in range(1, 256 // every + 1)]
+    assert [int(r["timesteps"]) for r in evaluations] == expected  # the control: the evaluations ran
+    part = tmp_path / "run" / "logs" / "part0"
+    progress = _rows(part / "progress.csv")
+    logged = [r for r in progress if r.get("eval/score")]
+    assert [int(float(r["time/total_timesteps"])) for r in logged] == expected
+    for row, evaluation in zip(logged, evaluations):
+        assert float(row["eval/score"]) == pytest.approx(float(evaluation["score"]), abs=5e-5)
+        assert float(row["eval/win_rate"]) == pytest.approx(float(evaluation["win_rate"]), abs=5e-5)
+    steps = [int(float(r["time/total_timesteps"])) for r in progress if r.get("time/total_timesteps")]
+    assert steps == sorted(steps)
+    assert _event_steps(part, "eval/score") == expected
+    # a row of its own holds the evaluation and its step only: the other records stay in their regular row
+    own = [r for r in logged if not r.get("rollout/ep_rew_mean")]
+    assert own if algorithm == "dqn" else [int(float(r["time/total_timesteps"])) for r in own] == [96]
+    for row in own:
+        assert {k for k, v in row.items() if v} <= {k for k in row if k.startswith("eval/")} | {"time/total_timesteps"}
+    if algorithm == "ppo":  # each update's train/* (pending at the evaluation of step 96) is in the next rollout's row
+        regular = [r for r in progress if r.get("rollout/ep_rew_mean")]
+        assert len(regular) == 4 and all(r.get("train/loss") for r in regular[1:])
