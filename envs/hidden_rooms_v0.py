@@ -400,3 +400,8 @@ class HiddenRoomsGymEnv(gymnasium.Env):
         """``ansi``: the text picture; ``rgb_array``: an H x W x 3 image; ``human``: the image in a window."""
         return self.aec.render()
 
+    def close(self) -> None:
+        """Close the ``human`` window if one is open (the AEC env's; the env holds nothing else to release)."""
+        self.aec.close()
+        super().close()
+

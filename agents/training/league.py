@@ -21,6 +21,9 @@ holds at most ``league.max_snapshots`` snapshots' agents.
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +31,7 @@ import numpy as np
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.policy import PolicyAgent, check_compatible, read_policy
 from kakurega.agents.specs import make_agent, parse_spec
+from kakurega.envs.core.safe_load import short_repr
 
 LEAGUE_ENTRIES = ("self", "snapshots")
 
@@ -40,27 +44,57 @@ class PoolEntry:
     weight: float
 
 
+EXPECTED_ENTRIES = 'a list of agent specs (["random", "heuristic"]) or of {"agent": SPEC, "weight": NUMBER} dicts'
+
+
+def _weight(agent: str, weight) -> float:
+    """``weight`` as a float, or an error: a finite number >= 0 (not a bool, not a string)."""
+    if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, numbers.Real):
+        raise TypeError(
+            f"opponent {short_repr(agent)}: weight must be a number >= 0, got {short_repr(weight)} "
+            f"of type {type(weight).__name__}"
+        )
+    weight = float(weight)
+    if not (math.isfinite(weight) and weight >= 0):
+        raise ValueError(f"opponent {short_repr(agent)}: weight must be a finite number >= 0, got {weight}")
+    return weight
+
+
 def parse_entries(entries) -> list[PoolEntry]:
     """Entries from a list of spec strings (equal weights) or ``{"agent":..., "weight":...}`` dicts."""
+    if isinstance(entries, (str, bytes, Mapping, PoolEntry)) or not isinstance(entries, Iterable):
+        # a bare "random" would be read letter by letter, a bare dict key by key
+        hint = f"; write [{short_repr(entries)}]" if isinstance(entries, (str, Mapping, PoolEntry)) else ""
+        raise TypeError(f"opponents must be {EXPECTED_ENTRIES}, got {short_repr(entries)}{hint}")
     parsed = []
     for item in entries:
         if isinstance(item, PoolEntry):
-            parsed.append(item)
+            parsed.append(PoolEntry(item.agent, _weight(item.agent, item.weight)))
         elif isinstance(item, str):
             parsed.append(PoolEntry(item, 1.0))
-        elif isinstance(item, dict):
-            parsed.append(PoolEntry(str(item["agent"]), float(item.get("weight", 1.0))))
+        elif isinstance(item, Mapping):
+            unknown = sorted(map(str, set(item) - {"agent", "weight"}))
+            if unknown:
+                raise ValueError(
+                    f"opponent entry {short_repr(item)}: unknown key {short_repr(unknown[0])}; expected agent and weight"
+                )
+            agent = item.get("agent")
+            if not isinstance(agent, str) or not agent:
+                raise TypeError(f"opponent entry {short_repr(item)}: 'agent' must be an agent spec string, "
+                                f"got {short_repr(agent)}")
+            parsed.append(PoolEntry(agent, _weight(agent, item.get("weight", 1.0))))
         else:
-            raise TypeError(f"opponent entry {item!r}: expected a spec string or {{agent: SPEC, weight: NUMBER}}")
+            raise TypeError(f"opponent entry {short_repr(item)}: expected a spec string or {{agent: SPEC, weight: NUMBER}}")
     if not parsed:
         raise ValueError("the opponent pool is empty; list at least one opponent (e.g. random)")
     for entry in parsed:
-        if entry.weight < 0:
-            raise ValueError(f"opponent {entry.agent!r}: weight must be >= 0, got {entry.weight}")
         if entry.agent not in LEAGUE_ENTRIES:
             parse_spec(entry.agent)
-    if sum(e.weight for e in parsed) <= 0:
-        raise ValueError("the opponent pool's weights sum to 0")
+    total = sum(e.weight for e in parsed)
+    if total <= 0:
+        raise ValueError("the opponent pool's weights sum to 0; give at least one opponent a positive weight")
+    if not math.isfinite(total):
+        raise ValueError(f"the opponent pool's weights sum to {total}; use smaller weights (only their ratios count)")
     return parsed
 
 

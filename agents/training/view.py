@@ -52,9 +52,9 @@ import numpy as np
 from gymnasium import spaces
 
 from kakurega.agents.base import AgentContext, choose_action
-from kakurega.agents.outcome import classify_outcome, win_share
+from kakurega.agents.outcome import classify_outcome, rules_winners, win_share
 from kakurega.agents.training.league import OpponentPool
-from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, check_render_mode
+from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, RenderModeError, check_render_mode
 
 MAX_REDEALS = 1000
 
@@ -62,7 +62,9 @@ MAX_REDEALS = 1000
 class SingleAgentView(gymnasium.Env):
     """One learning seat of a kakurega env; opponents act inside :meth:`step`."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"]}
+    # "render_fps": how fast Gymnasium's HumanRendering wrapper shows frames; gymnasium.make(id,
+    # render_mode="human") applies it over "rgb_array" (the view opens no window itself)
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -85,13 +87,26 @@ class SingleAgentView(gymnasium.Env):
         self.raw = make(env_name, wrapped=False, **self.env_kwargs)
         self.context = AgentContext.from_env(self.raw, env_name, self.env_kwargs)
         self.num_players = self.context.num_players
-        if learner_seat != "random" and not (
-            isinstance(learner_seat, (int, np.integer)) and 0 <= int(learner_seat) < self.num_players
+        if not (isinstance(learner_seat, str) and learner_seat == "random") and not (
+            isinstance(learner_seat, (int, np.integer))
+            and not isinstance(learner_seat, (bool, np.bool_))  # True is no seat
+            and 0 <= int(learner_seat) < self.num_players
         ):
             raise ValueError(
-                f"learner_seat must be 'random' or a seat in 0..{self.num_players - 1}, got {learner_seat!r}"
+                f"learner_seat must be 'random' or a seat number (an int) in 0..{self.num_players - 1}, "
+                f"got {learner_seat!r} of type {type(learner_seat).__name__}"
             )
         self.learner_seat = learner_seat
+        if not isinstance(move_features, (bool, np.bool_)):
+            raise TypeError(
+                f"move_features must be True or False, got {move_features!r} of type {type(move_features).__name__}"
+            )
+        if render_mode == "human":
+            raise RenderModeError(
+                f"render_mode='human' is not supported by the view itself; expected one of "
+                f"{self.metadata['render_modes']} or None (gymnasium.make(id, render_mode='human') shows "
+                "the 'rgb_array' frames in a window through Gymnasium's HumanRendering)"
+            )
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         if illegal_action not in ("penalize", "raise"):
@@ -129,9 +144,9 @@ class SingleAgentView(gymnasium.Env):
     def step(self, action):
         if self._over:
             raise RuntimeError("step() called on a finished episode; call reset() first")
-        action = int(action)
-        if not 0 <= action < self.context.num_actions:
-            raise ValueError(f"action {action} is out of range: expected 0..{self.context.num_actions - 1}")
+        # an integer (numpy's and 0-d integer arrays included) in range, or a TypeError/ValueError saying so:
+        # int() would turn 4.9 into 4, "4" into 4 and True into 1
+        action = self.raw.validate_action(action)
         if not self.raw.observe(self._learner)["action_mask"][action]:
             if self.illegal_action == "penalize":
                 return self._illegal_end()
@@ -149,9 +164,10 @@ class SingleAgentView(gymnasium.Env):
         if over:
             returns = [self._totals[a] for a in self.raw.possible_agents]
             seat = self.raw.possible_agents.index(self._learner)
+            winners = rules_winners(self.raw.game, self.raw.game_state)  # who won is the rules' call
             info.update(
-                outcome=classify_outcome(returns, seat),
-                score=win_share(returns, seat),
+                outcome=classify_outcome(returns, seat, winners),
+                score=win_share(returns, seat, winners),
                 final_return=self._totals[self._learner],
                 learner_seat=seat,
                 opponents=dict(self._opponent_labels),
@@ -180,7 +196,17 @@ class SingleAgentView(gymnasium.Env):
         return self.raw.observe(self._learner)["action_mask"].astype(bool)
 
     def render(self):
-        """The table as the learner sees it: text (``render_mode="ansi"``) or an H x W x 3 image (``"rgb_array"``)."""
+        """The table as the learner sees it: text (``render_mode="ansi"``) or an H x W x 3 image (``"rgb_array"``).
+
+        None without a ``render_mode`` (Gymnasium's convention; a warning says what to pass) and before
+        the first ``reset``.
+        """
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' "
+                "(gymnasium.make(..., render_mode='human') shows the 'rgb_array' frames in a window)"
+            )
+            return None
         if self._learner is None:
             return None
         if self.render_mode == "rgb_array":

@@ -484,7 +484,8 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
       ``reset``, reading ``agents``, ``rewards``... before ``reset``) raise
       PettingZoo's errors; stepping with no agents left warns;
     - an action outside the action space fails the assertion
-      ``"action is not in action space"`` (``None`` only for dead agents);
+      ``"action is not in action space"`` (``None`` only for dead agents; a
+      boolean is refused too, as the raw env refuses it);
     - an illegal action (mask 0) ends the game for everyone, the offender
       getting ``ILLEGAL_ACTION_PENALTY`` and the others 0.
 
@@ -550,6 +551,8 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         env = self.env
+        if not env.agents:  # every agent has stepped out: the raw env's words, not a KeyError
+            raise env._usage_error("last")
         agent = env.agent_selection
         observation = env.observe(agent) if observe else None
         return (
@@ -608,9 +611,15 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         return _AgentIterable(self, max_iter)
 
     def _in_action_space(self, action) -> bool:
-        """``Discrete(n).contains(action)`` without its numpy overhead for plain ints."""
+        """``Discrete(n).contains(action)`` without its numpy overhead for plain ints.
+
+        Booleans are refused (``Discrete.contains(True)`` is true, but ``True`` is no
+        action id: the raw env refuses it too).
+        """
         if type(action) is int:
             return 0 <= action < self._num_actions
+        if isinstance(action, (bool, np.bool_)):
+            return False
         return self.env.action_space(self.env.agent_selection).contains(action)
 
 

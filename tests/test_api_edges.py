@@ -1,0 +1,314 @@
+"""Edges of the public API: wrong action types, calls after the game, windows left open, bad view options.
+
+Each check has a control beside it: what must keep working (numpy integers, legal play, the modes that exist).
+"""
+
+import math
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from toy_game import raw_env as toy_raw_env
+
+import kakurega.envs  # noqa: F401 (registers the Gymnasium ids)
+from kakurega.agents.training.league import OpponentPool, PoolEntry, parse_entries
+from kakurega.agents.training.view import SingleAgentView
+from kakurega.envs import make
+from kakurega.envs.core.aec import EnvUsageError, RenderModeError, wrap
+from kakurega.envs.hidden_rooms_v0 import HiddenRoomsGymEnv
+
+ENV = "animal_chain_v1"
+
+
+def _view(**kwargs):
+    return SingleAgentView(ENV, learner_seat=0, **kwargs)
+
+
+def _first_legal(info) -> int:
+    return int(np.flatnonzero(info["action_mask"])[0])
+
+
+# ------------------------------------------------ 1. single-seat views: action types
+NOT_ACTIONS = [
+    ("legal + 0.9", lambda a: a + 0.9),  # int() made it the legal action a
+    ("a float", lambda a: float(a)),
+    ("a numpy float", lambda a: np.float32(a + 0.5)),
+    ("a string", lambda a: str(a)),
+    ("True", lambda a: True),
+    ("np.True_", lambda a: np.True_),
+    ("None", lambda a: None),
+    ("nan", lambda a: math.nan),
+    ("a 0-d float array", lambda a: np.array(float(a))),
+]
+
+
+@pytest.mark.parametrize("gym_id", ["kakurega/animal_chain-v1", "kakurega/HiddenRooms-v0"])
+@pytest.mark.parametrize("label, bad", NOT_ACTIONS, ids=[label for label, _ in NOT_ACTIONS])
+def test_gymnasium_ids_refuse_what_is_not_an_integer_action(gym_id, label, bad):
+    env = gymnasium.make(gym_id).unwrapped
+    obs, info = env.reset(seed=0)
+    n = env.action_space.n
+    with pytest.raises(TypeError, match=rf"action must be an integer in \[0, {n}\), got .* of type "):
+        env.step(bad(_first_legal(info)))
+    # nothing was played: the episode goes on with the legal action (the control)
+    obs, reward, terminated, truncated, info = env.step(_first_legal(info))
+    assert not info.get("illegal_action", False)
+
+
+@pytest.mark.parametrize("illegal_action", ["penalize", "raise"])
+def test_a_view_plays_nothing_on_a_float_action(illegal_action):
+    view = _view(illegal_action=illegal_action)
+    obs, info = view.reset(seed=0)
+    steps = view.raw.num_steps
+    with pytest.raises(TypeError, match="action must be an integer"):
+        view.step(_first_legal(info) + 0.9)
+    assert view.raw.num_steps == steps and view.action_masks().any()
+
+
+@pytest.mark.parametrize("wrap_action", [int, np.int64, np.int32, np.uint16, np.array], ids=str)
+def test_a_view_still_takes_numpy_integers_and_0d_integer_arrays(wrap_action):
+    view = _view()
+    obs, info = view.reset(seed=0)
+    legal = _first_legal(info)
+    expected = _view()
+    expected.reset(seed=0)
+    want = expected.step(legal)
+    got = view.step(wrap_action(legal))
+    assert np.array_equal(got[0], want[0]) and got[1:4] == want[1:4]
+    assert not got[4].get("illegal_action", False)
+
+
+@pytest.mark.parametrize("bad", [-1, np.int64(-1), 10**6])
+def test_a_view_refuses_an_integer_out_of_range(bad):
+    view = _view()
+    view.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action -?\d+ is out of range: expected an integer in \[0, \d+\)"):
+        view.step(bad)
+
+
+# ------------------------------------------------ 2. last() on the wrapped env after the game
+def _play_out(env, seed=0):
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    while env.agents:
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+@pytest.mark.parametrize("wrapped", [True, False], ids=["wrapped", "raw"])
+@pytest.mark.parametrize("observe", [True, False])
+def test_last_after_every_agent_stepped_out_says_call_reset(wrapped, observe):
+    env = make(ENV, wrapped=wrapped)
+    _play_out(env)
+    with pytest.raises(EnvUsageError, match=r"last\(\) after the game ended .*call reset\(\)"):
+        env.last(observe)
+    env.reset(seed=1)  # the control: after reset, last() answers again
+    obs, reward, terminated, truncated, info = env.last(observe)
+    assert not terminated and not truncated and (obs is None) == (not observe)
+
+
+def test_last_on_the_wrapped_env_while_dead_agents_remain_still_answers():
+    env = make(ENV)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        obs = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    obs, reward, terminated, truncated, info = env.last()
+    assert terminated or truncated
+
+
+# ------------------------------------------------ 3. booleans on the wrapped env
+@pytest.mark.parametrize("boolean", [True, np.True_, np.array(True)], ids=["True", "np.True_", "0-d bool"])
+def test_wrapped_env_refuses_a_boolean_where_action_1_is_legal(boolean):
+    env = wrap(toy_raw_env())
+    env.reset(seed=0)
+    assert env.observe(env.agent_selection)["action_mask"][1] == 1
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(boolean)
+    assert env.unwrapped.num_steps == 0 and not any(env.terminations.values())
+    env.step(np.int64(1))  # the control: the integer 1 plays
+    assert env.unwrapped.game_state.total == 2
+
+
+@pytest.mark.parametrize("boolean", [True, np.True_], ids=["True", "np.True_"])
+def test_wrapped_env_refuses_a_boolean_where_action_1_is_illegal(boolean):
+    env = make(ENV)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    assert env.observe(agent)["action_mask"][1] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(AssertionError, match="action is not in action space"):
+            env.step(boolean)  # was: a lost game for an "illegal move" the player never made
+    assert not any(env.terminations.values()) and env._cumulative_rewards[agent] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(1)  # the control: the integer 1 is an illegal move, which ends the game
+    assert all(env.terminations.values()) and env._cumulative_rewards[agent] == -1
+
+
+# ------------------------------------------------ 4. HiddenRoomsGymEnv.close() closes its window
+@pytest.fixture
+def dummy_display(monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    yield pygame
+    pygame.display.quit()
+
+
+@pytest.mark.parametrize("make_env", [
+    lambda: gymnasium.make("kakurega/HiddenRooms-v0", render_mode="human"),
+    lambda: HiddenRoomsGymEnv(render_mode="human"),
+], ids=["gymnasium.make", "HiddenRoomsGymEnv"])
+def test_hidden_rooms_gym_env_close_closes_the_window(dummy_display, make_env):
+    env = make_env()
+    env.reset(seed=0)
+    env.render()
+    aec = env.unwrapped.aec
+    assert aec._window is not None and dummy_display.display.get_surface() is not None
+    env.close()
+    assert aec._window is None and not dummy_display.display.get_init()
+    env.close()  # closing twice is harmless
+
+
+def test_hidden_rooms_gym_env_close_without_a_window():
+    env = HiddenRoomsGymEnv(render_mode="rgb_array")
+    env.reset(seed=0)
+    env.render()
+    env.close()
+    assert getattr(env.aec, "_window", None) is None
+
+
+# ------------------------------------------------ 5. views' render metadata and render() without a mode
+def test_views_declare_render_fps():
+    assert SingleAgentView.metadata["render_fps"] > 0
+
+
+def test_check_env_does_not_warn_about_render_fps():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gymnasium.make("kakurega/animal_chain-v1").unwrapped)
+    assert not [w for w in caught if "render_fps" in str(w.message)]
+
+
+def test_gymnasium_make_human_shows_the_views_frames(dummy_display):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # Gymnasium says it applies HumanRendering
+        env = gymnasium.make("kakurega/animal_chain-v1", render_mode="human")
+    assert env.render_mode == "human" and env.unwrapped.render_mode == "rgb_array"
+    obs, info = env.reset(seed=0)
+    env.step(_first_legal(info))
+    assert dummy_display.display.get_surface() is not None
+    env.close()
+    assert not dummy_display.display.get_init()
+
+
+def test_a_view_itself_refuses_human_naming_the_modes():
+    with pytest.raises(RenderModeError, match=r"render_mode='human'.*\['ansi', 'rgb_array'\].*HumanRendering"):
+        _view(render_mode="human")
+
+
+def test_render_without_a_render_mode_returns_none():
+    view = _view()
+    view.reset(seed=0)
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert view.render() is None
+    # the controls: the modes there are still draw
+    text = _view(render_mode="ansi")
+    text.reset(seed=0)
+    assert isinstance(text.render(), str) and text.render()
+    image = _view(render_mode="rgb_array")
+    image.reset(seed=0)
+    frame = image.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3
+
+
+# ------------------------------------------------ 6. the views' own options
+@pytest.mark.parametrize("opponents", ["random", "heuristic", {"agent": "random", "weight": 1.0}, PoolEntry("random", 1.0), 3],
+                         ids=["str", "str2", "dict", "PoolEntry", "int"])
+def test_opponents_must_be_a_list(opponents):
+    with pytest.raises(TypeError, match=r"opponents must be a list of agent specs .* or of \{\"agent\""):
+        _view(opponents=opponents)
+
+
+def test_a_bare_string_says_how_to_write_it():
+    with pytest.raises(TypeError, match=r"got 'random'; write \['random'\]"):
+        _view(opponents="random")
+
+
+@pytest.mark.parametrize("weights", [[math.nan], [1.0, math.nan], [math.inf], [1.0, math.inf], [1.0, -math.inf], [-1.0]],
+                         ids=["nan", "nan+1", "inf", "inf+1", "-inf+1", "negative"])
+def test_weights_must_be_finite_and_not_negative(weights):
+    entries = [{"agent": agent, "weight": w} for agent, w in zip(["heuristic", "random"], weights)]
+    with pytest.raises(ValueError, match=r"weight must be a finite number >= 0, got (nan|inf|-inf|-1.0)"):
+        _view(opponents=entries)
+
+
+def test_a_pool_entry_weight_is_checked_too():
+    with pytest.raises(ValueError, match="finite"):
+        parse_entries([PoolEntry("random", math.nan)])
+
+
+@pytest.mark.parametrize("weight", ["2", True, None, [1]], ids=["str", "bool", "None", "list"])
+def test_weights_must_be_numbers(weight):
+    with pytest.raises(TypeError, match=r"weight must be a number >= 0, got .* of type"):
+        parse_entries([{"agent": "random", "weight": weight}])
+
+
+def test_weights_that_overflow_are_refused():
+    with pytest.raises(ValueError, match="weights sum to inf"):
+        parse_entries([{"agent": "random", "weight": 1e308}, {"agent": "heuristic", "weight": 1e308}])
+
+
+def test_an_entry_needs_an_agent_string_and_no_unknown_keys():
+    with pytest.raises(ValueError, match="unknown key 'wieght'; expected agent and weight"):
+        parse_entries([{"agent": "random", "wieght": 2}])
+    with pytest.raises(TypeError, match="'agent' must be an agent spec string, got None"):
+        parse_entries([{"weight": 2}])
+
+
+def test_good_opponent_lists_still_work():
+    for opponents in (["random"], ("random", "heuristic"), [{"agent": "random", "weight": 2}, {"agent": "heuristic"}],
+                      [PoolEntry("random", 1.0)], [{"agent": "random", "weight": np.float32(0.5)}, "self"]):
+        view = _view(opponents=opponents)
+        view.reset(seed=0)
+    entries = parse_entries([{"agent": "random", "weight": 3}, "heuristic", {"agent": "self", "weight": 0}])
+    assert [(e.agent, e.weight) for e in entries] == [("random", 3.0), ("heuristic", 1.0), ("self", 0.0)]
+    pool = OpponentPool([{"agent": "random", "weight": 1.0}, {"agent": "heuristic", "weight": 3.0}], _view().context)
+    counts = {"random": 0, "heuristic": 0}
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        for label, _agent in pool.draw(rng, 1):
+            counts[label] += 1
+    assert 20 < counts["random"] < 90 and counts["heuristic"] > 110
+
+
+@pytest.mark.parametrize("seat", [True, False, np.True_, 1.0, "1", -1, 2])
+def test_learner_seat_must_be_an_int_seat_or_random(seat):
+    with pytest.raises(ValueError, match=r"learner_seat must be 'random' or a seat number \(an int\) in 0..1, got .* of type"):
+        SingleAgentView(ENV, learner_seat=seat)
+
+
+@pytest.mark.parametrize("seat", [0, 1, np.int64(1), "random"])
+def test_learner_seat_control(seat):
+    view = SingleAgentView(ENV, learner_seat=seat)
+    obs, info = view.reset(seed=0)
+    if seat != "random":
+        assert view._learner == f"player_{int(seat)}"
+
+
+@pytest.mark.parametrize("flag", ["yes", "no", 1, 0, None])
+def test_move_features_must_be_a_bool(flag):
+    with pytest.raises(TypeError, match=r"move_features must be True or False, got .* of type"):
+        _view(move_features=flag)
+
+
+@pytest.mark.parametrize("flag", [True, False, np.True_])
+def test_move_features_control(flag):
+    view = _view(move_features=flag)
+    obs, info = view.reset(seed=0)
+    plain = _view().observation_space.shape[0]
+    assert (obs.shape[0] > plain) == bool(flag)
