@@ -18,7 +18,6 @@ import numpy as np
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.move_menu import choose, menu_lines
 
-
 #: answers at the prompt that print the rules page instead of playing a move
 RULES_WORDS = ("rules", "help", "?")
 

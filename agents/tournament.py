@@ -21,11 +21,13 @@ results are the same as in one process.
 
 **Reports.** Per agent, from the games where it is focal (both sides count
 with two seats): wins, shared wins, draws and losses (see
-:mod:`kakurega.agents.outcome`); the **score**, the mean share of the win (a
+:mod:`kakurega.agents.outcome`: judged by the rules' winners of each game's
+final state where the rules say who won, so a reward scheme that does not pay
+for winning does not change them); the **score**, the mean share of the win (a
 win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0: what the
 zero-sum rewards pay for), with a 95% Wilson interval; the win rate (outright
 wins only: a shared win is not counted as a win) with its Wilson interval;
-the mean reward with a 95% normal interval; and an OpenSkill (Plackett-Luce)
+the mean reward with a 95% interval (:func:`mean_interval`); and an OpenSkill (Plackett-Luce)
 rating updated game by game in a fixed order (the focal agent's return
 against the mean return of the table; solitaire: every agent's return on the
 same deal). A head-to-head matrix gives the score of the row agent against
@@ -35,6 +37,11 @@ where the row agent scored more, ties counting half).
 The Wilson interval of the score treats the summed shares as successes; a
 share lies in [0, 1], so its variance is at most that of a win/loss game with
 the same mean and the interval is conservative.
+
+**Seeds** are whole numbers from 0 to ``2**32 - 1`` (:func:`check_seed`), like
+every numpy seed of kakurega: the per-game seeds are drawn from
+``SeedSequence([seed, ...])``, which would read a larger seed as two numbers and
+replay another seed's deals.
 """
 
 from __future__ import annotations
@@ -53,7 +60,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, choose_action
 from kakurega.agents.human import show_view
-from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, win_share
+from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, rules_winners, win_share
 
 #: how a table counts ties, printed under every per-agent table
 SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the zero-sum "
@@ -63,12 +70,30 @@ SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/
 #: on ``evaluation.games``; more would run for weeks, and the per-game tallies would fill the memory
 MAX_GAMES = 1_000_000
 
+#: the largest tournament seed: the seeds are 32-bit, as numpy's and the training config's (``MAX_SEED`` there)
+MAX_SEED = 2**32 - 1
+
 
 def check_games(games, what: str = "games") -> int:
     """``games`` if it is a whole number from 1 to :data:`MAX_GAMES`, else a ``ValueError`` saying so."""
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
         raise ValueError(f"{what} must be at least 1 and at most {MAX_GAMES:,} (a whole number of games), got {games!r}")
     return int(games)
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """``seed`` if it is a whole number from 0 to :data:`MAX_SEED`, else a ``ValueError`` saying so.
+
+    A larger seed is refused rather than folded: ``SeedSequence([seed, ...])`` splits it into 32-bit words, so seed
+    ``2**32`` would play the deals that seed 0 plays under another pairing or deal number.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{what}: expected a whole number from 0 to {MAX_SEED} (2**32 - 1), got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"{what}: expected a non-negative integer (the seed of the deals and agents), got {seed}")
+    if seed > MAX_SEED:
+        raise ValueError(f"{what}: expected an integer from 0 to {MAX_SEED} (2**32 - 1; seeds are 32-bit), got {seed}")
+    return int(seed)
 
 
 def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -80,6 +105,46 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     center = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, center - half), min(1.0, center + half)
+
+
+def mean_interval(rewards, bounds: tuple[float, float] | None = None, score_like: bool = False,
+                  z: float = 1.96) -> tuple[float, float]:
+    """95% interval of the mean of ``rewards``, every reward within ``bounds`` (the game's ``return_bounds()``).
+
+    - **Score-like rewards** (``score_like``: every reward is ``low + (high - low) * share``, the seat's share of
+      the win, as the zero-sum win rewards and any +1 / -1 (0 for a draw) two-player or solitaire reward are)
+      **or rewards of at most two values**: the Wilson interval (:func:`wilson_interval`) of
+      ``(mean - low) / (high - low)`` mapped back to ``[low, high]``. For score-like rewards that is the score's
+      interval through the rewards' affine relation; for two values, a proportion's. A reward in ``[low, high]``
+      varies at most as much as one of the two bounds with the same mean, so the interval is conservative, and it
+      is never of zero width (every reward equal included).
+    - **Other rewards** (three values or more, not paying the score: points, VP, Hidden Rooms'
+      ``reward=per_round``, shaped rewards): the normal interval ``mean ± z s / sqrt(n)`` clipped to ``bounds``.
+    - **No bounds** (a game that declares none; every kakurega game does): the normal interval (zero width when
+      every reward is equal).
+
+    With no reward: ``bounds`` (no bounds: ``(0, 0)``).
+
+    >>> [round(x, 3) for x in mean_interval([1.0] * 20, (-1.0, 1.0))]  # the normal interval: [1.0, 1.0]
+    [0.678, 1.0]
+    >>> [round(x, 3) for x in mean_interval([-1.0] * 7 + [1.0], (-1.0, 1.0))]  # the normal: [-1.240, -0.260]
+    [-0.955, -0.058]
+    """
+    values = np.asarray(rewards, dtype=np.float64)
+    n = values.size
+    low, high = bounds if bounds is not None else (None, None)
+    bounded = bounds is not None and math.isfinite(low) and math.isfinite(high) and high > low
+    if n == 0:
+        return (float(low), float(high)) if bounded else (0.0, 0.0)
+    mean = float(values.mean())
+    if bounded and (score_like or np.unique(values).size <= 2):
+        p = min(1.0, max(0.0, (mean - low) / (high - low)))
+        wl, wh = wilson_interval(p * n, n, z)
+        return low + (high - low) * wl, low + (high - low) * wh
+    half = float(z * values.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0
+    if not bounded:
+        return mean - half, mean + half
+    return max(float(low), mean - half), min(float(high), mean + half)
 
 
 def play_game(
@@ -132,6 +197,8 @@ class GameRecord:
     truncated: bool  #: cut off by the env's step limit
     final_state: object  #: the game state at the end (owned by the env: read it, do not keep it)
     moves: list = field(default_factory=list)  #: every ``[agent, action]`` played, in order
+    #: the rules' winners of the final state (:func:`~kakurega.agents.outcome.rules_winners`); None: by returns
+    winners: tuple | None = None
 
 
 @dataclass
@@ -142,10 +209,14 @@ class AgentStats:
     games: int = 0
     wins: int = 0  #: outright wins
     shared: int = 0  #: wins shared with some (not all) of the table
-    draws: int = 0  #: every seat with the same return
+    draws: int = 0  #: every seat won, or none did (by returns: every seat with the same return)
     losses: int = 0
     shares: float = 0.0  #: summed share of the win (see :func:`~kakurega.agents.outcome.win_share`)
     rewards: list = field(default_factory=list)
+    #: the game's ``return_bounds()`` (None: not declared), for the mean reward's interval (:func:`mean_interval`)
+    bounds: tuple | None = None
+    #: every reward so far was ``low + (high - low) * share`` (the rewards pay the score)
+    score_like: bool = True
 
     def add(self, outcome: str, reward: float, share: float) -> None:
         self.games += 1
@@ -155,13 +226,16 @@ class AgentStats:
         self.losses += outcome == LOSS
         self.shares += share
         self.rewards.append(float(reward))
+        if self.score_like and self.bounds is not None:
+            low, high = self.bounds
+            self.score_like = math.isclose(float(reward), low + (high - low) * share, rel_tol=1e-9, abs_tol=1e-9)
 
     def summary(self) -> dict:
         low, high = wilson_interval(self.wins, self.games)
         score_low, score_high = wilson_interval(self.shares, self.games)
         rewards = np.asarray(self.rewards, dtype=np.float64)
         mean = float(rewards.mean()) if rewards.size else 0.0
-        half = float(1.96 * rewards.std(ddof=1) / math.sqrt(rewards.size)) if rewards.size > 1 else 0.0
+        reward_low, reward_high = mean_interval(rewards, self.bounds, self.score_like)
         return {
             "agent": self.spec,
             "games": self.games,
@@ -174,7 +248,7 @@ class AgentStats:
             "win_rate": self.wins / self.games if self.games else 0.0,
             "win_rate_ci95": [low, high],
             "mean_reward": mean,
-            "mean_reward_ci95": [mean - half, mean + half],
+            "mean_reward_ci95": [reward_low, reward_high],
         }
 
 
@@ -369,6 +443,8 @@ class PlayedGame:
     truncated: bool | None = None
     final_state: object = None
     moves: list | None = None
+    #: the rules' winners of the final state (:func:`~kakurega.agents.outcome.rules_winners`; None: by returns)
+    winners: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -421,10 +497,11 @@ class _Seats:
             seat_agents.append(agent)
         moves = [] if self.table.record else None
         returns, steps = play_game(self.env, seat_agents, game.deal_seed, moves=moves)
+        winners = rules_winners(self.env.game, self.env.game_state)
         if not self.table.record:
-            return PlayedGame(list(returns), steps)
+            return PlayedGame(list(returns), steps, winners=winners)
         state = copy.deepcopy(self.env.game_state) if copy_state else self.env.game_state
-        return PlayedGame(list(returns), steps, any(self.env.truncations.values()), state, moves)
+        return PlayedGame(list(returns), steps, any(self.env.truncations.values()), state, moves, winners)
 
 
 def play_scheduled(work: tuple[Table, list[ScheduledGame]]) -> list[PlayedGame]:
@@ -533,9 +610,12 @@ def run_tournament(
     if len(set(specs)) != len(specs):
         raise ValueError(f"run_tournament: agent specs must be distinct, got {specs}")
     games = check_games(games)
+    seed = check_seed(seed)
     env_kwargs = dict(env_kwargs or {})
     context = context_for(env_name, env_kwargs)
     num_players = context.num_players
+    rules = context.new_rules()
+    bounds = rules.return_bounds() if rules is not None else None
     deals = math.ceil(games / num_players)
     games_per_pairing = deals * num_players
     factories = agents or {}
@@ -556,13 +636,14 @@ def run_tournament(
     total = schedule_length(k, num_players, deals, pairings)
     scheduled = iter_schedule(k, num_players, deals, seed, pairings)
     to_play = iter_schedule(k, num_players, deals, seed, pairings)  # the same games, read by the players
-    tally = _Tally(list(specs), num_players)
+    tally = _Tally(list(specs), num_players, bounds)
     start = time.perf_counter()
     for done, (game, played) in enumerate(zip(scheduled, _played(table, to_play, factories, tasks)), start=1):
         tally.add(game, played)
         if on_game:
             on_game(GameRecord(game.deal, game.deal_seed, game.focal_seat, tuple(specs[x] for x in game.lineup),
-                               played.returns, played.steps, played.truncated, played.final_state, played.moves))
+                               played.returns, played.steps, played.truncated, played.final_state, played.moves,
+                               played.winners))
         if progress:
             progress(done, total)
     return tally.result(env_name, env_kwargs, games_per_pairing, seed, time.perf_counter() - start)
@@ -571,12 +652,13 @@ def run_tournament(
 class _Tally:
     """The statistics of a tournament, added game by game in the schedule's order."""
 
-    def __init__(self, specs: list, num_players: int):
+    def __init__(self, specs: list, num_players: int, bounds: tuple | None = None):
         from openskill.models import PlackettLuce
 
         k = len(specs)
         self.specs, self.num_players, self.k = specs, num_players, k
-        self.stats = [AgentStats(spec) for spec in specs]
+        bounds = None if bounds is None else (float(bounds[0]), float(bounds[1]))
+        self.stats = [AgentStats(spec, bounds=bounds) for spec in specs]
         self.h2h_wins = np.zeros((k, k))
         self.h2h_games = np.zeros((k, k), dtype=int)
         self.pair_games = np.zeros((k, k), dtype=int)
@@ -594,8 +676,8 @@ class _Tally:
             self._add_table(game, played)
 
     def _add_solitaire(self, game: ScheduledGame, played: PlayedGame) -> None:
-        (i,), returns = game.lineup, played.returns
-        self.stats[i].add(classify_outcome(returns, 0), returns[0], win_share(returns, 0))
+        (i,), returns, winners = game.lineup, played.returns, played.winners
+        self.stats[i].add(classify_outcome(returns, 0, winners), returns[0], win_share(returns, 0, winners))
         self.deal_returns.append(returns[0])
         if len(self.deal_returns) < self.k:
             return
@@ -610,15 +692,15 @@ class _Tally:
             self.ratings = [r[0] for r in rated]
 
     def _add_table(self, game: ScheduledGame, played: PlayedGame) -> None:
-        returns, focal_seat = played.returns, game.focal_seat
+        returns, focal_seat, winners = played.returns, game.focal_seat, played.winners
         i = game.lineup[focal_seat]
         j = next((x for s, x in enumerate(game.lineup) if s != focal_seat), i)
-        tied = int(sum(r == max(returns) for r in returns) > 1)
+        tied = int(sum(win_share(returns, s, winners) > 0 for s in range(self.num_players)) > 1)  # top place shared
         for a, b in {(i, j), (j, i)}:  # one cell when an agent plays copies of itself
             self.pair_games[a, b] += 1
             self.pair_ties[a, b] += tied
-        focal_share = win_share(returns, focal_seat)
-        self.stats[i].add(classify_outcome(returns, focal_seat), returns[focal_seat], focal_share)
+        focal_share = win_share(returns, focal_seat, winners)
+        self.stats[i].add(classify_outcome(returns, focal_seat, winners), returns[focal_seat], focal_share)
         if i == j:
             return
         self.h2h_wins[i, j] += focal_share
@@ -626,8 +708,8 @@ class _Tally:
         field_seats = [s for s in range(self.num_players) if s != focal_seat]
         if self.num_players == 2:
             other = field_seats[0]
-            other_share = win_share(returns, other)
-            self.stats[j].add(classify_outcome(returns, other), returns[other], other_share)
+            other_share = win_share(returns, other, winners)
+            self.stats[j].add(classify_outcome(returns, other, winners), returns[other], other_share)
             self.h2h_wins[j, i] += other_share
             self.h2h_games[j, i] += 1
         field_score = float(np.mean([returns[s] for s in field_seats]))

@@ -53,7 +53,7 @@ import gymnasium
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from kakurega.agents.outcome import classify_outcome, win_share
+from kakurega.agents.outcome import classify_outcome, rules_winners, win_share
 
 MAPPINGS = ("shared", "per_seat", "learner")
 ENV_NAME = "kakurega"
@@ -147,9 +147,11 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
             returns = [self._totals[a] for a in self.possible_agents]
             # once per game: the learning seat's outcome, player_0's when every seat learns
             told = agents if self._frozen else [a for a in agents if a == self.possible_agents[0]]
+            raw = self.raw.unwrapped
+            winners = rules_winners(raw.game, raw.game_state)  # who won is the rules' call
             for agent in told:
                 seat = self.possible_agents.index(agent)
-                self.outcomes.append((classify_outcome(returns, seat), win_share(returns, seat)))
+                self.outcomes.append((classify_outcome(returns, seat, winners), win_share(returns, seat, winners)))
             # a game cut off at its step limit is over too: the rules score it (its last rewards are its result),
             # and RLlib's value targets would add V(final observation) to a truncated episode's last reward
             return observations, rewards, {"__all__": True}, {"__all__": False}, {}

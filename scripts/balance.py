@@ -10,7 +10,10 @@ and prints:
   first player and of every seat, the share of games whose top place is
   shared (a tie), game length in plies (median and 90th percentile), and the
   share of games cut off by the step limit. In a solitaire game the score is
-  the success rate (a positive return).
+  the success rate: the share of games won by the rules (Hidden Rooms: the
+  match won by two escapes, or the round escaped), whatever the reward scheme
+  (:func:`kakurega.agents.outcome.rules_winners`; a game whose rules do not
+  say: a positive return).
 - **gaps**: the heuristic among random players against a random player in the
   same seat on the same deals, and IS-MCTS among heuristics against a
   heuristic in the same seat on the same deals: the difference of scores
@@ -22,9 +25,12 @@ names the seat that took the first turn of play (for games whose first turn
 is decided after a setup phase).
 
 **Scores.** A seat scores its share of the win, as in every tournament
-(:mod:`kakurega.agents.outcome`): 1 when its return is the highest alone,
-1/k when k seats tie for the highest (a draw of n seats: 1/n), else 0; so
-the seats' scores of a game sum to 1, and a tie does not count as a win.
+(:mod:`kakurega.agents.outcome`): 1 when it alone wins, 1/k when k seats
+share the win (a draw of n seats, or a game nobody won: 1/n), else 0; so the
+seats' scores of a game sum to 1, and a tie does not count as a win. Who won
+is the rules' call where they say it (the games' ``winners``), else the
+highest return: a reward scheme that does not pay for winning
+(``reward=points``) does not change the scores.
 
 **Intervals.** 95% percentile bootstrap over deals (the games of one deal,
 played once per seat, are not independent), 2000 resamples from a fixed seed.
@@ -159,10 +165,10 @@ def play(env_name: str, options: dict, specs: list[str], games: int, seed: int, 
                 probe.reset(seed=record.deal_seed)
                 first_at_reset[record.deal_seed] = probe.possible_agents.index(probe.agent_selection)
             first = first_at_reset[record.deal_seed]
-        if n == 1:  # solitaire: success (a positive return) or not
-            wins = [float(classify_outcome(record.returns, 0) == WIN)]
+        if n == 1:  # solitaire: success (won by the rules; where they do not say, a positive return) or not
+            wins = [float(classify_outcome(record.returns, 0, record.winners) == WIN)]
         else:
-            wins = [win_share(record.returns, s) for s in range(n)]
+            wins = [win_share(record.returns, s, record.winners) for s in range(n)]
         collected.add(record.deal, record.lineup, wins, record.plies, record.truncated, first)
 
     run_tournament(env_name, specs, options, games, seed, focal=focal, on_game=on_game)
@@ -281,7 +287,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
     parser.add_argument("--games", type=games_count, default=200,
                         help="games per group, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
     parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")
@@ -294,8 +300,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def run(args) -> int:
+    from kakurega.agents.tournament import check_seed
     from kakurega.scripts.evaluate import parse_options, resolve_env_name
 
+    check_seed(args.seed, "--seed")  # before any game: a seed from 2**32 up would replay other seeds' deals
     if args.ismcts_budget < 0:
         raise ValueError(f"--ismcts-budget must be 0 (skip) or a positive number of simulations, got {args.ismcts_budget}")
     env_name = resolve_env_name(args.env)

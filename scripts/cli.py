@@ -86,7 +86,7 @@ def cmd_rules(args) -> int:
 # ----------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
     from kakurega.agents.base import AgentContext, RandomAgent
-    from kakurega.agents.outcome import classify_outcome
+    from kakurega.agents.outcome import classify_outcome, rules_winners
     from kakurega.agents.tournament import play_game
     from kakurega.envs.registry import latest_envs, make
 
@@ -103,8 +103,10 @@ def cmd_demo(args) -> int:
         print("=" * 72)
         returns, steps = play_game(env, agents, seed=args.seed)
         print(env.render_text(None))
+        winners = rules_winners(env.game, env.game_state)
         outcome = ", ".join(
-            f"{agent}: {ret:+g} ({classify_outcome(returns, seat)})" for seat, (agent, ret) in enumerate(zip(env.possible_agents, returns))
+            f"{agent}: {ret:+g} ({classify_outcome(returns, seat, winners)})"
+            for seat, (agent, ret) in enumerate(zip(env.possible_agents, returns))
         )
         print(f"-> {steps} moves; final returns: {outcome}\n")
     return 0

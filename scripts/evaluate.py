@@ -79,7 +79,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=4")
     parser.add_argument("--games", type=games_count, default=200,
                         help="games per pairing, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
     parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
@@ -135,11 +135,11 @@ OUT_FILES = ("tournament.json", "tournament.csv", "tournament_head_to_head.csv",
 
 def run(args) -> int:
     from kakurega.agents.specs import parse_spec, require_unattended
-    from kakurega.agents.tournament import run_tournament
+    from kakurega.agents.tournament import check_seed, run_tournament
 
     import_agent_modules(getattr(args, "imports", None))
-    if isinstance(args.seed, int) and args.seed < 0:
-        raise ValueError(f"--seed: expected a non-negative integer (the seed of the deals and agents), got {args.seed}")
+    if isinstance(args.seed, int):  # 0 to 2**32 - 1: a larger seed would replay other seeds' deals
+        check_seed(args.seed, "--seed")
     env_name = resolve_env_name(args.env)
     options = parse_options(args.option)
     for spec in args.agents:  # a tournament plays hundreds of games unattended: no seat for a person

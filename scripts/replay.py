@@ -68,13 +68,15 @@ def _header(record, source: str) -> str:
 
 
 def _result(replayer) -> str:
-    from kakurega.agents.outcome import classify_outcome
+    from kakurega.agents.outcome import classify_outcome, rules_winners
 
     raw, record = replayer.raw, replayer.record
     returns = [record.returns[agent] for agent in raw.possible_agents]
+    winners = rules_winners(raw.game, raw.game_state)
     lines = [f"Game over ({record.end}) after {len(record.moves)} moves; the replayed returns match the record:"]
     for seat, agent in enumerate(raw.possible_agents):
-        lines.append(f"  {agent} ({record.agents[agent]}): {returns[seat]:+g} ({classify_outcome(returns, seat)})")
+        lines.append(f"  {agent} ({record.agents[agent]}): {returns[seat]:+g} "
+                     f"({classify_outcome(returns, seat, winners)})")
     return "\n".join(lines)
 
 

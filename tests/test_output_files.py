@@ -291,3 +291,21 @@ def test_an_os_error_is_one_line_with_its_paths_and_reason(monkeypatch, capsys):
         "a.tmp -> a.png: Is a directory")
     assert cli.os_error_words(OSError(errno.EBADF, "Bad file descriptor", 3)) == "3: Bad file descriptor"
     assert cli.os_error_words(OSError("no errno")) == "no errno"
+
+
+def test_the_exploit_curve_is_never_written_through_a_linked_plots_folder(tmp_path):
+    from kakurega.agents.exploit import plot_curve
+
+    report = {"env": "x", "target": "random", "learned": [
+        {"learner_steps": 8, "score": 0.4, "score_ci95": [0.3, 0.5]},
+        {"learner_steps": 16, "score": 0.6, "score_ci95": [0.5, 0.7]}]}
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "plots").symlink_to(outside)
+    with pytest.raises(ValueError, match="plots is a symbolic link"):
+        plot_curve(report, run / "plots" / "exploit_curve.png")
+    assert list(outside.iterdir()) == []
+    (run / "plots").unlink()  # the control: a real folder gets the picture
+    assert plot_curve(report, run / "plots" / "exploit_curve.png").read_bytes()[:4] == b"\x89PNG"

@@ -426,6 +426,14 @@ class HiddenRoomsGame(Game):
         """True once the match (or, with episode='round', the round) is decided."""
         return state.phase == OVER
 
+    def winners(self, state: HiddenRoomsState) -> list[int]:
+        """``[0]`` when the child has won: the match by two escapes (before three fails), or with
+        ``episode="round"`` the round escaped; else ``[]``. What the rewards pay does not matter
+        (``reward="per_round"`` pays 0 for a match won 2-2)."""
+        if self.episode == "round":
+            return [0] if state.phase == OVER and state.escapes > 0 else []
+        return [0] if state.escapes >= ESCAPES_TO_WIN else []
+
     def returns(self, state: HiddenRoomsState) -> np.ndarray:
         """Cumulative reward of the child so far."""
         return np.array([state.total_return])

@@ -71,20 +71,23 @@ def view_message(raw, view: str | None, state=None) -> dict:
         message["legal"] = {str(a): game.action_to_string(state, a) for a in game.legal_actions(state)}
     if over:
         end = "terminated" if game.is_terminal(state) else "truncated"
+        from kakurega.agents.outcome import rules_winners
+
         message["result"] = result_of(raw.possible_agents, game.returns(state).tolist(), end,
-                                      game.result_words(state, seat))
+                                      game.result_words(state, seat), rules_winners(game, state))
     return message
 
 
-def result_of(agents: list[str], returns: list[float], end: str, words: list[str]) -> dict:
-    """The result of a finished game: in words (headline first), returns, outcomes and how it ended."""
+def result_of(agents: list[str], returns: list[float], end: str, words: list[str], winners=None) -> dict:
+    """The result of a finished game: in words (headline first), returns, outcomes (the rules' ``winners`` decide,
+    :func:`~kakurega.agents.outcome.rules_winners`) and how it ended."""
     from kakurega.agents.outcome import classify_outcome
 
     return {
         "words": words,
         "end": end,
         "returns": {a: float(r) for a, r in zip(agents, returns)},
-        "outcomes": {a: classify_outcome(returns, seat) for seat, a in enumerate(agents)},
+        "outcomes": {a: classify_outcome(returns, seat, winners) for seat, a in enumerate(agents)},
     }
 
 
