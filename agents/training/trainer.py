@@ -88,14 +88,27 @@ def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, il
                            move_features=move_features)
 
 
-def rules_scored_ends(venv):
-    """``venv`` with SB3's ``TimeLimit.truncated`` taken out of its infos: a game cut off at its step or turn limit
-    is scored by the rules (the last step's reward is its result), so no learner may add its critic's value of the
-    final position to that reward, as MaskablePPO and PPO do for a truncated episode (MaskedDQN already treats it
-    as the end of the game: its buffer holds no legal move there)."""
+#: the outcome figures of a game kept with SB3's episode statistics (``info["episode"]``, ``ep_info_buffer``)
+OUTCOME_KEYS = ("score", "win", "shared_win", "draw")
+
+
+def game_ends(venv):
+    """``venv`` (a ``VecMonitor``) as the learners must see the end of a game:
+
+    - SB3's ``TimeLimit.truncated`` is taken out of the infos: a game cut off at its step or turn limit is scored
+      by the rules (the last step's reward is its result), so no learner may add its critic's value of the final
+      position to that reward, as MaskablePPO and PPO do for a truncated episode (MaskedDQN already treats it as
+      the end of the game: its buffer holds no legal move there);
+    - the episode statistics also hold the game's :data:`OUTCOME_KEYS` (its score, and 1 or 0 for an outright win,
+      a shared win and a draw): they then live in SB3's ``ep_info_buffer`` with the reward behind
+      ``rollout/ep_rew_mean``, so ``rollout/score`` and the rates describe the same 100 games, and a checkpoint
+      keeps them for a resumed run.
+    """
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    class RulesScoredEnds(VecEnvWrapper):
+    from kakurega.agents.outcome import DRAW, SHARED, WIN
+
+    class GameEnds(VecEnvWrapper):
         def reset(self):
             return self.venv.reset()
 
@@ -103,31 +116,6 @@ def rules_scored_ends(venv):
             observations, rewards, dones, infos = self.venv.step_wait()
             for info in infos:
                 info.pop("TimeLimit.truncated", None)
-            return observations, rewards, dones, infos
-
-    return RulesScoredEnds(venv)
-
-
-#: the outcome figures of a game kept with SB3's episode statistics (``info["episode"]``, ``ep_info_buffer``)
-OUTCOME_KEYS = ("score", "win", "shared_win", "draw")
-
-
-def with_outcomes(venv):
-    """``venv`` (a ``VecMonitor``) whose episode statistics also hold the game's :data:`OUTCOME_KEYS`: its score
-    and 1 or 0 for an outright win, a shared win and a draw. They then live in SB3's ``ep_info_buffer`` with the
-    reward behind ``rollout/ep_rew_mean``, so ``rollout/score`` and the rates describe the same 100 games, and a
-    checkpoint keeps them for a resumed run."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    from kakurega.agents.outcome import DRAW, SHARED, WIN
-
-    class WithOutcomes(VecEnvWrapper):
-        def reset(self):
-            return self.venv.reset()
-
-        def step_wait(self):
-            observations, rewards, dones, infos = self.venv.step_wait()
-            for info in infos:
                 episode = info.get("episode")
                 if episode is not None and "outcome" in info:
                     outcome = info["outcome"]
@@ -135,7 +123,7 @@ def with_outcomes(venv):
                                    shared_win=int(outcome == SHARED), draw=int(outcome == DRAW))
             return observations, rewards, dones, infos
 
-    return WithOutcomes(venv)
+    return GameEnds(venv)
 
 
 def resume_env_seed(seed: int, steps: int) -> int:
@@ -151,9 +139,8 @@ def resume_env_seed(seed: int, steps: int) -> int:
 def make_vec_env(config: dict):
     """The VecEnv of ``config`` (n_envs views; dummy or subprocess), seeded from ``config['seed']``.
 
-    Episode statistics come from one ``VecMonitor`` in the main process, with each game's outcome
-    (:func:`with_outcomes`); a game cut off at its limit is the end of the game, not a time-out to bootstrap
-    through (:func:`rules_scored_ends`).
+    Episode statistics come from one ``VecMonitor`` in the main process, with each game's outcome; a game cut
+    off at its limit is the end of the game, not a time-out to bootstrap through (:func:`game_ends`).
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
@@ -163,7 +150,7 @@ def make_vec_env(config: dict):
     )
     fns = [factory] * config["n_envs"]
     vec = SubprocVecEnv(fns) if config["vec_env"] == "subproc" else DummyVecEnv(fns)
-    vec = with_outcomes(VecMonitor(rules_scored_ends(vec)))
+    vec = game_ends(VecMonitor(vec))
     vec.seed(config["seed"])
     return vec
 
@@ -295,7 +282,7 @@ def _callbacks(config: dict, out: Path, start_time: float):
         """Logs the score and the win/shared/draw rates of the last 100 training episodes (see ``agents.outcome``).
 
         The games are those of SB3's episode statistics (``ep_info_buffer``, behind ``rollout/ep_rew_mean``), which
-        carry each game's outcome (:func:`with_outcomes`): a resumed run starts from the games its checkpoint kept,
+        carry each game's outcome (:func:`game_ends`): a resumed run starts from the games its checkpoint kept,
         so every row's figures describe the same games as its mean reward.
         """
 
