@@ -132,8 +132,9 @@ class ISMCTSAgent(Agent):
     widening, at most ``widen * sqrt(visits + 1)`` children per node (0: off,
     every legal move is tried before any is revisited). A ``prior`` that is a
     policy spec (``policy:PATH``, ``pretrained``) switches selection to PUCT
-    with that network's probabilities (``bias`` and ``widen`` then do not
-    apply); ``leaf``: ``"value"`` scores new leaves with its value head,
+    with that network's own probabilities (``bias`` and ``widen``, and options
+    of the prior spec, are then refused: they would change nothing); ``leaf``
+    (with a network prior only): ``"value"`` scores new leaves with its value head,
     ``"rollout"`` plays them out (default: value when the file has one). ``encode`` and
     ``heuristic_factory`` replace the env's encoder and the registry heuristic
     (for envs outside the registry, e.g. test games).
@@ -168,10 +169,21 @@ class ISMCTSAgent(Agent):
         if prior not in PRIORS:
             from kakurega.agents.specs import make_agent, parse_spec
 
-            if parse_spec(prior).kind not in NETWORK_PRIORS:
+            parsed = parse_spec(prior)
+            if parsed.kind not in NETWORK_PRIORS:
                 raise ValueError(
                     f"ISMCTSAgent: prior must be one of {', '.join(PRIORS)} or a policy network "
                     f"(policy:PATH, pretrained), got {prior!r}"
+                )
+            if parsed.options:  # the search reads the network's probabilities as they are
+                raise ValueError(
+                    f"ISMCTSAgent: prior {prior!r}: a search prior takes no options ({', '.join(parsed.options)}): "
+                    "the search reads the network's own probabilities (no sampling, temperature or pruning)"
+                )
+            if self.bias > 0 or widen:
+                raise ValueError(
+                    "ISMCTSAgent: bias and widen shape a heuristic or greedy prior; a network prior searches by "
+                    "PUCT, which takes neither (leave them out)"
                 )
             #: the policy network guiding the search (PUCT); it never acts in the game itself
             self.network = make_agent(prior, context, seed)
@@ -183,6 +195,9 @@ class ISMCTSAgent(Agent):
                 )
         self.prior = prior
         self.widen = _check_number(widen, "widen", MAX_WIDEN)
+        if leaf is not None and self.network is None:
+            raise ValueError(f"ISMCTSAgent: leaf={leaf} applies with a network prior (prior=policy:PATH or pretrained) "
+                             "only; without one every leaf is scored by a rollout")
         if leaf is None:
             leaf = "value" if self.network is not None and self.network.value_layers is not None else "rollout"
         if leaf not in LEAVES:
@@ -544,9 +559,12 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
             "(the policy the bias favours; a network switches to PUCT), "
             "widen=FLOAT (progressive widening, 0: off), leaf=value|rollout (with a network prior), seed=INT"
         )
-    kwargs = {}
+    kwargs, given = {}, {}
     for key, text in options.items():
         name, convert = _OPTIONS[key]
+        if name in given:  # two spellings of one setting (depth and max_rollout_depth)
+            raise ValueError(f"agent spec 'ismcts': options {given[name]} and {key} set the same thing; give one")
+        given[name] = key
         try:
             value = convert(text)
         except ValueError:

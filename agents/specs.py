@@ -85,6 +85,8 @@ def parse_spec(spec: str) -> AgentSpec:
                 continue
             key, eq, value = part.partition("=")
             if eq and key.strip().isidentifier():
+                if key.strip() in options:  # the last one would win silently
+                    raise ValueError(f"agent spec {short_repr(text)}: option {key.strip()!r} is given twice")
                 options[key.strip()] = value.strip()
             elif i == 0:
                 argument = part

@@ -197,7 +197,7 @@ SCHEMA: dict[str, Any] = {
         "sb3_zip": Key("bool", False, "also write SB3 .zip files (they hold pickles: load only your own; resume never reads them)"),
     },
     "logging": {
-        "tensorboard": Key("bool", True, "write TensorBoard logs under <output>/tb"),
+        "tensorboard": Key("bool", True, "write TensorBoard logs under <output>/logs/part<K>"),
         "progress_bar": Key("bool", True, "show a progress bar"),
         "verbose": Key("int", 0, "SB3 verbosity (0 silent, 1 info)", minimum=0, maximum=2),
     },
