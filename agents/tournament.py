@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import copy
 import csv
-import errno
 import io
 import json
 import math
@@ -61,6 +60,7 @@ import numpy as np
 from kakurega.agents.base import Agent, choose_action
 from kakurega.agents.human import show_view
 from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, rules_winners, win_share
+from kakurega.agents.training.run_dir import atomic_write_bytes
 
 #: how a table counts ties, printed under every per-agent table
 SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the zero-sum "
@@ -290,7 +290,7 @@ class TournamentResult:
         }
 
     def to_json(self, path) -> None:
-        write_output(Path(path), json.dumps(self.to_dict(), indent=2).encode())
+        atomic_write_bytes(Path(path), json.dumps(self.to_dict(), indent=2).encode())
 
     def to_csv(self, path) -> None:
         """Per-agent rows; the head-to-head matrix goes to ``<stem>_head_to_head.csv`` beside it."""
@@ -377,7 +377,7 @@ class TournamentResult:
         image = io.BytesIO()
         fig.savefig(image, format="png", dpi=100)
         plt.close(fig)
-        write_output(Path(path), image.getvalue())
+        atomic_write_bytes(Path(path), image.getvalue())
 
     def save(self, directory, stem: str = "tournament") -> dict:
         """Write JSON, CSV (+ head-to-head CSV) and the heatmap PNG into ``directory``; returns the paths."""
@@ -395,22 +395,9 @@ class TournamentResult:
         return paths
 
 
-def write_output(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` as a new file renamed into place: a link or a FIFO there is replaced, never
-    followed or blocked on; a directory there raises :class:`IsADirectoryError` naming it; nothing is left behind."""
-    from kakurega.agents.training.run_dir import atomic_write_bytes
-
-    if path.is_dir() and not path.is_symlink():
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file; remove or rename it", str(path))
-    try:
-        atomic_write_bytes(path, data)
-    except OSError:
-        path.with_name(f".{path.name}.tmp").unlink(missing_ok=True)  # atomic_write_bytes' temporary
-        raise
-
-
 class _CsvOutput(io.StringIO):
-    """A text buffer for :mod:`csv` that :func:`write_output` writes to its path when the ``with`` block ends."""
+    """A text buffer for :mod:`csv` written to its path when the ``with`` block ends (``atomic_write_bytes``: a new
+    file renamed into place, a link or a FIFO there replaced, never followed)."""
 
     def __init__(self, path: Path):
         super().__init__(newline="")
@@ -418,7 +405,7 @@ class _CsvOutput(io.StringIO):
 
     def __exit__(self, kind, value, traceback):
         if kind is None:
-            write_output(self.path, self.getvalue().encode("utf-8"))
+            atomic_write_bytes(self.path, self.getvalue().encode("utf-8"))
         return super().__exit__(kind, value, traceback)
 
 

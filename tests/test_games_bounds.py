@@ -100,7 +100,7 @@ def test_the_library_refuses_games_out_of_bounds_in_words():
 
 
 class _Stop(Exception):
-    pass
+    """Raised from a tournament's progress callback: it stops the tournament at its first game."""
 
 
 def test_a_tournament_refuses_too_many_games_before_playing():

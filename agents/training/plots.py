@@ -110,10 +110,4 @@ def write_plot(output: Path, data: bytes) -> None:
     if directory.exists() and not directory.is_dir():
         raise NotADirectoryError(errno.ENOTDIR, "exists and is not a directory; remove or rename it", str(directory))
     directory.mkdir(parents=True, exist_ok=True)
-    if output.is_dir() and not output.is_symlink():
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file; remove or rename it", str(output))
-    try:
-        atomic_write_bytes(output, data)  # a new file renamed into place: a link or FIFO there is replaced, not followed
-    except OSError:
-        output.with_name(f".{output.name}.tmp").unlink(missing_ok=True)  # atomic_write_bytes' temporary
-        raise
+    atomic_write_bytes(output, data)  # a new file renamed into place: a link or FIFO there is replaced, not followed

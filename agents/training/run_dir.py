@@ -271,8 +271,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never a mix.
 
     The data goes to a new temporary file, renamed over ``path``: a link at
-    either name is replaced, never followed.
+    either name is replaced, never followed (nor a FIFO opened); a directory at
+    ``path`` raises :class:`IsADirectoryError` naming it; a failed write leaves
+    no temporary file behind.
     """
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file; remove or rename it", str(path))
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.unlink(missing_ok=True)
     write_new(tmp, data)
