@@ -44,14 +44,13 @@ import math
 import os
 import random
 import shutil
-import stat
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 from kakurega.agents.training.run_dir import fsync_directory, write_new
-from kakurega.envs.core.safe_load import short_repr
+from kakurega.envs.core.safe_load import NotRegularFile, open_regular, read_at_most, short_repr
 
 FORMAT = "kakurega-checkpoint"
 FORMAT_VERSION = 1
@@ -242,37 +241,27 @@ def _max_bytes(name: str) -> int:
 def _read_regular(file: Path, *, size: int | None = None, max_bytes: int | None = None) -> bytes:
     """The bytes of regular file ``file``: exactly ``size`` of them, or at most ``max_bytes``.
 
-    The file is opened without ever blocking and checked before anything is
-    read (``fstat`` after opening: no window to swap it): a FIFO, a device or a
-    directory is refused, and so is a file of another size than the manifest
-    records, however large it is.
+    The file is opened by :func:`~kakurega.envs.core.safe_load.open_regular`
+    (never blocking, checked after opening: no window to swap it): a FIFO, a
+    device or a directory is refused, and so is a file of another size than
+    the manifest records, however large it is, before anything is read.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(file, flags)
+        descriptor, info = open_regular(file)
+    except NotRegularFile:
+        raise CheckpointError(f"{file}: not a regular file; a checkpoint holds only regular files") from None
     except OSError as error:
         raise CheckpointError(f"{file}: cannot be read ({error.strerror or error})") from None
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise CheckpointError(f"{file}: not a regular file; a checkpoint holds only regular files")
         if size is not None and info.st_size != size:
             raise CheckpointError(f"{file}: {info.st_size} bytes, the manifest records {size} (corrupt or cut short)")
         if max_bytes is not None and info.st_size > max_bytes:
             raise CheckpointError(f"{file}: {info.st_size} bytes; the limit is {max_bytes}")
-        limit = (size if size is not None else max_bytes) + 1
-        chunks, done = [], 0
-        while done < limit:
-            chunk = os.read(descriptor, min(1 << 24, limit - done))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            done += len(chunk)
+        data = read_at_most(descriptor, (size if size is not None else max_bytes) + 1)
     except OSError as error:
         raise CheckpointError(f"{file}: cannot be read ({error.strerror or error})") from None
     finally:
         os.close(descriptor)
-    data = b"".join(chunks)
     if (size is not None and len(data) != size) or (max_bytes is not None and len(data) > max_bytes):
         raise CheckpointError(f"{file}: changed size while it was read (corrupt or still being written)")
     return data

@@ -327,28 +327,20 @@ def load_demonstrations(path: str | os.PathLike, key: dict, width: int, num_acti
     finite values, legal demonstrated actions; anything else raises
     :class:`~kakurega.agents.training.config.ConfigError` naming the file and the member.
     """
-    import stat
     import zipfile
 
-    from kakurega.envs.core.safe_load import load_text
+    from kakurega.envs.core.safe_load import NotRegularFile, load_text, open_regular
 
     path = Path(path)
     try:
-        mode = os.stat(path).st_mode
+        descriptor, _ = open_regular(path)
     except FileNotFoundError:
         return None
-    except OSError as error:
-        raise _data_error(path, f"cannot read it ({error.strerror or error})") from None
-    if not stat.S_ISREG(mode):
-        raise _data_error(path, "not a regular file; expected a .npz file of demonstrations (or no file, to make one)")
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        descriptor = os.open(path, flags)
+    except NotRegularFile:
+        raise _data_error(path, "not a regular file; expected a .npz file of demonstrations (or no file, to make one)") from None
     except OSError as error:
         raise _data_error(path, f"cannot read it ({error.strerror or error})") from None
     with open(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the stat above
-            raise _data_error(path, "not a regular file; expected a .npz file of demonstrations")
         try:
             archive = zipfile.ZipFile(file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:

@@ -35,6 +35,7 @@ import struct
 from pathlib import Path
 
 from kakurega.agents.training.config import ConfigError
+from kakurega.envs.core.safe_load import open_regular, read_at_most
 
 MANIFEST = ".kakurega-run.json"
 LOCK = ".kakurega-lock"
@@ -290,11 +291,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 def read_regular(path: Path, max_bytes: int) -> bytes:
     """The first ``max_bytes`` of regular file ``path``; a link or a FIFO raises :class:`OSError` without blocking."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return handle.read(max_bytes)
+    descriptor, _ = open_regular(path, follow_links=False)
+    try:
+        return read_at_most(descriptor, max_bytes)
+    finally:
+        os.close(descriptor)
 
 
 def fsync_directory(path: Path) -> None:

@@ -21,7 +21,8 @@ quote bad values with :func:`short_repr`, which is bounded in time and length
 whatever it is given, except values read from a file: :func:`shown` gives
 only their type, and a syntax error gives the line and column, never the
 file's text. :func:`read_file` opens a path without ever blocking and reads
-only a regular file (no FIFO, device, ``/dev/stdin`` or directory).
+only a regular file (no FIFO, device, ``/dev/stdin`` or directory), through
+:func:`open_regular`, the one way every reader of the project opens a file.
 
 >>> load_text("a: 1\\nb: [2, 3]", "example.yaml")
 {'a': 1, 'b': [2, 3]}
@@ -31,6 +32,7 @@ only a regular file (no FIFO, device, ``/dev/stdin`` or directory).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import reprlib
@@ -265,42 +267,73 @@ def load_text(
         raise error(f"{source}: cannot be read: {_first_lines(failure)}") from None
 
 
+class NotRegularFile(OSError):
+    """Raised by :func:`open_regular` for a path that is not a regular file; ``strerror`` says what it is."""
+
+
+def open_regular(path: str | os.PathLike, *, follow_links: bool = True) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at ``path``, and its ``fstat``: the one way every reader opens a file.
+
+    The file is opened non-blocking (a FIFO with no writer, ``/dev/stdin`` or
+    a terminal never waits) and checked *after* opening (``fstat``: no window
+    to swap it): anything but a regular file raises :class:`NotRegularFile`
+    naming what it is (``"a directory"``, ``"a FIFO (named pipe)"``...), and
+    ``follow_links=False`` refuses a symbolic link. Other failures raise
+    :class:`OSError` as ``os.open`` does. The caller closes the descriptor.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(errno.EINVAL, _file_kind(info.st_mode), os.fspath(path))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor, info
+
+
+def read_at_most(descriptor: int, limit: int) -> bytes:
+    """At most ``limit`` bytes from ``descriptor`` (fewer at the end of the file), read in chunks of 16 MiB."""
+    chunks, done = [], 0
+    while done < limit:
+        chunk = os.read(descriptor, min(1 << 24, limit - done))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        done += len(chunk)
+    return b"".join(chunks)
+
+
 def read_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
               what: str = "file") -> bytes:
-    """The bytes of the regular file at ``path`` (at most ``max_bytes``), opened without ever blocking.
+    """The bytes of the regular file at ``path`` (at most ``max_bytes``), opened by :func:`open_regular`.
 
-    The file is opened non-blocking and checked *after* opening (``fstat``:
-    no window to swap it): a FIFO, ``/dev/stdin``, a device, a socket or a
-    directory is refused at once in words instead of waiting for a writer or
-    reading for ever; so is a missing file or one over the size limit.
-    ``what`` names the kind of file in messages (``"booklet file"``).
+    A FIFO, ``/dev/stdin``, a device, a socket or a directory is refused at
+    once in words instead of waiting for a writer or reading for ever; so is a
+    missing file or one over the size limit. ``what`` names the kind of file
+    in messages (``"booklet file"``).
     """
     source = os.fspath(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(source, flags)
+        descriptor, _ = open_regular(source)
     except FileNotFoundError:
         raise error(f"{source}: cannot read the {what}: no such file") from None
+    except NotRegularFile as failure:
+        raise error(f"{source}: {failure.strerror}, not a regular file; expected a {what} (YAML or JSON)") from None
     except OSError as failure:
         raise error(f"{source}: cannot read the {what} ({failure.strerror or failure})") from None
     try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise error(f"{source}: {_file_kind(mode)}, not a regular file; expected a {what} (YAML or JSON)")
-        chunks, size = [], 0
-        while size <= max_bytes:
-            chunk = os.read(descriptor, min(1 << 20, max_bytes + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
+        data = read_at_most(descriptor, max_bytes + 1)
     except OSError as failure:
         raise error(f"{source}: cannot read the {what} ({failure.strerror or failure})") from None
     finally:
         os.close(descriptor)
-    if size > max_bytes:
+    if len(data) > max_bytes:
         raise error(f"{source}: larger than {max_bytes} bytes; the limit is max_bytes={max_bytes}")
-    return b"".join(chunks)
+    return data
 
 
 def _file_kind(mode: int) -> str:
