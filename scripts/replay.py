@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kakurega.envs.core.safe_load import short_repr
+
 #: the most frames a GIF export takes (one per position), so a runaway record cannot fill the disk
 MAX_GIF_FRAMES = 5_000
 #: the frame rates a GIF can show (its delays are 20 ms to 655 s; the last frame is shown three times as long)
-MIN_FPS, MAX_FPS = 0.01, 50.0
+MIN_FPS, MAX_FPS, DEFAULT_FPS = 0.01, 50.0, 2.0
 #: a caption line's height in pixels (its font is 8 px smaller), and the most lines a caption band holds (a longer
 #: caption ends with an ellipsis); the band is as tall as the game's longest caption, the same on every frame
 CAPTION_LINE = 22
@@ -40,8 +42,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                              "player_1, or a seat number")
     parser.add_argument("--step", action="store_true", help="wait for Enter after each move (q quits)")
     parser.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF of the chosen view")
-    parser.add_argument("--fps", type=float, default=2.0,
-                        help=f"GIF frames per second, {MIN_FPS:g} to {MAX_FPS:g} (default 2)")
+    parser.add_argument("--fps", type=float, default=None,
+                        help=f"GIF frames per second, {MIN_FPS:g} to {MAX_FPS:g} (default 2; with --gif only)")
     return parser
 
 
@@ -49,6 +51,7 @@ def run(args) -> int:
     from kakurega.agents.record import load_record
 
     try:
+        _check_arguments(args)
         record = load_record(args.record)
         if args.gif:
             return _export_gif(record, args)
@@ -59,6 +62,22 @@ def run(args) -> int:
     except OSError as error:  # e.g. the disk filled while the GIF was written (nothing half-written is left)
         print(f"error: {error.filename or args.gif}: cannot write ({error.strerror or error})", file=sys.stderr)
         return 2
+
+
+def _check_arguments(args) -> None:
+    """Refuse options that would be ignored: a GIF's frame rate without a GIF, stepping through a file being
+    written, a GIF under another kind's name."""
+    if args.gif is None:
+        if args.fps is not None:
+            raise ValueError("--fps sets the GIF's frames per second: give --gif OUT.gif too")
+        return
+    if args.step:
+        raise ValueError("--step waits for Enter in the terminal replay; --gif writes a file: give one of them")
+    if not args.gif.lower().endswith(".gif"):
+        raise ValueError(f"--gif {short_repr(args.gif)}: the file is written as an animated GIF; give a name "
+                         "ending in .gif")
+    if args.fps is None:
+        args.fps = DEFAULT_FPS
 
 
 def _header(record, source: str) -> str:

@@ -257,17 +257,32 @@ def test_gif_options_and_destinations_are_checked_in_words(tmp_path, capsys):
     path = short_record(tmp_path)
     blocker = tmp_path / "a_file"
     blocker.write_text("")
+    folder = tmp_path / "folder.gif"
+    folder.mkdir()
     for argv, words in ((["--fps", "1e-9"], "--fps must be a number from 0.01 to 50"),
                         (["--fps", "nan"], "--fps must be"),
                         (["--fps", "1000"], "--fps must be"),
                         (["--gif", str(blocker / "x.gif")], "--gif"),
-                        (["--gif", str(tmp_path)], "is a directory")):
+                        (["--gif", str(folder)], "is a directory")):
         argv = argv if "--gif" in argv else argv + ["--gif", str(tmp_path / "out.gif")]
         assert main(["replay", str(path), *argv]) == 2, argv
         err = capsys.readouterr().err
         assert words in err and "Traceback" not in err, (argv, err)
     assert main(["replay", str(path), "--gif", str(tmp_path / "new" / "dir" / "out.gif"), "--fps", "0.01"]) == 0
     assert not list(tmp_path.rglob("*.partial"))
+
+
+def test_replay_options_that_would_be_ignored_are_refused(tmp_path, capsys):
+    path = short_record(tmp_path)
+    for argv, words in ((["--fps", "4"], "--fps sets the GIF's frames per second: give --gif"),
+                        (["--gif", str(tmp_path / "out.png")], "give a name ending in .gif"),
+                        (["--gif", str(tmp_path / "out.gif"), "--step"], "--step waits for Enter")):
+        assert main(["replay", str(path), *argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert words in err and "Traceback" not in err, (argv, err)
+    assert not list(tmp_path.glob("out.*"))
+    assert main(["replay", str(path), "--gif", str(tmp_path / "OUT.GIF")]) == 0  # the default rate, any case
+    assert "at 2 fps" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("option", [{"render_mode": "human"}, {"render_view": "player_1"}])
