@@ -72,9 +72,24 @@ class Agent(ABC):
     #: simulations and, once it returns True, plays its best move so far; None: search to the end
     should_stop: Callable[[], bool] | None = None
 
+    #: the agent's own seed (a spec's ``seed=`` option), mixed into every seed a runner gives it by :meth:`reseed`
+    own_seed: int | None = None
+
     def __init__(self, context: AgentContext, seed: int | None = None):
         self.context = context
         self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed) -> None:
+        """Start the agent's random draws anew from a runner's seed (an int, or a tuple of ints).
+
+        Runners (tournaments, the training view's opponents, demonstrations)
+        reseed every agent before each game, so that a game is a pure function
+        of its seeds. An agent with a seed of its own (``own_seed``) mixes it
+        in: two runs that differ only in that seed play different games, and
+        the same seeds give the same moves.
+        """
+        parts = [int(p) for p in seed] if isinstance(seed, (tuple, list)) else [int(seed)]
+        self.rng = np.random.default_rng(parts if self.own_seed is None else [*parts, self.own_seed])
 
     def reset(self) -> None:  # noqa: B027 (an optional hook: most agents keep no memory)
         """Called at the start of every game; agents with memory clear it here."""
@@ -100,6 +115,14 @@ class Agent(ABC):
     def piece(self, observation: dict, name: str) -> np.ndarray:
         """Piece ``name`` of the observation vector, shaped as the layout declares."""
         return self.context.layout.view(observation["observation"], name)
+
+
+def reseed(agent, seed) -> None:
+    """:meth:`Agent.reseed` ``agent``; an agent-like object that is not an :class:`Agent` gets a new ``rng``."""
+    if isinstance(agent, Agent):
+        agent.reseed(seed)
+    else:
+        agent.rng = np.random.default_rng(seed)
 
 
 def legal_ids(mask) -> np.ndarray:

@@ -546,7 +546,8 @@ _OPTIONS = {
 def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, argument: str | None) -> ISMCTSAgent:
     """Factory of the ``ismcts`` spec kind: ``ismcts:simulations=400,c=0.7,rollout=random,depth=0,seed=3``.
 
-    ``seed`` in the options overrides the seed the runner passes.
+    ``seed`` in the options overrides the seed the runner passes at construction, and is mixed into every
+    seed a runner gives the agent before a game (:meth:`~kakurega.agents.base.Agent.reseed`).
     """
     if argument is not None:
         raise ValueError(f"agent spec 'ismcts' takes only key=value options, got the argument {argument!r}")
@@ -559,7 +560,7 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
             "(the policy the bias favours; a network switches to PUCT), "
             "widen=FLOAT (progressive widening, 0: off), leaf=value|rollout (with a network prior), seed=INT"
         )
-    kwargs, given = {}, {}
+    kwargs, given, own_seed = {}, {}, None
     for key, text in options.items():
         name, convert = _OPTIONS[key]
         if name in given:  # two spellings of one setting (depth and max_rollout_depth)
@@ -574,10 +575,12 @@ def make_ismcts_agent(context: AgentContext, seed: int | None, options: dict, ar
         if name is None:
             if not 0 <= value < 2**63:
                 raise ValueError(f"agent spec 'ismcts': option seed={text!r}: expected an integer from 0 to 2**63 - 1")
-            seed = value
+            seed = own_seed = value
         else:
             kwargs[name] = value
-    return ISMCTSAgent(context, seed, **kwargs)
+    agent = ISMCTSAgent(context, seed, **kwargs)
+    agent.own_seed = own_seed
+    return agent
 
 
 def register() -> None:

@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kakurega.agents.base import Agent, choose_action
+from kakurega.agents.base import Agent, choose_action, reseed
 from kakurega.agents.human import show_view
 from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, rules_winners, win_share
 from kakurega.agents.training.run_dir import atomic_write_bytes
@@ -480,7 +480,7 @@ class _Seats:
         seat_agents = []
         for seat, (index, agent_seed) in enumerate(zip(game.lineup, game.agent_seeds)):
             agent = self.agent(index, seat)
-            agent.rng = np.random.default_rng(agent_seed)
+            reseed(agent, agent_seed)
             seat_agents.append(agent)
         moves = [] if self.table.record else None
         returns, steps = play_game(self.env, seat_agents, game.deal_seed, moves=moves)

@@ -20,8 +20,6 @@ from __future__ import annotations
 import statistics
 import time
 
-import numpy as np
-
 #: the clock of the measurements: CPU time of this process
 CLOCK = time.process_time
 
@@ -45,6 +43,7 @@ class Lineup:
 
     def play(self, seconds: float) -> None:
         """Play whole games for about ``seconds`` of CPU time, adding to the totals."""
+        from kakurega.agents.base import reseed
         from kakurega.agents.tournament import play_game
 
         n = len(self.focal)
@@ -53,7 +52,7 @@ class Lineup:
             focal_seat = self.games % n
             seats = [self.focal[s] if s == focal_seat else self.others[s] for s in range(n)]
             for s, agent in enumerate(seats):
-                agent.rng = np.random.default_rng((self.seed, self.games, s))
+                reseed(agent, (self.seed, self.games, s))
             play_game(self.env, seats, seed=self.seed * 1_000_003 + self.games)
             self.games += 1
             if CLOCK() - start >= seconds:

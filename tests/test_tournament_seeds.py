@@ -46,3 +46,19 @@ def test_the_commands_refuse_it_in_one_line(command, capsys):
     assert err == "error: --seed: expected an integer from 0 to 4294967295 (2**32 - 1; seeds are 32-bit), got 4294967296"
     assert main([*command, "--seed", str(MAX_SEED)]) == 0  # control
     capsys.readouterr()
+
+
+def _moves_of(spec: str, games: int = 3) -> list:
+    played = []
+    run_tournament("hidden_rooms_v0", [spec], {}, games, 0, on_game=lambda record: played.append(list(record.moves)))
+    return played
+
+
+def test_an_agents_own_seed_is_mixed_into_the_tournaments_seeds():
+    # an ismcts spec's seed= is "the seed of everything random in the search": two runs that differ only in it
+    # play different games, and the same spec replays the same moves (the tournament reseeds the agent before
+    # every game; before, it replaced the spec's seed, and seed=1 and seed=2 printed the same table)
+    one, two = _moves_of("ismcts:simulations=3,seed=1"), _moves_of("ismcts:simulations=3,seed=2")
+    assert one == _moves_of("ismcts:simulations=3,seed=1")
+    assert one != two
+    assert _moves_of("ismcts:simulations=3") == _moves_of("ismcts:simulations=3")  # control: no own seed, as before

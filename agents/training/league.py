@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kakurega.agents.base import Agent, AgentContext
+from kakurega.agents.base import Agent, AgentContext, reseed
 from kakurega.agents.policy import PolicyAgent, check_compatible, read_policy
 from kakurega.agents.specs import make_agent, parse_spec
 from kakurega.envs.core.safe_load import short_repr
@@ -164,7 +164,7 @@ class OpponentPool:
         for slot in range(num_opponents):
             entry = usable[int(picks[slot])]
             label, agent = self._agent_for(entry, slot, rng)
-            agent.rng = np.random.default_rng(int(seeds[slot]))
+            reseed(agent, int(seeds[slot]))
             agent.reset()
             self.draw_counts[entry.agent] = self.draw_counts.get(entry.agent, 0) + 1
             chosen.append((label, agent))

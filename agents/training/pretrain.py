@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kakurega.agents.base import choose_action
+from kakurega.agents.base import choose_action, reseed
 from kakurega.agents.specs import make_agent
 from kakurega.agents.training.config import ConfigError
 from kakurega.agents.training.view import SingleAgentView
@@ -103,10 +103,10 @@ class _Demonstrator:
         """One game: the learner seat's observations, masks, the demonstrator's moves (and visits), returns, outcome."""
         setup, view, demo, student = self.setup, self.view, self.demo, self.student
         obs, _ = view.reset(seed=episode_seed(setup.seed, index, 0))
-        demo.rng = np.random.default_rng(episode_seed(setup.seed, index, 1))
+        reseed(demo, episode_seed(setup.seed, index, 1))
         demo.reset()
         if student is not None:
-            student.rng = np.random.default_rng(episode_seed(setup.seed, index, 2))
+            reseed(student, episode_seed(setup.seed, index, 2))
             student.reset()
         size, num_actions = view.context.layout.size, view.context.num_actions
         observations, masks, actions, rewards, targets = [], [], [], [], []
