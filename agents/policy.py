@@ -769,12 +769,15 @@ class PolicyAgent(Agent):
                              "not listed; use mix=false for the network's")
         scores = self._legal_scores(observation)
         if self.sample:
-            shifted = (scores - scores.max()) / self.temperature
-            probs = np.exp(shifted)
-            return probs / probs.sum()
+            return self._softmax(scores)
         probs = np.zeros(len(scores))
         probs[int(np.argmax(scores))] = 1.0
         return probs
+
+    def _softmax(self, scores: np.ndarray) -> np.ndarray:
+        """The sampling probabilities of the network's masked ``scores`` at this policy's temperature."""
+        probs = np.exp((scores - scores.max()) / self.temperature)
+        return probs / probs.sum()
 
     def reset(self) -> None:
         if self.mixed is not None:
@@ -785,8 +788,8 @@ class PolicyAgent(Agent):
             action = self.mixed.act(observation, self.rng)
             if action is not None:
                 return int(action)
-        if self.sample:
-            probs = self.move_probabilities(observation)
+        if self.sample:  # the network's own decisions (a mixed policy's too, where its mixed play defers)
+            probs = self._softmax(self._legal_scores(observation))
             return int(self.rng.choice(len(probs), p=probs))
         return int(np.argmax(self._legal_scores(observation)))  # the greedy choice, without the one-hot array
 

@@ -65,10 +65,16 @@ class ISMCTSBot(ismcts.ISMCTSBot):
 
     @classmethod
     def with_random_rollouts(cls, game, simulations: int = 100, seed: int = 0, uct_c: float = 2.0, rollouts: int = 1):
-        """IS-MCTS with ``simulations`` per move and random-rollout values."""
+        """IS-MCTS with ``simulations`` per move and random-rollout values; the same ``seed`` plays the same moves.
+
+        OpenSpiel's bot draws its worlds with ``pyspiel.UniformProbabilitySampler``, which the OS seeds: the
+        worlds here are drawn from the bot's own seeded generator instead.
+        """
         random_state = np.random.RandomState(seed)
         evaluator = mcts.RandomRolloutEvaluator(rollouts, random_state)
-        return cls(game, evaluator, uct_c=uct_c, max_simulations=simulations, random_state=random_state)
+        bot = cls(game, evaluator, uct_c=uct_c, max_simulations=simulations, random_state=random_state)
+        bot.set_resampler(lambda state, player: state.resample_from_infostate(player, random_state.uniform))
+        return bot
 
     def restart_at(self, state) -> None:
         """Forget the search tree of the last game."""

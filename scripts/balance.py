@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kakurega.agents.outcome import WIN, classify_outcome, win_share
-from kakurega.scripts.evaluate import games_count
+from kakurega.scripts.evaluate import games_count, seed_number
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -287,7 +287,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
     parser.add_argument("--games", type=games_count, default=200,
                         help="games per group, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
     parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")

@@ -128,9 +128,11 @@ def table(results: dict, specs: dict) -> str:
 
 
 def main(argv=None) -> int:
+    from kakurega.scripts.evaluate import seed_number
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=200, help="paired deals per match (2 games each)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_number, default=0)
     parser.add_argument("--ismcts-simulations", type=int, default=16, help="IS-MCTS budget per move")
     parser.add_argument("--readings", default=",".join(READINGS), help="comma-separated readings: " + ", ".join(READINGS))
     parser.add_argument("--matches", default="hh,rr,hr,ih", help="comma-separated: hh, rr, hr, ih")

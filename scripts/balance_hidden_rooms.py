@@ -62,9 +62,11 @@ def play_rounds(agent_class, rounds: int, seed: int = 0, booklet=None, max_turns
 
 
 def main(argv=None) -> dict:
+    from kakurega.scripts.evaluate import seed_number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2000, help="rounds per player (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="first seed (default 0)")
     parser.add_argument("--booklet", default=None, help="booklet file (default: the shipped booklet)")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)

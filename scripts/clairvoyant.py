@@ -66,7 +66,7 @@ def run(env_name: str, options: dict, search: str, opponent: str, games: int, se
 
 
 def main(argv: list[str] | None = None) -> int:
-    from kakurega.scripts.evaluate import games_count, parse_options
+    from kakurega.scripts.evaluate import games_count, parse_options, seed_number
 
     parser = argparse.ArgumentParser(prog="python -m kakurega.scripts.clairvoyant", description=__doc__.splitlines()[0])
     parser.add_argument("env", help="registered env name, e.g. kakurenbo_v1")
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search", default="ismcts:simulations=100,rollout=greedy", help="the IS-MCTS spec of the seeing seat")
     parser.add_argument("--opponent", default="heuristic", help="the agent spec of every other seat (default heuristic)")
     parser.add_argument("--games", type=games_count, default=600, help="games, 1 to 1,000,000 (default 600)")
-    parser.add_argument("--seed", type=int, default=12345, help="tournament seed (default 12345, as docs/strength.md)")
+    parser.add_argument("--seed", type=seed_number, default=12345, help="tournament seed (default 12345, as docs/strength.md)")
     args = parser.parse_args(argv)
     try:
         row = run(args.env, parse_options(args.option), args.search, args.opponent, args.games, args.seed)

@@ -242,9 +242,6 @@ def cmd_play(args) -> int:
     env = make(name, wrapped=False, **options)
     context = AgentContext.from_env(env, name, options)
     n = context.num_players
-    if args.seed is not None and args.seed < 0:
-        print(f"error: --seed: expected a non-negative integer (the seed of the deal), got {args.seed}", file=sys.stderr)
-        return 2
     rng = np.random.default_rng(args.seed)
     seat = _seat_index(args.seat, env.possible_agents, rng)
     if seat is None:
@@ -409,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `kakurega COMMAND --help` for each command's options.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    from kakurega.scripts.evaluate import seed_number
 
     p = sub.add_parser("envs", help="list registered envs and their options, or print one env card",
                        description="List every registered env with its summary, options and defaults, tested "
@@ -425,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="play and render one seeded random game of every game (its newest version)",
                        description="Play one seeded game of the newest version of each game with uniformly random agents, "
                        "print the final table (spectator view) and the result.")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents (default 0)")
+    p.add_argument("--seed", type=seed_number, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument("--env", default=None, help="only this env")
     p.set_defaults(func=cmd_demo)
 
@@ -498,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     p.add_argument("--seat", default="random",
                    help="your seat: its number (0 = first), its name (e.g. player_1) or random (default)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deal (default: a new deal each time)")
+    p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
     p.set_defaults(func=cmd_play)

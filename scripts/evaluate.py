@@ -62,6 +62,21 @@ def games_count(text: str) -> int:
     return games
 
 
+def seed_number(text: str) -> int:
+    """The argparse type of every ``--seed``: a whole number from 0 to 2**32 - 1 (numpy's seeds are 32-bit, and a
+    tournament refuses a larger one), refused at parse time in words otherwise."""
+    from kakurega.agents.tournament import MAX_SEED as max_seed
+
+    try:
+        seed = int(text)
+    except ValueError:  # not a number, or too long a one
+        seed = None
+    if seed is None or not 0 <= seed <= max_seed:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {max_seed} (2**32 - 1), got {shown!r}")
+    return seed
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="kakurega evaluate", description=__doc__.split("\n")[0])
     parser.description = (
@@ -79,7 +94,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=4")
     parser.add_argument("--games", type=games_count, default=200,
                         help="games per pairing, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--out", default=None, help="directory for JSON/CSV/PNG outputs (default: print only)")
     parser.add_argument("--no-plots", action="store_true", help="skip the heatmap PNG")
     parser.add_argument("--record-dir", default=None, metavar="DIR",

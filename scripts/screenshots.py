@@ -52,9 +52,11 @@ def screenshot(name: str, seed: int = 7):
 
 def main(argv: list[str] | None = None) -> int:
     """Write one PNG per game; print each path and size."""
+    from kakurega.scripts.evaluate import seed_number
+
     parser = argparse.ArgumentParser(prog="python -m kakurega.scripts.screenshots", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the PNGs (default: docs/screenshots)")
-    parser.add_argument("--seed", type=int, default=7, help="seed of the games played (default: 7)")
+    parser.add_argument("--seed", type=seed_number, default=7, help="seed of the games played (default: 7)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for name in latest_envs():

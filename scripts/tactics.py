@@ -24,6 +24,8 @@ from pathlib import Path
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    from kakurega.scripts.evaluate import seed_number
+
     parser = parser or argparse.ArgumentParser(prog="kakurega tactics", description=__doc__.split("\n")[0])
     parser.description = (
         "Ask agents at every position of a game's tactics suite (positions with a provably right or provably "
@@ -42,7 +44,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         "suite of the table asked)")
     parser.add_argument("--category", action="append", metavar="NAME", help="only positions of this category "
                         "(repeatable)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the agents (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="seed of the agents (default 0)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
     parser.add_argument("--verify", action="store_true", help="re-derive every claim of the suite from the rules "
                         "and print the problems (exit status 1 if any)")

@@ -253,3 +253,27 @@ def test_control_a_wrong_remembered_turn_group_changes_the_moves(monkeypatch):
 
     monkeypatch.setattr(summer_mixed, "remember", wrong)
     assert _mixed_moves(12) != plain
+
+
+def test_a_mixed_bot_samples_the_networks_own_decisions_when_asked():
+    """``pretrained:sample=true`` on a bot whose file says ``mix``: the child's turns stay mixed, the seekers' are
+    drawn from the network's softmax (before, every seeker decision raised: sampling asked for the move
+    probabilities, which a mixed policy does not list)."""
+    env = make("summer_hide_and_seek_v2", wrapped=False, num_players=2)
+    context = _context(env)
+    sampled = make_agent("pretrained:sample=true", context, seed=0)
+    assert sampled.mixed is not None and sampled.sample
+    seeker_moves = set()
+    for game in range(6):
+        env.reset(seed=game)
+        sampled.reset()
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            observation = env.observe(env.agent_selection)
+            action = sampled.act(observation)
+            assert observation["action_mask"][action]
+            if env.game.current_player(env.game_state) != env.game_state.child and game == 0 and not seeker_moves:
+                seeker_moves = {sampled.act(observation) for _ in range(40)}  # drawn: more than the greedy one
+            env.step(action)
+    assert len(seeker_moves) > 1
+    with pytest.raises(ValueError, match="mix=true"):
+        sampled.move_probabilities(observation)  # still not listed for a mixed policy
