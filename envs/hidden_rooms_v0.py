@@ -266,7 +266,14 @@ and `tests/conformance.py`, each with a leaky control that fails them):
   memory tiles all go back into the pile and the whole pile is reshuffled.
 - The turn limit is a fail by the rules (a termination, not a truncation).
 - Memory is kept sorted by tile id, so "memory slot k" has a canonical meaning.
-- A booklet path must not start on the child's start cell (4, 4).
+- A booklet path must not start on the child's start cell (4, 4). The env
+  also refuses (`BookletError`, naming it) a monster that ends a round in its
+  first monster phase, before the child's first move (it catches the child
+  on (4, 4), or walks its whole path): a first round so decided is over at
+  `reset()`, where no reward can be paid (Gymnasium's `reset` carries none),
+  so the episode's return would be lost. The rules engine itself
+  (`HiddenRoomsGame`) plays such rounds as the rules say (the round is a
+  fail), for scenario tests.
 - The rules page's "at least 6 monsters" that "must differ in how they move
   and see" is a rule of the booklet's design: the default booklet meets it (7
   monsters, no two with the same steps, sight shape and sight range; a test

@@ -216,6 +216,11 @@ class HiddenRoomsGame(Game):
         """True when ``monster`` (booklet index) on ``monster_cell`` sees a child on ``child``."""
         return bool(self.sight_masks[monster][monster_cell] >> child & 1)
 
+    def first_phase_outcome(self, monster: int) -> int:
+        """How ``monster``'s first monster phase of a round ends: 0 when the child then gets its first move, else
+        CAUGHT or MONSTER_EXITED (the round is decided before the child acts)."""
+        return self.monster_phase(monster, self.paths[monster][0], 0, START_CELL)[3]
+
     def monster_phase(self, monster: int, cell: int, progress: int, child: int, chasing: bool = False):
         """The monster's whole phase: ``(cell, progress, chasing, outcome, trail)``.
 

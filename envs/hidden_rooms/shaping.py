@@ -40,8 +40,9 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.envs.core.options import Option
-from kakurega.envs.hidden_rooms.booklet import load_booklet
-from kakurega.envs.hidden_rooms.rules import EMPTY, EXIT_CELL, NEIGHBOURS, NUM_CELLS, HiddenRoomsGame, coords
+from kakurega.envs.core.safe_load import short_repr
+from kakurega.envs.hidden_rooms.booklet import BookletError, load_booklet
+from kakurega.envs.hidden_rooms.rules import CAUGHT, EMPTY, EXIT_CELL, NEIGHBOURS, NUM_CELLS, HiddenRoomsGame, coords
 
 #: Manhattan distance of every cell to the exit
 DISTANCE = tuple(
@@ -105,5 +106,17 @@ def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shapin
     """The rules for the env's options: with ``shaping=0`` the plain rules (no shaping code in the loop)."""
     monsters = load_booklet(booklet)
     if shaping:
-        return ShapedHiddenRoomsGame(monsters, episode, reward, max_turns, shaping=shaping)
-    return HiddenRoomsGame(monsters, episode=episode, reward=reward, max_turns=max_turns)
+        game = ShapedHiddenRoomsGame(monsters, episode, reward, max_turns, shaping=shaping)
+    else:
+        game = HiddenRoomsGame(monsters, episode=episode, reward=reward, max_turns=max_turns)
+    for index, monster in enumerate(monsters):
+        outcome = game.first_phase_outcome(index)
+        if outcome:  # a round decided before the child acts: at reset, before any reward can be paid
+            what = "catches the child" if outcome == CAUGHT else "reaches the end of its path"
+            raise BookletError(
+                f"monster {index} ({short_repr(monster.name)}): {what} in its first monster phase, before the "
+                f"child's first move (path of {len(monster.path)} cells, {monster.steps} step(s), sight "
+                f"{monster.describe_sight()}); a round it starts would be decided before the child acts, which the "
+                "env cannot pay (a first round so decided is over at reset): lengthen its path, or give it fewer "
+                "steps or less sight of the start cell (4, 4)")
+    return game

@@ -104,3 +104,26 @@ def test_default_booklet_has_six_monsters_differing_in_movement_and_sight():
     assert len(kinds) == len(monsters), "two monsters differ only in their path"
     assert {m.steps for m in monsters} >= {1, 2, 3}
     assert {m.sight_shape for m in monsters} == {"radius", "line"}
+
+
+@pytest.mark.parametrize("monster, words", [
+    ({"path": [[0, 4], [0, 3]], "steps": 1, "sight_range": 0}, "reaches the end of its path"),
+    ({"path": [[3, 4], [2, 4]], "steps": 1, "sight_range": 1}, "catches the child"),
+])
+def test_the_env_refuses_a_monster_that_decides_a_round_before_the_child_acts(tmp_path, monster, words):
+    """A first round so decided is over at reset, where no reward can be paid: the env once reported a lost
+    match as a return of 0. The rules engine still plays such a round (a fail) for scenario tests."""
+    from kakurega.envs import hidden_rooms_v0
+    from kakurega.envs.hidden_rooms.booklet import load_booklet
+    from kakurega.envs.hidden_rooms.rules import HiddenRoomsGame
+
+    path = tmp_path / "instant.yaml"
+    path.write_text(yaml.safe_dump({"monsters": [dict(GOOD, name="Fine", path=[[0, 0], [0, 1], [0, 2], [0, 3]]),
+                                                 dict(GOOD, **monster)]}))
+    with pytest.raises(BookletError, match=rf"monster 1 \('Kappa'\): {words} in its first monster phase"):
+        hidden_rooms_v0.env(booklet=str(path))
+    game = HiddenRoomsGame(load_booklet(str(path)))
+    assert [game.first_phase_outcome(m) != 0 for m in range(2)] == [False, True]
+    ok = tmp_path / "ok.yaml"  # control: the first monster alone is accepted
+    ok.write_text(yaml.safe_dump({"monsters": [dict(GOOD, name="Fine", path=[[0, 0], [0, 1], [0, 2], [0, 3]])]}))
+    hidden_rooms_v0.env(booklet=str(ok)).reset(seed=0)
