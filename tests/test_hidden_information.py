@@ -507,3 +507,59 @@ def test_a_game_that_does_not_record_its_options_says_so():
 
     with pytest.raises(TypeError, match="self.options"):
         Forgetful().new_rules()
+
+
+# ------------------------------------------------------------ after an illegal move
+def _masks_after_an_illegal_move(env, seed: int) -> tuple[str, np.ndarray, list]:
+    """Play a few random moves, then an illegal one; the offender, its legal mask, and what every seat then gets:
+    ``(agent, observation mask, info mask)`` from ``last()`` until every agent has stepped out."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for _ in range(int(rng.integers(0, 6))):
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    env.reset(seed=seed) if not env.agents else None
+    obs, *_ = env.last()
+    offender, offender_mask = env.agent_selection, np.array(obs["action_mask"])
+    illegal = np.flatnonzero(offender_mask == 0)
+    if not len(illegal):
+        return offender, offender_mask, []
+    env.step(int(illegal[0]))
+    seen = []
+    for agent in env.agent_iter():
+        obs, _, _, _, info = env.last()
+        seen.append((agent, np.array(obs["action_mask"]), np.array(info.get("action_mask", 0))))
+        env.step(None)
+    return offender, offender_mask, seen
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_after_an_illegal_move_no_seat_gets_a_legal_action(name, config):
+    """The verdict (the game ends, the offender is penalised) moves the turn to the other seats: they once got the
+    offender's mask, its private legal actions (a child's lines from its square, the faces of a hand), through
+    ``observe`` and ``last``. Now every other seat's observation and info masks are empty, as at any game's end
+    (the offender may still read its own mask, observed before the verdict, as under PettingZoo's own stack of
+    wrappers, which ``env()`` matches step for step: no other seat's information)."""
+    import warnings
+
+    from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+    from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
+
+    forms = {"env()": lambda: make(name, **config),
+             "raw env + PettingZoo's TerminateIllegalWrapper": lambda: TerminateIllegalWrapper(
+                 make(name, wrapped=False, **config), ILLEGAL_ACTION_PENALTY)}
+    for form, build in forms.items():
+        for seed in range(3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                offender, offender_mask, seen = _masks_after_an_illegal_move(build(), seed)
+            assert offender_mask.any()  # the control: the offender had legal actions to leak
+            assert seen, f"{form}: no agent stepped out after the illegal move"
+            for agent, obs_mask, info_mask in seen:
+                if agent == offender:
+                    continue
+                assert not obs_mask.any(), f"{form}, seed {seed}: {agent}'s observation holds a legal action"
+                assert not np.any(info_mask), f"{form}, seed {seed}: {agent}'s info holds a legal action"

@@ -357,7 +357,13 @@ class TurnBasedAECEnv(AECEnv):
             if seat is None:
                 raise EnvUsageError(f"observe({short_repr(agent)}): not an agent of this env; expected one of {self.possible_agents}")
             obs = self.encode(self.game_state, seat)
-            mask = self._mask if agent == self.agent_selection else self._no_actions  # (no_actions when over)
+            # the legal actions go to the player to act alone, and only while it plays: after an illegal move
+            # (PettingZoo's verdict ends the game, the selection moves to the other seats) the mask still holds
+            # the offender's private legal set
+            if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+                mask = self._mask
+            else:
+                mask = self._no_actions
             if obs.flags.writeable:  # (reading the flag costs a seventh of setting it)
                 obs.flags.writeable = False
             cached = {"observation": obs, "action_mask": mask}
