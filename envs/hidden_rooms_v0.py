@@ -313,6 +313,7 @@ import numpy as np
 
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY
 from kakurega.envs.core.definition import EnvDefinition
+from kakurega.envs.core.options import merge_env_kwargs
 from kakurega.envs.hidden_rooms.booklet import BOOKLET_OPTION
 from kakurega.envs.hidden_rooms.observation import HiddenRoomsObserver
 from kakurega.envs.hidden_rooms.picture import HiddenRoomsPicture
@@ -357,17 +358,15 @@ class HiddenRoomsGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, env_kwargs: dict | None = None, **options):
-        both = sorted(set(options) & set(env_kwargs or {}))
-        if both:
-            raise TypeError(f"env options {both} given both in env_kwargs and as keyword arguments; give each once")
-        self.aec = raw_env(render_mode=render_mode, **(env_kwargs or {}), **options)
+        self.aec = raw_env(render_mode=render_mode, **merge_env_kwargs(env_kwargs, options, type(self).__name__))
         self.render_mode = render_mode
         self.observation_space = self.aec.observation_space(AGENT)
         self.action_space = self.aec.action_space(AGENT)
         self._over = True
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Start a new episode; ``seed`` seeds all chance draws."""
+        """Start a new episode; ``seed`` seeds all chance draws (``options`` is not read: options are given
+        when the env is made)."""
         super().reset(seed=seed)
         self.aec.reset(seed=seed)
         self._over = False

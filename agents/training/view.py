@@ -55,6 +55,7 @@ from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.outcome import classify_outcome, rules_winners, win_share
 from kakurega.agents.training.league import OpponentPool
 from kakurega.envs.core.aec import ILLEGAL_ACTION_PENALTY, RenderModeError, check_render_mode
+from kakurega.envs.core.options import merge_env_kwargs
 
 MAX_REDEALS = 1000
 
@@ -80,10 +81,10 @@ class SingleAgentView(gymnasium.Env):
         from kakurega.envs.registry import make
 
         self.env_name = env_name
-        both = sorted(set(env_options) & set(env_kwargs or {}))
-        if both:
-            raise TypeError(f"env options {both} given both in env_kwargs and as keyword arguments; give each once")
-        self.env_kwargs = {**(env_kwargs or {}), **env_options}
+        self.env_kwargs = merge_env_kwargs(env_kwargs, env_options, type(self).__name__)
+        if "render_view" in self.env_kwargs:
+            raise TypeError(f"{type(self).__name__}: render_view is not an option of the single-seat view, which "
+                            "always draws the learner's view; give render_mode only")
         self.raw = make(env_name, wrapped=False, **self.env_kwargs)
         self.context = AgentContext.from_env(self.raw, env_name, self.env_kwargs)
         self.num_players = self.context.num_players
@@ -132,6 +133,7 @@ class SingleAgentView(gymnasium.Env):
 
     # ------------------------------------------------------------- gym API
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """A new game (``options`` is not read: env options are given when the view is made)."""
         super().reset(seed=seed)
         for redeals in range(MAX_REDEALS):  # noqa: B007 (the count is read after the loop)
             self._deal()

@@ -156,7 +156,10 @@ class TurnBasedAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game; ``seed`` seeds the one generator all chance draws use."""
+        """Start a new game; ``seed`` seeds the one generator all chance draws use.
+
+        ``options`` is accepted and not read (PettingZoo's ``api_test`` passes some): a kakurega env takes its
+        options when it is made (``make(name, num_players=3)``)."""
         if seed is not None or self.game_state is None:
             self.rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state(self.rng)

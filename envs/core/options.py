@@ -141,3 +141,20 @@ def markdown_table(options: Sequence[Option]) -> str:
         values = ", ".join(f"``{c!r}``" for c in o.choices) if o.choices else o.describe()
         rows.append(f"| ``{o.name}`` | {values} | ``{o.default!r}`` | {o.doc} |")
     return "\n".join(rows)
+
+
+def merge_env_kwargs(env_kwargs, options: Mapping[str, Any], owner: str) -> dict:
+    """The env options of a Gymnasium form: ``env_kwargs`` (the convention of every kakurega Gymnasium id) and
+    keyword ``options`` together, refused in words when ``env_kwargs`` is no mapping or both give an option."""
+    from kakurega.envs.core.safe_load import short_repr
+
+    if env_kwargs is None:
+        env_kwargs = {}
+    if not isinstance(env_kwargs, Mapping):
+        raise TypeError(f"{owner}: env_kwargs must be a dict of env options (e.g. {{'num_players': 3}}), got "
+                        f"{short_repr(env_kwargs)} of type {type(env_kwargs).__name__}")
+    both = sorted(set(options) & set(env_kwargs))
+    if both:
+        raise TypeError(f"env options {both} given both in env_kwargs and as keyword arguments; give each once")
+    return {**env_kwargs, **options}
+

@@ -170,3 +170,9 @@ def test_gymnasium_illegal_action_ends_the_episode_with_the_penalty():
     with pytest.raises(ValueError, match="out of range"):
         env.reset(seed=0)
         env.step(17)
+
+
+def test_gym_env_kwargs_must_be_a_mapping():
+    with pytest.raises(TypeError, match=r"HiddenRoomsGymEnv: env_kwargs must be a dict of env options .* of type str"):
+        hidden_rooms_v0.HiddenRoomsGymEnv(env_kwargs="episode=round")
+    assert hidden_rooms_v0.HiddenRoomsGymEnv(env_kwargs={"episode": "round"}).aec.game.episode == "round"  # control

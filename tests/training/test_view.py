@@ -204,3 +204,16 @@ def test_agents_of_dropped_snapshots_are_released(nim):
     gc.collect()
     alive = [path for path, ref in weights.items() if ref() is not None]
     assert alive == list(kept), f"weights still held: {alive}"
+
+
+def test_env_kwargs_must_be_a_mapping_and_render_view_is_refused(nim):
+    """Each said in words: a string of options (once Python's "'str' object is not a mapping"), and a
+    render_view the view would ignore (it always draws the learner's view)."""
+    with pytest.raises(TypeError, match=r"SingleAgentView: env_kwargs must be a dict of env options .* got "
+                                        r"'start_pile=4' of type str"):
+        SingleAgentView(nim.NAME, "start_pile=4", ["random"])
+    with pytest.raises(TypeError, match="render_view is not an option of the single-seat view"):
+        SingleAgentView(nim.NAME, {"render_view": "player_1"}, ["random"])
+    with pytest.raises(TypeError, match=r"given both in env_kwargs and as keyword arguments"):
+        SingleAgentView(nim.NAME, {"start_pile": 4}, ["random"], start_pile=5)
+    assert SingleAgentView(nim.NAME, None, ["random"], start_pile=4).env_kwargs == {"start_pile": 4}  # control
