@@ -136,8 +136,9 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
            output_dir: str | Path | None = None, resume: bool = False, overwrite: bool = False,
            quiet: bool = False) -> dict:
     """Run the loop of the module docstring; returns the report (also in ``harden.json``)."""
-    from kakurega.agents.exploit import exploit, measure
-    from kakurega.agents.tournament import check_games
+    from kakurega.agents.exploit import check_responder_settings, exploit, measure
+    from kakurega.agents.policy import context_for
+    from kakurega.agents.tournament import check_games, check_seed
     from kakurega.agents.training import run_dir
     from kakurega.agents.training.config import load_config
     from kakurega.agents.training.trainer import train
@@ -154,11 +155,14 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     if recipe["algorithm"] != "ppo":
         raise ConfigError(f"{config_path}: hardening retrains a PPO recipe; this one is {recipe['algorithm']}")
     env_name, env_kwargs = recipe["env"], dict(recipe["env_kwargs"])
-    budget = exploit_budget or recipe["total_timesteps"]
+    budget = recipe["total_timesteps"] if exploit_budget is None else exploit_budget
     pretrain = recipe.get("pretrain", {})
     imitate = pretrain.get("agent") if pretrain.get("steps", 0) > 0 else None
     if warm_start is None:
         warm_start = pretrain.get("steps", 0) if imitate else 0
+    # what each round's exploit would refuse, refused before round 0's bot is trained
+    check_responder_settings(context_for(env_name, env_kwargs), budget, warm_start, "harden")
+    check_seed(eval_seed, "eval_seed")
     out = Path(output_dir or default_output(config_path)).resolve()
     report_path = out / REPORT
     settings = {"config": str(config_path), "env": env_name, "env_kwargs": env_kwargs, "exploit_budget": budget,
@@ -227,7 +231,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     report["rounds"] = report["rounds"][: r + 1]
     report["best"] = best_round(report)
     save()
-    say(report_table(report))
+    print(report_table(report))  # the result, with --quiet too (it silences the progress only)
     return report
 
 

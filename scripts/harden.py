@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kakurega.scripts.evaluate import games_count
+from kakurega.scripts.evaluate import games_count, seed_number
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -33,7 +33,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--warm-start", type=int, default=None, metavar="MOVES",
                         help="moves each responder imitates first (default: the recipe's pretrain.steps)")
     parser.add_argument("--games", type=games_count, default=400, help="games per measurement, 1 to 1,000,000 (default 400)")
-    parser.add_argument("--eval-seed", type=int, default=12345, help="seed of the measured deals (default 12345)")
+    parser.add_argument("--eval-seed", type=seed_number, default=12345, help="seed of the measured deals (default 12345)")
     parser.add_argument("--stop-at", type=float, default=0.60,
                         help="stop once a best responder's score interval lies at or below this (default 0.60)")
     parser.add_argument("--output", default=None, help="run directory (default runs/harden_<config name>)")
@@ -42,7 +42,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                        "interrupted bot or exploiter from its newest checkpoint)")
     group.add_argument("--overwrite", action="store_true", help="replace an earlier harden run in --output "
                        "(only the files kakurega runs wrote)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars or stage lines (the result table is "
+                        "still printed)")
     return parser
 
 

@@ -176,3 +176,13 @@ def test_gym_env_kwargs_must_be_a_mapping():
     with pytest.raises(TypeError, match=r"HiddenRoomsGymEnv: env_kwargs must be a dict of env options .* of type str"):
         hidden_rooms_v0.HiddenRoomsGymEnv(env_kwargs="episode=round")
     assert hidden_rooms_v0.HiddenRoomsGymEnv(env_kwargs={"episode": "round"}).aec.game.episode == "round"  # control
+
+
+def test_exploit_refuses_a_game_played_alone(tmp_path):
+    """No target sits at a solitaire table: `kakurega exploit --target heuristic` once reported a "best
+    response" (a child trained alone) and the heuristic playing alone as the target's row."""
+    from kakurega.agents.exploit import exploit
+
+    with pytest.raises(ValueError, match="is played alone: no target sits at its table"):
+        exploit("hidden_rooms_v0", "heuristic", output_dir=tmp_path / "x", quiet=True)
+    assert not (tmp_path / "x").exists()

@@ -92,3 +92,18 @@ def test_bad_input_is_refused_before_any_work(nim, recipe, tmp_path):
     with pytest.raises(ConfigError, match="PPO"):
         harden(dqn, output_dir=out, quiet=True)
     assert not out.exists()
+
+
+def test_bad_settings_are_refused_before_round_0_is_trained(tmp_path):
+    """An eval seed, a budget or a warm start each round's exploit would refuse was once refused only after
+    round 0's whole bot had trained (and a budget of 0 silently became the recipe's)."""
+    from kakurega.agents.harden import harden
+
+    recipe = "configs/bots/summer_hide_and_seek_2p.yaml"
+    out = tmp_path / "h"
+    for settings, words in (({"eval_seed": -1}, "eval_seed"), ({"eval_seed": 2**32}, "eval_seed"),
+                            ({"exploit_budget": 0}, "budget must be a whole number"),
+                            ({"exploit_budget": -5}, "budget must be"), ({"warm_start": -1}, "warm start must be")):
+        with pytest.raises(ValueError, match=words):
+            harden(recipe, rounds=0, games=10, output_dir=out, quiet=True, **settings)
+        assert not out.exists()
