@@ -214,8 +214,8 @@ def balance_report(
         "env": env_name,
         "options": options,
         "num_players": n,
-        "games": games,
-        "ismcts_games": ismcts_games if ismcts_budget > 0 else 0,
+        "games": len(tables["heuristic"].games()),  # as played: --games rounded up to whole rotations of the seats
+        "ismcts_games": len(groups["IS-MCTS vs heuristic"][0].games()) if ismcts_budget > 0 else 0,
         "seed": seed,
         "tables": {spec: g.summary() for spec, g in tables.items()},
         "gaps": {},
@@ -281,8 +281,8 @@ def _jsonable(value):
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="kakurega balance")
     parser.description = (
-        "Balance report of one env: first-player and seat win rates, game length, truncation rate, and the "
-        "heuristic-vs-random and IS-MCTS-vs-heuristic skill gaps, with 95%% intervals (seat-rotated, paired deals)."
+        "Balance report of one env: first-player and seat scores, game length, truncation rate, and the "
+        "heuristic-vs-random and IS-MCTS-vs-heuristic skill gaps, with 95% intervals (seat-rotated, paired deals)."
     )
     parser.add_argument("env", help="env name (see `kakurega envs`), e.g. kakurenbo_v1 or kakurenbo")
     parser.add_argument("--games", type=games_count, default=200,

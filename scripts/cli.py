@@ -14,7 +14,7 @@
     kakurega plot RUN_DIR                learning-curve PNGs of a training run
     kakurega quickstart                  train a PPO bot (Summer Hide-and-Seek v2), evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
-    kakurega balance ENV                 balance report: seat win rates, lengths, truncation, skill gaps
+    kakurega balance ENV                 balance report: seat scores, lengths, truncation, skill gaps
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
 Torch and stable-baselines3 are imported only by the commands that train.
@@ -231,8 +231,9 @@ def cmd_play(args) -> int:
     from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
     from kakurega.envs.registry import make
-    from kakurega.scripts.evaluate import parse_options, resolve_env_name
+    from kakurega.scripts.evaluate import import_agent_modules, parse_options, resolve_env_name
 
+    import_agent_modules(args.imports)
     name = resolve_env_name(args.game)
     options = parse_options(args.option)
     if args.record:  # checked before the first move: a finished game is never lost to an unwritable place
@@ -449,8 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rllib: join this Ray cluster (HOST:PORT, ray://HOST:PORT or auto) instead of starting a local Ray")
     p.add_argument("--env-runners", type=int, default=2, help="rllib: env-runner processes (default 2)")
     p.add_argument("--policy-mapping", choices=["auto", "shared", "per_seat", "learner"], default="auto",
-                   help="rllib: shared (one module for every seat), per_seat, or learner (one learning seat against "
-                        "the config's opponents); auto: shared when opponents are only self/snapshots, else learner")
+                   help="rllib: learner (one learning seat against the config's opponents, as the SB3 backend "
+                        "trains; auto means learner) or shared (one module for every seat; refused with opponents "
+                        "other than self); per_seat is refused (a run keeps one policy). See docs/integrations.md")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="tournament between agent specs on one env",
@@ -479,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     tactics_parser(p)
     p.set_defaults(func=cmd_tactics)
 
-    p = sub.add_parser("balance", help="balance report of one env (seat win rates, lengths, truncation, skill gaps)")
+    p = sub.add_parser("balance", help="balance report of one env (seat scores, lengths, truncation, skill gaps)")
     from kakurega.scripts.balance import build_parser as balance_parser
 
     balance_parser(p)
@@ -499,6 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
+    p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
+                   help="import MODULE first (repeatable): a module that registers agent kinds, so that they can "
+                        "be named in --opponents")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="replay a game record in the terminal, or export it as a GIF")

@@ -27,6 +27,7 @@ from kakurega.envs.core.safe_load import load_file, load_text, short_repr
 REQUIRED = object()
 MAX_STEPS = 10**10  #: bound of every step count (total_timesteps, intervals)
 MAX_SEED = 2**32 - 1  #: numpy's seeds are 32-bit
+MAX_CONFIG_BYTES = 100_000  #: the largest training config (a file, an override value or a run's config.yaml)
 MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  #: network.hidden bounds
 #: memory a rollout or replay buffer may take (observations, float32), checked when the config loads
 MAX_BUFFER_BYTES = 8 * 2**30
@@ -379,7 +380,7 @@ def _apply_override(data: dict, override: str) -> None:
     if path.strip() in _TEXT_KEYS:
         node[keys[-1]] = text
     else:
-        node[keys[-1]] = load_text(text, f"override {short_repr(path.strip(), 40)}", max_bytes=100_000, error=ConfigError)
+        node[keys[-1]] = load_text(text, f"override {short_repr(path.strip(), 40)}", max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
 
 
 def check_run_name(name: str) -> None:
@@ -581,7 +582,7 @@ def load_config(path: str | os.PathLike, overrides=()) -> dict:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {path} does not exist")
-    data = load_file(path, max_bytes=100_000, error=ConfigError)
+    data = load_file(path, max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
     try:
         return validate_config({} if data is None else data, overrides)
     except ConfigError as error:

@@ -268,3 +268,35 @@ def test_a_tampered_layer_norm_is_refused(tmp_path):
     save_file(tensors, str(tmp_path / "bad.safetensors"), metadata={METADATA_KEY: json.dumps(meta)})
     with pytest.raises(PolicyFileError, match="layer 1 normalization"):
         read_policy(tmp_path / "bad.safetensors")
+
+
+def test_play_and_exploit_import_external_agent_kinds(tmp_path, monkeypatch, capsys):
+    """docs/training.md names --import for play as for evaluate; play and exploit once had no such option."""
+    import io
+
+    from kakurega.scripts.cli import main
+
+    (tmp_path / "my_play_bots.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from kakurega.agents import Agent, register_agent_kind
+
+        class LastLegal(Agent):
+            def act(self, observation, sampler=None):
+                return int(np.flatnonzero(observation["action_mask"])[-1])
+
+        register_agent_kind("lastlegal", lambda context, seed, options, argument: LastLegal(context, seed))
+    '''))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the person leaves at once
+    play = ["play", "animal_chain", "--opponents", "lastlegal", "--seat", "0", "--seed", "1"]
+    main(play)
+    assert "unknown agent kind 'lastlegal'" in capsys.readouterr().err  # the control
+    main(play + ["--import", "my_play_bots"])
+    captured = capsys.readouterr()
+    assert "unknown agent kind" not in captured.err and "abandoned" in captured.out + captured.err
+    # exploit reaches its own checks once the kind is known: here, a budget it refuses before any work
+    exploit = ["exploit", "animal_chain", "--target", "lastlegal", "--budget", "0", "--output", str(tmp_path / "x")]
+    assert main(exploit + ["--import", "my_play_bots"]) == 2
+    assert "budget must be a whole number" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="--import no_such_module: cannot import it"):
+        main(exploit + ["--import", "no_such_module"])
