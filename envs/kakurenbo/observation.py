@@ -42,7 +42,7 @@ def make_layout(game: KakurenboGame) -> ObservationLayout:
             ),
             ("actor", (n,), "one-hot row of the player deciding now (all 0 when over)"),
             ("turn", (n,), "one-hot row whose turn it is (differs from actor on Kurayami's off-turn take)"),
-            ("dice_target", (n,), "Kurayami: one-hot row the dice were rolled against, while its take is pending"),
+            ("dice_target", (n,), "Kurayami: one-hot row the pending dice take is from (rolled against if red won, the roller if blue)"),
             ("dice", (2, 6), "last roll of the red die (row 0) and the blue die (row 1), one-hot of 1..6"),
             ("colour_counts", (n, 2), "red and blue body-part cards held by each row", 7),
             ("curse", (n + 1,), "one-hot: the row holding Kaku's Curse, or the last entry while it is in the pile"),

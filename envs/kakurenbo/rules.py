@@ -735,7 +735,7 @@ class KakurenboGame(Game):
             return f"you hold no {COLOURS[arg]} card"
         if kind == A_TAKE:
             if stage == DICE_TAKE and other != state.target:
-                return f"the dice were rolled against {self.seat_name(state.target)}: you take from that player only"
+                return f"the dice let you take from {self.seat_name(state.target)} only"
             if not state.hands[other]:
                 return f"{self.seat_name(other)} holds no card"
             return f"{self.seat_name(other)} holds no {COLOURS[arg]} card (the Curse is never taken)"

@@ -529,3 +529,36 @@ def test_the_longest_game_is_the_step_limit():
     check_outcomes_reached(sample, max_decisions=6)
     with pytest.raises(AssertionError, match="declared"):  # the control: the bridge's old default
         check_outcomes_reached(sample, max_decisions=100_000)
+
+
+def test_a_dice_take_won_by_blue_is_from_the_roller_and_says_so():
+    """Kurayami: blue beating red lets the player rolled against take from the roller. ``dice_target`` marks the
+    player the take is from (the roller here), and a take from anyone else is refused naming that player (once
+    "the dice were rolled against player_3", the roller's own name)."""
+    import random
+
+    from kakurega.envs import kakurenbo_v1
+
+    env = kakurenbo_v1.raw_env(num_players=4, variant="kurayami")
+    pick = random.Random(0)
+    for seed in range(50):
+        env.reset(seed=seed)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            roller = env.agent_selection
+            mask = env.observe(roller)["action_mask"]
+            action = pick.choice([i for i, v in enumerate(mask) if v])
+            words = env.action_to_string(action)
+            env.step(action)
+            state = env.game_state
+            if not (words.startswith("roll the dice against") and state.dice[1] > state.dice[0]
+                    and env.agent_selection != roller):
+                continue
+            taker, n = env.agent_selection, 4
+            me, from_seat = env.possible_agents.index(taker), env.possible_agents.index(roller)
+            row = list(env.layout.view(env.observe(taker)["observation"], "dice_target")).index(1.0)
+            assert (me + row) % n == from_seat  # the roller's row, relative to the taker
+            third = next(k for k in range(1, n) if (me + k) % n != from_seat)  # a seat offset from the taker
+            with pytest.raises(ValueError, match=f"the dice let you take from {roller} only"):
+                env.step(env.game.take_action(0, third))
+            return
+    pytest.fail("no dice take won by blue in 50 seeded games")
