@@ -35,6 +35,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import reprlib
 import stat
 
@@ -125,6 +126,24 @@ class _Loader(yaml.SafeLoader):
                         f"(line {key_node.start_mark.line + 1}); each key may be given once"
                     )
         return super().construct_mapping(node, deep=deep)
+
+
+# YAML 1.1's base-60 numbers (``1:30`` is 90) are not read as numbers: nobody writes them on purpose, ``1:2:3``
+# is a string everywhere else, and PyYAML turns a long one into an OverflowError (a float) or works on it in time
+# quadratic in its length (an integer). The int and float resolvers are SafeLoader's without those forms.
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(_FLOAT, re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                                                   |\.[0-9_]+(?:[eE][-+][0-9]+)?
+                                                   |[-+]?\.(?:inf|Inf|INF)
+                                                   |\.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
+_Loader.add_implicit_resolver(_INT, re.compile(r"""^(?:[-+]?0b[0-1_]+
+                                                 |[-+]?0[0-7_]+
+                                                 |[-+]?(?:0|[1-9][0-9_]*)
+                                                 |[-+]?0x[0-9a-fA-F_]+)$""", re.X), list("-+0123456789"))
 
 
 def _key_name(index) -> str:
@@ -263,7 +282,7 @@ def load_text(
         raise error(f"{source}: not valid YAML/JSON: {_yaml_words(failure)}") from None
     except json.JSONDecodeError as failure:
         raise error(f"{source}: not valid JSON: {failure}") from None
-    except (ValueError, TypeError, RecursionError) as failure:  # e.g. an integer of more than 4300 digits
+    except (ValueError, TypeError, RecursionError, OverflowError) as failure:  # e.g. an integer of 4300+ digits
         raise error(f"{source}: cannot be read: {_first_lines(failure)}") from None
 
 
