@@ -38,8 +38,10 @@ class GifWriter:
         self.frames = 0
         self._size: tuple[int, int] | None = None
         self._pending = None  # the last frame added, written once the next one comes (or at close)
+        from kakurega.agents.training.run_dir import open_temporary
+
         self._partial = self.path.with_name(self.path.name + ".partial")
-        self._file = open(self._partial, "wb")
+        self._file = open_temporary(self._partial)  # a link or a FIFO planted at the name: removed, never followed
 
     def add(self, image) -> None:
         """Append one frame (a Pillow image; every frame the size of the first)."""

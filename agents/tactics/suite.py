@@ -103,9 +103,9 @@ class Suite:
         lines = [json.dumps(p.to_dict(), separators=(", ", ": ")) for p in self.positions]
         head = json.dumps({"format": FORMAT, "version": VERSION, "env": self.env})[:-1]
         text = head + ', "positions": [\n' + ",\n".join(lines) + "\n]}\n"
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
+        from kakurega.agents.training.run_dir import atomic_write_bytes
+
+        atomic_write_bytes(path, text.encode("utf-8"))  # a link or a FIFO at either name is never followed
         return path
 
 

@@ -250,8 +250,11 @@ def save_demonstrations(path: str | os.PathLike, data: dict, key: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {k: v for k, v in data.items() if isinstance(v, np.ndarray)}
     facts = {k: v for k, v in data.items() if not isinstance(v, np.ndarray)}
+    from kakurega.agents.training.run_dir import open_temporary
+
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays, meta=np.array(json.dumps({"key": key, "facts": facts}, sort_keys=True)))
+    with open_temporary(tmp) as file:  # a link or a FIFO planted at the name: removed, never followed
+        np.savez_compressed(file, **arrays, meta=np.array(json.dumps({"key": key, "facts": facts}, sort_keys=True)))
     os.replace(tmp, path)
     return path
 

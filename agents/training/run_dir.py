@@ -255,11 +255,24 @@ def _blocked(directory: Path, error: OSError) -> str:
 
 
 # ------------------------------------------------------------ atomic writes
+def open_new(path: Path):
+    """A new file at ``path`` opened for writing bytes: created here (``O_EXCL``), so a link or a FIFO planted at
+    the name is never followed or opened (a name already taken raises :class:`FileExistsError`)."""
+    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644), "wb")
+
+
+def open_temporary(path: Path):
+    """:func:`open_new` at the temporary name ``path``, after removing what stands there (a stale temporary file,
+    or a link planted at the name: removed, never followed)."""
+    path.unlink(missing_ok=True)
+    return open_new(path)
+
+
 def write_new(path: Path, data: bytes) -> None:
     """Create ``path`` (never through a link, never over an existing file) holding ``data``, fsynced."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    handle = open_new(path)
     try:
-        with open(fd, "wb") as handle:
+        with handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
