@@ -98,6 +98,11 @@ MAX_LAYERS = 64
 MAX_LAYER_SIZE = 1 << 16
 MAX_SAFETENSORS_HEADER = 100_000_000  #: the safetensors format's own bound of its JSON header
 MAX_SERVED = 64  #: bound of the other configurations one file may declare it serves (``serves``)
+#: bound of the tensors a policy file holds (weights and biases of every layer, of the value head, their norms),
+#: checked from the header before any tensor is read
+MAX_TENSORS = 8 * MAX_LAYERS
+#: bound of a policy file's safetensors header (its metadata, and a line per tensor), checked before it is parsed
+MAX_POLICY_HEADER = 1_000_000
 #: the pieces of an observation dict a network may read, and the default input
 INPUT_PIECES = ("observation", "action_mask", "move_features")
 DEFAULT_INPUTS = ("observation",)
@@ -295,6 +300,11 @@ def _check_safetensors_bytes(path: Path) -> None:
         # a safetensors file: a little-endian header length (under 100 MB, so its high bytes are zero: no pickle
         # starts so), then the JSON header; the length's first byte may be anything, '(' or 0x80 included
         if head[8:9] == b"{" and header_len < MAX_SAFETENSORS_HEADER:
+            if header_len > MAX_POLICY_HEADER:
+                raise PolicyFileError(
+                    f"{path}: a safetensors header of {header_len} bytes; a policy file's header (its metadata and "
+                    f"a line per tensor) holds at most {MAX_POLICY_HEADER}"
+                )
             if header_len <= size - 8:
                 return
             raise PolicyFileError(
@@ -331,9 +341,13 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     try:
         with safe_open(str(file), framework="numpy") as f:
             header = f.metadata() or {}
-            tensors = {key: f.get_tensor(key) for key in f.keys()}
+            keys = f.keys()
+            tensors = None if len(keys) > MAX_TENSORS else {key: f.get_tensor(key) for key in keys}
     except (SafetensorError, OSError, ValueError) as error:
         raise PolicyFileError(f"{file} is corrupt: {error}") from None
+    if tensors is None:
+        raise PolicyFileError(f"{file}: holds {len(keys)} tensors; a policy file holds at most {MAX_TENSORS} (two "
+                              f"per layer, of at most {MAX_LAYERS} layers, its value head and their norms)")
     if METADATA_KEY not in header:
         raise PolicyFileError(f"{file} is a safetensors file but not a kakurega policy (no '{METADATA_KEY}' metadata)")
     meta = load_text(header[METADATA_KEY], f"{file}: metadata", json_only=True, max_bytes=MAX_METADATA_BYTES,

@@ -204,3 +204,29 @@ def test_a_safetensors_file_that_is_not_a_policy_is_refused(tmp_path):
     lying.write_bytes(struct.pack("<Q", 10_000) + header)
     with pytest.raises(PolicyFileError):
         kakurega.agents.load(lying)
+
+
+def _padded(trained, tmp_path, extra: int):
+    """The trained policy file with ``extra`` empty tensors added to its header (a file that reads them all)."""
+    raw = open(trained[1], "rb").read()
+    length = struct.unpack("<Q", raw[:8])[0]
+    header, data = json.loads(raw[8:8 + length]), raw[8 + length:]
+    for i in range(extra):
+        header[f"t{i}"] = {"dtype": "F32", "shape": [0], "data_offsets": [len(data), len(data)]}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    path = tmp_path / f"padded_{extra}.safetensors"
+    path.write_bytes(struct.pack("<Q", len(text)) + text + data)
+    return path
+
+
+def test_a_file_padded_with_tensors_is_refused_from_its_header(trained, tmp_path):
+    """A policy file padded with a million empty tensors once cost a gigabyte and 20 s before it was refused:
+    every tensor was read before they were counted. The header's size and the tensor count are checked first."""
+    from kakurega.agents.policy import MAX_POLICY_HEADER, MAX_TENSORS
+
+    read_policy(_padded(trained, tmp_path, 0))  # the control: the file itself loads
+    with pytest.raises(PolicyFileError, match=rf"holds \d+ tensors; a policy file holds at most {MAX_TENSORS}"):
+        read_policy(_padded(trained, tmp_path, MAX_TENSORS + 1))
+    with pytest.raises(PolicyFileError, match=f"holds at most {MAX_POLICY_HEADER}"):
+        read_policy(_padded(trained, tmp_path, 20_000))
