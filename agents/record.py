@@ -45,6 +45,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kakurega.envs.core.safe_load import check_printable, short_repr
+
 FORMAT = "kakurega-game-record"
 VERSION = 1
 #: the largest record file read (a 1,000-move game takes about 20 kB)
@@ -219,8 +221,10 @@ def _is_int(value) -> bool:
 
 def _check_fields(data, source: str) -> Record:
     """The fields of record data, type-checked (the env, agent names and moves are checked by :func:`replay`)."""
-    from kakurega.envs.core.safe_load import short_repr
     from kakurega.envs.registry import ENV_SPECS
+
+    def printable(value, where: str) -> None:  # a record's names are printed by replays: no terminal escapes
+        check_printable(value, source, where, quote=True, error=RecordError)
 
     if not isinstance(data, dict):
         raise RecordError(f"{source}: a game record is a JSON object, got {type(data).__name__}")
@@ -241,6 +245,8 @@ def _check_fields(data, source: str) -> Record:
     for key in _OPTIONAL:
         if key in data and not isinstance(data[key], str):
             raise _fail(source, key, f"expected a string, got {short_repr(data[key])}")
+        if key in data:
+            printable(data[key], key)
     env = data["env"]
     if not isinstance(env, str) or env not in ENV_SPECS:
         raise _fail(source, "env", f"unknown env {short_repr(env)}; registered envs: {', '.join(ENV_SPECS)}")
@@ -249,6 +255,7 @@ def _check_fields(data, source: str) -> Record:
     options = data["options"]
     if not isinstance(options, dict):
         raise _fail(source, "options", f"expected an object of env options (keyword arguments), got {short_repr(options)}")
+    _check_option_text(options, source)
     shown = [key for key in COSMETIC_OPTIONS if key in options]
     if shown:
         raise _fail(source, "options", f"{', '.join(shown)} chooses how a game is shown, not how it is played: a "
@@ -263,6 +270,7 @@ def _check_fields(data, source: str) -> Record:
         if len(spec) > MAX_SPEC_LENGTH or not spec.isprintable():
             raise _fail(source, f"agents.{short_repr(agent, 40)}", f"expected an agent spec of at most {MAX_SPEC_LENGTH} "
                         f"printable characters (no control characters), got {short_repr(spec)}")
+        printable(agent, "agents (an agent name)")
     moves = data["moves"]
     if not isinstance(moves, list):
         raise _fail(source, "moves", f"expected a list of [agent, action] pairs, got {short_repr(moves)}")
@@ -271,6 +279,7 @@ def _check_fields(data, source: str) -> Record:
     for index, move in enumerate(moves):
         if not (isinstance(move, list) and len(move) == 2 and isinstance(move[0], str) and _is_int(move[1])):
             raise _fail(source, f"moves[{index}]", f"expected [agent name, action id], e.g. [\"player_0\", 12], got {short_repr(move)}")
+        printable(move[0], f"moves[{index}][0] (an agent name)")
     end = data["end"]
     if end not in ENDS:
         raise _fail(source, "end", f"expected one of {', '.join(ENDS)}, got {short_repr(end)}")
@@ -279,8 +288,33 @@ def _check_fields(data, source: str) -> Record:
         isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in returns.values()
     ):
         raise _fail(source, "returns", f"expected an object agent name -> final return (a number), got {short_repr(returns)}")
+    for agent in returns:
+        printable(agent, "returns (an agent name)")
     return Record(env=env, options=dict(options), seed=seed, agents=dict(agents), moves=[list(m) for m in moves],
                   end=end, returns={k: float(v) for k, v in returns.items()}, source=source)
+
+
+def _check_option_text(options: dict, source: str) -> None:
+    """Every option name, and every string among the option values (a data file's path...), printable text: replays
+    print them, and an env refusing one quotes it back."""
+    stack = []
+    for key, value in options.items():
+        check_printable(key, source, "options (an option name)", quote=True, error=RecordError)
+        stack.append((value, f"options.{key}"))
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            check_printable(value, source, where, quote=True, error=RecordError)
+        elif isinstance(value, dict):
+            stack.extend((v, f"{where}.{short_repr(k, 30)}") for k, v in value.items())
+            stack.extend((k, f"{where} (a key)") for k in value)
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(value))
+
+
+def _named(value) -> str:
+    """A record's agent name in a message: as it is when it is short printable text, else quoted (escaped, cut)."""
+    return value if isinstance(value, str) and value.isprintable() and len(value) <= 40 else short_repr(value, 40)
 
 
 # ------------------------------------------------------------------ replaying
@@ -306,7 +340,7 @@ class Replayer:
         for key, what in (("agents", record.agents), ("returns", record.returns)):
             if set(what) != set(agents):
                 raise RecordError(f"{self.source}: {key}: expected one entry for each of {', '.join(agents)}, "
-                                  f"got {', '.join(map(str, what)) or 'none'}")
+                                  f"got {', '.join(map(_named, what)) or 'none'}")
         self.reset()
 
     @property
@@ -333,12 +367,12 @@ class Replayer:
             raise RecordError(f"{self.source}: no move left after move {self._position}")
         agent, action = move
         raw = self.raw
-        where = f"move {self._position + 1} of {len(self.record.moves)} ({agent}, action {action})"
+        where = f"move {self._position + 1} of {len(self.record.moves)} ({_named(agent)}, action {short_repr(action)})"
         current = raw.agent_selection
         if raw.terminations[current] or raw.truncations[current]:
             raise RecordError(f"{self.source}: {where}: the game was already over after {self._position} moves")
         if agent != current:
-            raise RecordError(f"{self.source}: {where}: it is {current}'s turn, not {agent}'s")
+            raise RecordError(f"{self.source}: {where}: it is {current}'s turn, not {_named(agent)}'s")
         try:
             raw.step(action)
         except (TypeError, ValueError) as error:  # out of range or illegal: the env says why in words

@@ -27,3 +27,12 @@ def test_a_long_base_60_value_is_a_string_at_once():
 def test_what_does_overflow_is_refused_in_words():
     with pytest.raises(SafeLoadError, match="cannot be read"):
         load_text("a: !!float " + ":".join(["1"] * 400) + ".5", "x.yaml")
+
+
+def test_printable_names_may_hold_spaces_of_any_script_but_no_control_characters():
+    from kakurega.envs.core.safe_load import check_printable
+
+    assert check_printable("鬼　ごっこ", "map.yaml", "field 'name'") == "鬼　ごっこ"  # a full-width space
+    for bad in ("a\x1b[2Jb", "two\nlines", "tab\there", "zero\u200dwidth"):
+        with pytest.raises(SafeLoadError, match="expected printable text"):
+            check_printable(bad, "map.yaml", "field 'name'")

@@ -38,6 +38,7 @@ import os
 import re
 import reprlib
 import stat
+import unicodedata
 
 import yaml
 
@@ -389,3 +390,29 @@ def _yaml_words(failure: yaml.YAMLError) -> str:
 def _first_lines(failure: Exception, lines: int = 6, limit: int = 400) -> str:
     text = "\n".join(str(failure).strip().splitlines()[:lines]) or type(failure).__name__
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ---------------------------------------------------------------- shown text
+#: what :func:`check_printable` requires, in the words of its errors
+PRINTABLE_RULE = "printable text (no ESC or other control characters, no line breaks or tabs)"
+
+
+def check_printable(value, source: str, field: str, *, quote: bool = False,
+                    error: type[Exception] = SafeLoadError) -> str:
+    """``value`` when it is printable text, else ``error``: a ``str`` whose characters are printable
+    (``isprintable()``) or spaces of any script (Unicode ``Zs``: a Japanese name may hold the full-width space).
+
+    For every name read from a data file or a record that is later shown to a
+    person (a map's or icon's name, a monster's, an animal's, a record's agent
+    names): ``kakurega play`` and ``replay`` print them, so an ESC sequence
+    there would reach the watcher's terminal. The message names ``source``,
+    ``field`` and the rule; the value is quoted (escaped) only with ``quote``,
+    else only its type is named, as loaders do for a file's content (:func:`shown`).
+
+    >>> check_printable("Nurikabe", "booklet.yaml", "monster 0, field 'name'")
+    'Nurikabe'
+    """
+    if isinstance(value, str) and (value.isprintable() or all(
+            c.isprintable() or unicodedata.category(c) == "Zs" for c in value)):
+        return value
+    raise error(f"{source}: {field}: got {shown(value, quote)}; expected {PRINTABLE_RULE}")

@@ -3,7 +3,8 @@
 A booklet is a YAML (or JSON, which YAML reads too) mapping with a
 ``monsters`` list. Each monster is a mapping with exactly these keys:
 
-- ``name`` (str, unique), ``description`` (str, optional);
+- ``name`` (str, unique), ``description`` (str, optional): printable text
+  (no control characters or line breaks);
 - ``path``: list of ``[row, column]`` cells on the 5x5 grid, each orthogonally
   adjacent to the one before (at least 2 cells; it must not start on the
   child's start cell (4, 4));
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from kakurega.envs.core.options import Option
-from kakurega.envs.core.safe_load import load_file, load_text, short_repr, shown
+from kakurega.envs.core.safe_load import check_printable, load_file, load_text, short_repr, shown
 
 GRID = 5  #: rows and columns of the room
 START_CELL = (GRID - 1, GRID - 1)
@@ -102,6 +103,9 @@ def validate_monster(index: int, raw, source: str = "booklet", quote: bool = Tru
     description = raw.get("description", "")
     if not isinstance(description, str):
         fail("description", description, "a string")
+    # shown to people (kakurega play and replay print the name): printable text only
+    for field, text in (("name", name.strip()), ("description", description.strip())):
+        check_printable(text, source, f"{label}, field {short_repr(field)}", quote=quote, error=BookletError)
     steps = raw.get("steps", 2)
     if not _is_int(steps) or not 1 <= steps <= MAX_STEPS:
         fail("steps", steps, f"an integer from 1 to {MAX_STEPS}")

@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-from kakurega.envs.core.safe_load import load_file, load_text, short_repr, shown
+from kakurega.envs.core.safe_load import check_printable, load_file, load_text, short_repr, shown
 
 PATH_SYMBOL = "."
 KIND_PATH, KIND_BLACK, KIND_WHITE = 0, 1, 2
@@ -147,17 +147,21 @@ def parse_map(raw, source: str = "map", quote: bool = True) -> SummerMap:
     name = raw.get("name", "map")
     if not isinstance(name, str):
         fail(f"field 'name': expected a string, got {shown(name, quote)}")
+    # every name below is printed by renders (kakurega play, replay): printable text only
+    check_printable(name, source, "field 'name'", quote=quote, error=MapError)
 
     terrain = raw["terrain"]
     if not isinstance(terrain, dict) or not terrain:
         fail(f"field 'terrain': expected a non-empty mapping symbol -> name, got {shown(terrain, quote)}")
     terrain_names = {}
     for symbol, tname in terrain.items():
-        if not isinstance(symbol, str) or len(symbol) != 1 or symbol.isalnum() or symbol == PATH_SYMBOL or symbol.isspace():
-            fail(f"field 'terrain': symbol {short_repr(symbol)} must be one character, not a letter, digit, space or '.'")
+        if (not isinstance(symbol, str) or len(symbol) != 1 or symbol.isalnum() or symbol == PATH_SYMBOL
+                or symbol.isspace() or not symbol.isprintable()):
+            fail(f"field 'terrain': symbol {short_repr(symbol)} must be one printable character, not a letter, "
+                 "digit, space or '.'")
         if not isinstance(tname, str) or not tname:
             fail(f"field 'terrain.{symbol}': expected a name (string), got {shown(tname, quote)}")
-        terrain_names[symbol] = tname
+        terrain_names[symbol] = check_printable(tname, source, f"field 'terrain.{symbol}'", quote=quote, error=MapError)
 
     icons_raw = raw["icons"]
     if not isinstance(icons_raw, dict) or not icons_raw:
@@ -181,6 +185,7 @@ def parse_map(raw, source: str = "map", quote: bool = True) -> SummerMap:
         iname = entry.get("name", letter)
         if not isinstance(iname, str) or not iname:
             fail(f"field 'icons.{letter}.name': expected a string, got {shown(iname, quote)}")
+        check_printable(iname, source, f"field 'icons.{letter}.name'", quote=quote, error=MapError)
         icon_index[letter] = len(icons)
         icons.append(IconType(letter, iname, vp))
 

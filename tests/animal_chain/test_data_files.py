@@ -35,3 +35,30 @@ def test_the_same_data_given_as_a_mapping_is_quoted_control():
 
     with pytest.raises(AnimalChainDataError, match=SECRET):
         load_deck({"animals": SECRET, "cards": []})
+
+
+def test_an_animal_name_with_control_characters_is_refused_at_load(tmp_path, capsys):
+    # animal names are printed by renders and move words, as labels are: an ESC in a deck never reaches a terminal
+    from importlib import resources
+
+    import yaml
+
+    from kakurega.envs.animal_chain.data import DEFAULT_DECK, AnimalChainDataError, load_deck
+    from kakurega.scripts.cli import main
+
+    data = yaml.safe_load(resources.files("kakurega.envs").joinpath("data", DEFAULT_DECK).read_text(encoding="utf-8"))
+    for card in data["cards"]:
+        card.update({side: card[side] + "\x1b[2J" for side in ("left", "right") if card[side] == "cat"})
+    data["animals"][1]["name"] = "cat\x1b[2J"
+    path = tmp_path / "deck.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(AnimalChainDataError) as failure:
+        load_deck(path)
+    message = str(failure.value)
+    assert message.startswith(f"{path}: animals[1].name = <str>: expected printable text"), message
+    assert main(["play", "animal_chain", "--option", f"deck={path}", "--seed", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "printable" in captured.err, captured
+    with pytest.raises(AnimalChainDataError, match=r"animals\[1\].name = 'cat\\x1b\[2J': expected printable"):
+        load_deck(data)  # given as data: quoted back, escaped
+    assert all(name.isprintable() for name in load_deck().animals)

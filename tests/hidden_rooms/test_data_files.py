@@ -59,3 +59,39 @@ def test_a_bad_booklet_is_a_message_through_every_command(bad, tmp_path, capsys)
     assert main(["replay", str(record)]) == 2
     err = capsys.readouterr().err
     assert f"{path}: " in err and "Traceback" not in err, err
+
+
+#: clears the screen and sets the terminal's title: what a name in a data file must never carry to a terminal
+ESCAPE = "\x1b[2J\x1b]0;owned\x07"
+
+
+@pytest.mark.parametrize("field", ["name", "description"])
+def test_a_monster_name_with_control_characters_is_refused_at_load(field, tmp_path, capsys):
+    # kakurega play and replay print monster names: an ESC in a booklet never reaches a terminal
+    from importlib import resources
+
+    import yaml
+
+    from kakurega.envs.hidden_rooms.booklet import DEFAULT_BOOKLET, BookletError, load_booklet, validate_booklet
+
+    text = resources.files("kakurega.envs").joinpath("data", DEFAULT_BOOKLET).read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    data["monsters"][1][field] = "Rokurokubi" + ESCAPE
+    path = tmp_path / "booklet.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(BookletError) as failure:
+        load_booklet(path)
+    message = str(failure.value)
+    assert message.startswith(f"{path}: monster 1, field '{field}': got <str>; expected printable text"), message
+    assert main(["play", "hidden_rooms", "--option", f"booklet={path}", "--seed", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "printable" in captured.err, captured
+    # a booklet given as data is quoted back, escaped
+    with pytest.raises(BookletError, match=r"got 'Rokurokubi\\x1b\[2J"):
+        validate_booklet(data)
+
+
+def test_the_shipped_monster_names_are_printable():
+    from kakurega.envs.hidden_rooms.booklet import load_booklet
+
+    assert all(m.name.isprintable() and m.description.isprintable() for m in load_booklet())

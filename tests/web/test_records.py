@@ -292,3 +292,61 @@ def test_every_gif_caption_fits_its_frame_whole(tmp_path, env, options, seed):
     for text, lines in zip(captions, wrapped):
         assert all(font.getlength(line) <= width - 12 for line in lines)
         assert " ".join(lines).split() == text.split()  # every word kept, in order
+
+
+# ------------------------------------------------------------ terminal escapes
+#: clears the screen and sets the terminal's title: what a record must never carry to a terminal
+ESCAPE = "\x1b[2J\x1b]0;owned\x07"
+
+
+def _with_escape(where: str) -> dict:
+    data = _valid_data()
+    first = data["moves"][0][0]
+    if where == "moves":
+        data["moves"][0][0] = first + ESCAPE
+    elif where in ("agents", "returns"):
+        data[where]["x" + ESCAPE] = data[where][first]
+    elif where == "options":
+        data["options"] = {"deck": "deck.yaml" + ESCAPE}
+    elif where == "option names":
+        data["options"] = {"deck" + ESCAPE: None}
+    else:
+        data[where] = "0.1" + ESCAPE
+    return data
+
+
+@pytest.mark.parametrize("where, field", [
+    ("moves", "moves[0][0] (an agent name)"),
+    ("agents", "agents (an agent name)"),
+    ("returns", "returns (an agent name)"),
+    ("options", "options.deck"),
+    ("option names", "options (an option name)"),
+    ("created", "created"),
+])
+def test_a_record_with_control_characters_in_a_name_is_refused_at_load(where, field, tmp_path, capsys):
+    # kakurega replay prints a record's agent names (and quotes its options): an ESC in one never reaches a terminal
+    data = _with_escape(where)
+    with pytest.raises(RecordError) as failure:
+        parse_record(json.dumps(data), "game.json")
+    message = str(failure.value)
+    assert message.startswith(f"game.json: {field}: got ") and "expected printable text" in message, message
+    assert "\x1b" not in message and "\\x1b[2J" in message, message  # quoted, escaped
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "printable" in captured.err, captured
+
+
+def test_replay_errors_quote_a_records_agent_names():
+    # a Record built in code is not checked field by field: the replayer's own messages escape what they quote
+    record = parse_record(json.dumps(_valid_data()))
+    moves = [list(move) for move in record.moves]
+    moves[0][0] += ESCAPE
+    with pytest.raises(RecordError) as failure:
+        Replayer(Record(**{**record.__dict__, "moves": moves})).step()
+    assert "\x1b" not in str(failure.value) and "turn, not 'player_" in str(failure.value), failure.value
+    agents = {**record.agents, "x" + ESCAPE: "random"}
+    with pytest.raises(RecordError) as failure:
+        Replayer(Record(**{**record.__dict__, "agents": agents}))
+    assert "\x1b" not in str(failure.value) and "'x\\x1b[2J" in str(failure.value), failure.value
