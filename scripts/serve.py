@@ -20,6 +20,9 @@ MOVE_SECONDS = 10.0
 MIN_MOVE_SECONDS, MAX_MOVE_SECONDS = 0.1, 600.0
 #: after Ctrl-C, the longest the server waits for open requests to finish
 SHUTDOWN_SECONDS = 5
+#: connections waiting to be accepted (the listen backlog; asyncio also accepts at most this many at a time, so a
+#: burst cannot open many more files than the cap on open connections before the surplus is refused)
+ACCEPT_BACKLOG = 128
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -53,6 +56,7 @@ def run(args) -> int:
         import uvicorn
 
         from kakurega.scripts.web.app import MAX_MESSAGE_BYTES, create_app
+        from kakurega.scripts.web.connections import bounded_protocol
     except ImportError as error:
         print(f"error: kakurega serve needs the web extra ({error}); install it with: pip install 'kakurega[web]'",
               file=sys.stderr)
@@ -82,8 +86,12 @@ def run(args) -> int:
                      move_seconds=args.move_seconds)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"kakurega serve: open http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024,
-                log_level="warning" if args.quiet else "info", timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+    # bounded_protocol: uvicorn's h11 protocol with a deadline for request heads and a cap on open connections
+    # (uvicorn alone holds a half-sent request for ever); the limits are read now (docs/web.md)
+    protocol = bounded_protocol()
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024, http=protocol,
+                backlog=ACCEPT_BACKLOG, log_level="warning" if args.quiet else "info",
+                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0
 
 
