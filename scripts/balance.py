@@ -307,15 +307,20 @@ def run(args) -> int:
     if args.ismcts_budget < 0:
         raise ValueError(f"--ismcts-budget must be 0 (skip) or a positive number of simulations, got {args.ismcts_budget}")
     env_name = resolve_env_name(args.env)
+    if args.json:  # checked before the games: a directory there or an unwritable place is said at once
+        from kakurega.scripts.destination import writable_file
+
+        destination = writable_file(args.json, "--json")
     progress = None if args.quiet else (lambda text: print(f"... {text}", file=sys.stderr, flush=True))
     report = balance_report(
         env_name, parse_options(args.config), args.games, args.seed, args.ismcts_budget, args.ismcts_options,
         args.ismcts_games, args.ismcts_table, progress,
     )
     print(format_report(report))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(_jsonable(report), handle, indent=2)
+    if args.json:  # a new file renamed into place: a link or a FIFO there is replaced, never followed or waited on
+        from kakurega.agents.training.run_dir import atomic_write_bytes
+
+        atomic_write_bytes(destination, json.dumps(_jsonable(report), indent=2).encode())
     return 0
 
 

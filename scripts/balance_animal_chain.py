@@ -155,8 +155,10 @@ def main(argv=None) -> int:
             print(f"# {reading} / {key}: {time.time() - started:.0f} s", flush=True)
     print(table(results, specs))
     if args.json:
-        with open(args.json, "w") as out:
-            json.dump({"deals": args.deals, "seed": args.seed, "specs": specs, "readings": READINGS, "results": results}, out, indent=1)
+        from kakurega.scripts.destination import write_text_file
+
+        write_text_file(args.json, json.dumps({"deals": args.deals, "seed": args.seed, "specs": specs,
+                                               "readings": READINGS, "results": results}, indent=1))
     return 0
 
 

@@ -90,8 +90,9 @@ def main(argv=None) -> dict:
     print(f"balance target (heuristic {HEURISTIC_BAND[0]:.0%}-{HEURISTIC_BAND[1]:.0%}, random < {RANDOM_CEILING:.0%}): "
           + ("met" if in_band else "NOT met"))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=2)
+        from kakurega.scripts.destination import write_text_file
+
+        write_text_file(args.json, json.dumps(report, indent=2))
     return report
 
 

@@ -432,13 +432,19 @@ def _training(args, parser) -> int:
         print(bench_training.format_training_table(report))
     if len(report["rows"]) == 1:
         print(f"\nno kakurega env matched --only {args.only!r}")
+    write_report(args.json, report)
+    return 0
+
+
+def write_report(path, report: dict) -> None:
+    """Write ``report`` as JSON to ``path`` (checked by ``writable_file`` before the measurements): a new file
+    renamed into place, so a link or a FIFO there is replaced, never followed or waited on."""
     from pathlib import Path
 
-    path = Path(args.json)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2))
+    from kakurega.agents.training.run_dir import atomic_write_bytes
+
+    atomic_write_bytes(Path(path), json.dumps(report, indent=2).encode())
     print(f"\nwrote {path}")
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -485,6 +491,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ops goes with --training --profile (it profiles a learner step's operators)")
     if tuple(args.opponents) != DEFAULT_OPPONENTS and not args.training:
         parser.error("--opponents goes with --training (the learners' opponents)")
+    from kakurega.scripts.destination import writable_file
+
+    writable_file(args.json, "--json")  # before the measurements: a directory or an unwritable place, in words
     if args.bridge:
         from kakurega.scripts import bench_bridge
 
@@ -495,24 +504,14 @@ def main(argv: list[str] | None = None) -> int:
 
         report = evaluation_speed(args.seconds, args.repeats, min(args.chunks, 4), args.only)
         print("\n" + format_evaluate(report))
-        from pathlib import Path
-
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2))
-        print(f"\nwrote {path}")
+        write_report(args.json, report)
         return 0
     if args.compiled_gain:
         report = compiled_gain(args.seconds, args.repeats, args.only, args.chunks)
         if not report["rows"]:
             print("no compiled module: this install runs pure Python")
             return 1
-        from pathlib import Path
-
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2))
-        print(f"\nwrote {path}")
+        write_report(args.json, report)
         return 0
     if args.training:
         return _training(args, parser)
@@ -531,12 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nno kakurega env matched --only {args.only!r}")
     else:
         print(f"\nkakurega modules compiled (setup.py): {count}" + ("" if count else " -- pure Python"))
-    from pathlib import Path
-
-    path = Path(args.json)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2))
-    print(f"\nwrote {path}")
+    write_report(args.json, report)
     return 0
 
 

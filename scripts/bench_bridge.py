@@ -53,7 +53,6 @@ import json
 import random
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -439,8 +438,8 @@ def main(seconds: float, repeats: int, only: str | None, json_path: str, ismcts:
         print(f"no game matched --only {only!r}")
         return 1
     print(format_tables(report))
-    path = Path(json_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(report, indent=2))
+    from kakurega.scripts.destination import write_text_file
+
+    path = write_text_file(json_path, json.dumps(report, indent=2))
     print(f"\nwrote {path}")
     return 0

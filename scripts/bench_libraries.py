@@ -299,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = measure(args.env, args.seconds, args.only)
     print(format_table(rows))
     if args.json:
-        Path(args.json).write_text(json.dumps({"env": args.env, "seconds": args.seconds, "rows": rows}, indent=1))
+        from kakurega.scripts.destination import write_text_file
+
+        write_text_file(args.json, json.dumps({"env": args.env, "seconds": args.seconds, "rows": rows}, indent=1))
     return 0
 
 

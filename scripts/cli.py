@@ -592,10 +592,11 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if argv and argv[0] == "bench":  # everything after `bench`, --help included, belongs to the benchmark
-        return cmd_bench(argparse.Namespace(bench_args=argv[1:]))
-    if argv and argv[0] == "train-bots":
-        return cmd_train_bots(argparse.Namespace(train_bots_args=argv[1:]))
-    args = parser.parse_args(argv)
+        args = argparse.Namespace(func=cmd_bench, bench_args=argv[1:])
+    elif argv and argv[0] == "train-bots":
+        args = argparse.Namespace(func=cmd_train_bots, train_bots_args=argv[1:])
+    else:
+        args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except (ValueError, TypeError) as error:  # bad input (config, spec, option of the wrong type, policy file): a message

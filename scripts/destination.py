@@ -47,3 +47,14 @@ def writable_file(path: str | os.PathLike, what: str) -> Path:
         raise DestinationError(f"{what} {file}: is a directory; expected a file name")
     writable_dir(file.parent, f"{what} {file}: its directory")
     return file
+
+
+def write_text_file(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path``, its directory made if missing: a new file renamed into place, so a link
+    or a FIFO at ``path`` is replaced, never followed or waited on (the benchmarks' and reports' outputs)."""
+    from kakurega.agents.training.run_dir import atomic_write_bytes
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, text.encode("utf-8"))
+    return path

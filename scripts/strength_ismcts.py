@@ -60,6 +60,7 @@ from kakurega.agents.outcome import win_share
 from kakurega.agents.specs import make_agent
 from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import ENV_SPECS, make
+from kakurega.scripts.destination import write_text_file
 
 
 def mean_ci(values) -> tuple[float, float]:
@@ -313,8 +314,7 @@ def write_doc(path: Path, key: str, text: str) -> None:
         new = head + block + tail
     else:
         new = (old.rstrip() + "\n\n" if old else "") + block + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new)
+    write_text_file(path, new)
 
 
 def parse_config(text: str) -> tuple[str, dict]:
@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.doc:
             write_doc(Path(args.doc), "speed", speed_text)
     if args.speed_only:
-        json_path.write_text(json.dumps(report, indent=1))
+        write_text_file(json_path, json.dumps(report, indent=1))
         return 0
     for name, config in configs:
         print(f"{name} {config}", flush=True)
@@ -384,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         env_result["wall_s"] = time.perf_counter() - env_start
         report["envs"].append(env_result)
         report["total_wall_s"] = time.perf_counter() - start
-        json_path.write_text(json.dumps(report, indent=1))
+        write_text_file(json_path, json.dumps(report, indent=1))
         text = markdown(report, env_result)
         print(text, flush=True)
         if args.doc:

@@ -135,17 +135,21 @@ def run(args) -> int:
         return _verify(suite)
     if not args.agents:
         raise ValueError("give --agents SPEC... (e.g. --agents random heuristic pretrained), or --verify")
+    if args.json:  # checked before the positions are played: a directory there or an unwritable place, in words
+        from kakurega.scripts.destination import writable_file
+
+        destination = writable_file(args.json, "--json")
     progress = None
     if not args.quiet and sys.stderr.isatty():
         def progress(done, total):
             print(f"\r{done}/{total} positions", end="" if done < total else "\n", file=sys.stderr, flush=True)
     result = score_agents(suite, args.agents, seed=args.seed, categories=args.category, progress=progress)
     print(result.table())
-    if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {path}")
+    if args.json:  # a new file renamed into place: a link or a FIFO there is replaced, never followed or waited on
+        from kakurega.agents.training.run_dir import atomic_write_bytes
+
+        atomic_write_bytes(destination, (json.dumps(result.to_dict(), indent=1) + "\n").encode())
+        print(f"wrote {destination}")
     return 0
 
 

@@ -86,12 +86,22 @@ def main(argv=None) -> int:
     parser.add_argument("--no-install", action="store_true", help="train only; leave the shipped files alone")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or tables")
     args = parser.parse_args(argv)
+    if not args.configs.is_dir():
+        raise ValueError(f"--configs {args.configs}: not a directory; expected the folder of bot configs (*.yaml)")
     configs = bot_configs(args.configs, args.only)
     if not configs:
-        raise ValueError(f"no bot config in {args.configs} matches {list(args.only) or 'anything'}")
+        raise ValueError(f"no bot config in {args.configs} matches {' or '.join(args.only) or 'anything'}; expected "
+                         f"a word of a config's file name: {', '.join(c.stem for c in bot_configs(args.configs)) or 'none'}")
+    from kakurega.scripts.cli import _run_training
+
     for config in configs:
         print(f"== {config}")
-        train_bot(config, args.runs, install=not args.no_install, quiet=args.quiet)
+        result, status = _run_training(config, [f"output_dir={args.runs / config.stem}"], overwrite=True,
+                                       quiet=args.quiet)  # a bad config or a full disk: one line, not a traceback
+        if result is None:
+            return status
+        if not args.no_install:
+            install_bot(result.policy_path, result.config["env"], result.config["env_kwargs"])
     return 0
 
 
