@@ -447,7 +447,7 @@ def parse_view(raw, view: str | None) -> str | None:
     """An agent name of ``raw`` or None (the spectator) from a ``--view`` value: an agent name, a seat number or ``spectator``."""
     if view is None or view == "spectator":
         return None
-    if view.isdigit() and int(view) < len(raw.possible_agents):
+    if view.isascii() and view.isdigit() and int(view) < len(raw.possible_agents):
         return raw.possible_agents[int(view)]
     if view in raw.possible_agents:
         return view

@@ -137,11 +137,16 @@ def import_agent_modules(modules: list[str] | None) -> None:
     """Import each module (which registers agent kinds), saying clearly which one could not be imported."""
     import importlib
 
+    from kakurega.envs.core.safe_load import short_repr
+
     for module in modules or []:
         try:
             importlib.import_module(module)
         except ImportError as error:
             raise SystemExit(f"--import {module}: cannot import it ({error}); is it on PYTHONPATH or installed?") from None
+        except (TypeError, ValueError):  # a relative or empty name ("../x", ".x", ""): importlib's own words name none
+            raise SystemExit(f"--import {short_repr(module)}: expected a module name such as my_bots or "
+                             "package.my_bots (on PYTHONPATH or installed), not a path") from None
 
 
 #: the files ``--out`` receives

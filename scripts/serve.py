@@ -78,6 +78,16 @@ def run(args) -> int:
     except DestinationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    try:  # what the bind would refuse deep inside uvicorn (a label over 63 characters, an empty name)
+        if not args.host or len(args.host) > 253:
+            raise UnicodeError("a host name is 1 to 253 characters")
+        args.host.encode("idna")
+    except UnicodeError as error:
+        from kakurega.envs.core.safe_load import short_repr
+
+        print(f"error: --host {short_repr(args.host, 60)}: not a host name or address ({error}); e.g. 127.0.0.1 "
+              "or 0.0.0.0", file=sys.stderr)
+        return 2
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
               "(and run any agent spec, policy files included; plain HTTP, no login); a game's seats stay "

@@ -300,3 +300,11 @@ def test_play_and_exploit_import_external_agent_kinds(tmp_path, monkeypatch, cap
     assert "budget must be a whole number" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--import no_such_module: cannot import it"):
         main(exploit + ["--import", "no_such_module"])
+
+
+@pytest.mark.parametrize("name", ["../../etc", ".relative", ""])
+def test_import_of_a_path_or_a_relative_name_is_refused_in_words(name):
+    from kakurega.scripts.cli import main
+
+    with pytest.raises(SystemExit, match="expected a module name such as my_bots"):
+        main(["evaluate", "animal_chain", "--agents", "random", "heuristic", "--games", "2", "--import", name])

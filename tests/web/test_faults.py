@@ -333,3 +333,11 @@ def test_a_gif_export_holds_a_bounded_number_of_frames(tmp_path, monkeypatch, ca
             image.seek(k)
             durations.append(image.info["duration"])
         assert durations == [250] * moves + [750]
+
+
+@pytest.mark.parametrize("host, words", [("a" * 100, "label too long"), ("", "1 to 253 characters")])
+def test_a_host_that_cannot_be_bound_is_refused_in_one_line(host, words, capsys):
+    """It once reached uvicorn, which printed a traceback of its startup before the error."""
+    assert main(["serve", "--host", host, "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "not a host name or address" in err and words in err and "Traceback" not in err

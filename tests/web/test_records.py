@@ -236,6 +236,8 @@ def test_replay_refuses_a_bad_record_and_view(tmp_path, capsys):
     good = recorded_game("hidden_rooms_v0", {}, 5).save(tmp_path / "good.json")
     assert main(["replay", str(good), "--view", "player_7"]) == 2
     assert "view 'player_7': expected spectator, an agent name (player_0)" in capsys.readouterr().err
+    assert main(["replay", str(good), "--view", "²"]) == 2  # a digit to str.isdigit, not to int(): said in words
+    assert "view '²': expected spectator, an agent name (player_0) or a seat number" in capsys.readouterr().err
 
 
 def test_evaluate_writes_a_record_per_game(tmp_path, capsys):
