@@ -47,19 +47,24 @@ def parse_options(pairs: list[str] | None) -> dict:
     return options
 
 
+def _whole_number(text: str, low: int, high: int, expected: str) -> int:
+    """``text`` as a whole number from ``low`` to ``high``, else argparse's error saying ``expected``."""
+    try:
+        value = int(text)
+    except ValueError:  # not a number, or too long a one
+        value = None
+    if value is None or not low <= value <= high:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {shown!r}")
+    return value
+
+
 def games_count(text: str) -> int:
     """The argparse type of every ``--games``: a whole number from 1 to
     :data:`~kakurega.agents.tournament.MAX_GAMES`, refused at parse time (before any work) otherwise."""
     from kakurega.agents.tournament import MAX_GAMES as max_games
 
-    try:
-        games = int(text)
-    except ValueError:  # not a number, or too long a one
-        games = None
-    if games is None or not 1 <= games <= max_games:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise argparse.ArgumentTypeError(f"expected a whole number of games from 1 to {max_games:,}, got {shown!r}")
-    return games
+    return _whole_number(text, 1, max_games, f"a whole number of games from 1 to {max_games:,}")
 
 
 def seed_number(text: str) -> int:
@@ -67,14 +72,7 @@ def seed_number(text: str) -> int:
     tournament refuses a larger one), refused at parse time in words otherwise."""
     from kakurega.agents.tournament import MAX_SEED as max_seed
 
-    try:
-        seed = int(text)
-    except ValueError:  # not a number, or too long a one
-        seed = None
-    if seed is None or not 0 <= seed <= max_seed:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to {max_seed} (2**32 - 1), got {shown!r}")
-    return seed
+    return _whole_number(text, 0, max_seed, f"a whole number from 0 to {max_seed} (2**32 - 1)")
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
