@@ -37,6 +37,17 @@ def local_ray():
     ray.shutdown()
 
 
+def _progress_rows(run) -> list[dict]:
+    """The rows of SB3's progress.csv of every training segment of ``run``, in order (as the logs hold them)."""
+    import csv
+
+    rows = []
+    for path in sorted(run.glob("logs/part*/progress.csv"), key=lambda p: int(p.parent.name[4:])):
+        with open(path, newline="") as file:
+            rows.extend(csv.DictReader(file))
+    return rows
+
+
 def _config_file(tmp_path, **changes):
     config = {**TINY, "output_dir": str(tmp_path / "run"), **changes}
     path = tmp_path / "tiny.yaml"
@@ -74,14 +85,13 @@ def test_more_env_runners_than_cpus_fail_at_once_and_leave_no_run_behind(local_r
 
 def test_a_run_has_what_an_sb3_run_has_and_resumes(local_ray, tmp_path, capsys):
     from kakurega.agents.policy import read_policy
-    from kakurega.agents.training.plots import read_progress
     from kakurega.scripts.cli import main
 
     path = _config_file(tmp_path)
     run = tmp_path / "run"
     assert main(["train", str(path), "--backend", "rllib", "--env-runners", "2", "--quiet"]) == 0
     assert yaml.safe_load((run / "config.yaml").read_text())["league"]["snapshot_every"] == 128
-    rows = read_progress(run)
+    rows = _progress_rows(run)
     assert float(rows[0]["pretrain/samples"]) >= 100  # the imitation warm start ran first
     assert [int(r["time/total_timesteps"]) for r in rows if r.get("time/total_timesteps")] == [128, 256]
     assert list((run / "logs" / "part0").glob("events.out.tfevents.*"))
@@ -230,7 +240,6 @@ def test_the_logs_count_every_finished_game_once_with_its_outcome(local_ray, tmp
     """rollout/score and the rates are those of the last 100 games the env runners finished, each taken once (as
     many as RLlib counted), and on this zero-sum 2-player game the score is RLlib's own mean return mapped to
     [0, 1] (score = (return + 1) / 2) while every game so far is in both windows."""
-    from kakurega.agents.training.plots import read_progress
 
     taken, counted = [], []
     take, record = rllib_train._take_outcomes, rllib_train._record_outcomes
@@ -250,7 +259,7 @@ def test_the_logs_count_every_finished_game_once_with_its_outcome(local_ray, tmp
               "opponents": [{"agent": "random", "weight": 1.0}], "pretrain": {"steps": 0},
               "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0}}
     rllib_train.train(config, num_env_runners=1, quiet=True)
-    rows = [r for r in read_progress(tmp_path / "run") if r.get("rollout/score")]
+    rows = [r for r in _progress_rows(tmp_path / "run") if r.get("rollout/score")]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert len(rows) == len(taken) == 3 and all(taken)
     everything = [game for games in taken for game in games]
@@ -281,7 +290,6 @@ def test_with_every_seat_learning_the_logs_are_player_0s_figures_once_per_game(l
     """--policy-mapping shared: every seat learns, so every seat's outcome together made rollout/score 1/n and
     RLlib's episode return (all seats summed) 0 at every iteration of a zero-sum game. Now both are player_0's:
     one outcome per game (as many as RLlib counted), its score, and its mean return."""
-    from kakurega.agents.training.plots import read_progress
 
     taken = []
     take = rllib_train._take_outcomes
@@ -297,7 +305,7 @@ def test_with_every_seat_learning_the_logs_are_player_0s_figures_once_per_game(l
               "ppo": {"n_steps": 150, "batch_size": 64, "n_epochs": 1},
               "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0}}
     rllib_train.train(config, num_env_runners=0, mapping="shared", quiet=True)
-    rows = [r for r in read_progress(tmp_path / "run") if r.get("rollout/score")]
+    rows = [r for r in _progress_rows(tmp_path / "run") if r.get("rollout/score")]
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert [entry["episodes"] for entry in summary["history"]] == list(np.cumsum([len(games) for games in taken]))
     first, games = rows[0], taken[0]
