@@ -45,7 +45,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kakurega.envs.core.safe_load import check_printable, short_repr
+from kakurega.envs.core.safe_load import check_printable, is_printable_text, short_repr
 
 FORMAT = "kakurega-game-record"
 VERSION = 1
@@ -314,7 +314,7 @@ def _check_option_text(options: dict, source: str) -> None:
 
 def _named(value) -> str:
     """A record's agent name in a message: as it is when it is short printable text, else quoted (escaped, cut)."""
-    return value if isinstance(value, str) and value.isprintable() and len(value) <= 40 else short_repr(value, 40)
+    return value if is_printable_text(value) and len(value) <= 40 else short_repr(value, 40)
 
 
 # ------------------------------------------------------------------ replaying

@@ -318,9 +318,9 @@ def run(args) -> int:
     )
     print(format_report(report))
     if args.json:  # a new file renamed into place: a link or a FIFO there is replaced, never followed or waited on
-        from kakurega.agents.training.run_dir import atomic_write_bytes
+        from kakurega.scripts.destination import write_text_file
 
-        atomic_write_bytes(destination, json.dumps(_jsonable(report), indent=2).encode())
+        write_text_file(destination, json.dumps(_jsonable(report), indent=2))
     return 0
 
 

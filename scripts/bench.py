@@ -439,12 +439,9 @@ def _training(args, parser) -> int:
 def write_report(path, report: dict) -> None:
     """Write ``report`` as JSON to ``path`` (checked by ``writable_file`` before the measurements): a new file
     renamed into place, so a link or a FIFO there is replaced, never followed or waited on."""
-    from pathlib import Path
+    from kakurega.scripts.destination import write_text_file
 
-    from kakurega.agents.training.run_dir import atomic_write_bytes
-
-    atomic_write_bytes(Path(path), json.dumps(report, indent=2).encode())
-    print(f"\nwrote {path}")
+    print(f"\nwrote {write_text_file(path, json.dumps(report, indent=2))}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -146,10 +146,10 @@ def run(args) -> int:
     result = score_agents(suite, args.agents, seed=args.seed, categories=args.category, progress=progress)
     print(result.table())
     if args.json:  # a new file renamed into place: a link or a FIFO there is replaced, never followed or waited on
-        from kakurega.agents.training.run_dir import atomic_write_bytes
+        from kakurega.scripts.destination import write_text_file
 
-        atomic_write_bytes(destination, (json.dumps(result.to_dict(), indent=1) + "\n").encode())
-        print(f"wrote {destination}")
+        text = json.dumps(result.to_dict(), indent=1) + "\n"
+        print(f"wrote {write_text_file(destination, text)}")
     return 0
 
 

@@ -24,16 +24,6 @@ def bot_configs(directory: Path, only=()) -> list[Path]:
     return configs
 
 
-def train_bot(config_path: Path, runs: Path, install: bool = True, quiet: bool = False) -> Path:
-    """Train one bot config into ``runs/<stem>``; returns the installed (or trained) policy file."""
-    from kakurega.agents.training.trainer import train
-
-    result = train(config_path, [f"output_dir={runs / config_path.stem}"], overwrite=True, quiet=quiet)
-    if not install:
-        return result.policy_path
-    return install_bot(result.policy_path, result.config["env"], result.config["env_kwargs"])
-
-
 def install_bot(policy_path: Path, env_name: str, env_kwargs: dict) -> Path:
     """Copy a trained policy file into the package (where ``pretrained`` finds it), its weights in int8.
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from kakurega.envs.core.safe_load import PRINTABLE_RULE, load_file, load_text, short_repr, shown
+from kakurega.envs.core.safe_load import PRINTABLE_RULE, is_printable_text, load_file, load_text, short_repr, shown
 
 #: the rules page: a board has at most 45 cards
 MAX_BOARD_CARDS = 45
@@ -180,7 +180,7 @@ def load_deck(source=None) -> Deck:
         name, label = entry["name"], entry["label"]
         if not isinstance(name, str) or not name.strip():
             _fail(source, f"animals[{i}].name", name, "expected a non-empty string")
-        if not name.isprintable():  # printed by renders and move words, as the label is
+        if not is_printable_text(name):  # printed by renders and move words, as the label is
             _fail(source, f"animals[{i}].name", name, f"expected {PRINTABLE_RULE}")
         if name in names:
             _fail(source, f"animals[{i}].name", name, "animal names must be unique")

@@ -397,6 +397,13 @@ def _first_lines(failure: Exception, lines: int = 6, limit: int = 400) -> str:
 PRINTABLE_RULE = "printable text (no ESC or other control characters, no line breaks or tabs)"
 
 
+def is_printable_text(value) -> bool:
+    """True for a ``str`` of printable characters (``isprintable()``) and spaces of any script (Unicode ``Zs``: a
+    Japanese name may hold the full-width space): what a terminal shows as it is, no ESC or line break."""
+    return isinstance(value, str) and (value.isprintable() or all(
+        c.isprintable() or unicodedata.category(c) == "Zs" for c in value))
+
+
 def check_printable(value, source: str, field: str, *, quote: bool = False,
                     error: type[Exception] = SafeLoadError) -> str:
     """``value`` when it is printable text, else ``error``: a ``str`` whose characters are printable
@@ -412,7 +419,6 @@ def check_printable(value, source: str, field: str, *, quote: bool = False,
     >>> check_printable("Nurikabe", "booklet.yaml", "monster 0, field 'name'")
     'Nurikabe'
     """
-    if isinstance(value, str) and (value.isprintable() or all(
-            c.isprintable() or unicodedata.category(c) == "Zs" for c in value)):
+    if is_printable_text(value):
         return value
     raise error(f"{source}: {field}: got {shown(value, quote)}; expected {PRINTABLE_RULE}")

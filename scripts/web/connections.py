@@ -17,6 +17,7 @@ uvicorn's own h11 one (also where ``httptools`` is installed) with two limits:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import h11
@@ -113,8 +114,7 @@ class BoundedH11Protocol(H11Protocol):
     def _head_deadline(self) -> None:
         self._head_timer = None
         if self._waiting_for_head():
-            try:
+            # h11 refuses the close event in some states (half a request in): closing the transport is what counts
+            with contextlib.suppress(h11.LocalProtocolError):
                 self.conn.send(h11.ConnectionClosed())
-            except h11.LocalProtocolError:
-                pass
             self.transport.close()

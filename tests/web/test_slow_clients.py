@@ -89,8 +89,8 @@ def read_until_closed(conn: socket.socket) -> bytes | None:
             received += chunk
     except TimeoutError:
         return None
-    except ConnectionResetError:
-        pass
+    except ConnectionResetError:  # the server closed it with data unread: closed too
+        return received
     return received
 
 
