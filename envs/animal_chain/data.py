@@ -13,7 +13,9 @@ bound: ``copies`` <= :data:`MAX_COPIES`, at most :data:`MAX_ANIMALS` animals,
 at most :data:`MAX_BOARD_CARDS` cards on a board. (An env's spaces grow with
 the deck: the actions with its card types, ``env.state()`` with cards x card
 types. A 1,000-card deck of 2,000 card types, the most these bounds allow,
-builds its env in about half a second and 100 MB.)
+builds its env in about half a second and 100 MB.) An animal's name and
+label are printable text (no ESC or other control character, no line break:
+renders and move words print them).
 
 >>> deck, shape = load_deck(), load_shape()
 >>> len(deck.animals), deck.num_cards, len(deck.card_types)

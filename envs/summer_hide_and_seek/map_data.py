@@ -19,7 +19,9 @@ file is never quoted back, only its type; a path that is missing, a
 directory, a FIFO or a device is a :class:`MapError` too). Files are read with
 :mod:`kakurega.envs.core.safe_load` (no duplicate keys, alias bombs or deep
 nesting; 1 MB at most); a grid has at most :data:`MAX_SIDE` rows and columns,
-an icon is worth at most :data:`MAX_VP` VP.
+an icon is worth at most :data:`MAX_VP` VP. Every name (the map's, a
+terrain's, an icon's) and every terrain symbol is printable text (no ESC or
+other control character, no line break: renders print them).
 """
 
 from __future__ import annotations
