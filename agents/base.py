@@ -125,6 +125,22 @@ def reseed(agent, seed) -> None:
         agent.rng = np.random.default_rng(seed)
 
 
+def seat_seed(table_seed: int, seat: int) -> int:
+    """The seed of the bot at ``seat`` of a table dealt from ``table_seed`` (``kakurega play --seed``, a web game
+    started with a seed): a hash of the two, so the bot's generator does not show the deal's seed. Its
+    ``rng.bit_generator.seed_seq.entropy`` is this number; with ``table_seed + 1 + seat`` a bot read the deal's
+    seed from its own and dealt the game again, every hidden card seen. Where no table seed is given, bots draw
+    their seeds apart from the deal's (:func:`kakurega.agents.record.new_seed`).
+
+    A hash hides a seed that cannot be guessed, not a small one: code that knows or tries the table's seed
+    (``--seed 0``) can deal the game itself. Seeds reproduce games; they are not secrets.
+    """
+    return int(np.random.SeedSequence([int(table_seed), _SEAT_STREAM, int(seat)]).generate_state(1)[0])
+
+
+_SEAT_STREAM = 0x5EA7  # keeps the bots' seeds apart from other hashes of the same table seed
+
+
 def legal_ids(mask) -> np.ndarray:
     """The legal action ids of an action mask (``np.flatnonzero``): a one-byte mask is read as booleans, which
     numpy scans at once (``flatnonzero`` counts int8 entries one by one: 3.7 µs for 1,269 of them)."""

@@ -226,7 +226,7 @@ def _seat_index(text: str, agents: list, rng) -> int | None:
 def cmd_play(args) -> int:
     import numpy as np
 
-    from kakurega.agents.base import AgentContext, choose_action
+    from kakurega.agents.base import AgentContext, choose_action, seat_seed
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
@@ -263,7 +263,7 @@ def cmd_play(args) -> int:
     human = HumanAgent(context, seed=args.seed)
     seats = []
     for s, spec in enumerate(lineup_specs):
-        agent_seed = None if args.seed is None else args.seed + 1 + s
+        agent_seed = None if args.seed is None else seat_seed(args.seed, s)  # a bot's seed does not show the deal's
         seats.append(human if spec is None else make_agent(spec, context, seed=agent_seed))
     me = env.possible_agents[seat]
     lineup = ", ".join(f"{agent}: {spec or 'you'}" for agent, spec in zip(env.possible_agents, lineup_specs))
@@ -498,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
     p.add_argument("--seat", default="random",
                    help="your seat: its number (0 = first), its name (e.g. player_1) or random (default)")
-    p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal (default: a new deal each time)")
+    p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal; the bots' seeds are a hash of it (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
     p.add_argument("--import", dest="imports", action="append", metavar="MODULE",

@@ -106,7 +106,7 @@ class GameSession:
     def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
                  seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
                  host: int | None = None):
-        from kakurega.agents.base import AgentContext
+        from kakurega.agents.base import AgentContext, seat_seed
         from kakurega.agents.specs import make_agent
         from kakurega.envs.registry import make
         from kakurega.scripts.destination import writable_dir
@@ -139,8 +139,9 @@ class GameSession:
         self.seed = new_seed() if seed is None else int(seed)
         self.agents = {}
         for seat, spec in enumerate(lineup):
-            if spec is not None:
-                self.agents[agents[seat]] = make_agent(spec, context, seed=self.seed + 1 + seat)
+            if spec is not None:  # a bot's seed never shows the deal's: drawn apart, or a hash of a typed seed
+                bot_seed = new_seed() if seed is None else seat_seed(self.seed, seat)
+                self.agents[agents[seat]] = make_agent(spec, context, seed=bot_seed)
         self.record = Record.start(env_name, options, self.seed,
                                    {a: "human" if spec is None else spec for a, spec in zip(agents, lineup)})
         self.record_dir = None if record_dir is None else Path(record_dir)
@@ -246,12 +247,8 @@ class GameSession:
         if agent in self.persons:
             return  # another person's turn: their page moves
         bot = self.agents[agent]
-        deadline = time.monotonic() + self.move_seconds
-
-        def called_off() -> bool:
-            return self.abandoned.is_set() or (should_stop is not None and should_stop())
-
-        bot.should_stop = lambda: called_off() or time.monotonic() > deadline
+        called_off = StopSignal(self.abandoned.is_set, should_stop)
+        bot.should_stop = StopSignal(self.abandoned.is_set, should_stop, deadline=time.monotonic() + self.move_seconds)
         try:
             action = choose_action(bot, self.raw, agent)
         finally:
@@ -262,6 +259,26 @@ class GameSession:
         if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
             raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
         self._play(agent, action)
+
+
+class StopSignal:
+    """A bot's ``should_stop`` while it thinks in the web app: true once any of ``flags`` is (the game abandoned,
+    its tab closed) or, with a ``deadline`` (``time.monotonic()``), once the bot's time is up.
+
+    It holds those flags and the deadline only. A closure over the session handed the bot the session: its
+    ``__closure__`` reached the env and the true state (a seeker read the child's square through it).
+    """
+
+    __slots__ = ("_flags", "_deadline")
+
+    def __init__(self, *flags, deadline: float | None = None):
+        self._flags = tuple(flag for flag in flags if flag is not None)
+        self._deadline = deadline
+
+    def __call__(self) -> bool:
+        if any(flag() for flag in self._flags):
+            return True
+        return self._deadline is not None and time.monotonic() > self._deadline
 
 
 def _seat(agents: list[str], view: str | None) -> int | None:
