@@ -1,7 +1,7 @@
 """The terminal's move menu: stable keys, typed moves, and a compact board for long lists.
 
 A move's key is its action id, so the same move keeps the same key from one
-decision to the next (``[57] stop moving`` is always 57). A move can also be
+decision to the next (``[4] stop moving`` is always 4 in Hidden Rooms). A move can also be
 typed by its words: every typed word must start a word of the move's name,
 e.g. ``stop``, ``r6c5`` or ``Fx|Pg r0c1``. A long list whose moves differ only
 by a square (a seeker placing its piece on one of 56 squares) is shown as a

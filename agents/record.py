@@ -41,7 +41,6 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -416,14 +415,6 @@ def replay(record: Record, **env_kwargs) -> Replayer:
         replayer.step()
     replayer.check_end()
     return replayer
-
-
-def iter_positions(replayer: Replayer) -> Iterator[tuple[str, int] | None]:
-    """From the deal, yield None, then each move after playing it: the replayer is at that position."""
-    replayer.reset()
-    yield None
-    while replayer.next_move() is not None:
-        yield replayer.step()
 
 
 # --------------------------------------------------------------------- views

@@ -97,7 +97,7 @@ default booklet of 7 monsters).
 | `monster_sight` | (5, 5) | 325..349 | 0..1 | 1 on the cells the monster sees from where it stands |
 | `path_ahead` | (5, 5) | 350..374 | 0..1 | 1 on cells the monster's path still visits after its progress |
 | `path_eta` | (5, 5) | 375..399 | 0..1 | path steps until the path first reaches the cell (after its progress) / 200; 0 if never |
-| `path_next` | (5, 5) | 400..424 | 0..1 | one-hot: the path cell the monster walks toward when not chasing |
+| `path_next` | (5, 5) | 400..424 | 0..1 | one-hot: the path cell the monster walks toward when not chasing (the last path cell once it is walked) |
 | `path_end` | (5, 5) | 425..449 | 0..1 | one-hot: the last cell of the path (reaching it at the end of a monster phase = fail) |
 | `monster_id` | (7,) | 450..456 | 0..1 | one-hot: which booklet monster this round's monster is |
 | `monster_steps` | (1,) | 457..457 | 0..1 | steps per monster phase / 4 |

@@ -40,7 +40,7 @@ layout with the default options:
 | `phase` | (2,) | 2..3 | 0..1 | one-hot: phase 1, phase 2 (both 0 once the game is over) |
 | `stage` | (8,) | 4..11 | 0..1 | one-hot pending decision: draw-or-discard, give card, take, give Curse, draw (Kurayami), give colour, choose dice opponent, take after dice (all 0 when over) |
 | `actor` | (4,) | 12..15 | 0..1 | one-hot row of the player deciding now (all 0 when over) |
-| `turn` | (4,) | 16..19 | 0..1 | one-hot row whose turn it is (differs from actor on Kurayami's off-turn take) |
+| `turn` | (4,) | 16..19 | 0..1 | one-hot row whose turn it is (differs from actor on Kurayami's off-turn take; all 0 when over) |
 | `dice_target` | (4,) | 20..23 | 0..1 | Kurayami: one-hot row the pending dice take is from (rolled against if red won, the roller if blue) |
 | `dice` | (2, 6) | 24..35 | 0..1 | last roll of the red die (row 0) and the blue die (row 1), one-hot of 1..6 |
 | `colour_counts` | (4, 2) | 36..43 | 0..7 | red and blue body-part cards held by each row |

@@ -127,7 +127,7 @@ left, so row 0 is the observer and row ``k`` is the player that action offset
 | `phase` | (2,) | 2..3 | 0..1 | one-hot: phase 1, phase 2 (both 0 once the game is over) |
 | `stage` | (8,) | 4..11 | 0..1 | one-hot pending decision: draw-or-discard, give card, take, give Curse, draw (Kurayami), give colour, choose dice opponent, take after dice (all 0 when over) |
 | `actor` | (4,) | 12..15 | 0..1 | one-hot row of the player deciding now (all 0 when over) |
-| `turn` | (4,) | 16..19 | 0..1 | one-hot row whose turn it is (differs from actor on Kurayami's off-turn take) |
+| `turn` | (4,) | 16..19 | 0..1 | one-hot row whose turn it is (differs from actor on Kurayami's off-turn take; all 0 when over) |
 | `dice_target` | (4,) | 20..23 | 0..1 | Kurayami: one-hot row the pending dice take is from (rolled against if red won, the roller if blue) |
 | `dice` | (2, 6) | 24..35 | 0..1 | last roll of the red die (row 0) and the blue die (row 1), one-hot of 1..6 |
 | `colour_counts` | (4, 2) | 36..43 | 0..7 | red and blue body-part cards held by each row |
@@ -188,6 +188,9 @@ Rewards come at the end of the game (terminated or truncated):
 Truncation (step limit): after ``max_steps`` agent actions the game is
 truncated (``truncations`` true, not ``terminations``) and scored exactly as if
 it had ended then: the current Curse holder scores 0, so stalling never pays.
+The last observation of a truncated game still shows the decision that was
+pending (``phase``, ``stage``, ``actor``, ``turn``), with an all-zero mask
+(a game the rules ended shows none).
 Truncated in phase 1 (only with tiny limits), no one holds the Curse and no
 one's points are void. With the default limit the rules end the game first:
 no game was truncated in any variant and player count, among 400 games of

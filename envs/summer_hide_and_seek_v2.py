@@ -146,7 +146,9 @@ default map); with n players ``seat``, ``child``, ``round``, ``vp`` and
 Vector size: 1327 (2 players), 1412 (3), 1497 (4) on the default map.
 A seeker's ``stroke``, ``position``, ``budget_left`` and ``turn_icons`` are
 all zero: it never sees the child's square or stroke. Everyone sees the
-public belief.
+public belief. Once the game is over, every piece after ``vp`` is zero
+(the belief included): the last observation holds the map, the seats and
+the final VP.
 
 State (centralised training only)
 ---------------------------------

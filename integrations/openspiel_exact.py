@@ -43,6 +43,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as pyspiel_policy
 
+from kakurega.envs.core.cache import remember
 from kakurega.envs.core.chance import Draw, explicit_step
 from kakurega.envs.core.game import TERMINAL
 from kakurega.integrations.openspiel import DEFAULT_UTILITY_BOUND, KakuregaGame, KakuregaObserver
@@ -483,15 +484,29 @@ def _game_class(name: str, env_name: str, options: dict) -> type:
     class_name = f"ExactGame_{name.removeprefix(PREFIX)}"
     attributes = {"env_name": env_name, "base_options": dict(options), "game_type": game_type,
                   "parameter_names": tuple(game_type.parameter_specification)}
-    game_class = type(class_name, (ExactGame,), attributes)
-    globals()[class_name] = game_class  # pickle finds a game's class by its module and name
-    return game_class
+    return type(class_name, (ExactGame,), attributes)
+
+
+#: the classes of :func:`exact_game`'s games by (env name, options): the same options share one class; the first
+#: ``CUSTOM_GAMES_SIZE`` are kept (each is about 3 KiB), later ones are made for their game alone
+_CUSTOM_GAMES: dict[tuple[str, str], type] = {}
+CUSTOM_GAMES_SIZE = 64
 
 
 def exact_game(env_name: str, **options) -> ExactGame:
-    """A game with explicit chance for ``env_name`` under ``options`` (any options; not registered by name)."""
-    key = "".join(c if c.isalnum() else "_" for c in f"{env_name}_{sorted(options.items())}")[:80]
-    return _game_class(f"{PREFIX}custom_{key}", env_name, options)()
+    """A game with explicit chance for ``env_name`` under ``options`` (any options; not registered by name).
+
+    Such a game plays and clones like a registered one, but neither it nor its states pickle or serialize
+    (``pyspiel.serialize_game_and_state``): pyspiel finds a game by its registered name. Add a configuration
+    (:data:`CONFIGURATIONS`) for a game that must.
+    """
+    key = (env_name, repr(sorted(options.items())))
+    game_class = _CUSTOM_GAMES.get(key)
+    if game_class is None:
+        label = "".join(c if c.isalnum() else "_" for c in f"{env_name}_{key[1]}")[:80]
+        game_class = remember(_CUSTOM_GAMES, key, _game_class(f"{PREFIX}custom_{label}", env_name, options),
+                              CUSTOM_GAMES_SIZE)
+    return game_class()
 
 
 def load(name: str, **overrides) -> ExactGame:
@@ -508,6 +523,7 @@ def register_games() -> dict[str, str]:
         names[config.name] = name
         if name not in registered:
             game_class = _game_class(name, config.env_name, config.env_options())
+            globals()[game_class.__name__] = game_class  # pickle finds a game's class by its module and name
             pyspiel.register_game(game_class.game_type, game_class)
     return names
 

@@ -19,7 +19,6 @@ from kakurega.envs.core.options import markdown_table
 from kakurega.envs.registry import ENV_SPECS
 
 COMMAND = "python -m kakurega.scripts.cards --write"
-TABLES = ("options", "observation", "state")
 
 
 def begin_marker(table: str) -> str:

@@ -18,7 +18,7 @@ cdef class PlayTables:
     cdef public long long[::1] attack_starts, attack_targets, attack_sides
     cdef public long long[::1] left_animal, right_animal, row_of, own_base, opponent_base
     cdef public object accepted_types
-    cdef public long long own_base_bits, opponent_base_bits, own_attack_cells, opponent_attack_cells
+    cdef public long long own_base_bits, opponent_base_bits
     cdef public Py_ssize_t left_at, right_at, hand_at, face_down_at, my_double_at, opponent_double_at, seat_at
     cdef public Py_ssize_t opponent_hand_at
     cdef public long long[::1] type_of_animals, copies_in_frame, action_kinds, action_types, action_positions

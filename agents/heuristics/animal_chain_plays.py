@@ -97,9 +97,6 @@ class PlayTables:
         self.own_base, self.opponent_base = array("q", own_base), array("q", opponent_base)
         self.own_base_bits = sum(1 << p for p in own_base)
         self.opponent_base_bits = sum(1 << p for p in opponent_base)
-        #: positions whose cards an attack on each base reads (bitmasks): the attack neighbours of its cards
-        self.own_attack_cells = sum({1 << n for q in own_base for n, _ in game.attack_neighbours[q]})
-        self.opponent_attack_cells = sum({1 << n for q in opponent_base for n, _ in game.attack_neighbours[q]})
         # Base building: the links of own base cards (their index in the base, and the side of the cell
         # facing them) to the cells where a card connecting to them would threaten the base (exposure:
         # under "rules_page" the base cards themselves, under "reach" the cells next to the base, where an

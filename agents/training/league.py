@@ -105,7 +105,6 @@ class OpponentPool:
         self.entries = parse_entries(entries)
         self.context = context
         self._current: tuple[dict, list] | None = None
-        self._current_version = 0
         self._snapshot_paths: list[str] = []
         self._snapshot_cache: dict[str, tuple[dict, list]] = {}
         self._agents: dict[tuple, Agent] = {}
@@ -115,7 +114,6 @@ class OpponentPool:
     def set_current(self, metadata: dict, layers: list) -> None:
         """The learner's latest weights, used by the ``self`` entry."""
         self._current = (metadata, layers)
-        self._current_version += 1
 
     def set_snapshots(self, paths: list[str], loaded: dict | None = None) -> None:
         """The frozen snapshot files the ``snapshots`` entry draws from; ``loaded`` maps a path to its
@@ -132,10 +130,6 @@ class OpponentPool:
                 meta, layers = loaded[path] if loaded and path in loaded else read_policy(path)
                 check_compatible(meta, self.context, source=f"snapshot {path}")
                 self._snapshot_cache[path] = (meta, layers)
-
-    @property
-    def has_current(self) -> bool:
-        return self._current is not None
 
     # -------------------------------------------------------------- draws
     def _available(self) -> tuple[list[PoolEntry], np.ndarray]:

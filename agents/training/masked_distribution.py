@@ -253,7 +253,6 @@ class CompactMaskableCategorical(MaskableCategorical):
         log_sums = th.zeros(self._shape[:-1], dtype=self._dtype, device=self._device).index_add(0, rows, shifted.exp())
         log_sums = log_sums.log()
         self._flat, self._rows = flat, rows
-        self._log_normaliser = maxes + log_sums
         self._legal_log_probs = shifted - log_sums[rows]
 
     def _fallback(self) -> ExactMaskableCategorical:

@@ -49,6 +49,7 @@ from operator import itemgetter
 import numpy as np
 
 from kakurega.envs.animal_chain.data import HAND_SIZE, Deck, Shape, check_deck_fits, load_deck, load_shape
+from kakurega.envs.core.cache import remember
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.options import Option
 
@@ -88,10 +89,14 @@ CONNECTION_RULE_OPTION = Option("connection_rule", str, "any", "which face-up ne
 #: how the bases are built (fixed by each version, not an env option)
 BUILDING_OPTION = Option("building", str, "free", "any number of swaps then done (``\"free\"``), or one decision "
                          "per base position (``\"per_position\"``)", choices=("free", "per_position"))
-#: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size
+#: ``AnimalChainGame.decoded`` tables, shared by the games of one deck and board size (the first
+#: ``DECK_TABLES_SIZE`` met; a game of another deck builds its own)
 _DECODED: dict[tuple, tuple] = {}
-#: ``AnimalChainGame.chain_contributions`` tables by (card types, board cells, attack rule)
+#: ``AnimalChainGame.chain_contributions`` tables by (card types, board cells, attack rule), as many
 _CHAIN_CONTRIBUTIONS: dict[tuple, tuple] = {}
+#: decks and boards whose tables are kept for the games that follow (a sweep over decks keeps no more:
+#: the two tables of the default deck hold about 0.4 MiB)
+DECK_TABLES_SIZE = 8
 #: ``AnimalChainGame.bits_of_byte`` tables by number of bytes
 _BITS_OF_BYTE: dict[int, tuple] = {}
 
@@ -372,9 +377,11 @@ class AnimalChainGame(Game):
             out.flags.writeable = False
         #: ``decoded[seat][action]``: what ``decode`` returns, for every action id
         key = (tuple(self.reverse_type), P, B)  # all the decoding depends on; games of one deck share the table
-        if key not in _DECODED:
-            _DECODED[key] = tuple(tuple(self._decode(seat, a) for a in range(self.num_actions)) for seat in (0, 1))
-        self.decoded = _DECODED[key]
+        decoded = _DECODED.get(key)
+        if decoded is None:
+            decoded = remember(_DECODED, key, tuple(tuple(self._decode(seat, a) for a in range(self.num_actions))
+                                                    for seat in (0, 1)), DECK_TABLES_SIZE)
+        self.decoded = decoded
         #: per seat, the board positions (bitmask) whose cards that seat knows while building: its own base
         self.own_base_bits = tuple(sum(1 << p for p in self.base_positions[seat]) for seat in (0, 1))
         #: every position (bitmask)
@@ -399,13 +406,14 @@ class AnimalChainGame(Game):
         #: the last two entries, so that ``[top]`` indexes them)
         #: (built for the chain rule only, and shared by the games of one deck, board and attack rule)
         key = (tuple(deck.card_types), tuple(shape.cells), attack_rule)
-        if self.chain_rule and key not in _CHAIN_CONTRIBUTIONS:
-            _CHAIN_CONTRIBUTIONS[key] = tuple(
+        contributions = _CHAIN_CONTRIBUTIONS.get(key) if self.chain_rule else None
+        if self.chain_rule and contributions is None:
+            contributions = remember(_CHAIN_CONTRIBUTIONS, key, tuple(
                 [[_merged((index[top], bits[seat]) for bits, index, seats, _ in self.out_links[q] if index[top] >= 0 and seat in seats)
                   for top in range(T)] + [(), ()] for q in range(P)]
                 for seat in (0, 1)
-            )
-        self.chain_contributions = _CHAIN_CONTRIBUTIONS[key] if self.chain_rule else None
+            ), DECK_TABLES_SIZE)
+        self.chain_contributions = contributions
         #: ``base_sources[seat]``: (positions, bitmask) of ``seat``'s base row, where its chain starts
         self.base_sources = tuple((self.base_positions[seat], self.own_base_bits[seat]) for seat in (0, 1))
         #: ``near_base_bits[seat]``: absolute positions (bitmask) within two rows of ``seat``'s base row

@@ -127,8 +127,3 @@ class EnvDefinition:
             function.__qualname__ = function.__name__
             function.__signature__ = signature(self.all_options)
         return raw_env, env
-
-
-def definition_of(module) -> EnvDefinition | None:
-    """The :class:`EnvDefinition` of an env module, or None for a module written without one."""
-    return getattr(module, "DEFINITION", None)

@@ -53,7 +53,7 @@ def make_layout(game: HiddenRoomsGame) -> ObservationLayout:
             ("monster_sight", g, "1 on the cells the monster sees from where it stands"),
             ("path_ahead", g, "1 on cells the monster's path still visits after its progress"),
             ("path_eta", g, f"path steps until the path first reaches the cell (after its progress) / {MAX_PATH_LENGTH}; 0 if never"),
-            ("path_next", g, "one-hot: the path cell the monster walks toward when not chasing"),
+            ("path_next", g, "one-hot: the path cell the monster walks toward when not chasing (the last path cell once it is walked)"),
             ("path_end", g, "one-hot: the last cell of the path (reaching it at the end of a monster phase = fail)"),
             ("monster_id", (n_monsters,), "one-hot: which booklet monster this round's monster is"),
             ("monster_steps", (1,), f"steps per monster phase / {MAX_STEPS}"),

@@ -35,11 +35,6 @@ COLOUR_OF = tuple([c & 1 for c in range(NUM_BODY_CARDS)] + [2])
 CARDS_OF_COLOUR = (tuple(range(0, NUM_BODY_CARDS, 2)), tuple(range(1, NUM_BODY_CARDS, 2)))
 
 
-def colour_count(hand: list[int], colour: int) -> int:
-    """Number of cards of ``colour`` (0 red, 1 blue) in ``hand``."""
-    return sum(1 for c in hand if COLOUR_OF[c] == colour)
-
-
 def move_card(state, card: int, src: int, dst: int, faces_seen: bool) -> None:
     """Move body-part ``card`` from hand ``src`` to hand ``dst`` and update what everyone knows.
 

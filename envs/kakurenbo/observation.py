@@ -41,7 +41,7 @@ def make_layout(game: KakurenboGame) -> ObservationLayout:
                 "draw (Kurayami), give colour, choose dice opponent, take after dice (all 0 when over)",
             ),
             ("actor", (n,), "one-hot row of the player deciding now (all 0 when over)"),
-            ("turn", (n,), "one-hot row whose turn it is (differs from actor on Kurayami's off-turn take)"),
+            ("turn", (n,), "one-hot row whose turn it is (differs from actor on Kurayami's off-turn take; all 0 when over)"),
             ("dice_target", (n,), "Kurayami: one-hot row the pending dice take is from (rolled against if red won, the roller if blue)"),
             ("dice", (2, 6), "last roll of the red die (row 0) and the blue die (row 1), one-hot of 1..6"),
             ("colour_counts", (n, 2), "red and blue body-part cards held by each row", 7),

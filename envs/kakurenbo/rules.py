@@ -220,7 +220,6 @@ class KakurenboGame(Game):
         decode += [(A_TARGET, -1, k) for k in range(1, n)]
         assert len(decode) == self.num_actions
         self.decode = tuple(decode)
-        self._everyone = (1 << n) - 1
         # Action id tables for legal_actions, per acting seat ``me`` (other seats by offset k).
         #: per card: its give actions (to offsets 1..m), and its Curse-give actions
         self._give_card_ids = tuple(tuple(self.give_card_action(c, k) for k in range(1, n)) for c in range(NUM_BODY_CARDS))

@@ -86,7 +86,6 @@ class SummerObserver:
             if icon >= 0:
                 template[start["icon"] + icon * plane + cell[s]] = 1
                 template[start["icon_vp"] + cell[s]] = game.square_vp[s]
-        self._template = template
 
         def f32(values) -> bytes:
             return np.asarray(values, dtype=np.float32).tobytes()

@@ -227,3 +227,15 @@ def test_the_whole_study_runs_on_the_tiny_configuration(tmp_path):
     greedy = report["exact"][0]
     for row in report["abr"]:  # an estimate from 100 games: below the exact value up to its noise
         assert row["score_ci95"][0] <= greedy["best_response_score"] + 1e-9
+
+
+def test_exact_games_of_any_options_leave_nothing_behind(monkeypatch):
+    monkeypatch.setattr(exact, "_CUSTOM_GAMES", {})
+    names_before = set(vars(exact))
+    first = exact.exact_game("kakurenbo_v1", num_players=3, max_steps=4)
+    assert type(exact.exact_game("kakurenbo_v1", max_steps=4, num_players=3)) is type(first)  # one class per options
+    for steps in range(5, 5 + exact.CUSTOM_GAMES_SIZE + 20):
+        game = exact.exact_game("kakurenbo_v1", num_players=3, max_steps=steps)
+        assert game.get_parameters()["max_steps"] == steps
+    assert len(exact._CUSTOM_GAMES) == exact.CUSTOM_GAMES_SIZE  # the first ones kept, no more
+    assert set(vars(exact)) == names_before  # no class left in the module for each call (it cannot pickle anyway)
