@@ -33,10 +33,12 @@ How the pieces map:
   named piece with its nonzero entries), so it holds exactly what the tensor
   holds. ``str(state)`` is the env's spectator render (public information).
 - **Information-state string**: perfect recall for that player: its seat, then
-  one line per decision so far holding a digest of the player's observation
-  at that point and, on its own moves, the action it chose. Two states give a
-  player the same string exactly when every observation it has had, and every
-  move it made, agree. There is no information-state tensor (the history
+  a line for each of its own decisions and each change of its observation,
+  holding a digest of the player's observation at that point and, on its own
+  moves, the action it chose. Two states give a player the same string
+  exactly when the sequence of observations it has had, and every move it
+  made, agree; moves that change nothing it sees (another player's secret
+  decisions) add no line. There is no information-state tensor (the history
   has no fixed size): asking for one raises an error that says so.
 - **Returns**: the rules' cumulative returns; ``RewardModel.TERMINAL``: what
   counts is the total at the end (what MCTS-style bots require). Min/max
@@ -296,7 +298,8 @@ class KakuregaState(pyspiel.State):
         return world
 
     def information_lines(self, player: int) -> list[str]:
-        """``player``'s perfect-recall lines: one per decision, its observation digest (and its own action)."""
+        """``player``'s perfect-recall lines: one per own decision or change of its observation, the observation's
+        digest (and its own action)."""
         core = self._core
         if core.state is None:
             return []
@@ -540,14 +543,20 @@ class _Core:
             self._record(lines, state)
 
     def _record(self, lines: _Lines, state, carried: dict | None = None) -> None:
-        """Append every player's observation digest at ``state`` (``carried``: lines kept as they are)."""
+        """Append each player's observation digest at ``state`` where the player learns something there: the
+        player to act always (its action joins that line), another only when its observation changed
+        (``carried``: lines kept as they are). A line per move for everyone counted moves a player does not
+        see: a seeker's string grew with each of the child's secret decisions in the middle of its turn."""
         encode = self.shared.env.encode
+        actor = self.shared.game.current_player(state)
         for seat, seat_lines in enumerate(lines.lines):
             if carried and seat in carried:
                 seat_lines.append(carried[seat])
-            else:
-                observation = np.ascontiguousarray(encode(state, seat))
-                seat_lines.append(hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest())
+                continue
+            observation = np.ascontiguousarray(encode(state, seat))
+            digest = hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
+            if seat == actor or not seat_lines or seat_lines[-1].partition(" ")[0] != digest:
+                seat_lines.append(digest)
         lines.known += 1
 
     def start_world(self, state, seed: int, lines: list[list[str]], player: int) -> None:

@@ -181,3 +181,11 @@ def test_random_games_zero_sum_by_default_and_the_old_option_reproduces_the_old_
         assert rewards == pytest.approx(expected_zero_sum(n, winners))
         # the old scheme: bit for bit the previous version's rewards on the same game
         assert play(shared, seed) == play(previous, seed)
+
+
+@pytest.mark.parametrize("n, winners", [(1, []), (1, [0]), (0, [])])
+def test_zero_sum_returns_refuses_fewer_than_two_players(n, winners):
+    """The zero-sum formula divides by n - 1 (rules pages, "zero-sum rewards": each winner gets
+    n/(n-1) x (1/k - 1/n)): it is defined for 2 players or more, and refuses fewer with a ValueError."""
+    with pytest.raises(ValueError, match=rf"zero-sum rewards need at least 2 players, got {n}"):
+        zero_sum_returns(n, winners)

@@ -30,7 +30,7 @@ def _digest(env, rules_state, seat):
 
 
 class Tracked:
-    """A bridge state and its players' lines computed eagerly, the way the bridge once recorded them."""
+    """A bridge state and its players' lines computed eagerly, after every move (the bridge records them lazily)."""
 
     def __init__(self, state, lines):
         self.state, self.lines = state, lines
@@ -47,8 +47,11 @@ class Tracked:
         actor = self.state.current_player()
         self.lines[actor][-1] += f" a{action}"
         self.state.apply_action(action)
-        for seat, lines in enumerate(self.lines):
-            lines.append(_digest(self.state.shared.env, self.state.state, seat))
+        to_act = self.state.current_player()
+        for seat, lines in enumerate(self.lines):  # a line where the seat acts or its observation changed
+            digest = _digest(self.state.shared.env, self.state.state, seat)
+            if seat == to_act or lines[-1].partition(" ")[0] != digest:
+                lines.append(digest)
 
     def clone(self):
         return Tracked(self.state.clone(), [list(lines) for lines in self.lines])
@@ -246,3 +249,33 @@ def test_a_resampled_world_pickled_deep_copied_or_serialized_plays_on_as_its_clo
             ends.append((str(played), played.returns()))
         assert ends[1:] == [ends[0]] * 3
     assert worlds > 0
+
+
+def test_secret_decisions_a_player_does_not_see_add_nothing_to_its_string():
+    """Mid-turn, the Summer child's decisions change nothing a seeker sees; its string must not count them
+    (it did: one line per move for every player, so a seeker's string told how far the child had walked)."""
+    game = _load("summer_hide_and_seek_v2", {"num_players": 2})
+    pairs = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while state.is_chance_node():
+            state.apply_action(int(rng.integers(len(state.legal_actions()))))
+        while not state.is_terminal() and pairs < 3:
+            child = state.current_player()
+            one = state.clone()
+            one.apply_action(one.legal_actions()[0])
+            if not one.is_terminal() and one.current_player() == child:
+                two = one.clone()
+                two.apply_action(two.legal_actions()[0])
+                seeker = 1 - child
+                if not two.is_terminal() and two.current_player() == child and \
+                        one.observation_string(seeker) == two.observation_string(seeker):
+                    assert len(two.history()) == len(one.history()) + 1  # one more secret decision
+                    assert one.information_state_string(seeker) == two.information_state_string(seeker)
+                    assert one.information_state_string(child) != two.information_state_string(child)
+                    pairs += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if pairs >= 3:
+            break
+    assert pairs >= 3, "no child turn of two or more decisions was met"
