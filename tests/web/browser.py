@@ -81,8 +81,14 @@ def launch(playwright):
 PHONE, LAPTOP = (390, 844), (1280, 800)
 
 
-def open_app(browser, url, size: tuple[int, int] = (1400, 1000)):
-    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+def open_app(browser, url, size: tuple[int, int] = (1400, 1000), touch: bool = False):
+    """The app in a new page (``touch``: a phone's, in its own context: touch events, a mobile viewport, scale 3;
+    close it with ``page.context.close()``)."""
+    viewport = {"width": size[0], "height": size[1]}
+    if touch:
+        page = browser.new_context(viewport=viewport, is_mobile=True, has_touch=True, device_scale_factor=3).new_page()
+    else:
+        page = browser.new_page(viewport=viewport)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(url)

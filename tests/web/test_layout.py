@@ -1,5 +1,6 @@
 """The page fits a phone (390x844) and a laptop (1280x800): no sideways scroll, the table takes the width and
-fits the window, the setup folds away during play, choosers appear by the clicked shape, errors move nothing.
+fits the window (on the phone zoomed in, inside its own box that pans: see test_access.py), the setup folds away
+during play, choosers appear by the clicked shape, errors move nothing.
 
 Run with the browser tests (``-m browser``; Debian's chromium through Playwright, skipped without it).
 """
@@ -28,6 +29,8 @@ MEASURE = """() => {
     scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth, height: window.innerHeight,
     scrollY: window.scrollY,
     table: svg ? box(svg) : null,
+    // the table's own box (on a phone the picture is zoomed in and panned inside it)
+    box: box(document.getElementById('table')), zoom: document.getElementById('table').dataset.zoom,
     // the width of the drawn picture (its viewBox scaled to fit the svg box, proportions kept)
     drawnWidth: svg ? (() => { const r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;
       return v.width * Math.min(r.width / v.width, r.height / v.height); })() : 0,
@@ -41,6 +44,26 @@ MEASURE = """() => {
 def inside(rect, m, slack=1.0) -> bool:
     left, top, right, bottom = rect
     return left >= -slack and top >= -slack and right <= m["width"] + slack and bottom <= m["height"] + slack
+
+
+def within(rect, outer, slack=1.0) -> bool:
+    return (rect[0] >= outer[0] - slack and rect[1] >= outer[1] - slack and rect[2] <= outer[2] + slack
+            and rect[3] <= outer[3] + slack)
+
+
+def check_table(m, size: str) -> None:
+    """The table inside the window with its legal shapes: on the laptop the whole picture; on the phone (zoomed
+    in) its box, with a legal shape in sight and every other one reachable by panning the box."""
+    if size == "laptop":
+        assert m["zoom"] == "fit", "the laptop's table is zoomed in"
+        assert inside(m["table"], m), f"the table {m['table']} is not inside the {m['width']}x{m['height']} window"
+        assert m["legal"] and all(inside(rect, m) for rect in m["legal"]), "a legal shape (the hand) is off screen"
+        return
+    assert m["zoom"] == "in", "the phone's table is not zoomed in"
+    assert inside(m["box"], m), f"the table's box {m['box']} is not inside the {m['width']}x{m['height']} window"
+    sight = [max(m["box"][0], 0), max(m["box"][1], 0), min(m["box"][2], m["width"]), min(m["box"][3], m["height"])]
+    assert any(within(rect, sight) for rect in m["legal"]), "no legal shape is in sight"
+    assert all(within(rect, m["table"]) for rect in m["legal"]), "a legal shape is outside the picture"
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +100,7 @@ def test_every_game_fits_the_screen(server, browser, env_name, size):
     assert not m["setupOpen"], "the setup did not fold away when the game started"
     assert m["scrollWidth"] <= width, f"{env_name} scrolls sideways at {size}: {m['scrollWidth']} > {width}"
     assert m["drawnWidth"] >= (0.9 if size == "phone" else 0.5) * width, f"the table is drawn {m['drawnWidth']} wide"
-    assert inside(m["table"], m), f"the table {m['table']} is not inside the {width}x{height} window"
-    assert m["legal"] and all(inside(rect, m) for rect in m["legal"]), "a legal shape (the hand) is off screen"
+    check_table(m, size)
     assert all(inside(rect, m) for rect in m["controls"]), "a control is off screen"
     assert page.errors == []
     page.close()
@@ -99,8 +121,7 @@ def test_the_chooser_and_an_error_at_the_table(server, browser, size, tmp_path):
     assert m["scrollWidth"] <= width, f"the page scrolls sideways at {size}: {m['scrollWidth']} > {width}"
     table_width = m["table"][2] - m["table"][0]
     assert table_width >= (0.9 if size == "phone" else 0.6) * width, f"the table is {table_width} px wide"
-    assert inside(m["table"], m), f"the table {m['table']} is not inside the {width}x{height} window"
-    assert m["legal"] and all(inside(rect, m) for rect in m["legal"]), "a legal shape (the hand) is off screen"
+    check_table(m, size)
     assert all(inside(rect, m) for rect in m["controls"]), "a control is off screen"
     # an error floats over the page: the table does not move
     before = m["table"]

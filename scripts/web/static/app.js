@@ -23,13 +23,40 @@ function connect() {
     const ticket = new URLSearchParams(location.hash.slice(1)).get("seat");
     if (ticket) send({ type: "join", ticket: ticket });
   };
-  socket.onclose = () => { $("connection").textContent = "disconnected (reload the page)"; };
+  socket.onclose = lostConnection;
   socket.onmessage = (event) => receive(JSON.parse(event.data));
 }
 
+// The server went away (stopped, restarted, or the network dropped): say so where the person looks, and take the
+// highlighted moves off the table (nothing can be played any more).
+const LOST = "Lost the connection to the server; reload the page.";
+let disconnected = false;
+function lostConnection() {
+  disconnected = true;
+  $("connection").textContent = "disconnected (reload the page)";
+  clearTimeout(botTimer);
+  if (replayTimer !== null) stopReplay();
+  selection = null;
+  $("chooser").hidden = true;
+  const table = $("table");
+  table.dataset.waitingFor = "";
+  table.dataset.legal = "";
+  for (const shape of table.querySelectorAll("[data-actions]")) unmark(shape);
+  clearMarks();
+  $("status").textContent = LOST;
+  document.body.dataset.connection = "lost";
+  showError(LOST);
+}
+
+// A message to the server; refused (in words, false) when the socket is not open.
 function send(message) {
+  if (disconnected || !socket || socket.readyState !== WebSocket.OPEN) {
+    showError(disconnected ? LOST : "Not connected to the server yet; wait a moment or reload the page.");
+    return false;
+  }
   message.seen = eventCount;
   socket.send(JSON.stringify(message));
+  return true;
 }
 
 // The error banner floats over the page (it never moves the table); a click or the next answer dismisses it.
@@ -53,25 +80,134 @@ function actionsOf(element) {
 
 function drawTable(message, legal) {
   const table = $("table");
+  const scroll = [table.scrollLeft, table.scrollTop];  // a zoomed-in table stays where the person panned it
+  const focused = document.activeElement;
+  const refocus = keyboardAt !== null && (!focused || focused === document.body || table.contains(focused) ||
+    $("chooser").contains(focused));
   table.innerHTML = message.svg;
   table.dataset.waitingFor = message.waiting_for || "";
   table.dataset.over = message.over ? "true" : "false";
   table.dataset.legal = [...legal].join(",");
   for (const shape of table.querySelectorAll("[data-actions]")) {
-    if (actionsOf(shape).some((a) => legal.has(a))) shape.classList.add("legal");
+    if (actionsOf(shape).some((a) => legal.has(a))) mark(shape);
   }
   $("text").textContent = message.text;
-  fitTable();
+  fitTable(scroll);
+  if (refocus) focusTable();
 }
 
-// The whole table fits the window below the status line (the picture keeps its proportions inside that box);
-// on a wide screen the column beside it (result, moves) is as tall.
-function fitTable() {
-  const svg = $("table").querySelector("svg");
-  const top = $("board").getBoundingClientRect().top + window.scrollY;
-  const room = `${Math.max(160, window.innerHeight - top - 8)}px`;
-  if (svg) svg.style.maxHeight = room;
-  $("side").style.maxHeight = window.matchMedia("(min-width: 900px)").matches ? room : "";
+// A legal shape is a button for the keyboard and for screen readers: Tab reaches it, Enter or Space plays it
+// (as a click does), its name is its <title>.
+function mark(shape) {
+  shape.classList.add("legal");
+  shape.setAttribute("tabindex", "0");
+  shape.setAttribute("role", "button");
+  const title = shape.querySelector(":scope > title");
+  shape.setAttribute("aria-label", title ? title.textContent : (shape.textContent.trim() || "a move"));
+}
+
+function unmark(shape) {
+  shape.classList.remove("legal");
+  for (const name of ["tabindex", "role", "aria-label"]) shape.removeAttribute(name);
+}
+
+// ------------------------------------------------------------------ fitting the table to the screen
+// On a wide screen the whole table fits the window below the status line (the picture keeps its proportions
+// inside that box); the column beside it (result, moves) is as tall. On a phone (narrow, or short in landscape)
+// the picture would be too small to tap and to read: it is drawn zoomed in, at the smallest scale that makes every
+// shape that stands for a move at least TARGET px and the table's text about READABLE px, inside its own box that
+// the person pans (the page itself never scrolls sideways). The Zoom button switches between the two.
+const TARGET = 40, READABLE = 10, MOST_ZOOM = 1.6;
+const PHONE = window.matchMedia("(max-width: 899px), (max-height: 500px)");
+let zoomChoice = null;     // null: the screen decides (a phone: zoomed in); true or false: the person's choice
+let zoomScale = 0;         // the zoomed-in scale of the open game (only grows, so that the table does not jump)
+
+function roomBelow(element) {
+  const top = element.getBoundingClientRect().top + window.scrollY;
+  return Math.max(160, window.innerHeight - top - 8);
+}
+
+// The scale (CSS px per picture unit) that makes the smallest move shape TARGET px and the median text READABLE px.
+function neededScale(svg, view) {
+  const now = svg.getBoundingClientRect();
+  const drawn = Math.min(now.width / view.width, now.height / view.height);
+  if (!(drawn > 0)) return 1;
+  let smallest = Infinity;
+  for (const shape of svg.querySelectorAll("[data-actions]")) {
+    const box = shape.getBoundingClientRect();
+    const side = Math.min(box.width, box.height) / drawn;
+    if (side > 0) smallest = Math.min(smallest, side);
+  }
+  const fonts = [...svg.querySelectorAll("text")].map((t) => parseFloat(getComputedStyle(t).fontSize))
+    .filter((size) => size > 0).sort((a, b) => a - b);
+  const font = fonts.length ? fonts[Math.floor(fonts.length / 2)] : READABLE;
+  return Math.min(MOST_ZOOM, Math.max(smallest === Infinity ? 0 : TARGET / smallest, READABLE / font));
+}
+
+function fitTable(scroll) {
+  const table = $("table");
+  const svg = table.querySelector("svg");
+  if (!scroll) scroll = [table.scrollLeft, table.scrollTop];
+  let room = roomBelow($("board"));
+  $("side").style.maxHeight = window.matchMedia("(min-width: 900px)").matches ? `${room}px` : "";
+  if (!svg) return;
+  const view = svg.viewBox.baseVal;
+  if (!view || !view.width || !view.height) { svg.style.maxHeight = `${room}px`; return; }
+  // the whole table: as wide as the column, no taller than the room below the status line
+  svg.style.width = svg.style.height = "";
+  svg.style.maxHeight = `${room}px`;
+  table.style.maxHeight = "";
+  const box = table.clientWidth || table.getBoundingClientRect().width;
+  const fit = Math.min(box / view.width, room / view.height);
+  zoomScale = Math.max(zoomScale, neededScale(svg, view));
+  const zoomable = zoomScale > fit * 1.05;
+  $("zoom").hidden = !zoomable;
+  const zoomed = zoomable && (zoomChoice === null ? PHONE.matches : zoomChoice);
+  table.dataset.zoom = zoomed ? "in" : "fit";
+  $("zoom").textContent = zoomed ? "Whole table" : "Zoom in";
+  $("zoom").setAttribute("aria-pressed", zoomed ? "true" : "false");
+  room = roomBelow($("board"));  // (the Zoom button, shown, may have made the status line taller)
+  $("side").style.maxHeight = window.matchMedia("(min-width: 900px)").matches ? `${room}px` : "";
+  svg.style.maxHeight = `${room}px`;
+  if (!zoomed) return;
+  // zoomed in: the picture at its scale, in a box that takes the room below the status line and scrolls both ways
+  svg.style.maxHeight = "none";
+  svg.style.width = `${Math.round(view.width * zoomScale)}px`;
+  svg.style.height = `${Math.round(view.height * zoomScale)}px`;
+  table.style.maxHeight = `${room}px`;
+  [table.scrollLeft, table.scrollTop] = scroll;
+  showMoves();
+}
+
+// On the person's turn a zoomed-in table shows a legal shape (the first) when none is in sight.
+function showMoves() {
+  const table = $("table");
+  if (table.dataset.zoom !== "in" || table.dataset.waitingFor !== "you") return;
+  const legal = [...table.querySelectorAll(".legal")];
+  const box = table.getBoundingClientRect();  // its part inside the window
+  const sight = { left: Math.max(box.left, 0), top: Math.max(box.top, 0),
+    right: Math.min(box.right, window.innerWidth), bottom: Math.min(box.bottom, window.innerHeight) };
+  const seen = (shape) => {
+    const b = shape.getBoundingClientRect();
+    return b.left >= sight.left - 1 && b.right <= sight.right + 1 && b.top >= sight.top - 1 && b.bottom <= sight.bottom + 1;
+  };
+  if (legal.length && !legal.some(seen)) panTo(legal[0]);
+}
+
+// Scroll the table's own box (not the page) so that the shape is in its middle.
+function panTo(shape) {
+  const table = $("table");
+  const sight = table.getBoundingClientRect(), b = shape.getBoundingClientRect();
+  table.scrollLeft += (b.left + b.right) / 2 - (sight.left + sight.right) / 2;
+  table.scrollTop += (b.top + b.bottom) / 2 - (sight.top + sight.bottom) / 2;
+}
+
+function toggleZoom() {
+  const table = $("table");
+  zoomChoice = table.dataset.zoom !== "in";
+  const focused = document.activeElement;
+  fitTable([table.scrollLeft, table.scrollTop]);
+  if (table.dataset.zoom === "in" && table.contains(focused) && focused.classList.contains("legal")) panTo(focused);
 }
 
 // The result in words (who won and why; a tie said as a tie), and between rounds the round that just ended.
@@ -113,6 +249,7 @@ function showState(message) {
     eventCount = 0;
     history.replaceState(null, "", `#seat=${message.ticket}`);
     document.body.dataset.playing = "true";  // the setup folds away (the New game button opens it again)
+    zoomScale = 0;
     $("setup").open = false;
   }
   current = message;
@@ -126,14 +263,14 @@ function showState(message) {
   }
   $("events").scrollTop = $("events").scrollHeight;
   eventCount = message.event_count;
-  drawTable(message, legalSet(message));
   const seats = Object.entries(message.seats).map(([a, s]) => `${a}: ${s}`).join(", ");
   let status;
   if (message.over) status = "Game over.";
-  else if (message.waiting_for === "you") status = `Your turn (${message.you}): click a highlighted part of the table.`;
+  else if (message.waiting_for === "you") status = `Your turn (${message.you}): click a highlighted part of the table (or Tab to it, Enter).`;
   else if (message.waiting_for === "person") status = `${message.to_move} (a person) is to move...`;
   else status = `${message.to_move} is thinking...`;
   $("status").textContent = `${titleOf(message.env)} - ${seats}. ${status}`;
+  drawTable(message, legalSet(message));  // (after the status line: the table fits the room below it)
   showResult(message);
   showInvites(message);
   showViews(message);
@@ -189,11 +326,14 @@ function play(action) {
 
 // A click stands for the legal actions of the clicked shape; one left: play it. Several: highlight the
 // shapes that tell them apart and intersect again on the next click; when they are few, or no shape
-// tells them apart, also list them by name.
+// tells them apart, also list them by name. Enter or Space on a focused shape is the same click.
 const CHOOSER_SIZE = 12;
 function clickTable(event) {
-  if (!current || current.type !== "state" || current.waiting_for !== "you") return;
-  const shape = event.target.closest("[data-actions]");
+  choose(event.target.closest("[data-actions]"), false);
+}
+
+function choose(shape, byKeyboard) {
+  if (disconnected || !current || current.type !== "state" || current.waiting_for !== "you") return;
   const legal = legalSet(current);
   clearMarks();
   if (!shape) { selection = null; $("chooser").hidden = true; return; }
@@ -212,7 +352,69 @@ function clickTable(event) {
     if (meet.length > 0 && other !== shape) other.classList.add("candidate");
     if (meet.length > 0 && meet.length < selection.size) narrows = true;
   }
-  if (!narrows || selection.size <= CHOOSER_SIZE) showChooser([...selection]);
+  if (!narrows || selection.size <= CHOOSER_SIZE) {
+    showChooser([...selection]);
+    if (byKeyboard) $("chooser").querySelector("button").focus();  // Escape closes it and comes back here
+  }
+}
+
+// ------------------------------------------------------------------ the keyboard
+// Tab and Shift+Tab go through the legal shapes (in the picture's order), the arrows to the nearest legal shape
+// that way, Enter or Space plays the focused one. After a move the focus comes back to the table when it is the
+// person's turn again (keyboardAt: the name of the shape played last, or null once the person uses the mouse or
+// another control).
+let keyboardAt = null;
+
+function tableKey(event) {
+  const shape = event.target.closest && event.target.closest("[data-actions]");
+  if (!shape || !$("table").contains(shape)) return;
+  if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();  // (Space would scroll the page)
+    if (event.repeat) return;
+    // Enter plays on the key going down, Space on the key coming up (as a button does: the chooser that
+    // Space may open then does not take the same key's release as a choice)
+    if (event.type === (event.key === "Enter" ? "keydown" : "keyup")) {
+      keyboardAt = shape.getAttribute("aria-label");
+      choose(shape, true);
+    }
+    return;
+  }
+  if (event.type !== "keydown") return;
+  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[event.key];
+  if (!step) return;
+  event.preventDefault();
+  const next = nearest(shape, step);
+  if (next) next.focus();
+}
+
+// The legal shape nearest to ``from`` in the direction ``step`` (by the centres of their boxes).
+function nearest(from, [dx, dy]) {
+  const centre = (e) => { const b = e.getBoundingClientRect(); return [(b.left + b.right) / 2, (b.top + b.bottom) / 2]; };
+  const [x0, y0] = centre(from);
+  let best = null, bestCost = Infinity;
+  for (const shape of $("table").querySelectorAll(".legal")) {
+    if (shape === from) continue;
+    const [x, y] = centre(shape);
+    const along = (x - x0) * dx + (y - y0) * dy;
+    if (along <= 1) continue;
+    const across = Math.abs((x - x0) * dy) + Math.abs((y - y0) * dx);
+    const cost = along + 2 * across;
+    if (cost < bestCost) { best = shape; bestCost = cost; }
+  }
+  return best;
+}
+
+// Back to the table after a redraw: the shape of the same name if it is still legal, else the first legal one;
+// while nobody asks the person, the table box itself holds the focus (so Tab goes on from the table).
+function focusTable() {
+  const table = $("table");
+  const legal = [...table.querySelectorAll(".legal")];
+  const same = legal.find((shape) => shape.getAttribute("aria-label") === keyboardAt);
+  const target = same || legal[0];
+  if (target) {
+    target.focus({ preventScroll: true });
+    if (table.dataset.zoom === "in") panTo(target);
+  } else table.focus({ preventScroll: true });
 }
 
 function clearMarks() {
@@ -224,6 +426,7 @@ function showChooser(actions) {
   box.innerHTML = "";
   const title = document.createElement("div");
   title.textContent = "Which one?";
+  title.id = "chooser-title";
   box.appendChild(title);
   for (const action of actions) {
     const button = document.createElement("button");
@@ -234,6 +437,16 @@ function showChooser(actions) {
   }
   box.hidden = false;
   placeChooser(box);
+}
+
+// In the chooser the arrows (and Home, End) go from one move to the next; Escape closes it (see init).
+function chooserKey(event) {
+  const buttons = [...$("chooser").querySelectorAll("button")];
+  const at = buttons.indexOf(document.activeElement);
+  const to = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: buttons.length - 1 }[event.key];
+  if (to === undefined || buttons.length === 0) return;
+  event.preventDefault();
+  buttons[(to + buttons.length) % buttons.length].focus();
 }
 
 // The chooser floats by the clicked shape, inside the window (below it, or above when there is no room).
@@ -487,16 +700,19 @@ function openRecord() {
 }
 
 function showReplay(message) {
-  if (!current || current.game !== message.game) $("setup").open = false;  // the record folds the setup away
+  if (!current || current.game !== message.game) {
+    $("setup").open = false;  // the record folds the setup away
+    zoomScale = 0;
+  }
   current = message;
   clearTimeout(botTimer);
   $("replay-controls").hidden = false;
   $("position").max = message.moves;
   $("position").value = message.position;
   $("position-label").textContent = `move ${message.position} / ${message.moves}`;
-  drawTable(message, new Set());
   $("status").textContent = `Replay of ${titleOf(message.env)} (view: ${message.view || "spectator"}). ` +
     (message.move || "The deal.");
+  drawTable(message, new Set());
   showResult(message);
   if (replayTimer !== null && message.position >= message.moves) stopReplay();
 }
@@ -517,9 +733,24 @@ function init() {
   $("table").addEventListener("click", clickTable);
   window.addEventListener("resize", () => { fitTable(); placeChooser($("chooser")); });
   window.addEventListener("scroll", () => placeChooser($("chooser")));  // it stays by its shape
+  $("table").addEventListener("scroll", () => placeChooser($("chooser")));  // (also when a zoomed table is panned)
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") { selection = null; clearMarks(); $("chooser").hidden = true; }
+    if (event.key !== "Escape") return;
+    const fromChooser = $("chooser").contains(document.activeElement);
+    selection = null;
+    clearMarks();
+    $("chooser").hidden = true;
+    if (fromChooser && chooserAt && chooserAt.isConnected) chooserAt.focus();  // back to the shape it was opened from
   });
+  $("table").addEventListener("keydown", tableKey);
+  $("table").addEventListener("keyup", tableKey);
+  $("chooser").addEventListener("keydown", chooserKey);
+  // the mouse, or a control outside the table and its chooser: the focus is no longer brought back to the table
+  document.addEventListener("pointerdown", () => { keyboardAt = null; });
+  document.addEventListener("focusin", (event) => {
+    if (!$("table").contains(event.target) && !$("chooser").contains(event.target)) keyboardAt = null;
+  });
+  $("zoom").onclick = toggleZoom;
   $("env").onchange = fillEnv;
   $("older").onchange = fillEnvList;
   $("agents").oninput = () => { agentsEdited = true; };
