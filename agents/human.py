@@ -17,6 +17,7 @@ import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
 from kakurega.agents.move_menu import choose, menu_lines
+from kakurega.envs.core.text_layout import wrap
 
 #: answers at the prompt that print the rules page instead of playing a move
 RULES_WORDS = ("rules", "help", "?")
@@ -42,13 +43,16 @@ class HumanAgent(Agent):
         self._view_text = ""
         self._action_names: dict[int, str] = {}
         self._notes: dict[int, str] = {}
+        self._width: int | None = None
 
-    def see(self, view_text: str, action_names: dict[int, str], notes: dict[int, str] | None = None) -> None:
+    def see(self, view_text: str, action_names: dict[int, str], notes: dict[int, str] | None = None,
+            width: int | None = None) -> None:
         """Receive the table as this player sees it, the names of the legal actions and notes on some
-        (e.g. ``"wins at once"``)."""
+        (e.g. ``"wins at once"``), and the columns the prompt's own words are wrapped to (None: no limit)."""
         self._view_text = view_text
         self._action_names = dict(action_names)
         self._notes = dict(notes or {})
+        self._width = width
 
     def act(self, observation: dict, sampler=None) -> int:
         legal = [int(a) for a in np.flatnonzero(observation["action_mask"])]
@@ -56,11 +60,14 @@ class HumanAgent(Agent):
             raise ValueError("HumanAgent.act: no legal action in the mask (is it this player's turn?)")
         names = {a: self._action_names.get(a, f"action {a}") for a in legal}
         if len(legal) == 1:
-            self.output_fn(f"Your only move: {names[legal[0]]} (played for you).")
+            for line in wrap(f"Your only move: {names[legal[0]]} (played for you).", self._width):
+                self.output_fn(line)
             return legal[0]
         if self._view_text:
             self.output_fn(self._view_text)
-        self.output_fn("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules; q quits):")
+        for line in wrap("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules; q quits):",
+                         self._width):
+            self.output_fn(line)
         for line in menu_lines(names, self._notes):
             self.output_fn(line)
         while True:
@@ -90,10 +97,12 @@ class HumanAgent(Agent):
         return f"{page}\n\n(back to the game: type a [key] or a move's words; q quits)"
 
 
-def show_view(agent: Agent, env, agent_name: str) -> None:
+def show_view(agent: Agent, env, agent_name: str, width: int | None = None) -> None:
     """If ``agent`` wants it, give it ``agent_name``'s own view, its legal actions by name and the
     moves that win at once (:meth:`~kakurega.envs.core.game.Game.winning_note`, from the mover's own view).
 
+    ``width``: the columns the view must fit (``kakurega play`` passes its terminal's,
+    :func:`~kakurega.envs.core.text_layout.terminal_width`); None: the view at its full width.
     Every runner that may seat a human calls this before :func:`~kakurega.agents.base.choose_action`.
     """
     if not getattr(agent, "wants_view", False):
@@ -101,4 +110,4 @@ def show_view(agent: Agent, env, agent_name: str) -> None:
     raw = env.unwrapped
     names = {a: raw.action_to_string(a) for a in raw.legal_actions()}
     notes = {a: note for a in names if (note := raw.game.winning_note(raw.game_state, a))}
-    agent.see(raw.render_text(agent_name), names, notes)
+    agent.see(raw.render_text(agent_name, width=width), names, notes, width=width)

@@ -230,6 +230,7 @@ def cmd_play(args) -> int:
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
+    from kakurega.envs.core.text_layout import terminal_width, wrap
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import import_agent_modules, parse_options, resolve_env_name
 
@@ -266,11 +267,17 @@ def cmd_play(args) -> int:
         agent_seed = None if args.seed is None else seat_seed(args.seed, s)  # a bot's seed does not show the deal's
         seats.append(human if spec is None else make_agent(spec, context, seed=agent_seed))
     me = env.possible_agents[seat]
+    width = terminal_width()  # None unless a terminal shows it: then lines are wrapped to its columns
+
+    def say(text: str) -> None:
+        print("\n".join(line for part in text.split("\n") for line in wrap(part, width)))
+
     lineup = ", ".join(f"{agent}: {spec or 'you'}" for agent, spec in zip(env.possible_agents, lineup_specs))
-    print(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
-    print(f"The rules: type rules at the prompt, or run kakurega rules {name}")
+    say(f"{name} {options or ''} - you are {me}. Seats: {lineup}")
+    say(f"The rules: type rules at the prompt, or run kakurega rules {name}")
     if legend := env.game.code_legend():
-        print(legend)
+        say(legend)
+    rule = min(60, width or 60)  # the separators fit a narrow terminal too
     record = None
     if args.record:
         from kakurega.agents.record import Record, new_seed
@@ -288,22 +295,23 @@ def cmd_play(args) -> int:
                 break
             agent = seats[env.possible_agents.index(current)]
             if agent is human:
-                print("\n" + "-" * 60)
-            show_view(agent, env, current)
+                print("\n" + "-" * rule)
+            show_view(agent, env, current, width=width)
             action = choose_action(agent, env, current)
             before = env.game.clone(env.game_state)
             env.step(action)
             if record:
                 record.add(current, action)
-            print(f"- {describe_move(env, current, action, me, before)}")
+            say(f"- {describe_move(env, current, action, me, before)}")
     except KeyboardInterrupt as stop:
-        print(f"\ngame abandoned ({stop}){'; no record written (only finished games are recorded)' if record else ''}.")
+        reason = str(stop) or "Ctrl-C"  # the human's quit and a closed input say why; Ctrl-C itself says nothing
+        print(f"\ngame abandoned ({reason}){'; no record written (only finished games are recorded)' if record else ''}.")
         return 130
-    print("\n" + "=" * 60 + "\nGame over. The table as you see it now:")
-    print(env.render_text(me))
+    print("\n" + "=" * rule + "\nGame over. The table as you see it now:")
+    print(env.render_text(me, width=width))
     print()
     for line in env.game.result_words(env.game_state, seat):
-        print(line)
+        say(line)
     if record:
         record.finish(env)
         print(f"game record written to {record.save(args.record)}; watch it with: kakurega replay {args.record}")
@@ -351,9 +359,14 @@ def cmd_quickstart(args) -> int:
     except ValueError:
         pass  # no shipped bot for this configuration
     print(f"\n[2/3] tournament: the trained policy vs {', '.join(specs[1:])} ({args.games} games per pairing)")
-    tournament = run_tournament(cfg["env"], specs, cfg["env_kwargs"], args.games, seed=cfg["evaluation"]["seed"])
-    print(tournament.table())
-    paths = tournament.save(out / "tournament")
+    try:
+        tournament = run_tournament(cfg["env"], specs, cfg["env_kwargs"], args.games, seed=cfg["evaluation"]["seed"])
+        print(tournament.table())
+        paths = tournament.save(out / "tournament")
+    except KeyboardInterrupt:  # training is over and saved: say so, not a traceback
+        print(f"\ninterrupted during the tournament; the trained policy is saved: {result.policy_path}\n"
+              f"play against it:  kakurega play {cfg['env']} --opponents policy:{result.policy_path}", file=sys.stderr)
+        return 130
     print(f"\n[3/3] outputs under {out}:")
     for path in [result.policy_path, out / "plots" / "learning_curve.png", paths["heatmap"], paths["json"], paths["csv"],
                  out / "evaluation" / "evaluation.txt"]:
@@ -615,6 +628,11 @@ def main(argv=None) -> int:
             raise
         print(f"error: {os_error_words(error)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C where a command does not say more itself (starting up, between steps)
+        if os.environ.get("KAKUREGA_DEBUG"):
+            raise
+        print("\ninterrupted (Ctrl-C)", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

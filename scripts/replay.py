@@ -101,15 +101,21 @@ def _result(replayer) -> str:
 
 def _show_in_terminal(record, args) -> int:
     from kakurega.agents.record import Replayer, describe_move, parse_view
+    from kakurega.envs.core.text_layout import terminal_width, wrap
 
     replayer = Replayer(record)
     raw = replayer.raw
     view = parse_view(raw, args.view)
-    print(_header(record, args.record))
-    print(f"view: {view or 'spectator (public information only)'}; the rules: kakurega rules {record.env}")
+    width = terminal_width()  # a terminal's columns (blocks stacked, prose wrapped); None when printed to a file
+
+    def say(text: str) -> None:  # lines of prose, each wrapped at the width
+        print("\n".join(part for line in text.split("\n") for part in wrap(line, width)))
+
+    say(_header(record, args.record))
+    say(f"view: {view or 'spectator (public information only)'}; the rules: kakurega rules {record.env}")
     total = len(record.moves)
-    print(f"\n--- the deal ({raw.agent_selection} to move)")
-    print(raw.render_text(view))
+    say(f"\n--- the deal ({raw.agent_selection} to move)")
+    print(raw.render_text(view, width=width))
     while replayer.next_move() is not None:
         if args.step and not _wait():
             print("stopped.")
@@ -118,10 +124,10 @@ def _show_in_terminal(record, args) -> int:
         before = raw.game.clone(raw.game_state)
         replayer.step()
         words = describe_move(raw, agent, action, view, before)
-        print(f"\n--- move {replayer.position}/{total}: {words}")
-        print(raw.render_text(view))
+        say(f"\n--- move {replayer.position}/{total}: {words}")
+        print(raw.render_text(view, width=width))
     replayer.check_end()
-    print("\n" + _result(replayer))
+    say("\n" + _result(replayer))
     return 0
 
 

@@ -16,6 +16,7 @@ grid of 5 characters per half card, so rows interlock like bricks::
 from __future__ import annotations
 
 from kakurega.envs.animal_chain.rules import BUILD, NO_SEAT, OVER, PHASE_NAMES, AnimalChainGame
+from kakurega.envs.core.text_layout import side_by_side, wrap
 
 HALF = 5  # characters per half card: a card cell is 7 characters, then its stack height, then a gap
 LEGEND = (
@@ -72,12 +73,22 @@ class AnimalChainRenderer:
         mark = " " if height == 1 else (str(height) if height < 10 else "+")
         return f"{brackets[0]}{game.card_in_frame(frame, stack[-1])}{brackets[1]}{mark}"
 
-    def render_text(self, state, viewer: int | None) -> str:
-        """The table as ``viewer`` (a seat) sees it, or a spectator when ``viewer`` is None."""
+    def render_text(self, state, viewer: int | None, width: int | None = None) -> str:
+        """The table as ``viewer`` (a seat) sees it, or a spectator when ``viewer`` is None.
+
+        ``width``: the columns to fit (prose is wrapped, a base row's note goes on the line below the row;
+        the rows themselves stay whole; None: full width, see :mod:`~kakurega.envs.core.text_layout`).
+        """
         game = self.game
         frame = 0 if viewer is None else viewer
         who = "spectator" if viewer is None else f"player_{viewer}"
-        lines = [self._status(state), f"view: {who} (player_{frame}'s base at the bottom)"]
+        lines = []
+
+        def add(text: str, keep=()) -> None:  # a line of prose, wrapped at the width (never inside ``keep``)
+            lines.extend(wrap(text, width, keep=keep))
+
+        add(self._status(state))
+        add(f"view: {who} (player_{frame}'s base at the bottom)")
         rows: dict[int, list[int]] = {}
         for q in range(game.num_positions):
             rows.setdefault(game.row_of[q], []).append(q)
@@ -89,13 +100,13 @@ class AnimalChainRenderer:
                 cell = self.cell(state, game.to_frame(frame, q), frame, viewer)
                 text += " " * (x - cursor) + cell
                 cursor = x + len(cell)
-            note = ""
-            if row == 0:
-                note = f"   <- base of player_{frame}"
-            elif row == last:
-                note = f"   <- base of player_{1 - frame}"
-            lines.append(f"r{row} | {text.rstrip()}{note}")
-        lines.append(
+            board_row = f"r{row} | {text.rstrip()}"
+            if row in (0, last):  # the base rows are labelled beside the row, or below it where that is too wide
+                note = f"<- base of player_{frame if row == 0 else 1 - frame}"
+                lines += side_by_side([board_row], [note], width, gap="   ", stacked_gap=0, stacked_indent=" " * 5)
+            else:
+                lines.append(board_row)
+        add(
             f"deck {len(state.deck)} | hands: player_0 {sum(state.hands[0])}, player_1 {sum(state.hands[1])}"
         )
         if viewer is not None:
@@ -104,17 +115,20 @@ class AnimalChainRenderer:
                 (game.card_in_frame(viewer, t), n) for t, n in enumerate(hand) if n
             ]
             shown = ", ".join(f"{label}" + (f" x{n}" if n > 1 else "") for label, n in sorted(cards))
-            lines.append(f"your hand: {shown or '(empty)'}")
+            add(f"your hand: {shown or '(empty)'}")
             if state.phase == BUILD and state.to_move == viewer:
                 if game.per_position:
-                    lines.append(f"deciding own base card r0c{state.building_position}: keep it or swap it with a hand card")
+                    add(f"deciding own base card r0c{state.building_position}: keep it or swap it with a hand card")
                 else:
-                    lines.append(f"base swaps left: {game.max_swaps - state.swaps_used}")
+                    add(f"base swaps left: {game.max_swaps - state.swaps_used}")
         mine, theirs = ("your", "opponent's") if viewer is not None else ("player_0's", "player_1's")
         legend = LEGEND.replace("{mine}", mine).replace("{theirs}", theirs)
         if viewer is not None and state.phase == BUILD:
             legend += "  (L|R) your base, hidden from the opponent"
-        lines.append(legend)
+        # a sign stays with the first word of its explanation ("( ) hole" whole)
+        signs = [" ".join(item.split(" ")[: 3 if item.startswith("( )") else 2])
+                 for item in legend.removeprefix("legend: ").split("  ")]
+        add(legend, keep=signs)
         return "\n".join(lines)
 
     def _status(self, state) -> str:

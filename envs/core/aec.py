@@ -27,6 +27,7 @@ from kakurega.envs.core.cache import remember
 from kakurega.envs.core.game import TERMINAL, DeterminizationSampler, Game, flags_of
 from kakurega.envs.core.layout import ObservationLayout
 from kakurega.envs.core.safe_load import short_repr
+from kakurega.envs.core.text_layout import check_width, takes_width
 
 #: reward given by ``env()`` to an agent that plays an illegal action
 ILLEGAL_ACTION_PENALTY = -1.0
@@ -432,14 +433,20 @@ class TurnBasedAECEnv(AECEnv):
         information_state = self.game.resample_hidden(self.game_state, seat, np.random.default_rng(0))
         return DeterminizationSampler(rules, information_state, seat)
 
-    def render_text(self, viewer: str | None = None) -> str:
-        """The table as ``viewer`` (an agent name) sees it, or as a spectator when None."""
+    def render_text(self, viewer: str | None = None, width: int | None = None) -> str:
+        """The table as ``viewer`` (an agent name) sees it, or as a spectator when None.
+
+        ``width``: the columns to fit (:mod:`~kakurega.envs.core.text_layout`: blocks stacked, prose
+        wrapped, the same words); None (default): the render at its full width.
+        """
         if self.game_state is None:
             raise self._usage_error("render_text")
         if viewer is not None and viewer not in self._seat:
             raise ValueError(f"viewer={short_repr(viewer)} is not an agent; expected None or one of {self.possible_agents}")
         seat = None if viewer is None else self._seat[viewer]
-        return self.render_state(self.game_state, seat)
+        if check_width(width) is None or not takes_width(self.render_state):
+            return self.render_state(self.game_state, seat)
+        return self.render_state(self.game_state, seat, width=width)
 
     def scene(self, view: str | None = None):
         """The :class:`~kakurega.envs.core.picture.Scene` of the table as ``view`` (an agent name) sees it, or a spectator (None)."""

@@ -6,6 +6,7 @@ pile's order, is never drawn).
 
 from __future__ import annotations
 
+from kakurega.envs.core.text_layout import side_by_side, wrap
 from kakurega.envs.hidden_rooms.booklet import GRID
 from kakurega.envs.hidden_rooms.rules import (
     COLOURS,
@@ -41,8 +42,12 @@ class HiddenRoomsRenderer:
     def __init__(self, game: HiddenRoomsGame):
         self.game = game
 
-    def render_text(self, state, viewer: int | None = None) -> str:
-        """The room, the monster's path ahead and the memory (the child and a spectator see the same)."""
+    def render_text(self, state, viewer: int | None = None, width: int | None = None) -> str:
+        """The room, the monster's path ahead and the memory (the child and a spectator see the same).
+
+        ``width``: the columns to fit (the path grid goes below the room, prose is wrapped; None: full
+        width, see :mod:`~kakurega.envs.core.text_layout`).
+        """
         game = self.game
         if not state.board:
             return "Hidden Rooms: no round started"
@@ -53,21 +58,25 @@ class HiddenRoomsRenderer:
         for k in range(state.progress + 1, last + 1):
             ahead.setdefault(path[k], k - state.progress)
         lines = []
+
+        def add(text: str, keep=()) -> None:  # a line of prose, wrapped at the width (never inside ``keep``)
+            lines.extend(wrap(text, width, keep=keep))
+
         score = f"match: {state.escapes} escape(s), {state.fails} fail(s)"
         if game.episode == "round":
             score = "single-round episode"
         phase = PHASE_NAMES[state.phase]
         if state.phase == OVER:
             phase = "episode over"
-        lines.append(f"Hidden Rooms - round {state.rounds}, turn {state.turn}/{game.max_turns} - {score} - {phase}"
+        add(f"Hidden Rooms - round {state.rounds}, turn {state.turn}/{game.max_turns} - {score} - {phase}"
                      + (f" ({state.steps_taken}/2 steps taken)" if state.phase == 0 else ""))
         chase = "CHASING" if state.chasing else "following its path"
-        lines.append(
+        add(
             f"Monster: {monster.name} ({monster.steps} steps/turn, sight {monster.describe_sight()}) at "
             f"{coords(state.monster_cell)}, path {state.progress}/{last}, {chase}"
         )
         header = "    " + "".join(f"  {c}  " for c in range(GRID))
-        lines.append(header + "      " + header)
+        room_block, path_block = [header], [header]
         for r in range(GRID):
             room, trail = [], []
             for c in range(GRID):
@@ -88,13 +97,16 @@ class HiddenRoomsRenderer:
                 if cell == path[last]:
                     text = "X" + (text if cell in ahead else "")
                 trail.append(f"{text:^5}")
-            lines.append(f" {r}  " + "".join(room) + "      " + f" {r}  " + "".join(trail))
-        memory = ", ".join(f"[{k}] {tile_name(t)}" for k, t in enumerate(state.memory)) or "empty"
-        lines.append(f"Memory ({len(state.memory)}/5): {memory}; pile: {len(state.pile)} face-down tiles")
+            room_block.append(f" {r}  " + "".join(room))
+            path_block.append(f" {r}  " + "".join(trail))
+        lines += side_by_side(room_block, path_block, width, gap="      ")
+        tiles = [f"[{k}] {tile_name(t)}" for k, t in enumerate(state.memory)]
+        add(f"Memory ({len(state.memory)}/5): {', '.join(tiles) or 'empty'}; pile: {len(state.pile)} face-down tiles",
+            keep=tiles)
         if state.phase == PLACING:
             source = "memory" if state.drawn_from_memory else "pile"
-            lines.append(f"In hand: {tile_name(state.drawn)} (from the {source}), to place next to the child or decline")
+            add(f"In hand: {tile_name(state.drawn)} (from the {source}), to place next to the child or decline")
         if state.results:
-            lines.append("Rounds: " + "; ".join(f"{i + 1}: {OUTCOME_NAMES[o]}" for i, o in enumerate(state.results)))
-        lines.append(LEGEND)
+            add("Rounds: " + "; ".join(f"{i + 1}: {OUTCOME_NAMES[o]}" for i, o in enumerate(state.results)))
+        add(LEGEND)
         return "\n".join(lines)

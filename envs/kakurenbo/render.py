@@ -10,6 +10,7 @@ nothing about the faces behind the backs.
 
 from __future__ import annotations
 
+from kakurega.envs.core.text_layout import wrap
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.moves import describe_event
 from kakurega.envs.kakurenbo.rules import (
@@ -78,21 +79,28 @@ class KakurenboRenderer:
     def __init__(self, game: KakurenboGame):
         self.game = game
 
-    def render_text(self, state, viewer: int | None) -> str:
-        """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only)."""
+    def render_text(self, state, viewer: int | None, width: int | None = None) -> str:
+        """The table in text as seat ``viewer`` sees it (``None``: spectator, public information only).
+
+        ``width``: the columns to fit (every line is prose, wrapped between cards, never inside one; None:
+        full width, see :mod:`~kakurega.envs.core.text_layout`).
+        """
         game = self.game
         n = game.num_players
         lines = []
+
+        def add(text: str, keep=()) -> None:  # a line of prose, wrapped at the width (never inside ``keep``)
+            lines.extend(wrap(text, width, keep=keep))
         who = "spectator" if viewer is None else game.seat_name(viewer)
-        lines.append(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
-        lines.append(f"{status_text(game, state)}; step {state.steps}/{game.max_steps}")
+        add(f"KAKURENBO ({game.variant}), {n} players, view of {who}")
+        add(f"{status_text(game, state)}; step {state.steps}/{game.max_steps}")
         if state.pile:
             top = "Kaku's Curse" if state.pile[-1] == CURSE else COLOURS[state.pile[-1] & 1]
-            lines.append(f"pile: {len(state.pile)} cards, top {top}")
+            add(f"pile: {len(state.pile)} cards, top {top}")
         else:
-            lines.append("pile: empty")
+            add("pile: empty")
         if state.dice[0]:
-            lines.append(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
+            add(f"last dice: red {state.dice[0]}, blue {state.dice[1]} ({state.rolls} roll(s))")
         known = game.known_row(state, viewer) if viewer is not None else None
         for seat in range(n):
             shown = hand_pictures(state, seat, known)
@@ -105,23 +113,24 @@ class KakurenboRenderer:
                 flags.append("you")
             flag_text = f" ({', '.join(flags)})" if flags else ""
             pairs = [PARTS[p] for p, by in enumerate(state.discarded_by) if by == seat]
-            lines.append(
+            add(
                 f"  {game.seat_name(seat)}{flag_text}: {state.scores[seat]} pts, "
-                f"discarded [{', '.join(pairs)}]; hand {' '.join(shown) if shown else '(empty)'}"
+                f"discarded [{', '.join(pairs)}]; hand {' '.join(shown) if shown else '(empty)'}",
+                keep=shown,
             )
         kind, actor, _other, _colour = state.last_move
         if kind >= 0:
-            lines.append(f"last action: {game.seat_name(actor)} ({KIND_NAMES[kind]})")
+            add(f"last action: {game.seat_name(actor)} ({KIND_NAMES[kind]})")
         for event in state.events:
-            lines.append(f"  - {describe_event(game, event)}")
+            add(f"  - {describe_event(game, event)}")
         if state.over or state.steps >= game.max_steps:
             final = game.final_scores(state)
             winners = game.winners(state)
-            lines.append("final scores: " + ", ".join(f"{game.seat_name(s)} {final[s]}" for s in range(n)))
-            lines.append("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
+            add("final scores: " + ", ".join(f"{game.seat_name(s)} {final[s]}" for s in range(n)))
+            add("winners: " + (", ".join(game.seat_name(s) for s in winners) if winners else "nobody"))
         return "\n".join(lines)
 
 
-def render_text(game: KakurenboGame, state, viewer: int | None) -> str:
-    """``KakurenboRenderer(game).render_text(state, viewer)``."""
-    return KakurenboRenderer(game).render_text(state, viewer)
+def render_text(game: KakurenboGame, state, viewer: int | None, width: int | None = None) -> str:
+    """``KakurenboRenderer(game).render_text(state, viewer, width)``."""
+    return KakurenboRenderer(game).render_text(state, viewer, width)

@@ -16,6 +16,7 @@ picture shows its stroke and the turn in progress.
 
 from __future__ import annotations
 
+from kakurega.envs.core.text_layout import side_by_side, wrap
 from kakurega.envs.summer_hide_and_seek.map_data import KIND_BLACK, KIND_PATH
 from kakurega.envs.summer_hide_and_seek.rules import (
     BUDGET,
@@ -43,8 +44,12 @@ def _icons_words(game, icons) -> str:
     return "{" + ", ".join(game.map.icons[i].name for i in icons) + "}" if icons else "{}"
 
 
+def _pieces_list(game, pieces) -> list[str]:
+    return [f"player_{seat} {game.map.square_name(s)}" for seat, s in enumerate(pieces) if s >= 0]
+
+
 def _pieces_words(game, pieces) -> str:
-    return ", ".join(f"player_{seat} {game.map.square_name(s)}" for seat, s in enumerate(pieces) if s >= 0)
+    return ", ".join(_pieces_list(game, pieces))
 
 
 class SummerRenderer:
@@ -53,23 +58,29 @@ class SummerRenderer:
     def __init__(self, game: SummerHideAndSeekGame):
         self.game = game
 
-    def render_text(self, state, viewer: int | None) -> str:
-        """The table as ``viewer`` (a seat, or None for a spectator) may see it."""
+    def render_text(self, state, viewer: int | None, width: int | None = None) -> str:
+        """The table as ``viewer`` (a seat, or None for a spectator) may see it; ``width``: the columns to fit
+        (the overlay panel goes below the map, prose is wrapped; None: full width, see
+        :mod:`~kakurega.envs.core.text_layout`)."""
         game = self.game
         m = game.map
         n = game.num_players
         lines = []
+
+        def add(text: str, keep=()) -> None:  # a line of prose, wrapped at the width (never inside ``keep``)
+            lines.extend(wrap(text, width, keep=keep))
+
         if state.phase == OVER:
-            lines.append(f"{m.name}: game over after {state.steps} steps")
+            add(f"{m.name}: game over after {state.steps} steps")
         elif game.is_truncated(state):
             scored = "scored by the standings" if game.score_truncation else "undecided"
-            lines.append(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
+            add(f"{m.name}: cut off by the step limit ({game.max_steps} steps), {scored}")
         else:
-            lines.append(
+            add(
                 f"{m.name}: round {state.round + 1}/{n}, child player_{state.child}, "
                 f"{PHASE_NAMES[state.phase]}, to act: player_{game.current_player(state)}"
             )
-        lines.append("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
+        add("VP: " + " | ".join(f"player_{i} {vp}" for i, vp in enumerate(state.vp)))
         show_stroke = viewer is not None and state.phase != OVER and viewer == state.child
         order = {square: k for k, square in enumerate(state.stroke, start=1)} if show_stroke else {}
         piece_at = {}
@@ -78,8 +89,7 @@ class SummerRenderer:
                 piece_at.setdefault(square, seat)
         header = "    " + "".join(f"{c:^3}" for c in range(m.width))
         title_right = "stroke (order, @ = here)" if show_stroke else "belief (? may be here, x guessed)"
-        lines.append(f"{'map':<{4 + 3 * m.width}}    {title_right}")
-        lines.append(header + "    " + header)
+        map_block, panel = ["map", header], [title_right, header]
         for r in range(m.height):
             left = "".join(_map_cell(game, r, c) for c in range(m.width))
             right = []
@@ -97,32 +107,35 @@ class SummerRenderer:
                     right.append(" x ")
                 else:
                     right.append(" . ")
-            lines.append(f"{r:>3} {left}    {r:>3} {''.join(right)}")
-        legend = ", ".join(f"{icon.letter}={icon.name} {icon.vp}VP" for icon in m.icons)
-        lines.append(f"[X] black-framed, (x) white-framed, . path; icons: {legend}")
-        lines.append("terrain: " + ", ".join(f"{sym} {name}" for sym, name in m.terrain))
+            map_block.append(f"{r:>3} {left}")
+            panel.append(f"{r:>3} {''.join(right)}")
+        lines += side_by_side(map_block, panel, width)
+        icons = [f"{icon.letter}={icon.name} {icon.vp}VP" for icon in m.icons]
+        add(f"[X] black-framed, (x) white-framed, . path; icons: {', '.join(icons)}", keep=icons)
+        terrain = [f"{sym} {name}" for sym, name in m.terrain]
+        add("terrain: " + ", ".join(terrain), keep=terrain)
         for t, (cost, icons) in enumerate(state.announcements, start=1):
-            lines.append(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
+            add(f"announcement {t}: cost {cost}, icons {_icons_words(game, icons)}")
         for t, guesses in enumerate(state.guesses, start=1):
-            lines.append(f"guesses after announcement {t}: {_pieces_words(game, guesses)}")
+            add(f"guesses after announcement {t}: {_pieces_words(game, guesses)}", keep=_pieces_list(game, guesses))
         if any(square >= 0 for square in state.pieces):
-            lines.append(f"pieces on the board: {_pieces_words(game, state.pieces)}")
+            add(f"pieces on the board: {_pieces_words(game, state.pieces)}", keep=_pieces_list(game, state.pieces))
         if show_stroke and state.phase == CHILD:
             due = "; the last line was a shortcut: continue next" if state.continue_due else ""
-            lines.append(
+            add(
                 f"this turn: spent {state.turn_cost}/{BUDGET}, reached {_icons_words(game, sorted(state.turn_icons))}{due}"
             )
         if state.phase == SEEK:
-            lines.append(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")
+            add(f"pieces placed this seekers' turn: {state.seekers_placed}/{n - 1}")
         for child, stroke, gained, turns, how in state.history:
             path = " -> ".join(m.square_name(s) for s in stroke)
             end = "stuck" if how == FOUND_STUCK else "found by a seeker"
-            lines.append(f"round of player_{child}: {gained} VP in {turns} turn(s), {end}; stroke {path}")
+            add(f"round of player_{child}: {gained} VP in {turns} turn(s), {end}; stroke {path}")
         if state.phase == START and viewer is not None and viewer == state.child:
-            lines.append("choose a starting path square")
+            add("choose a starting path square")
         return "\n".join(lines)
 
 
-def render_text(game: SummerHideAndSeekGame, state, viewer: int | None) -> str:
-    """``SummerRenderer(game).render_text(state, viewer)``."""
-    return SummerRenderer(game).render_text(state, viewer)
+def render_text(game: SummerHideAndSeekGame, state, viewer: int | None, width: int | None = None) -> str:
+    """``SummerRenderer(game).render_text(state, viewer, width)``."""
+    return SummerRenderer(game).render_text(state, viewer, width)

@@ -264,3 +264,41 @@ def test_a_record_cannot_print_terminal_escapes_through_its_agent_specs(tmp_path
     path.write_text(json.dumps(record))  # the control
     assert main(["replay", str(path)]) == 0
     assert "the rules: kakurega rules animal_chain_v1" in capsys.readouterr().out
+
+
+def test_play_says_a_ctrl_c_abandoned_the_game(monkeypatch, capsys):
+    def ctrl_c(prompt=""):
+        raise KeyboardInterrupt  # what Ctrl-C raises at the prompt: no message of its own
+
+    monkeypatch.setattr("builtins.input", ctrl_c)
+    assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 130
+    assert "game abandoned (Ctrl-C)." in capsys.readouterr().out
+
+
+def test_quickstart_says_a_ctrl_c_in_its_tournament_and_where_the_policy_is(monkeypatch, capsys, tmp_path):
+    import kakurega.agents.tournament as tournament
+
+    run_tournament = tournament.run_tournament
+
+    def ctrl_c(env, specs, *args, **kwargs):  # the training's own evaluation plays on; quickstart's tournament stops
+        if "heuristic" in specs:
+            raise KeyboardInterrupt
+        return run_tournament(env, specs, *args, **kwargs)
+
+    monkeypatch.setattr(tournament, "run_tournament", ctrl_c)
+    assert main(["quickstart", "--output", str(tmp_path / "run"), "--total-timesteps", "128", "--games", "2",
+                 *TINY]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted during the tournament; the trained policy is saved:" in err and "Traceback" not in err
+    assert (tmp_path / "run" / "policy.safetensors").is_file()
+
+
+def test_a_ctrl_c_anywhere_else_is_one_line_and_exit_130(monkeypatch, capsys):
+    import kakurega.scripts.cli as cli
+
+    def ctrl_c(args):
+        raise KeyboardInterrupt  # e.g. while a command's imports load, before it can say anything
+
+    monkeypatch.setattr(cli, "cmd_train_bots", ctrl_c)
+    assert main(["train-bots"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted (Ctrl-C)"
