@@ -110,4 +110,8 @@ def show_view(agent: Agent, env, agent_name: str, width: int | None = None) -> N
     raw = env.unwrapped
     names = {a: raw.action_to_string(a) for a in raw.legal_actions()}
     notes = {a: note for a in names if (note := raw.game.winning_note(raw.game_state, a))}
-    agent.see(raw.render_text(agent_name, width=width), names, notes, width=width)
+    view = raw.render_text(agent_name, width=width)
+    if width is None:  # an agent of one's own with ``wants_view`` may take no width
+        agent.see(view, names, notes)
+    else:
+        agent.see(view, names, notes, width=width)
