@@ -33,11 +33,15 @@ continues the others (an interrupted bot or exploiter from its newest
 checkpoint); ``overwrite`` replaces an earlier harden run (only the files
 runs wrote). Without either, a directory that holds a harden run
 (``harden.json``, or a round's run, e.g. one interrupted in round 0) is
-refused before any work.
+refused before any work. The run holds the lock of its directory for the whole
+loop, and each round's bot and exploit runs from their start to the end of the
+loop, so a second harden there (or a training into one of its rounds) is
+refused while it runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -168,71 +172,75 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     settings = {"config": str(config_path), "env": env_name, "env_kwargs": env_kwargs, "exploit_budget": budget,
                 "exploiter_weight": exploiter_weight, "games": games, "eval_seed": eval_seed,
                 "warm_start": warm_start, "imitate": imitate}
-    report = {**settings, "rounds": [], "stop_at": stop_at}
-    if not (resume or overwrite):
-        # harden.json is written only once round 0 is measured: an interrupted round 0 is a run to keep too
-        started = [p for p in sorted(out.glob("round_*/*")) if p.name in ("bot", "exploit") and run_dir.holds_files(p)]
-        if report_path.exists() or started:
-            held = report_path if report_path.exists() else started[0]
-            raise ConfigError(f"{out} already holds a harden run ({held}); pass --resume to continue it or "
-                              "--overwrite to replace it")
-    if resume and report_path.is_file():
-        old = load_file(report_path, max_bytes=1_000_000, error=ConfigError)
-        if not isinstance(old, dict):
-            raise ConfigError(f"{report_path}: expected a mapping of the run's settings and rounds, got "
-                              f"{type(old).__name__}; pass --overwrite to start the run again")
-        if {k: old.get(k) for k in settings} != settings:
-            raise ConfigError(f"cannot resume {out}: it hardened another recipe or measured otherwise")
-        report["rounds"] = check_rounds(old.get("rounds", []), report_path)
-    elif overwrite:
-        report_path.unlink(missing_ok=True)
+    with contextlib.ExitStack() as locks:
+        # one harden at a time in ``out``, and each round's runs locked from their start to the end of this one
+        locks.enter_context(run_dir.held(out))
+        report = {**settings, "rounds": [], "stop_at": stop_at}
+        if not (resume or overwrite):
+            # harden.json is written only once round 0 is measured: an interrupted round 0 is a run to keep too
+            started = [p for p in sorted(out.glob("round_*/*")) if p.name in ("bot", "exploit") and run_dir.holds_files(p)]
+            if report_path.exists() or started:
+                held = report_path if report_path.exists() else started[0]
+                raise ConfigError(f"{out} already holds a harden run ({held}); pass --resume to continue it or "
+                                  "--overwrite to replace it")
+        if resume and report_path.is_file():
+            old = load_file(report_path, max_bytes=1_000_000, error=ConfigError)
+            if not isinstance(old, dict):
+                raise ConfigError(f"{report_path}: expected a mapping of the run's settings and rounds, got "
+                                  f"{type(old).__name__}; pass --overwrite to start the run again")
+            if {k: old.get(k) for k in settings} != settings:
+                raise ConfigError(f"cannot resume {out}: it hardened another recipe or measured otherwise")
+            report["rounds"] = check_rounds(old.get("rounds", []), report_path)
+        elif overwrite:
+            report_path.unlink(missing_ok=True)
 
-    def save() -> None:
-        out.mkdir(parents=True, exist_ok=True)
-        run_dir.atomic_write_bytes(report_path, json.dumps(report, indent=2).encode())
+        def save() -> None:
+            out.mkdir(parents=True, exist_ok=True)
+            run_dir.atomic_write_bytes(report_path, json.dumps(report, indent=2).encode())
 
-    exploiters = [row["exploiter"] for row in report["rounds"] if row.get("exploiter")]
-    for r in range(rounds + 1):
-        row = report["rounds"][r] if r < len(report["rounds"]) else {"round": r}
-        if r == len(report["rounds"]):
-            report["rounds"].append(row)
-        if "bot" not in row:
-            config = json.loads(json.dumps(recipe))
-            config["opponents"] = pool_with_exploiters(recipe["opponents"], exploiters[:r], exploiter_weight)
-            config["output_dir"] = str(out / f"round_{r}" / "bot")
-            config["name"] = f"{recipe.get('name') or env_name}_round_{r}"
-            say(f"== round {r}: training the bot against {len(config['opponents'])} opponent entries "
-                f"({r} exploiter(s))")
-            continuing = resume and (out / f"round_{r}" / "bot" / "checkpoints").is_dir()
-            result = train(config, resume=continuing, overwrite=overwrite, quiet=quiet)
-            bot = f"policy:{result.policy_path}"
-            row["bot"] = bot
-            row["opponents"] = config["opponents"]
-            row["bot_vs_heuristic"] = _score_row(measure(env_name, env_kwargs, bot, "heuristic", games, eval_seed))
-            save()
-        if "exploiter" not in row:
-            say(f"== round {r}: a best response to the round's bot ({budget} learner steps)")
-            target = exploit(env_name, row["bot"], env_kwargs, budget=budget, games=games, eval_seed=eval_seed,
-                             warm_start=warm_start, config_path=config_path, imitate=imitate,
-                             output_dir=out / f"round_{r}" / "exploit", resume=resume, overwrite=overwrite,
-                             quiet=quiet)
-            final = target["learned"][-1]
-            row["exploiter"] = final["agent"]
-            row["exploiter_vs_bot"] = _score_row(final)
-            row["exploiter_curve"] = [{"budget": s["budget"], "score": s["score"]} for s in target["learned"]]
-            save()
-            exploiters.append(row["exploiter"])
-        low, high = row["exploiter_vs_bot"]["score_ci95"]
-        say(f"   round {r}: bot vs heuristic {row['bot_vs_heuristic']['score']:.3f}; "
-            f"its best responder {row['exploiter_vs_bot']['score']:.3f} [{low:.3f}, {high:.3f}]")
-        if high <= stop_at:
-            say(f"   the best responder's score is at most {stop_at}: stopping")
-            break
-    report["rounds"] = report["rounds"][: r + 1]
-    report["best"] = best_round(report)
-    save()
-    print(report_table(report))  # the result, with --quiet too (it silences the progress only)
-    return report
+        exploiters = [row["exploiter"] for row in report["rounds"] if row.get("exploiter")]
+        for r in range(rounds + 1):
+            row = report["rounds"][r] if r < len(report["rounds"]) else {"round": r}
+            if r == len(report["rounds"]):
+                report["rounds"].append(row)
+            if "bot" not in row:
+                config = json.loads(json.dumps(recipe))
+                config["opponents"] = pool_with_exploiters(recipe["opponents"], exploiters[:r], exploiter_weight)
+                config["output_dir"] = str(out / f"round_{r}" / "bot")
+                config["name"] = f"{recipe.get('name') or env_name}_round_{r}"
+                say(f"== round {r}: training the bot against {len(config['opponents'])} opponent entries "
+                    f"({r} exploiter(s))")
+                continuing = resume and (out / f"round_{r}" / "bot" / "checkpoints").is_dir()
+                lock = locks.enter_context(run_dir.held(out / f"round_{r}" / "bot"))
+                result = train(config, resume=continuing, overwrite=overwrite, quiet=quiet, lock=lock)
+                bot = f"policy:{result.policy_path}"
+                row["bot"] = bot
+                row["opponents"] = config["opponents"]
+                row["bot_vs_heuristic"] = _score_row(measure(env_name, env_kwargs, bot, "heuristic", games, eval_seed))
+                save()
+            if "exploiter" not in row:
+                say(f"== round {r}: a best response to the round's bot ({budget} learner steps)")
+                target = exploit(env_name, row["bot"], env_kwargs, budget=budget, games=games, eval_seed=eval_seed,
+                                 warm_start=warm_start, config_path=config_path, imitate=imitate,
+                                 output_dir=out / f"round_{r}" / "exploit", resume=resume, overwrite=overwrite,
+                                 quiet=quiet, lock=locks.enter_context(run_dir.held(out / f"round_{r}" / "exploit")))
+                final = target["learned"][-1]
+                row["exploiter"] = final["agent"]
+                row["exploiter_vs_bot"] = _score_row(final)
+                row["exploiter_curve"] = [{"budget": s["budget"], "score": s["score"]} for s in target["learned"]]
+                save()
+                exploiters.append(row["exploiter"])
+            low, high = row["exploiter_vs_bot"]["score_ci95"]
+            say(f"   round {r}: bot vs heuristic {row['bot_vs_heuristic']['score']:.3f}; "
+                f"its best responder {row['exploiter_vs_bot']['score']:.3f} [{low:.3f}, {high:.3f}]")
+            if high <= stop_at:
+                say(f"   the best responder's score is at most {stop_at}: stopping")
+                break
+        report["rounds"] = report["rounds"][: r + 1]
+        report["best"] = best_round(report)
+        save()
+        print(report_table(report))  # the result, with --quiet too (it silences the progress only)
+        return report
 
 
 def best_round(report: dict) -> int:

@@ -333,7 +333,8 @@ def cmd_serve(args) -> int:
 
 # ------------------------------------------------------------------ quickstart
 def cmd_quickstart(args) -> int:
-    from kakurega.agents.tournament import run_tournament
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.run_dir import held
 
     config = Path(args.config) if args.config else _repo_configs_dir() / "quickstart_ppo.yaml"
     if not config.is_file():
@@ -342,8 +343,21 @@ def cmd_quickstart(args) -> int:
     overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
+    try:  # one lock from the training to the tournament's files: no other run writes here meanwhile
+        with held(Path(args.output).resolve()) as lock:
+            return _quickstart(args, config, overrides, lock)
+    except ConfigError as error:  # the directory is in use by another run
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _quickstart(args, config: Path, overrides: list, lock) -> int:
+    """Train, play the tournament and say where everything is, in the run directory ``lock`` holds."""
+    from kakurega.agents.tournament import run_tournament
+
     print(f"[1/3] training with {config} -> {args.output}")
-    result, status = _run_training(config, overrides, overwrite=args.overwrite, quiet=False)
+    result, status = _run_training(config, overrides, overwrite=args.overwrite, quiet=False, lock=lock,
+                                   kind="quickstart")
     if result is None:
         return status
     cfg, out = result.config, result.output_dir

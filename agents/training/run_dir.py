@@ -3,13 +3,21 @@
 Four guarantees, each in one place:
 
 - **Nothing is deleted that a run did not create.** A run writes a manifest
-  (:data:`MANIFEST`) before anything else. ``--overwrite`` removes only the
-  entries the manifest lists *and* a run can write (:data:`RUN_ENTRIES`), and
-  refuses a directory without a manifest, the current directory, any parent
-  of it, the home directory and the file system root (:func:`check_replaceable`).
+  (:data:`MANIFEST`) before anything else, naming its kind (``train``,
+  ``quickstart`` or ``exploit``: :data:`RUN_KINDS`) and the entries that kind
+  writes. ``--overwrite`` removes only what that kind of run writes: its own
+  top-level files, and inside its directories only the files it writes, by
+  name (e.g. ``plots/learning_curve.png``, never another
+  file in ``plots/``); anything else is left alone and named
+  (:func:`remove_run_files`). It refuses a directory without a manifest, the
+  current directory, any parent of it, the home directory and the file system
+  root (:func:`check_replaceable`).
 - **One writer at a time.** :class:`RunLock` holds :data:`LOCK` (the owner's
   PID and host); a second writer is refused with the holder's PID, and the
-  lock of a process that no longer runs is taken over.
+  lock of a process that no longer runs is taken over. A job of several
+  trainings (``exploit``, ``harden``, ``quickstart``) holds one lock for all of
+  it (:func:`held`) and passes it to each training, so that no other writer
+  gets in between its stages.
 - **Nothing is written or deleted outside the run.** Before a run reads or
   writes anything, :func:`check_entries` refuses a symbolic link or a special
   file (FIFO, socket, device) among the entries a run owns, at any depth, so
@@ -28,6 +36,7 @@ import csv
 import errno
 import json
 import os
+import re
 import shutil
 import socket
 import stat
@@ -39,11 +48,33 @@ from kakurega.envs.core.safe_load import open_regular, read_at_most
 
 MANIFEST = ".kakurega-run.json"
 LOCK = ".kakurega-lock"
-#: every top-level entry a run (train, quickstart or exploit) may write; nothing else is ever deleted
-RUN_ENTRIES = (
-    "config.yaml", "policy.safetensors", "checkpoints", "league", "logs", "tb", "eval.csv", "evaluation",
-    "plots", "summary.json", "tournament", "exploit.json", "exploit.txt",
-)
+#: a file a run writes (its hidden ``.<name>.tmp`` temporary too)
+FILE = "file"
+#: a directory a run writes whole (a checkpoint ``step_<N>/``): removed with everything in it
+WHOLE = "whole"
+_STEP = r"\d{1,20}"
+_SLUG = r"\w{1,40}"
+_TRAIN_OWN = {
+    "config.yaml": FILE, "policy.safetensors": FILE, "eval.csv": FILE, "summary.json": FILE,
+    "checkpoints": {rf"step_{_STEP}": WHOLE, rf"model_{_STEP}\.zip": FILE, rf"replay_{_STEP}\.pkl": FILE},
+    "league": {rf"snapshot_{_STEP}\.safetensors": FILE},
+    "logs": {rf"part{_STEP}": {r"progress\.csv": FILE, r"events\.out\.tfevents\.[^/]{1,200}": FILE}},
+    "evaluation": {r"evaluation\.json": FILE, r"evaluation\.txt": FILE,
+                   rf"vs_{_SLUG}(\.json|\.csv|_head_to_head\.csv|_heatmap\.png)": FILE},
+    "plots": {r"learning_curve\.png": FILE},
+}
+_TOURNAMENT = {r"tournament(\.json|\.csv|_head_to_head\.csv|_heatmap\.png)": FILE}
+#: what each kind of run writes, and so what ``--overwrite`` may delete: a top-level name maps to :data:`FILE`,
+#: :data:`WHOLE` or, for a directory that may hold other files too, ``{regular expression of a name: the same}``
+RUN_KINDS = {
+    "train": _TRAIN_OWN,
+    "quickstart": {**_TRAIN_OWN, "tournament": _TOURNAMENT},
+    "exploit": {**_TRAIN_OWN, "exploit.json": FILE, "exploit.txt": FILE,
+                "evaluation": {**_TRAIN_OWN["evaluation"], rf"exploit_stage_{_STEP}\.safetensors": FILE},
+                "plots": {**_TRAIN_OWN["plots"], r"exploit_curve\.png": FILE}},
+}
+#: every top-level entry some kind of run writes (links and special files are refused among them: :func:`check_entries`)
+RUN_ENTRIES = tuple(dict.fromkeys(name for own in RUN_KINDS.values() for name in own))
 #: the entries a run appends to (every other file it writes is replaced whole, so a hard link there is harmless)
 APPENDED = ("eval.csv",)
 
@@ -64,10 +95,17 @@ def why(error: OSError) -> str:
 
 
 # ---------------------------------------------------------------- ownership
-def write_manifest(out: Path) -> None:
-    """Mark ``out`` as a kakurega run directory (before the run writes anything else)."""
-    text = json.dumps({"format": "kakurega-run", "format_version": 1, "entries": list(RUN_ENTRIES)}, indent=2)
+def write_manifest(out: Path, kind: str = "train") -> None:
+    """Mark ``out`` as a kakurega run directory of ``kind`` (before the run writes anything else)."""
+    _check_kind(kind)
+    text = json.dumps({"format": "kakurega-run", "format_version": 2, "kind": kind, "entries": list(RUN_KINDS[kind])},
+                      indent=2)
     atomic_write_bytes(out / MANIFEST, text.encode())
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in RUN_KINDS:
+        raise ValueError(f"unknown kind of run {kind!r}; expected one of {', '.join(RUN_KINDS)}")
 
 
 def check_replaceable(out: Path) -> None:
@@ -87,23 +125,67 @@ def check_replaceable(out: Path) -> None:
         )
 
 
-def remove_run_files(out: Path) -> list[str]:
-    """Delete what a run wrote in ``out`` (the manifest's entries a run can write); returns what was left alone."""
+def remove_run_files(out: Path, kind: str = "train") -> list[str]:
+    """Delete what a run wrote in ``out``; returns what was left alone (``notes.txt``, ``plots/my_figure.png``).
+
+    What a run wrote is what the kind of run its manifest names writes (:data:`RUN_KINDS`), among the entries the
+    manifest lists; a manifest of format 1 names no kind: then the entries are those of ``kind`` (the run about to
+    replace it). Inside a directory only the run's own files are deleted, by name, and the directory itself only
+    once it is empty; a symbolic link, a special file, or a file where the run writes a directory (or the other way
+    round) is left alone. Nothing outside ``out`` is ever touched.
+    """
     from kakurega.envs.core.safe_load import load_file
 
+    _check_kind(kind)
     manifest = load_file(out / MANIFEST, max_bytes=100_000, error=ConfigError)
     listed = manifest.get("entries") if isinstance(manifest, dict) else None
     if not isinstance(listed, list):
         raise ConfigError(f"{out / MANIFEST} lists no entries; refusing to delete anything (remove the run yourself)")
-    owned = [name for name in RUN_ENTRIES if name in listed]
-    for name in owned:
-        path = out / name
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-        elif path.is_dir():
-            shutil.rmtree(path)
+    recorded = manifest.get("kind")
+    if recorded is not None and not (isinstance(recorded, str) and recorded in RUN_KINDS):
+        raise ConfigError(f"{out / MANIFEST} names an unknown kind of run ({str(recorded)[:80]!r}); refusing to delete "
+                          "anything (remove the run yourself)")
+    own = RUN_KINDS[recorded if recorded is not None else kind]
+    rules = {name: own[name] for name in own if name in listed}  # (format 1 listed ``tb`` too, which no run writes)
+    left: list[str] = []
+    _remove_own(out, rules, "", left, top=True)
     (out / MANIFEST).unlink(missing_ok=True)
-    return sorted(p.name for p in out.iterdir() if p.name != LOCK)
+    return sorted(left)
+
+
+def _rule(rules: dict, name: str, top: bool):
+    """The rule of ``rules`` that ``name`` (or the file whose temporary it is) falls under, or ``None``."""
+    def match(candidate: str):
+        for pattern, rule in rules.items():
+            if candidate == pattern if top else re.fullmatch(pattern, candidate):
+                return rule
+        return None
+
+    rule = match(name)
+    if rule is None and name.startswith(".") and name.endswith(".tmp") and len(name) > 5:
+        # ``.<name>.tmp``: the temporary of a file written atomically, or of a checkpoint being written
+        rule = match(name[1:-4])
+        return rule if rule in (FILE, WHOLE) else None
+    return rule
+
+
+def _remove_own(directory: Path, rules: dict, prefix: str, left: list, top: bool = False) -> None:
+    """Delete the entries of ``directory`` that ``rules`` name (recursively); add the others to ``left``."""
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        if top and (entry.name == MANIFEST or entry.name.startswith(LOCK)):
+            continue
+        rule = FILE if top and entry.name == f".{MANIFEST}.tmp" else _rule(rules, entry.name, top)
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if rule == FILE and stat.S_ISREG(mode):
+            os.unlink(entry.path)
+        elif rule == WHOLE and stat.S_ISDIR(mode):
+            shutil.rmtree(entry.path)
+        elif isinstance(rule, dict) and stat.S_ISDIR(mode):
+            _remove_own(Path(entry.path), rule, f"{prefix}{entry.name}/", left)
+            with contextlib.suppress(OSError):
+                os.rmdir(entry.path)  # only once empty: another file in it is left alone (and named)
+        else:
+            left.append(prefix + entry.name)
 
 
 def holds_files(out: Path) -> bool:
@@ -242,6 +324,40 @@ class RunLock:
 
     def __exit__(self, *exc):
         self.release()
+
+
+@contextlib.contextmanager
+def held(out: Path):
+    """Hold the lock of run directory ``out`` for a whole job of several steps::
+
+        with run_dir.held(out) as lock:
+            train(config, lock=lock)   # the training uses the held lock: it neither takes nor gives it back
+            ...                        # measuring, copying, plotting: still no other writer
+
+    The lock is given back at the end; a directory this created (the lock creates it) and the job left empty is
+    removed.
+    """
+    out = Path(out)
+    created = not out.exists() and not out.is_symlink()
+    lock = RunLock(out)
+    lock.acquire()
+    try:
+        yield lock
+    finally:
+        lock.release()
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only when empty
+
+
+def check_held(lock: RunLock, out: Path) -> None:
+    """Raise :class:`ConfigError` unless ``lock`` is held on run directory ``out`` (e.g. a config whose
+    ``output_dir`` is not the directory the job locked)."""
+    if not lock.held:
+        raise ConfigError(f"the lock of {lock.path.parent} is not held: the run in {out} cannot use it")
+    if lock.path.parent.resolve() != Path(out).resolve():
+        raise ConfigError(f"output_dir {out} is not the run directory this job holds ({lock.path.parent}); "
+                          "leave output_dir to the job")
 
 
 def _blocked(directory: Path, error: OSError) -> str:

@@ -18,7 +18,9 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
 A run is crash-consistent: checkpoints are written atomically, ``--resume``
 takes the newest one that verifies and first cuts every CSV row and league
 snapshot written after it (:mod:`~kakurega.agents.training.run_dir`), and
-Ctrl-C saves a checkpoint before it stops. A resume restores the weights, the
+Ctrl-C saves a checkpoint before it stops (PPO within a rollout: the one of the
+rollout's start, :class:`RolloutMark`; a new run stopped before its first
+checkpoint removes what it wrote instead). A resume restores the weights, the
 optimizer, the counters, the global RNGs and the episode statistics of the last
 100 games (``rollout/*``), and saves, evaluates and snapshots on the same
 absolute steps, but it does not replay the games: the games under way at the
@@ -233,7 +235,40 @@ def _config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
 
 
 # ------------------------------------------------------------------ callbacks
-def _callbacks(config: dict, out: Path, start_time: float):
+class RolloutMark:
+    """Where PPO's rollout under collection started: its step and the episode statistics then.
+
+    PPO changes its weights only after a rollout is collected, so a Ctrl-C while
+    it collects saves the checkpoint of the rollout's start (:meth:`rewind`): the
+    same weights and optimizer, the step count and statistics of that step. The
+    steps of the unfinished rollout are collected again by ``--resume`` (with new
+    games), so the resumed run's rollouts, updates, checkpoints and logged rows
+    fall on the steps of a run never interrupted, and it stops where that run
+    stops (``total_timesteps`` rounded up to whole rollouts), never past it.
+    What those steps wrote (an evaluation row, a league snapshot, events) lies
+    after the checkpoint, so the resume cuts it back.
+    """
+
+    def __init__(self):
+        self.collecting = False
+        self.step = 0
+        self.episodes: list = []
+
+    def start(self, model) -> None:
+        self.step = int(model.num_timesteps)
+        self.episodes = list(model.ep_info_buffer or [])
+        self.collecting = True
+
+    def end(self) -> None:
+        self.collecting = False
+
+    def rewind(self, model) -> None:
+        model.num_timesteps = self.step
+        model.ep_info_buffer = deque(self.episodes, maxlen=model._stats_window_size)
+        self.collecting = False
+
+
+def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
     from kakurega.agents.training.export import policy_metadata, save_policy
@@ -353,7 +388,13 @@ def _callbacks(config: dict, out: Path, start_time: float):
 
         def _on_rollout_start(self) -> None:
             if config["algorithm"] == "ppo":
+                if mark is not None:
+                    mark.start(self.model)
                 self._maybe_save()
+
+        def _on_rollout_end(self) -> None:
+            if mark is not None:
+                mark.end()  # the update follows: a Ctrl-C now saves the rollout's end
 
         def _on_step(self) -> bool:
             if config["algorithm"] != "ppo":
@@ -518,13 +559,22 @@ def evaluation_table(config: dict, rows: list) -> str:
 
 
 # --------------------------------------------------------------------- train
-def train(config, overrides=(), resume: bool = False, overwrite: bool = False, quiet: bool = False) -> TrainResult:
+def train(config, overrides=(), resume: bool = False, overwrite: bool = False, quiet: bool = False, *,
+          lock: run_dir.RunLock | None = None, kind: str = "train") -> TrainResult:
     """Train as ``config`` (a path or a dict) says; see the module docstring for what is written.
 
     ``resume`` continues from the newest good checkpoint in the run directory up
     to ``total_timesteps``; ``overwrite`` first deletes what an earlier run wrote
     there (only that, and only in a directory holding a run's manifest). Ctrl-C
-    saves a checkpoint and raises :class:`TrainingInterrupted`.
+    saves a checkpoint and raises :class:`TrainingInterrupted`; a run stopped
+    (by Ctrl-C or an error) before its first checkpoint removes what it wrote.
+
+    ``lock``: the :class:`~kakurega.agents.training.run_dir.RunLock` of the run
+    directory, already held by a job of several steps (``exploit``, ``harden``,
+    ``quickstart``: :func:`~kakurega.agents.training.run_dir.held`); the run
+    uses it and leaves it held. Without it the run takes the lock and gives it
+    back. ``kind``: the kind of run the manifest records (``train``,
+    ``quickstart``, ``exploit``), which says what ``--overwrite`` may delete.
     """
     if isinstance(config, (str, Path)):
         config = load_config(config, overrides)
@@ -534,6 +584,10 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
     say = (lambda *a: None) if quiet else print
     if out.exists() and not out.is_dir():
         raise ConfigError(f"output_dir {out} is a file, not a directory")
+    if lock is not None:
+        run_dir.check_held(lock, out)
+    if kind not in run_dir.RUN_KINDS:
+        raise ValueError(f"unknown kind of run {kind!r}; expected one of {', '.join(run_dir.RUN_KINDS)}")
     if not resume and run_dir.holds_files(out):
         if not overwrite:
             raise ConfigError(
@@ -543,35 +597,43 @@ def train(config, overrides=(), resume: bool = False, overwrite: bool = False, q
         run_dir.check_replaceable(out)
     check_device(config["device"])
     created = not out.exists()
-    lock = run_dir.RunLock(out)
-    lock.acquire()
+    own_lock = lock is None
+    if own_lock:
+        lock = run_dir.RunLock(out)
+        lock.acquire()
     try:
         run_dir.check_entries(out)  # before anything is read, written or deleted: no link leads out of the run
-        if resume:
-            found = _prepare_resume(config, out, say)
-        else:
-            if overwrite and (out / run_dir.MANIFEST).is_file():
-                left = run_dir.remove_run_files(out)
-                say(f"removed the earlier run in {out}" + (f" (left alone: {', '.join(left)})" if left else ""))
-            found = None
-            run_dir.write_manifest(out)
-        say(f"run directory: {out}")
+        started = False  # whether this run wrote its manifest (and so owns what it writes next)
         try:
+            if resume:
+                found = _prepare_resume(config, out, say)
+            else:
+                if overwrite and (out / run_dir.MANIFEST).is_file():
+                    left = run_dir.remove_run_files(out, kind)
+                    say(f"removed the earlier run in {out}" + (f" (left alone: {', '.join(left)})" if left else ""))
+                found = None
+                started = True
+                run_dir.write_manifest(out, kind)
+            say(f"run directory: {out}")
             run_dir.atomic_write_bytes(out / "config.yaml", dump_config(config).encode())
             return _run(config, out, found, say, quiet)
-        except Exception:
-            if not resume and not checkpoints.checkpoints(out / "checkpoints"):
-                # failed before its first checkpoint: leave no half run that blocks the corrected rerun
-                run_dir.remove_run_files(out)
+        except BaseException:  # an error, or Ctrl-C (KeyboardInterrupt, TrainingInterrupted)
+            if started and not checkpoints.checkpoints(out / "checkpoints"):
+                # stopped before its first checkpoint: leave no half run that blocks the rerun (a plain one)
+                try:
+                    run_dir.remove_run_files(out, kind)
+                except (OSError, ConfigError):
+                    pass  # the error that stopped the run is the one to report
             raise
     except OSError as error:
         if isinstance(error, run_dir.RunWriteError) or error.errno not in run_dir.STORAGE_ERRNOS:
             raise
         raise run_dir.RunWriteError(_write_failure(out, error)) from None
     finally:
-        lock.release()
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
+        if own_lock:
+            lock.release()
+            if created and out.is_dir() and not any(out.iterdir()):
+                out.rmdir()
 
 
 def check_device(device: str) -> None:
@@ -613,12 +675,21 @@ def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
             f"; it holds only SB3 .zip files ({', '.join(legacy[:3])}), which kakurega never loads because they "
             "can run code" if legacy else ""
         )
+        if not hint and not checkpoints.checkpoints(directory) and (out / run_dir.MANIFEST).is_file():
+            hint = ("; the run stopped before its first checkpoint, so there is nothing to resume: start it again "
+                    "with --overwrite (it deletes only what the run wrote)")
         raise ConfigError(f"cannot resume: {directory} holds no usable checkpoint (step_<N>/){hint}")
     path, _ = found
     step = int(path.name[len(checkpoints.PREFIX):])
     if (out / "config.yaml").is_file():
         old = load_file(out / "config.yaml", max_bytes=100_000, error=ConfigError)
-        blocking = [d for d in _config_differences(old or {}, config) if not d.startswith(RESUMABLE_CHANGES)]
+        if not isinstance(old, dict):
+            raise ConfigError(
+                f"{out / 'config.yaml'}: expected a mapping of config keys (the resolved config the run wrote), got "
+                f"{'an empty file' if old is None else type(old).__name__}; restore the run's config.yaml to resume "
+                "(or remove it: the resume then cannot check that the config is the run's)"
+            )
+        blocking = [d for d in _config_differences(old, config) if not d.startswith(RESUMABLE_CHANGES)]
         if blocking:
             hint = ("; the default of network.masked_distribution became compact on 2026-12-06: set it to exact to "
                     "resume this run" if "network.masked_distribution: 'exact' -> 'compact'" in blocking else "")
@@ -648,13 +719,13 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     parts = sorted(int(p.name[4:]) for p in (out / "logs").glob("part*") if p.name[4:].isdigit())
     part = (parts[-1] + 1) if parts else 0
     formats = ["csv"] + (["tensorboard"] if config["logging"]["tensorboard"] else []) + (["stdout"] if config["logging"]["verbose"] else [])
-    logger = configure(str(out / "logs" / f"part{part}"), formats)
-
-    vec_env = make_vec_env(config)
     start = time.perf_counter()
     cpu_start = time.process_time()
-    model = None
-    try:
+    model = vec_env = None
+    mark = RolloutMark()
+    try:  # Ctrl-C from here on is answered by the handler below (the logs and envs are made inside)
+        logger = configure(str(out / "logs" / f"part{part}"), formats)
+        vec_env = make_vec_env(config)
         model = _build(config, vec_env, logger)
         if found is not None:
             path, contents = found
@@ -681,7 +752,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=_callbacks(config, out, start),
+                callback=_callbacks(config, out, start, mark),
                 progress_bar=config["logging"]["progress_bar"] and not quiet,
                 reset_num_timesteps=found is None,
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
@@ -697,14 +768,22 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         )
         timesteps = int(model.num_timesteps)
     except KeyboardInterrupt:
+        now = 0 if model is None else int(model.num_timesteps)
+        if model is not None and mark.collecting:
+            mark.rewind(model)  # PPO within a rollout: the checkpoint of the rollout's start (see RolloutMark)
         if model is None or model.num_timesteps == 0:
-            raise TrainingInterrupted(f"interrupted before the first training step; nothing to save in {out}") from None
+            kept = (f"nothing new to save: {found[0]} is intact; continue with --resume" if found is not None
+                    else f"nothing of it is kept in {out}")
+            raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
         saved = save_checkpoint(model, config, out)
+        dropped = (f" (where the unfinished rollout started: its {now - model.num_timesteps} steps are collected "
+                   "again)" if now > model.num_timesteps else "")
         raise TrainingInterrupted(
-            f"interrupted at step {model.num_timesteps}: checkpoint {saved} saved; continue with --resume"
+            f"interrupted at step {now}: checkpoint {saved} saved{dropped}; continue with --resume"
         ) from None
     finally:
-        vec_env.close()
+        if vec_env is not None:
+            vec_env.close()
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     say(f"trained {timesteps} steps in {wall:.0f}s (CPU time of this process: {cpu:.0f}s); policy: {policy_path}")

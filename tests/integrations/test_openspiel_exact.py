@@ -214,14 +214,29 @@ def test_report_table_lays_out_every_figure():
 
 
 @pytest.mark.slow
-def test_the_whole_study_runs_on_the_tiny_configuration(tmp_path):
-    """The command end to end (about 10 s): bot, exact figures, ABR; the ABR's estimate stays below the truth."""
+def test_the_whole_study_runs_on_the_tiny_configuration(tmp_path, monkeypatch):
+    """The command end to end (about 10 s): bot, exact figures, ABR; the ABR's estimate stays below the truth.
+    Its directories stay held between its steps: another run trying them while it measures is refused."""
     import json
 
-    from kakurega.scripts.exact_exploitability import main
+    import kakurega.scripts.exact_exploitability as study
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.run_dir import RunLock
 
-    assert main(["--game", "animal_chain_tiny", "--iterations", "8", "--steps", "1024", "--abr-budget", "1024",
-                 "--warm-start", "256", "--games", "100", "--output", str(tmp_path), "--quiet"]) == 0
+    measure, refused = study.exact_exploitability, []
+
+    def another_writer_tries(*args, **kwargs):  # between the bot's training and the best response's
+        for where in (tmp_path, tmp_path / "bot"):
+            try:
+                RunLock(where).acquire()
+            except ConfigError:
+                refused.append(where)
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(study, "exact_exploitability", another_writer_tries)
+    assert study.main(["--game", "animal_chain_tiny", "--iterations", "8", "--steps", "1024", "--abr-budget", "1024",
+                       "--warm-start", "256", "--games", "100", "--output", str(tmp_path), "--quiet"]) == 0
+    assert refused == [tmp_path, tmp_path / "bot"] * 2  # greedy and sampled: each time both were held
     report = json.loads((tmp_path / "exact.json").read_text())
     assert (tmp_path / "plots" / "nash_conv.png").stat().st_size > 1000
     greedy = report["exact"][0]

@@ -302,3 +302,28 @@ def test_a_ctrl_c_anywhere_else_is_one_line_and_exit_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "cmd_train_bots", ctrl_c)
     assert main(["train-bots"]) == 130
     assert capsys.readouterr().err.strip() == "interrupted (Ctrl-C)"
+
+
+def test_quickstart_holds_its_run_from_training_to_the_tournament(monkeypatch, capsys, tmp_path):
+    import json
+
+    import kakurega.agents.tournament as tournament
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.run_dir import MANIFEST, RunLock
+
+    out = tmp_path / "run"
+    run_tournament, refused = tournament.run_tournament, []
+
+    def another_writer_tries(env, specs, *args, **kwargs):
+        if "heuristic" in specs:  # quickstart's tournament, after its training: the run is still held
+            try:
+                RunLock(out).acquire()
+            except ConfigError as error:
+                refused.append(str(error))
+        return run_tournament(env, specs, *args, **kwargs)
+
+    monkeypatch.setattr(tournament, "run_tournament", another_writer_tries)
+    assert main(["quickstart", "--output", str(out), "--total-timesteps", "128", "--games", "2", *TINY]) == 0
+    assert refused and "in use by another kakurega run" in refused[0]
+    assert json.loads((out / MANIFEST).read_text())["kind"] == "quickstart"  # its --overwrite takes tournament/ too
+    assert not (out / ".kakurega-lock").exists()  # given back at the end

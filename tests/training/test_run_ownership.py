@@ -1,0 +1,347 @@
+"""What a run directory's owner may count on: ``--overwrite`` deletes only what a run wrote (by kind and by name,
+never a user's file beside it), a job of several trainings (``exploit``, ``harden``) holds one lock from start to
+end, a Ctrl-C before anything worth keeping leaves nothing that blocks the rerun, a config.yaml that is no mapping
+is refused in words, and a resume after a Ctrl-C within a PPO rollout trains to the steps of a run never
+interrupted (Secret Nim, budgets of seconds)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from training_helpers import tiny_config, tree_digest
+
+pytestmark = pytest.mark.faults
+
+#: a user's own files, named like a run's entries or put inside the directories a run writes into
+FOREIGN = {
+    "notes.txt": "my notes",
+    "tb": "my tensorboard notes",
+    "tournament/mine.txt": "my own tournament",
+    "exploit.txt": "my exploit notes",
+    "exploit.json": "{\"mine\": 1}",
+    "plots/my_figure.png": "my own figure",
+    "evaluation/my_table.csv": "a,b\n",
+    "logs/my_log.txt": "my log",
+    "logs/part0/my_note.txt": "beside the run's progress.csv",
+}
+
+
+def _config(out: Path, **overrides) -> dict:
+    """PPO, two envs of 16 steps: a rollout is 32 steps."""
+    from secret_nim import NAME
+
+    settings = dict(total_timesteps=64, ppo={"n_steps": 16, "batch_size": 16, "n_epochs": 1},
+                    checkpoint={"every": 32, "keep": 5}, evaluation={"every": 0, "games": 2, "final_games": 2,
+                                                                     "final_opponents": ["random"]},
+                    logging={"tensorboard": True, "progress_bar": False})
+    settings.update(overrides)
+    return tiny_config(NAME, "ppo", out, **settings)
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """One finished run (final evaluation, plots, TensorBoard events), trained once for the module."""
+    from secret_nim import toy_registered
+
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path_factory.mktemp("template") / "run"
+    with toy_registered():
+        train(_config(out), quiet=True)
+    return out
+
+
+@pytest.fixture
+def run(finished_run, tmp_path, nim) -> Path:
+    out = tmp_path / "run"
+    shutil.copytree(finished_run, out)
+    return out
+
+
+def _plant(out: Path) -> None:
+    for name, text in FOREIGN.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+
+
+# ------------------------------------------------------------------ --overwrite
+@pytest.mark.parametrize("manifest", ["written by the run", "format 1: every entry listed"])
+def test_overwrite_deletes_the_runs_files_and_leaves_the_users_beside_them(run, manifest, capsys):
+    from kakurega.agents.training import run_dir
+    from kakurega.agents.training.trainer import train
+
+    if manifest.startswith("format 1"):  # what runs wrote before the manifest named a kind
+        (run / run_dir.MANIFEST).write_text(json.dumps({"format": "kakurega-run", "format_version": 1, "entries": [
+            "config.yaml", "policy.safetensors", "checkpoints", "league", "logs", "tb", "eval.csv", "evaluation",
+            "plots", "summary.json", "tournament", "exploit.json", "exploit.txt"]}))
+    _plant(run)
+    assert (run / "plots" / "learning_curve.png").is_file() and list((run / "logs" / "part0").glob("events.*"))
+    old_checkpoints = sorted(p.name for p in (run / "checkpoints").iterdir())
+    assert old_checkpoints == ["step_32", "step_64"]
+    capsys.readouterr()
+    train(_config(run, total_timesteps=32, evaluation={"final_games": 0}), overwrite=True)
+    said = capsys.readouterr().out
+    for name, text in FOREIGN.items():
+        assert (run / name).read_text() == text, name  # the user's files: kept, unchanged
+    left = said.partition("left alone: ")[2].partition(")")[0].split(", ")
+    assert sorted(left) == sorted(["notes.txt", "tb", "tournament", "exploit.txt", "exploit.json", "plots/my_figure.png",
+                                   "evaluation/my_table.csv", "logs/my_log.txt", "logs/part0/my_note.txt"])  # and named
+    # the earlier run's own files are gone (its final evaluation, checkpoint 64, events), the new run's are there
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_32"]
+    assert sorted(p.name for p in (run / "evaluation").iterdir()) == ["my_table.csv"]
+    assert sorted(p.name for p in (run / "plots").iterdir()) == ["learning_curve.png", "my_figure.png"]
+    assert sorted(p.name for p in (run / "logs").iterdir()) == ["my_log.txt", "part0", "part1"]
+    assert sorted(p.name for p in (run / "logs" / "part0").iterdir()) == ["my_note.txt"]  # its events: gone
+    manifest = json.loads((run / run_dir.MANIFEST).read_text())
+    assert manifest["kind"] == "train" and "tournament" not in manifest["entries"]
+    assert "exploit.json" not in manifest["entries"] and "tb" not in manifest["entries"]
+
+
+def test_overwrite_deletes_what_the_kind_of_run_in_the_manifest_wrote(tmp_path):
+    from kakurega.agents.training import run_dir
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (tmp_path / "outside.txt").write_text("outside")
+    run_dir.write_manifest(out, "exploit")
+    written = ["exploit.json", "exploit.txt", ".exploit.json.tmp", "config.yaml", "evaluation/exploit_stage_64.safetensors",
+               "evaluation/vs_random.json", "evaluation/vs_random_heatmap.png", "plots/exploit_curve.png",
+               "checkpoints/step_64/state.json", "checkpoints/.step_96.tmp/weights.safetensors",
+               "league/snapshot_32.safetensors", "logs/part0/progress.csv"]
+    foreign = ["tournament/tournament.json", "evaluation/exploit_stage_x.safetensors", "plots/curve.png",
+               "checkpoints/step_64x", "league/mine.safetensors", "summary.json/inside.txt"]
+    for name in written + foreign:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(name)
+    (out / "plots" / "learning_curve.png").symlink_to(tmp_path / "outside.txt")  # a link: never the run's
+    left = run_dir.remove_run_files(out)
+    assert left == ["checkpoints/step_64x", "evaluation/exploit_stage_x.safetensors", "league/mine.safetensors",
+                    "plots/curve.png", "plots/learning_curve.png", "summary.json", "tournament"]
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if not p.is_dir()) == sorted(
+        foreign + ["plots/learning_curve.png"])
+    assert (tmp_path / "outside.txt").read_text() == "outside"
+
+    # the same files under a quickstart manifest: the tournament's files are its own, exploit.json is not
+    out2 = tmp_path / "qs"
+    out2.mkdir()
+    run_dir.write_manifest(out2, "quickstart")
+    for name in ("tournament/tournament.json", "tournament/tournament_heatmap.png", "exploit.json", "config.yaml"):
+        (out2 / name).parent.mkdir(parents=True, exist_ok=True)
+        (out2 / name).write_text(name)
+    assert run_dir.remove_run_files(out2) == ["exploit.json"]
+    assert sorted(p.name for p in out2.iterdir()) == ["exploit.json"]
+
+
+# ------------------------------------------------------------------ one lock for a job
+EXPLOIT_TINY = {
+    "algorithm": "ppo", "env": "secret_nim_v0", "total_timesteps": 64, "n_envs": 2, "network": {"hidden": [16]},
+    "ppo": {"n_steps": 16, "batch_size": 32, "n_epochs": 1},
+    "opponents": [{"agent": "heuristic", "weight": 3.0}, {"agent": "random", "weight": 1.0}],
+    "logging": {"tensorboard": False, "progress_bar": False},
+    "evaluation": {"every": 0, "final_games": 0},
+}
+
+
+@pytest.fixture
+def recipe(tmp_path):
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(EXPLOIT_TINY))
+    return path
+
+
+def test_exploit_holds_its_lock_between_stages_so_a_second_run_is_refused(nim, recipe, tmp_path, monkeypatch):
+    import kakurega.agents.exploit as exploit_module
+    from kakurega.agents.training.config import ConfigError
+
+    out = tmp_path / "abr"
+    settings = dict(budget=64, games=4, warm_start=0, config_path=recipe, output_dir=out, quiet=True)
+    measure, answers, trying = exploit_module.measure, [], []
+
+    def measure_while_another_tries(*args, **kwargs):
+        if len(trying) < 2 and len(trying) == len(answers):  # between the stages: a second exploit on the directory
+            trying.append("overwrite" if not trying else "resume")
+            try:
+                exploit_module.exploit(nim.NAME, "random", **settings, **{trying[-1]: True})
+            except ConfigError as refused:
+                answers.append(str(refused))
+            else:
+                answers.append("accepted")
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(exploit_module, "measure", measure_while_another_tries)
+    report = exploit_module.exploit(nim.NAME, "random", **settings)
+    assert len(answers) == 2 and all("in use by another kakurega run" in answer for answer in answers), answers
+    assert [row["budget"] for row in report["learned"]] == [16, 32, 64]
+    assert all(Path(row["agent"].removeprefix("policy:")).is_file() for row in report["learned"])
+    assert not (out / ".kakurega-lock").exists()  # given back at the end
+
+
+def test_harden_holds_its_directory_and_its_rounds_runs_until_it_ends(nim, recipe, tmp_path, monkeypatch):
+    import kakurega.agents.exploit as exploit_module
+    from kakurega.agents.harden import harden
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "h"
+    small = dict(rounds=0, exploit_budget=32, games=4, warm_start=0, quiet=True)
+    measure, answers, trying = exploit_module.measure, [], []
+
+    def measure_while_others_try(*args, **kwargs):
+        if not trying:  # round 0's bot is trained and about to be measured
+            trying.append(True)
+            for attempt in (lambda: harden(recipe, output_dir=out, overwrite=True, **small),
+                            lambda: train({**EXPLOIT_TINY, "output_dir": str(out / "round_0" / "bot")},
+                                          overwrite=True, quiet=True)):
+                try:
+                    attempt()
+                except ConfigError as refused:
+                    answers.append(str(refused))
+                else:
+                    answers.append("accepted")
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(exploit_module, "measure", measure_while_others_try)
+    report = harden(recipe, output_dir=out, **small)
+    assert len(answers) == 2 and all("in use by another kakurega run" in answer for answer in answers), answers
+    assert report["rounds"][0]["exploiter"]
+    assert not list(out.rglob(".kakurega-lock"))
+
+
+def test_a_training_given_a_held_lock_leaves_it_held(nim, tmp_path):
+    from kakurega.agents.training import run_dir
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "run"
+    with run_dir.held(out) as lock:
+        train(_config(out, total_timesteps=32, evaluation={"final_games": 0}), quiet=True, lock=lock)
+        assert (out / run_dir.LOCK).is_file() and lock.held
+        with pytest.raises(ConfigError, match="is not the run directory this job holds"):
+            train(_config(tmp_path / "other", total_timesteps=32), quiet=True, lock=lock)
+    assert not (out / run_dir.LOCK).exists() and (out / "policy.safetensors").is_file()
+    with run_dir.held(tmp_path / "empty"):
+        pass
+    assert not (tmp_path / "empty").exists()  # a directory the job created and left empty is removed
+
+
+# ------------------------------------------------------------------ config.yaml
+@pytest.mark.parametrize("text", ["just some text\n", "- a\n- b\n", ""])
+def test_a_config_yaml_that_is_not_a_mapping_is_refused_in_words(run, text):
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.trainer import train
+
+    (run / "config.yaml").write_text(text)
+    before = tree_digest(run)
+    with pytest.raises(ConfigError, match=r"config\.yaml: expected a mapping of config keys"):
+        train(_config(run, total_timesteps=96), resume=True, quiet=True)
+    assert tree_digest(run) == before
+
+
+# ------------------------------------------------------------------ Ctrl-C
+@pytest.mark.parametrize("where", ["dump_config", "make_vec_env", "configure", "_build"])
+def test_ctrl_c_before_the_model_exists_leaves_nothing_that_blocks_a_plain_rerun(nim, tmp_path, monkeypatch, where):
+    import stable_baselines3.common.logger as sb3_logger
+
+    from kakurega.agents.training import trainer
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def stopped(config) -> str:
+        with monkeypatch.context() as patch:
+            patch.setattr(sb3_logger if where == "configure" else trainer, where, interrupted)
+            try:
+                train(config, quiet=True)
+            except TrainingInterrupted as stop:
+                return str(stop)
+            except KeyboardInterrupt:
+                # before training is set up (the manifest written, config.yaml not yet): the CLI says "interrupted
+                # before training started; nothing to save"
+                if where != "dump_config":
+                    pytest.fail("Ctrl-C escaped train() as a bare KeyboardInterrupt")
+                return "nothing of it is kept"
+        pytest.fail("not interrupted")
+
+    out = tmp_path / "run"
+    config = _config(out, total_timesteps=32, evaluation={"final_games": 0})
+    assert "nothing of it is kept" in stopped(config)
+    assert not out.exists()  # the run made it: gone, with everything in it
+    out.mkdir()
+    stopped(config)
+    assert out.is_dir() and not list(out.iterdir())  # a directory that was there: kept, as empty as it was
+    train(config, quiet=True)  # the plain rerun
+    assert (out / "policy.safetensors").is_file()
+
+
+def test_resume_of_a_run_stopped_before_its_first_checkpoint_suggests_overwrite(nim, tmp_path):
+    from kakurega.agents.training import run_dir
+    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "run"
+    out.mkdir()
+    run_dir.write_manifest(out)  # a half-made run (as a kill -9 leaves it)
+    (out / "logs" / "part0").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="stopped before its first checkpoint.*--overwrite"):
+        train(_config(out), resume=True, quiet=True)
+    train(_config(out, total_timesteps=32, evaluation={"final_games": 0}), overwrite=True, quiet=True)
+
+
+def _stop_at(monkeypatch, step: int):
+    """Ctrl-C (a KeyboardInterrupt) at the first env step whose count reaches ``step``."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from kakurega.agents.training import trainer
+
+    class Stop(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= step:
+                raise KeyboardInterrupt
+            return True
+
+    callbacks = trainer._callbacks
+    monkeypatch.setattr(trainer, "_callbacks", lambda *args, **kwargs: callbacks(*args, **kwargs) + [Stop()])
+
+
+def _progress_steps(out: Path) -> list[int]:
+    return [int(row["time/total_timesteps"]) for path in sorted((out / "logs").glob("part*/progress.csv"))
+            for row in csv.DictReader(path.open()) if row.get("time/total_timesteps")]
+
+
+def test_a_resume_after_ctrl_c_within_a_rollout_trains_to_the_steps_of_a_run_never_stopped(nim, tmp_path, monkeypatch):
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    settings = dict(total_timesteps=128, evaluation={"every": 32, "games": 2, "final_games": 0})
+    whole = tmp_path / "whole"
+    train(_config(whole, **settings), quiet=True)
+    out = tmp_path / "stopped"
+    with monkeypatch.context() as patch:
+        _stop_at(patch, 70)  # rollouts start at 0, 32, 64, 96: step 70 is within the third
+        with pytest.raises(TrainingInterrupted, match=r"at step 70: checkpoint .*step_64 saved \(where the unfinished"):
+            train(_config(out, **settings), quiet=True)
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_32", "step_64"]
+    result = train(_config(out, **settings), resume=True, quiet=True)
+    assert result.timesteps == 128 == json.loads((out / "summary.json").read_text())["timesteps"]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == sorted(
+        p.name for p in (whole / "checkpoints").iterdir())
+    assert _progress_steps(out) == _progress_steps(whole)
+    eval_steps = [row["timesteps"] for row in csv.DictReader((out / "eval.csv").open())]
+    assert eval_steps == [row["timesteps"] for row in csv.DictReader((whole / "eval.csv").open())]
+
+
+def test_ctrl_c_within_the_first_rollout_keeps_nothing_and_a_plain_rerun_starts_over(nim, tmp_path, monkeypatch):
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    out = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        _stop_at(patch, 10)
+        with pytest.raises(TrainingInterrupted, match="before the first training step ended; nothing of it is kept"):
+            train(_config(out), quiet=True)
+    assert not out.exists()
+    train(_config(out, total_timesteps=32, evaluation={"final_games": 0}), quiet=True)
