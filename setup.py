@@ -107,18 +107,26 @@ PACKAGE_DIRS = {
 }
 
 
+#: folders of data only, shipped as packages of their own (their files: pyproject.toml's package-data), so that an
+#: installed kakurega finds its configs where a checkout has them (``Path(__file__).parents[1] / "configs"``)
+DATA_DIRS = {
+    "kakurega.configs": "configs",
+    "kakurega.configs.bots": "configs/bots",
+}
+
+
 def packages() -> list:
     """Each package of :data:`PACKAGE_DIRS` with every package found under its folder
-    (``kakurega.envs``, ``kakurega.envs.core``, ``kakurega.envs.kakurenbo``, ...)."""
+    (``kakurega.envs``, ``kakurega.envs.core``, ``kakurega.envs.kakurenbo``, ...), and :data:`DATA_DIRS`."""
     found = []
     for package, folder in PACKAGE_DIRS.items():
         found += [package] + [f"{package}.{sub}" for sub in find_packages(folder)]
-    return found
+    return found + list(DATA_DIRS)
 
 
 setup(
     packages=packages(),
-    package_dir=PACKAGE_DIRS,
+    package_dir={**PACKAGE_DIRS, **DATA_DIRS},
     ext_modules=extensions(),
     options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )

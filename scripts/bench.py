@@ -532,4 +532,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

@@ -289,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", choices=sorted(LIBRARIES), help="only these libraries")
     parser.add_argument("--json", default=None, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
+    if args.json:  # before the measurements: a report that cannot be written is said at once
+        from kakurega.scripts.destination import writable_file
+
+        writable_file(args.json, "--json")
     if set(args.only or LIBRARIES) & LEARNERS:
         import torch
 
@@ -306,4 +310,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

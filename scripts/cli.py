@@ -152,6 +152,8 @@ def cmd_train(args) -> int:
 
 def _train_rllib(args, overrides) -> int:
     try:
+        import ray.rllib  # noqa: F401  (the bridge imports Ray only when it trains: ask here, where it can be said)
+
         from kakurega.integrations.rllib_train import train as train_rllib
     except ImportError as error:
         print(f"error: --backend rllib needs Ray RLlib ({error}); install it with: pip install 'kakurega[rllib]'",
@@ -591,18 +593,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_standalone(build_parser, run, argv=None) -> int:
-    """``python -m kakurega.scripts.NAME``: parse with the script's parser and run it; bad input is one line, exit 2."""
+    """``python -m kakurega.scripts.NAME``: parse with the script's parser and run it, with :func:`guarded`."""
     args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except (ValueError, TypeError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        raise
-    except OSError as error:  # a file the command reads or writes: its path and the reason, in one line
-        print(f"error: {os_error_words(error)}", file=sys.stderr)
-        return 1
+    return guarded(lambda: run(args))
+
+
+def run_module(entry, argv=None) -> int:
+    """What a script runs as ``python -m kakurega.scripts.NAME``: ``entry(argv)`` with :func:`guarded`, so a
+    bad value is one line there too, as it is through ``kakurega``."""
+    return guarded(lambda: entry(argv))
 
 
 def os_error_words(error: OSError) -> str:
@@ -624,8 +623,15 @@ def main(argv=None) -> int:
         args = argparse.Namespace(func=cmd_train_bots, train_bots_args=argv[1:])
     else:
         args = parser.parse_args(argv)
+    return guarded(lambda: args.func(args))
+
+
+def guarded(call) -> int:
+    """``call()``'s exit status, with what stopped it said in one line instead of a traceback: bad input (a config,
+    a spec, an option of the wrong type, a policy file) exit 2, a file in the way exit 1, Ctrl-C exit 130
+    (``KAKUREGA_DEBUG=1`` shows the traceback)."""
     try:
-        return int(args.func(args) or 0)
+        return int(call() or 0)
     except (ValueError, TypeError) as error:  # bad input (config, spec, option of the wrong type, policy file): a message
         if os.environ.get("KAKUREGA_DEBUG"):
             raise

@@ -18,6 +18,21 @@ class DestinationError(ValueError):
     """A place a command cannot write to; the message names the option, the path and the reason."""
 
 
+#: the folder above the package's modules: the root of a source checkout, or ``site-packages/kakurega`` installed
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkout_path(relative: str, option: str) -> Path:
+    """``relative`` in the source checkout: the default place of a developer tool's files (the golden
+    playthroughs, the screenshots, docs/strength.md). Where kakurega is installed (no ``tests`` folder beside its
+    modules) that would be a place inside site-packages: refused with ``ValueError`` naming ``option``, which
+    chooses another place."""
+    if not (PACKAGE_ROOT / "tests").is_dir():
+        raise ValueError(f"{relative} belongs to a source checkout of kakurega, and this kakurega is installed "
+                         f"({PACKAGE_ROOT}): pass {option} to say where")
+    return PACKAGE_ROOT / relative
+
+
 def _reason(error: OSError) -> str:
     return error.strerror or type(error).__name__
 

@@ -234,4 +234,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

@@ -36,8 +36,8 @@ SEED = 0
 #: steps written in full at the start and at the end of a long game
 HEAD_STEPS = 12
 TAIL_STEPS = 4
-#: where the files live in a source checkout
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "tests" / "playthroughs"
+#: where the files live, in the source checkout (:func:`~kakurega.scripts.destination.checkout_path`)
+CHECKOUT_DIR = "tests/playthroughs"
 
 
 def number(value) -> str:
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
 def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The options of ``kakurega playthroughs``."""
     parser.add_argument("--regenerate", action="store_true", help="rewrite the files from the current code")
-    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR,
+    parser.add_argument("--dir", type=Path, default=None,
                         help="where the files are (default: tests/playthroughs of this checkout)")
     parser.add_argument("--env", default=None, help="only this env (its registry name)")
     return parser
@@ -196,9 +196,12 @@ def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     """Regenerate or check the files named by ``args``; prints a diff for each file that differs."""
+    from kakurega.scripts.destination import checkout_path
+
     cases = [(name, config) for name, config in configurations() if args.env in (None, name)]
     if not cases:
         raise ValueError(f"--env {args.env!r} is not a registered env")
+    args.dir = args.dir or checkout_path(CHECKOUT_DIR, "--dir")
     if args.regenerate:
         args.dir.mkdir(parents=True, exist_ok=True)
     failed = 0
@@ -224,4 +227,6 @@ def run(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

@@ -18,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from kakurega.envs.registry import latest_envs, make
+from kakurega.scripts.destination import checkout_path
 
-#: where the README's screenshots live (relative to the checkout)
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+#: where the README's screenshots live, in the source checkout
+CHECKOUT_OUT = "docs/screenshots"
 #: how far into the game each screenshot is taken
 FRACTION = 2 / 3
 
@@ -55,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     from kakurega.scripts.evaluate import seed_number
 
     parser = argparse.ArgumentParser(prog="python -m kakurega.scripts.screenshots", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the PNGs (default: docs/screenshots)")
+    parser.add_argument("--out", type=Path, default=None, help="folder for the PNGs (default: docs/screenshots)")
     parser.add_argument("--seed", type=seed_number, default=7, help="seed of the games played (default: 7)")
     args = parser.parse_args(argv)
+    args.out = args.out or checkout_path(CHECKOUT_OUT, "--out")
     args.out.mkdir(parents=True, exist_ok=True)
     for name in latest_envs():
         path = args.out / f"{name}.png"
@@ -67,4 +69,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

@@ -351,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default="runs/strength_ismcts.json", help="JSON report path")
     parser.add_argument("--doc", default=None, help="Markdown file whose generated blocks to rewrite")
     args = parser.parse_args(argv)
+    from kakurega.scripts.destination import writable_file
+
+    writable_file(args.json, "--json")  # before the games: a report that cannot be written is said at once
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
     configs = [parse_config(text) for text in args.config] if args.config else [(n, {}) for n in ENV_SPECS]
     machine = f"{platform.processor() or platform.machine()}, Python {platform.python_version()}"
@@ -393,4 +396,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

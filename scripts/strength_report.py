@@ -108,12 +108,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kakurega.scripts.strength_report", description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", action="store_true", help="train every game's default PPO config first (replaces earlier runs)")
     parser.add_argument("--runs-dir", default="runs/strength", help="where the runs live (default runs/strength)")
-    parser.add_argument("--out", default=str(ROOT / "docs" / "strength.md"), help="Markdown file to write (default docs/strength.md)")
+    parser.add_argument("--out", default=None, help="Markdown file to write (default docs/strength.md of this checkout)")
     parser.add_argument("--env", action="append", help="only these envs (repeatable; default: every env with a default training config)")
     parser.add_argument("--reevaluate", action="store_true", help="redo the final evaluation of existing runs with the current code")
     parser.add_argument("--note", default="", help="a paragraph added under the header (e.g. machine conditions)")
     args = parser.parse_args(argv)
     from kakurega.envs.registry import ENV_SPECS
+    from kakurega.scripts.destination import checkout_path
+
+    args.out = args.out or checkout_path("docs/strength.md", "--out")
 
     names = args.env or [name for name, spec in ENV_SPECS.items() if spec.train_config]
     runs_dir = Path(args.runs_dir)
@@ -141,4 +144,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

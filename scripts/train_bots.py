@@ -13,6 +13,7 @@ bot (budget, time, evaluation).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -96,4 +97,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from kakurega.scripts.cli import run_module
+
+    sys.exit(run_module(main))

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conformance import registry_cases
 
 from kakurega.scripts import playthroughs
 
-DIRECTORY = playthroughs.DEFAULT_DIR
+DIRECTORY = Path(__file__).parent / "playthroughs"
 
 
 @pytest.mark.parametrize("name, config", registry_cases())

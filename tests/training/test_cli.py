@@ -327,3 +327,26 @@ def test_quickstart_holds_its_run_from_training_to_the_tournament(monkeypatch, c
     assert refused and "in use by another kakurega run" in refused[0]
     assert json.loads((out / MANIFEST).read_text())["kind"] == "quickstart"  # its --overwrite takes tournament/ too
     assert not (out / ".kakurega-lock").exists()  # given back at the end
+
+
+def test_scripts_run_as_modules_say_a_bad_value_in_one_line():
+    """``python -m kakurega.scripts.NAME`` (the documented way to run the study and report scripts) handles bad input
+    as ``kakurega`` does: one line, exit 2, no traceback."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "kakurega.scripts.train_bots", "--only", "no_such_bot", "--no-install"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.startswith("error: no bot config in ") and "Traceback" not in run.stderr
+
+
+def test_every_script_module_runs_through_the_cli_handling():
+    from pathlib import Path
+
+    scripts = Path(main.__code__.co_filename).parent
+    mains = [path for path in sorted(scripts.glob("*.py")) if 'if __name__ == "__main__":' in path.read_text()]
+    assert len(mains) > 10
+    for path in mains:
+        block = path.read_text().rsplit('if __name__ == "__main__":', 1)[1]
+        assert path.name == "cli.py" or "run_module(main)" in block, f"{path.name} runs its main without the CLI handling"
