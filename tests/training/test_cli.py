@@ -350,3 +350,12 @@ def test_every_script_module_runs_through_the_cli_handling():
     for path in mains:
         block = path.read_text().rsplit('if __name__ == "__main__":', 1)[1]
         assert path.name == "cli.py" or "run_module(main)" in block, f"{path.name} runs its main without the CLI handling"
+
+
+def test_train_with_rllib_missing_says_which_extra(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray.rllib", None)  # as if Ray RLlib were not installed
+    assert main(["train", "configs/quickstart_ppo.yaml", "--backend", "rllib"]) == 2
+    err = capsys.readouterr().err
+    assert "--backend rllib needs Ray RLlib" in err and "pip install 'kakurega[rllib]'" in err
