@@ -345,19 +345,24 @@ def cmd_quickstart(args) -> int:
     overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
         overrides.append(f"total_timesteps={args.total_timesteps}")
+    output = args.output
+    for override in args.set or []:  # a --set output_dir wins over --output, as the config reads them
+        key, eq, text = override.partition("=")
+        if eq and key.strip() == "output_dir":
+            output = text
     try:  # one lock from the training to the tournament's files: no other run writes here meanwhile
-        with held(Path(args.output).resolve()) as lock:
-            return _quickstart(args, config, overrides, lock)
+        with held(Path(output).resolve()) as lock:
+            return _quickstart(args, config, overrides, lock, output)
     except ConfigError as error:  # the directory is in use by another run
         print(f"error: {error}", file=sys.stderr)
         return 2
 
 
-def _quickstart(args, config: Path, overrides: list, lock) -> int:
-    """Train, play the tournament and say where everything is, in the run directory ``lock`` holds."""
+def _quickstart(args, config: Path, overrides: list, lock, output: str) -> int:
+    """Train, play the tournament and say where everything is, in the run directory ``output`` (``lock`` holds it)."""
     from kakurega.agents.tournament import run_tournament
 
-    print(f"[1/3] training with {config} -> {args.output}")
+    print(f"[1/3] training with {config} -> {output}")
     result, status = _run_training(config, overrides, overwrite=args.overwrite, quiet=False, lock=lock,
                                    kind="quickstart")
     if result is None:

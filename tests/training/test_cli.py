@@ -359,3 +359,12 @@ def test_train_with_rllib_missing_says_which_extra(monkeypatch, capsys):
     assert main(["train", "configs/quickstart_ppo.yaml", "--backend", "rllib"]) == 2
     err = capsys.readouterr().err
     assert "--backend rllib needs Ray RLlib" in err and "pip install 'kakurega[rllib]'" in err
+
+
+def test_quickstart_trains_where_a_set_output_dir_says(tmp_path, capsys):
+    chosen = tmp_path / "chosen"
+    assert main(["quickstart", "--output", str(tmp_path / "ignored"), "--total-timesteps", "128", "--games", "2",
+                 *TINY, "--set", f"output_dir={chosen}"]) == 0
+    assert (chosen / "policy.safetensors").is_file() and (chosen / "tournament").is_dir()
+    assert not (tmp_path / "ignored").exists()
+    assert f"-> {chosen}" in capsys.readouterr().out
