@@ -67,6 +67,7 @@ forward pass runs in numpy: playing against a policy needs no torch.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
@@ -261,10 +262,18 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
     try:
         with open(tmp, "xb") as handle:
             handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before the rename: a power cut leaves the old file or the new one
     except OSError as error:  # e.g. a full disk; a failed write names no file: name it
         tmp.unlink(missing_ok=True)
         raise OSError(error.errno, error.strerror, str(tmp)) from None
     os.replace(tmp, path)  # never leave a half-written policy behind
+    with contextlib.suppress(OSError):  # the rename itself on disk (a folder that cannot be opened: as before)
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
     return path
 
 

@@ -230,3 +230,27 @@ def test_a_file_padded_with_tensors_is_refused_from_its_header(trained, tmp_path
         read_policy(_padded(trained, tmp_path, MAX_TENSORS + 1))
     with pytest.raises(PolicyFileError, match=f"holds at most {MAX_POLICY_HEADER}"):
         read_policy(_padded(trained, tmp_path, 20_000))
+
+
+def test_a_saved_policy_reaches_the_disk_before_it_replaces_the_old_one(nim, trained, tmp_path, monkeypatch):
+    """The file is fsynced before its rename over the old one, and the folder after it: a power cut leaves the
+    old policy or the new one, never an empty file under the policy's name."""
+    import kakurega.agents.policy as policy
+
+    _, path, env_kwargs = trained
+    meta, layers = read_policy(path)
+    events, fsync, replace = [], os.fsync, os.replace
+
+    def record_fsync(descriptor):
+        events.append(("fsync", os.path.realpath(f"/proc/self/fd/{descriptor}")))
+        fsync(descriptor)
+
+    def record_replace(source, destination):
+        events.append(("replace", str(destination)))
+        replace(source, destination)
+
+    monkeypatch.setattr(policy.os, "fsync", record_fsync)
+    monkeypatch.setattr(policy.os, "replace", record_replace)
+    out = tmp_path / "again.safetensors"
+    save_policy(out, layers, meta)
+    assert events == [("fsync", str(out) + ".tmp"), ("replace", str(out)), ("fsync", str(tmp_path))], events
