@@ -67,7 +67,6 @@ forward pass runs in numpy: playing against a policy needs no torch.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import struct
@@ -256,24 +255,14 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
             f"save_policy: activation {meta['network'].get('activation')!r} is not supported; "
             f"expected one of {sorted(ACTIVATIONS)}"
         )
+    from kakurega.agents.training.run_dir import fsync_directory, write_new
+
     data = to_bytes(tensors, metadata={METADATA_KEY: json.dumps(_jsonable(meta), sort_keys=True)})
     tmp = path.with_name(path.name + ".tmp")
-    tmp.unlink(missing_ok=True)  # a stale one, or a link: a new file is made ("x"), never written through a link
-    try:
-        with open(tmp, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())  # on disk before the rename: a power cut leaves the old file or the new one
-    except OSError as error:  # e.g. a full disk; a failed write names no file: name it
-        tmp.unlink(missing_ok=True)
-        raise OSError(error.errno, error.strerror, str(tmp)) from None
+    tmp.unlink(missing_ok=True)  # a stale one, or a link: a new file is made, never written through a link
+    write_new(tmp, data)  # fsynced before the rename: a power cut leaves the old file or the new one
     os.replace(tmp, path)  # never leave a half-written policy behind
-    with contextlib.suppress(OSError):  # the rename itself on disk (a folder that cannot be opened: as before)
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+    fsync_directory(path.parent)
     return path
 
 
