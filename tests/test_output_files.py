@@ -11,10 +11,10 @@ import os
 import threading
 
 import pytest
+from run_logs import progress_run
 
 from kakurega.scripts.cli import main
 
-PROGRESS = "time/total_timesteps,rollout/ep_rew_mean,rollout/score\n64,0.1,0.2\n128,0.3,0.4\n"
 OUT_FILES = ("tournament.json", "tournament.csv", "tournament_head_to_head.csv", "tournament_heatmap.png")
 EVALUATE = ["evaluate", "kakurenbo", "--agents", "random", "heuristic", "--games", "2", "--quiet"]
 
@@ -22,10 +22,7 @@ EVALUATE = ["evaluate", "kakurenbo", "--agents", "random", "heuristic", "--games
 @pytest.fixture
 def run(tmp_path):
     """A run directory with one training segment's progress log and no plots yet."""
-    run = tmp_path / "run"
-    (run / "logs" / "part0").mkdir(parents=True)
-    (run / "logs" / "part0" / "progress.csv").write_text(PROGRESS)
-    return run
+    return progress_run(tmp_path)
 
 
 @pytest.fixture

@@ -10,20 +10,17 @@ passed over.
 from __future__ import annotations
 
 import pytest
+from run_logs import PROGRESS, progress_run
 
 from kakurega.agents.training import plots
 from kakurega.scripts.cli import main
 
-PROGRESS = "time/total_timesteps,rollout/ep_rew_mean,rollout/score\n64,0.1,0.2\n128,0.3,0.4\n"
 EVAL_HEADER = "timesteps,score,score_ci_low,score_ci_high,baseline_score,opponent\n"
 
 
 @pytest.fixture
 def run(tmp_path):
-    run = tmp_path / "run"
-    (run / "logs" / "part0").mkdir(parents=True)
-    (run / "logs" / "part0" / "progress.csv").write_text(PROGRESS)
-    return run
+    return progress_run(tmp_path)
 
 
 def _refused(run, capsys, path) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from training_helpers import tiny_config, tree_digest
+from training_helpers import copy_run, tiny_config, train_template, tree_digest
 
 pytestmark = pytest.mark.faults
 
@@ -39,22 +39,13 @@ def _config(out: Path, **overrides) -> dict:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
     """One finished run, trained once for the module; tests copy it (a moved run resumes)."""
-    from secret_nim import toy_registered
-
-    from kakurega.agents.training.trainer import train
-
-    out = tmp_path_factory.mktemp("template") / "run"
-    with toy_registered():
-        train(_config(out), quiet=True)
-    return out
+    return train_template(tmp_path_factory, _config)
 
 
 @pytest.fixture
 def run(finished_run, tmp_path, nim) -> Path:
     """A copy of the finished run in this test's directory (``tmp_path / 'run'``)."""
-    out = tmp_path / "run"
-    shutil.copytree(finished_run, out)
-    return out
+    return copy_run(finished_run, tmp_path)
 
 
 def _rewrite_manifest(checkpoint: Path) -> None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from training_helpers import tiny_config, tree_digest
+from training_helpers import copy_run, tiny_config, train_template, tree_digest
 
 pytestmark = pytest.mark.faults
 
@@ -46,21 +45,12 @@ def _config(out: Path, **overrides) -> dict:
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
     """One finished run (final evaluation, plots, TensorBoard events), trained once for the module."""
-    from secret_nim import toy_registered
-
-    from kakurega.agents.training.trainer import train
-
-    out = tmp_path_factory.mktemp("template") / "run"
-    with toy_registered():
-        train(_config(out), quiet=True)
-    return out
+    return train_template(tmp_path_factory, _config)
 
 
 @pytest.fixture
 def run(finished_run, tmp_path, nim) -> Path:
-    out = tmp_path / "run"
-    shutil.copytree(finished_run, out)
-    return out
+    return copy_run(finished_run, tmp_path)
 
 
 def _plant(out: Path) -> None:
@@ -225,7 +215,7 @@ def test_a_training_given_a_held_lock_leaves_it_held(nim, tmp_path):
             train(_config(tmp_path / "other", total_timesteps=32), quiet=True, lock=lock)
     assert not (out / run_dir.LOCK).exists() and (out / "policy.safetensors").is_file()
     with run_dir.held(tmp_path / "empty"):
-        pass
+        assert (tmp_path / "empty" / run_dir.LOCK).is_file()  # the lock made the directory to stand in
     assert not (tmp_path / "empty").exists()  # a directory the job created and left empty is removed
 
 

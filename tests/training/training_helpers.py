@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 from kakurega.envs.registry import ENV_SPECS
@@ -63,3 +64,22 @@ class PickledTasks:
         for item in items:
             self.items += 1
             yield pickle.loads(pickle.dumps(fn(pickle.loads(pickle.dumps(item)))))
+
+
+def train_template(tmp_path_factory, config_of) -> Path:
+    """One finished Secret Nim run of config ``config_of(out)``, trained once (a module fixture's); tests copy it."""
+    from secret_nim import toy_registered
+
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path_factory.mktemp("template") / "run"
+    with toy_registered():
+        train(config_of(out), quiet=True)
+    return out
+
+
+def copy_run(template: Path, tmp_path: Path) -> Path:
+    """A copy of the run ``template`` at ``tmp_path / 'run'`` (a moved run resumes)."""
+    out = tmp_path / "run"
+    shutil.copytree(template, out)
+    return out
