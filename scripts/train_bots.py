@@ -7,7 +7,10 @@ Each config trains in ``runs/bots/<config name>/`` (replacing an earlier run
 there) with its own fixed seed, and its final policy file is copied into the
 package as ``kakurega/agents/pretrained/<env>-<options>.safetensors``, where
 the agent spec ``pretrained`` finds it. docs/strength.md has the card of each
-bot (budget, time, evaluation).
+bot (budget, time, evaluation). A bot config's relative ``init_policy`` (the
+bot it fine-tunes) names a file of the package, ``agents/pretrained/...``: it
+is read from the package's folder, so train-bots runs from any folder and
+from an installed package alike.
 """
 
 from __future__ import annotations
@@ -23,6 +26,21 @@ def bot_configs(directory: Path, only=()) -> list[Path]:
     if only:
         configs = [c for c in configs if any(word in c.stem for word in only)]
     return configs
+
+
+def package_overrides(config: Path, package: Path) -> list[str]:
+    """The overrides that make ``config``'s package paths absolute: a relative ``init_policy`` read from ``package``.
+
+    (A config of ``kakurega train`` reads its paths from the current folder; a shipped bot config names the package's
+    own files, which must be found wherever train-bots runs.)"""
+    from kakurega.agents.training.config import MAX_CONFIG_BYTES, ConfigError
+    from kakurega.envs.core.safe_load import load_file
+
+    data = load_file(config, max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
+    init = data.get("init_policy") if isinstance(data, dict) else None
+    if isinstance(init, str) and init and not Path(init).is_absolute():
+        return [f"init_policy={package / init}"]
+    return []
 
 
 def install_bot(policy_path: Path, env_name: str, env_kwargs: dict) -> Path:
@@ -83,11 +101,17 @@ def main(argv=None) -> int:
     if not configs:
         raise ValueError(f"no bot config in {args.configs} matches {' or '.join(args.only) or 'anything'}; expected "
                          f"a word of a config's file name: {', '.join(c.stem for c in bot_configs(args.configs)) or 'none'}")
+    from kakurega.agents.training.config import ConfigError
     from kakurega.scripts.cli import _run_training
 
     for config in configs:
         print(f"== {config}")
-        result, status = _run_training(config, [f"output_dir={args.runs / config.stem}"], overwrite=True,
+        try:
+            overrides = package_overrides(config, repo)
+        except ConfigError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        result, status = _run_training(config, [*overrides, f"output_dir={args.runs / config.stem}"], overwrite=True,
                                        quiet=args.quiet)  # a bad config or a full disk: one line, not a traceback
         if result is None:
             return status

@@ -368,3 +368,26 @@ def test_quickstart_trains_where_a_set_output_dir_says(tmp_path, capsys):
     assert (chosen / "policy.safetensors").is_file() and (chosen / "tournament").is_dir()
     assert not (tmp_path / "ignored").exists()
     assert f"-> {chosen}" in capsys.readouterr().out
+
+
+def test_train_bots_reads_a_bot_configs_init_policy_from_the_package_wherever_it_runs(tmp_path, monkeypatch):
+    """The fine-tuned bot configs name the bot they start from as ``agents/pretrained/...``: train-bots reads it from
+    the package's folder, so it runs from any folder (and from an installed package), not only from a checkout."""
+    from kakurega.agents.training.config import ConfigError, load_config
+    from kakurega.scripts import train_bots
+
+    package = ROOT
+    config = package / "configs" / "bots" / "animal_chain_any.yaml"
+    monkeypatch.chdir(tmp_path)
+    overrides = train_bots.package_overrides(config, package)
+    assert overrides == [f"init_policy={package / 'agents' / 'pretrained' / 'animal_chain_v1.safetensors'}"]
+    assert load_config(config, overrides)["init_policy"] == str(package / "agents/pretrained/animal_chain_v1.safetensors")
+    with pytest.raises(ConfigError, match="init_policy"):  # the control: read from the current folder, it is missing
+        load_config(config)
+    assert train_bots.package_overrides(package / "configs" / "bots" / "hidden_rooms.yaml", package) == []
+
+    seen = []
+    monkeypatch.setattr("kakurega.scripts.cli._run_training", lambda config, overrides, **_: (seen.append(overrides), (None, 3))[1])
+    assert train_bots.main(["--only", "animal_chain_reach", "--no-install", "--runs", str(tmp_path / "runs")]) == 3
+    assert seen == [[f"init_policy={package / 'agents/pretrained/animal_chain_v1.safetensors'}",
+                     f"output_dir={tmp_path / 'runs' / 'animal_chain_reach'}"]]
