@@ -558,7 +558,9 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
     model._episode_num = int(state["episode_num"])
     if hasattr(model, "_n_calls"):
         model._n_calls = int(state["n_calls"])
-    if hasattr(model, "exploration_rate"):
+    if hasattr(model, "continue_exploration"):  # MaskedDQN: epsilon goes on from here, never up again
+        model.continue_exploration(state["exploration_rate"])
+    elif hasattr(model, "exploration_rate"):
         model.exploration_rate = float(state["exploration_rate"])
     # SB3 keeps these statistics when a run continues (learn(reset_num_timesteps=False))
     from collections import deque

@@ -1,7 +1,7 @@
 """DQN with action masking: a documented subclass of stable-baselines3's DQN.
 
 SB3's DQN knows nothing of legal actions. :class:`MaskedDQN` changes exactly
-four things, and nothing else of SB3's algorithm:
+five things, and nothing else of SB3's algorithm:
 
 1. **Acting.** Q-values of illegal actions are set to ``-inf`` before the
    argmax, in :meth:`MaskedDQN.predict` (pass ``action_masks=``) and while
@@ -23,6 +23,15 @@ four things, and nothing else of SB3's algorithm:
    ``learning_starts`` already, and would otherwise sample its first batches
    from the few transitions collected since the resume. Meanwhile it acts with
    its (restored) epsilon-greedy policy, not the warm-up's random play.
+5. **A continued run's epsilon does not rise again.** SB3 spreads the epsilon
+   schedule (``exploration_fraction``) over the total of the current
+   ``learn`` call, so a run continued with a larger ``total_timesteps``
+   would jump back to mostly random play (0.05 to 0.6 for a run continued
+   from 2,000 to 20,000 steps). A restored run (:meth:`MaskedDQN.continue_exploration`)
+   keeps the epsilon it had reached until the stretched schedule falls
+   below it; resumed with the same total, the schedule is the one it was on
+   and nothing changes (nor for a schedule that rises, ``exploration_initial_eps``
+   below ``exploration_final_eps``, which is followed as it is).
 
 Where the masks come from: the env (the single-agent view) returns, in every
 step's ``info``, ``"action_mask"`` = the mask of the observation it returns.
@@ -125,7 +134,23 @@ class MaskedDQN(DQN):
         kwargs.setdefault("replay_buffer_class", MaskedReplayBuffer)
         if not issubclass(kwargs["replay_buffer_class"], MaskedReplayBuffer):
             raise TypeError("MaskedDQN needs a MaskedReplayBuffer (or a subclass)")
+        self._epsilon_cap: float | None = None  # a restored run's epsilon: see continue_exploration
         super().__init__(policy, env, *args, **kwargs)
+
+    def continue_exploration(self, rate: float) -> None:
+        """Go on from a restored run's epsilon ``rate``: epsilon never rises above it again (point 5 of the module doc)."""
+        self.exploration_rate = float(rate)
+        if self.exploration_initial_eps >= self.exploration_final_eps:  # (a rising schedule is followed as it is)
+            self._epsilon_cap = float(rate)
+
+    def _on_step(self) -> None:
+        super()._on_step()
+        cap = self._epsilon_cap
+        if cap is not None and self.exploration_rate > cap:
+            self.exploration_rate = cap
+            self.logger.record("rollout/exploration_rate", cap)
+        elif cap is not None:
+            self._epsilon_cap = self.exploration_rate
 
     # --------------------------------------------------------------- acting
     def _greedy(self, observation: np.ndarray, masks: np.ndarray) -> np.ndarray:

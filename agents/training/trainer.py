@@ -18,8 +18,8 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
 A run is crash-consistent: checkpoints are written atomically, ``--resume``
 takes the newest one that verifies and first cuts every CSV row and league
 snapshot written after it (:mod:`~kakurega.agents.training.run_dir`), and
-Ctrl-C saves a checkpoint before it stops (PPO within a rollout: the one of the
-rollout's start, :class:`RolloutMark`; a new run stopped before its first
+Ctrl-C saves a checkpoint before it stops (PPO within a rollout or its update: the
+one of the rollout's start, :class:`RolloutMark`; a new run stopped before its first
 checkpoint removes what it wrote instead). A resume restores the weights, the
 optimizer, the counters, the global RNGs and the episode statistics of the last
 100 games (``rollout/*``), and saves, evaluates and snapshots on the same
@@ -37,6 +37,7 @@ everything comes from the registry, the agent specs and the config.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import time
@@ -236,35 +237,48 @@ def _config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
 
 # ------------------------------------------------------------------ callbacks
 class RolloutMark:
-    """Where PPO's rollout under collection started: its step and the episode statistics then.
+    """Where PPO's rollout under collection started: its step, the episode statistics, the weights and optimizer then.
 
     PPO changes its weights only after a rollout is collected, so a Ctrl-C while
-    it collects saves the checkpoint of the rollout's start (:meth:`rewind`): the
-    same weights and optimizer, the step count and statistics of that step. The
-    steps of the unfinished rollout are collected again by ``--resume`` (with new
-    games), so the resumed run's rollouts, updates, checkpoints and logged rows
-    fall on the steps of a run never interrupted, and it stops where that run
-    stops (``total_timesteps`` rounded up to whole rollouts), never past it.
-    What those steps wrote (an evaluation row, a league snapshot, events) lies
-    after the checkpoint, so the resume cuts it back.
+    it collects or while it updates saves the checkpoint of the rollout's start
+    (:meth:`rewind`): the same weights and optimizer (put back where the update
+    had begun to change them), update count, step count and statistics of that
+    step. The steps of the unfinished rollout are collected again by
+    ``--resume`` (with new games), so the resumed run's rollouts, updates,
+    checkpoints and logged rows fall on the steps of a run never interrupted,
+    and it stops where that run stops (``total_timesteps`` rounded up to whole
+    rollouts), never past it. What those steps wrote (an evaluation row, a
+    league snapshot, events) lies after the checkpoint, so the resume cuts it
+    back.
     """
 
     def __init__(self):
-        self.collecting = False
+        self.collecting = False  # from a rollout's start until its update has ended
         self.step = 0
         self.episodes: list = []
+        self.updates = 0
+        self.weights: dict = {}
+        self.optimizer: dict = {}
 
     def start(self, model) -> None:
+        self.collecting = False  # (a Ctrl-C while the copies are taken finds the previous mark whole)
         self.step = int(model.num_timesteps)
         self.episodes = list(model.ep_info_buffer or [])
+        self.updates = int(model._n_updates)
+        self.weights = copy.deepcopy(model.policy.state_dict())
+        self.optimizer = copy.deepcopy(model.policy.optimizer.state_dict())
         self.collecting = True
 
     def end(self) -> None:
+        """The update has ended (the next rollout starts, or training ends): the weights are those of a whole update."""
         self.collecting = False
 
     def rewind(self, model) -> None:
         model.num_timesteps = self.step
         model.ep_info_buffer = deque(self.episodes, maxlen=model._stats_window_size)
+        model._n_updates = self.updates
+        model.policy.load_state_dict(self.weights)
+        model.policy.optimizer.load_state_dict(self.optimizer)
         self.collecting = False
 
 
@@ -368,13 +382,12 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             return config["algorithm"] == "ppo" and local.get("n_steps") == local.get("n_rollout_steps", 0) - 1
 
     class CheckpointCallback(BaseCallback):
-        """A checkpoint each time the step count crosses a multiple of ``checkpoint.every``.
-
-        PPO saves when a rollout starts (after the update of the previous one, so no
-        collected step is lost and a resumed run's rollouts and updates start on the
-        same steps as before; its games are new ones, see the module doc); DQN saves
-        after the step. It runs last, so everything a step wrote (evaluation rows,
-        snapshots) precedes the checkpoint.
+        """A checkpoint each time the step count crosses a multiple of ``checkpoint.every``, taken when a rollout
+        starts: PPO's after the update of the previous one, DQN's after the previous collection's steps (each stored
+        in the replay buffer, counted and its games ended) and their gradient steps. So no collected step is lost or
+        half counted, and a resumed run's rollouts and updates start on the same steps as before (its games are new
+        ones, see the module doc). It runs last, so everything a step wrote (evaluation rows, snapshots) precedes
+        the checkpoint.
         """
 
         def _on_training_start(self) -> None:
@@ -387,19 +400,16 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 save_checkpoint(self.model, config, out)
 
         def _on_rollout_start(self) -> None:
-            if config["algorithm"] == "ppo":
-                if mark is not None:
-                    mark.start(self.model)
-                self._maybe_save()
-
-        def _on_rollout_end(self) -> None:
-            if mark is not None:
-                mark.end()  # the update follows: a Ctrl-C now saves the rollout's end
+            if config["algorithm"] == "ppo" and mark is not None:
+                mark.start(self.model)
+            self._maybe_save()
 
         def _on_step(self) -> bool:
-            if config["algorithm"] != "ppo":
-                self._maybe_save()
             return True
+
+        def _on_training_end(self) -> None:
+            if mark is not None:
+                mark.end()  # the last update has ended: a Ctrl-C from now on saves it
 
     callbacks = [OutcomeCallback(), EvalCallback(), CheckpointCallback()]
     if uses_league:
@@ -770,7 +780,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     except KeyboardInterrupt:
         now = 0 if model is None else int(model.num_timesteps)
         if model is not None and mark.collecting:
-            mark.rewind(model)  # PPO within a rollout: the checkpoint of the rollout's start (see RolloutMark)
+            mark.rewind(model)  # PPO within a rollout or its update: the checkpoint of the rollout's start (see RolloutMark)
         if model is None or model.num_timesteps == 0:
             kept = (f"nothing new to save: {found[0]} is intact; continue with --resume" if found is not None
                     else f"nothing of it is kept in {out}")

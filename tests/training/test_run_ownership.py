@@ -335,3 +335,75 @@ def test_ctrl_c_within_the_first_rollout_keeps_nothing_and_a_plain_rerun_starts_
             train(_config(out), quiet=True)
     assert not out.exists()
     train(_config(out, total_timesteps=32, evaluation={"final_games": 0}), quiet=True)
+
+
+def _weights(checkpoint: Path) -> dict:
+    from safetensors.numpy import load_file
+
+    return load_file(checkpoint / "weights.safetensors")
+
+
+def test_ctrl_c_during_an_update_saves_the_rollouts_start_and_the_resume_loses_no_update(nim, tmp_path, monkeypatch):
+    """An update cut short is undone: the checkpoint holds the weights, optimizer and update count the update started
+    from (those of the rollout's start), so the resumed run updates as often as a run never stopped."""
+    import torch
+
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    settings = dict(total_timesteps=128, evaluation={"every": 0, "games": 2, "final_games": 0})
+    whole = tmp_path / "whole"
+    train(_config(whole, **settings), quiet=True)
+    out = tmp_path / "stopped"
+    step, calls = torch.optim.Adam.step, []
+
+    def stop_in_the_third_update(self, *args, **kwargs):  # two minibatches per update: the 5th is the third's first
+        result = step(self, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return result
+
+    with monkeypatch.context() as patch:
+        patch.setattr(torch.optim.Adam, "step", stop_in_the_third_update)
+        with pytest.raises(TrainingInterrupted, match=r"at step 96: checkpoint .*step_64 saved \(where the unfinished"):
+            train(_config(out, **settings), quiet=True)
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_32", "step_64"]
+    state = json.loads((out / "checkpoints" / "step_64" / "state.json").read_text())
+    assert state["n_updates"] == json.loads((whole / "checkpoints" / "step_64" / "state.json").read_text())["n_updates"]
+    kept, before = _weights(out / "checkpoints" / "step_64"), _weights(whole / "checkpoints" / "step_64")
+    assert kept.keys() == before.keys() and all((kept[k] == before[k]).all() for k in kept)
+    train(_config(out, **settings), resume=True, quiet=True)
+    final = json.loads((out / "checkpoints" / "step_128" / "state.json").read_text())
+    assert final["n_updates"] == json.loads((whole / "checkpoints" / "step_128" / "state.json").read_text())["n_updates"]
+    assert _progress_steps(out) == _progress_steps(whole)
+
+
+def test_dqn_checkpoints_hold_whole_steps(nim, tmp_path):
+    """A DQN checkpoint is taken between collections: every step before it is stored, counted and its games ended."""
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "dqn"
+    train(tiny_config(nim.NAME, "dqn", out, total_timesteps=200, checkpoint={"every": 40, "keep": 10, "save_replay_buffer": True},
+                      dqn={"train_freq": 1}), quiet=True)
+    states = [json.loads(p.read_text()) for p in sorted((out / "checkpoints").glob("step_*/state.json"))]
+    assert len(states) >= 5
+    for state in states:
+        steps = state["num_timesteps"]
+        assert state["n_calls"] * 2 == steps, state  # two envs: a whole step is one call
+        assert state["replay"]["pos"] * 2 == steps, state
+        assert state["episode_num"] == len(state["ep_info_buffer"]), state  # (fewer than 100 games)
+
+
+def test_a_dqn_run_continued_with_a_larger_budget_keeps_its_epsilon(nim, tmp_path):
+    """SB3 stretches the epsilon schedule over the new total; a continued run keeps the epsilon it had reached."""
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "dqn"
+    config = tiny_config(nim.NAME, "dqn", out, total_timesteps=200, checkpoint={"every": 100, "keep": 20},
+                         dqn={"exploration_fraction": 0.5, "exploration_final_eps": 0.05})
+    train(config, quiet=True)
+    train({**config, "total_timesteps": 2000}, resume=True, quiet=True)
+    rates = {int(p.parent.name[5:]): json.loads(p.read_text())["exploration_rate"]
+             for p in (out / "checkpoints").glob("step_*/state.json")}
+    assert max(rates) == 2000 and len(rates) >= 10
+    assert all(rate == pytest.approx(0.05) for step, rate in rates.items() if step > 200), rates
