@@ -249,6 +249,57 @@ def check_turn_order(raw, env_seeds, agent_seeds, min_shared: int = 1) -> None:
     assert shared >= min_shared, f"only {shared} views were shared by two games: the turn-order check would be vacuous"
 
 
+def check_turn_order_branches(raw, states, branches: int, seed: int = 0, max_steps: int = 10_000) -> int:
+    """From one moment, whatever hidden choices are made, the turns up to the next view depend on that view only.
+
+    :func:`check_turn_order` needs two random games that showed the same
+    views; they rarely meet where it matters (a Summer v0 child's turn whose
+    lines, fewer or more, end in the same announcement). Here every state of
+    ``states`` is continued ``branches`` times at random until the spectator
+    view changes (or the game ends): continuations from one state share their
+    whole public history by construction, so the seats selected on the way,
+    and whether and how the game ended, must be the same for every
+    continuation that reaches the same view. Returns how many continuations
+    reached a view another one had reached by other actions (a caller can
+    require this, so the check is not vacuous).
+    """
+    from kakurega.envs.core.game import TERMINAL
+
+    game = raw.game
+    shared = 0
+    for index, state in enumerate(states):
+        start = raw.render_state(state, None)
+        seen: dict[str, tuple] = {}
+        for branch in range(branches):
+            rng = np.random.default_rng([seed, index, branch])
+            current = game.clone(state)
+            actors: list = []
+            actions: list = []
+            for _ in range(max_steps):
+                view = raw.render_state(current, None)
+                if game.current_player(current) == TERMINAL:
+                    actors.append("end: truncated" if game.is_truncated(current) else "end: terminated")
+                    break
+                if view != start:
+                    break
+                actors.append(game.current_player(current))
+                action = int(rng.choice(game.legal_actions(current)))
+                actions.append(action)
+                game.apply_action(current, action, rng)
+            else:
+                raise AssertionError(f"state {index}: the view did not change within {max_steps} random steps")
+            first = seen.setdefault(view, (actors, actions, branch))
+            if first[2] == branch:
+                continue
+            shared += first[1] != actions
+            if first[0] != actors:
+                raise AssertionError(
+                    f"turn order leaks: from state {index} (the same moment), continuations {first[2]} and {branch} "
+                    f"reached the same view, but the turns on the way were {first[0]} in one and {actors} in the "
+                    f"other.\nThe view before:\n{start}\nThe view reached:\n{view}")
+    return shared
+
+
 # ---------------------------------------------------------------- samplers
 def check_sampler_independence(raw, states, draws=(0, 1)) -> None:
     """Samplers built from a state and from a re-deal of it for the seat are indistinguishable.

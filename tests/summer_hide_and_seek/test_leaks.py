@@ -319,3 +319,22 @@ def test_the_spectator_render_shows_every_piece_by_seat_and_every_past_guess():
     text = render_text(game, state, None)
     square = game.map.square_name(5)
     assert f"guesses after announcement 1: player_1 {square}, player_2 {square}" in text
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_from_every_moment_a_childs_turn_takes_as_many_decisions_as_its_announcement_tells(num_players):
+    """v1's paced turns: continuations of one moment whose child's turns end in the same announcement took the same
+    decisions (the seekers cannot count the child's lines); the control, v1's rules without paced turns (v0's
+    turns), is caught by the same check."""
+    from dataclasses import replace
+
+    from leak_checks import check_turn_order_branches
+
+    raw = summer_hide_and_seek_v1.raw_env(num_players=num_players)
+    states = random_states(raw.game, seed=5, num_games=2, every=1)[:40]
+    assert check_turn_order_branches(raw, states, branches=24) > 0  # turns of other strokes met the same view
+    unpaced = replace(summer_hide_and_seek_v1.DEFINITION, rules={**summer_hide_and_seek_v1.DEFINITION.rules,
+                                                                 "paced_turns": False})
+    raw = unpaced.factories("unpaced")[0](num_players=num_players)
+    with pytest.raises(AssertionError, match="turn order leaks"):
+        check_turn_order_branches(raw, random_states(raw.game, seed=5, num_games=2, every=1)[:40], branches=24)
