@@ -224,7 +224,8 @@ def check_copy_continues_identically(make_env, seed=5, cut_at=7):
 
 
 def check_observations(make_env, seed=0, num_games=3):
-    """Masks equal the rules' legal actions; observations fit their space; non-actors get zero masks."""
+    """Masks equal the rules' legal actions; observations fit their space; non-actors get zero masks (in their
+    observations and their infos)."""
     env = make_env()
     raw = env.unwrapped
     rng = np.random.default_rng(seed)
@@ -252,6 +253,7 @@ def check_observations(make_env, seed=0, num_games=3):
                 if other != agent:
                     other_obs = env.observe(other)
                     assert not other_obs["action_mask"].any(), f"{other} has a mask while {agent} acts"
+                    assert not raw.infos[other]["action_mask"].any(), f"{other}'s info has a mask while {agent} acts"
                     assert space.contains(other_obs)
             assert not obs["observation"].flags.writeable, "observations must be read-only views"
             assert not obs["action_mask"].flags.writeable, "masks must be read-only views"
