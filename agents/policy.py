@@ -183,6 +183,10 @@ def quantize_rows(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(q), scale
 
 
+#: float16's largest finite value: a weight beyond it would be stored as infinity
+HALF_MAX = float(np.finfo(np.float16).max)
+
+
 def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarray]], metadata: dict,
                 value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None, precision: str = "float32") -> Path:
     """Write a policy file: ``layers`` are ``(weight[out, in], bias[out])`` pairs, input first.
@@ -210,8 +214,11 @@ def save_policy(path: str | os.PathLike, layers: list[tuple[np.ndarray, np.ndarr
             tensors[f"{name}.bias"] = np.ascontiguousarray(bias, dtype=np.float32)
         else:
             dtype = np.float16 if precision == "float16" else np.float32
-            tensors[f"{name}.weight"] = np.ascontiguousarray(weight, dtype=dtype)
-            tensors[f"{name}.bias"] = np.ascontiguousarray(bias, dtype=dtype)
+            for part, values in (("weight", weight), ("bias", bias)):
+                if dtype == np.float16 and np.isfinite(values).all() and np.abs(values).max(initial=0) > HALF_MAX:
+                    raise ValueError(f"save_policy: {name}.{part} holds {float(np.abs(values).max()):.6g}, beyond "
+                                     f"float16's largest value {HALF_MAX:g}: save it with precision float32 or int8")
+                tensors[f"{name}.{part}"] = np.ascontiguousarray(values, dtype=dtype)
 
     path = Path(path)
     if path.is_dir() or (not path.suffix and not path.exists()):

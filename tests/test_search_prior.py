@@ -173,6 +173,13 @@ def test_half_precision_files_load_as_float32_and_act_the_same(tmp_path):
     assert abs(a.value(vectors[0]) - b.value(vectors[0])) < 2e-2
     with pytest.raises(ValueError, match="precision must be one of float32, float16, int8"):
         save_policy(tmp_path / "x.safetensors", layers, meta, precision="int4")
+    big = [(w.copy(), b) for w, b in layers]
+    big[0][0][0, 0] = 70_000.0  # beyond float16's 65504: it would be stored as infinity, a file no reader takes
+    with pytest.raises(ValueError, match=r"layer_0.weight holds 70000, beyond float16's largest value 65504: save it "
+                                         r"with precision float32 or int8"):
+        save_policy(tmp_path / "inf.safetensors", big, meta, precision="float16")
+    assert not (tmp_path / "inf.safetensors").exists()
+    assert load(save_policy(tmp_path / "big.safetensors", big, meta)).layers[0][0][0, 0] == 70_000.0
 
 
 def test_int8_files_are_a_quarter_of_float32_and_keep_the_greedy_move(tmp_path):
