@@ -135,6 +135,7 @@ def _model_state(model, replay: bool) -> tuple[dict, dict]:
         "n_calls": int(getattr(model, "_n_calls", 0)),
         "exploration_rate": float(getattr(model, "exploration_rate", 0.0)),
         "ep_info_buffer": _split(list(model.ep_info_buffer or []), {}, "ep"),
+        "pending_logs": pending_logs(model),
         "optimizer": _split(model.policy.optimizer.state_dict(), files["optimizer"], "opt"),
         "rng": {
             "torch": _split(torch.get_rng_state(), files["rng"], "torch"),
@@ -147,6 +148,24 @@ def _model_state(model, replay: bool) -> tuple[dict, dict]:
         files["replay"] = {name: getattr(buffer, name) for name in _REPLAY_ARRAYS if hasattr(buffer, name)}
         state["replay"] = {"pos": int(buffer.pos), "full": bool(buffer.full)}
     return state, files
+
+
+#: the records a checkpoint keeps of those its logger holds unwritten: the last update's (SB3 writes them with the
+#: next rollout's row, which a resumed run writes in its place)
+PENDING_PREFIXES = ("train/",)
+MAX_PENDING_LOGS = 200
+
+
+def pending_logs(model) -> dict:
+    """``{key: number}`` of the ``train/*`` records ``model``'s logger holds but has not written yet."""
+    logger = getattr(model, "_logger", None)
+    values = getattr(logger, "name_to_value", {}) or {}
+    kept = {}
+    for key, value in values.items():
+        if isinstance(key, str) and key.startswith(PENDING_PREFIXES) and isinstance(value, (int, float, np.number)) \
+                and not isinstance(value, bool) and np.isfinite(float(value)):
+            kept[key] = int(value) if isinstance(value, (int, np.integer)) else float(value)
+    return dict(list(kept.items())[:MAX_PENDING_LOGS])
 
 
 def _sha256(data: bytes) -> str:
@@ -463,6 +482,12 @@ def _read_state(data: bytes, source: Path) -> dict:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNTER:
             raise CheckpointError(f"{source}/state.json: {key} = {short_repr(value)}; expected an integer from 0 to "
                                   f"{MAX_COUNTER}")
+    pending = state.setdefault("pending_logs", {})  # (absent from checkpoints older than it: none)
+    if (not isinstance(pending, dict) or len(pending) > MAX_PENDING_LOGS
+            or not all(isinstance(k, str) and k.startswith(PENDING_PREFIXES) and len(k) <= 200 and _is_number(v)
+                       for k, v in pending.items())):
+        raise CheckpointError(f"{source}/state.json: pending_logs = {short_repr(pending)}; expected at most "
+                              f"{MAX_PENDING_LOGS} finite numbers named train/...")
     rate = state["exploration_rate"]
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
         raise CheckpointError(f"{source}/state.json: exploration_rate = {short_repr(rate)}; expected a number from 0 to 1")
@@ -567,6 +592,8 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
 
     model.ep_info_buffer = deque(_join(state["ep_info_buffer"], {}), maxlen=model._stats_window_size)
     model.ep_success_buffer = deque(maxlen=model._stats_window_size)
+    for key, value in state["pending_logs"].items():  # the last update's records, written with the next row
+        model.logger.record(key, value)
     rng = arrays("rng")
     torch.set_rng_state(_join(state["rng"]["torch"], rng))
     numpy_state = _join(state["rng"]["numpy"], rng, torch_tensors=False)

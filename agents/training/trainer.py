@@ -259,6 +259,7 @@ class RolloutMark:
         self.updates = 0
         self.weights: dict = {}
         self.optimizer: dict = {}
+        self.logs: dict = {}
 
     def start(self, model) -> None:
         self.collecting = False  # (a Ctrl-C while the copies are taken finds the previous mark whole)
@@ -267,6 +268,7 @@ class RolloutMark:
         self.updates = int(model._n_updates)
         self.weights = copy.deepcopy(model.policy.state_dict())
         self.optimizer = copy.deepcopy(model.policy.optimizer.state_dict())
+        self.logs = checkpoints.pending_logs(model)  # the last update's records, not yet written
         self.collecting = True
 
     def end(self) -> None:
@@ -279,7 +281,20 @@ class RolloutMark:
         model._n_updates = self.updates
         model.policy.load_state_dict(self.weights)
         model.policy.optimizer.load_state_dict(self.optimizer)
+        values = model.logger.name_to_value
+        for key in [k for k in values if k.startswith(checkpoints.PENDING_PREFIXES)]:
+            del values[key]
+        for key, value in self.logs.items():  # (written with the dropped rollout's row, which the resume cuts)
+            model.logger.record(key, value)
         self.collecting = False
+
+
+def snapshot_pool(directory: Path, step: int, size: int | None) -> list[str]:
+    """The league's pool at ``step``: the newest ``size`` (None: all) snapshot files of ``directory`` taken at or
+    before it, oldest first."""
+    files = sorted((int(p.stem.split("_")[1]), str(p)) for p in directory.glob("snapshot_*.safetensors")
+                   if p.stem.split("_")[1].isdigit() and int(p.stem.split("_")[1]) <= step)
+    return [path for _step, path in files[-size if size else 0:]]
 
 
 def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
@@ -294,22 +309,28 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
     def learner_snapshot(model):
         return policy_metadata(model, config["env"], config["env_kwargs"], move_features=config["network"]["move_features"])
 
+    #: the step of the last checkpoint this process saved (or resumed from): a killed run resumes there
+    saved = {"step": 0}
+
     class LeagueCallback(BaseCallback):
-        """Pushes the current weights to the 'self' opponents and keeps the bounded snapshot pool."""
+        """Pushes the current weights to the 'self' opponents and keeps the bounded snapshot pool.
+
+        The pool is the newest ``league.max_snapshots`` snapshots; an older file is deleted only once no point
+        the run may go back to needs it: the last checkpoint (a killed run resumes there) and, for PPO, the
+        rollout's start (a Ctrl-C saves it). So a resumed run's pool is the one it had at its step (at most
+        three pools' files are on disk)."""
 
         def _on_training_start(self) -> None:
             self._last_sync = self.num_timesteps
             self._last_snapshot = self.num_timesteps
+            saved["step"] = self.num_timesteps
             self._push(current=True)
-
-        def _snapshots(self) -> list[str]:
-            files = sorted(snapshot_dir.glob("snapshot_*.safetensors"), key=lambda p: int(p.stem.split("_")[1]))
-            return [str(p) for p in files]
 
         def _push(self, current: bool) -> None:
             meta, layers = learner_snapshot(self.model)
             self.training_env.env_method(
-                "set_league", current=(meta, layers) if current else None, snapshots=self._snapshots()
+                "set_league", current=(meta, layers) if current else None,
+                snapshots=snapshot_pool(snapshot_dir, self.num_timesteps, config["league"]["max_snapshots"]),
             )
 
         def _on_step(self) -> bool:
@@ -318,9 +339,12 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 self._last_snapshot = self.num_timesteps
                 meta, layers = learner_snapshot(self.model)
                 save_policy(snapshot_dir / f"snapshot_{self.num_timesteps}.safetensors", layers, meta)
-                files = self._snapshots()
-                for stale in files[: max(0, len(files) - league["max_snapshots"])]:
-                    Path(stale).unlink()
+                size = league["max_snapshots"]
+                returns = [self.num_timesteps, saved["step"]] + ([mark.step] if mark is not None and mark.collecting else [])
+                needed = {path for step in returns for path in snapshot_pool(snapshot_dir, step, size)}
+                for stale in snapshot_pool(snapshot_dir, self.num_timesteps, None):
+                    if stale not in needed:
+                        Path(stale).unlink()
                 self._push(current=False)
             if _crossed(self._last_sync, self.num_timesteps, league["sync_every"]):
                 self._last_sync = self.num_timesteps
@@ -398,6 +422,7 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             if _crossed(self._last, now, config["checkpoint"]["every"]):
                 self._last = now
                 save_checkpoint(self.model, config, out)
+                saved["step"] = now
 
         def _on_rollout_start(self) -> None:
             if config["algorithm"] == "ppo" and mark is not None:
@@ -756,8 +781,8 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
             meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
                                            move_features=config["network"]["move_features"])
-            snapshots = sorted((out / "league").glob("snapshot_*.safetensors"), key=lambda p: int(p.stem.split("_")[1]))
-            vec_env.env_method("set_league", current=(meta, layers), snapshots=[str(p) for p in snapshots])
+            snapshots = snapshot_pool(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
+            vec_env.env_method("set_league", current=(meta, layers), snapshots=snapshots)
         remaining = config["total_timesteps"] - model.num_timesteps
         if remaining > 0:
             model.learn(

@@ -299,6 +299,12 @@ def _stop_at(monkeypatch, step: int):
     monkeypatch.setattr(trainer, "_callbacks", lambda *args, **kwargs: callbacks(*args, **kwargs) + [Stop()])
 
 
+def _progress_column(out: Path, key: str) -> list[str]:
+    """``key``'s value in every progress.csv row of the run, part after part ("" where a row has none)."""
+    return [row.get(key) or "" for path in sorted((out / "logs").glob("part*/progress.csv"))
+            for row in csv.DictReader(path.open()) if row.get("time/total_timesteps")]
+
+
 def _progress_steps(out: Path) -> list[int]:
     return [int(row["time/total_timesteps"]) for path in sorted((out / "logs").glob("part*/progress.csv"))
             for row in csv.DictReader(path.open()) if row.get("time/total_timesteps")]
@@ -321,6 +327,11 @@ def test_a_resume_after_ctrl_c_within_a_rollout_trains_to_the_steps_of_a_run_nev
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == sorted(
         p.name for p in (whole / "checkpoints").iterdir())
     assert _progress_steps(out) == _progress_steps(whole)
+    # the update before the checkpoint is logged with the next row, as in the run never stopped (its records were
+    # held by the logger at the Ctrl-C: the checkpoint keeps them)
+    assert _progress_column(out, "train/n_updates") == _progress_column(whole, "train/n_updates")
+    assert _progress_column(out, "train/loss")[:3] == _progress_column(whole, "train/loss")[:3]
+    assert _progress_column(whole, "train/loss")[2] != ""
     eval_steps = [row["timesteps"] for row in csv.DictReader((out / "eval.csv").open())]
     assert eval_steps == [row["timesteps"] for row in csv.DictReader((whole / "eval.csv").open())]
 
@@ -407,3 +418,36 @@ def test_a_dqn_run_continued_with_a_larger_budget_keeps_its_epsilon(nim, tmp_pat
              for p in (out / "checkpoints").glob("step_*/state.json")}
     assert max(rates) == 2000 and len(rates) >= 10
     assert all(rate == pytest.approx(0.05) for step, rate in rates.items() if step > 200), rates
+
+
+def test_a_ctrl_c_keeps_the_snapshot_pool_of_the_step_it_goes_back_to(nim, tmp_path, monkeypatch):
+    """Snapshots taken within the unfinished rollout rotate the pool; the files of the rollout's start (where the
+    Ctrl-C checkpoint is) stay until no return point needs them, so the resumed run draws from the same pool as a
+    run never stopped, and the envs are handed the pool only, not every file kept on disk."""
+    from kakurega.agents.training.trainer import TrainingInterrupted, snapshot_pool, train
+    from kakurega.agents.training.view import SingleAgentView
+
+    settings = dict(total_timesteps=128, evaluation={"every": 0, "games": 2, "final_games": 0},
+                    league={"snapshot_every": 8, "max_snapshots": 2, "sync_every": 32},
+                    opponents=[{"agent": "self", "weight": 1.0}, {"agent": "snapshots", "weight": 1.0}])
+    handed = []
+    set_league = SingleAgentView.set_league
+    monkeypatch.setattr(SingleAgentView, "set_league",
+                        lambda self, current=None, snapshots=None: (handed.append(snapshots),
+                                                                    set_league(self, current, snapshots))[1])
+    whole = tmp_path / "whole"
+    train(_config(whole, **settings), quiet=True)
+    assert max(len(pool) for pool in handed if pool is not None) == 2
+    out = tmp_path / "stopped"
+    with monkeypatch.context() as patch:
+        _stop_at(patch, 90)  # snapshots at 72, 80 and 88 were taken in the rollout that started at 64
+        with pytest.raises(TrainingInterrupted, match=r"checkpoint .*step_64 saved"):
+            train(_config(out, **settings), quiet=True)
+    names = [Path(p).name for p in snapshot_pool(out / "league", 64, 2)]
+    assert names == ["snapshot_56.safetensors", "snapshot_64.safetensors"]  # the pool a run never stopped had at 64
+    handed.clear()
+    train(_config(out, **settings), resume=True, quiet=True)
+    assert [Path(p).name for p in handed[0]] == names  # the resumed run starts from the pool of its step
+    assert [Path(p).name for p in snapshot_pool(out / "league", 128, 2)] == \
+        [Path(p).name for p in snapshot_pool(whole / "league", 128, 2)]
+    assert len(list((out / "league").iterdir())) <= 6  # at most three pools' files
