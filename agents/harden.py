@@ -45,6 +45,7 @@ import contextlib
 import json
 from pathlib import Path
 
+from kakurega.agents.specs import with_path
 from kakurega.agents.training.config import ConfigError
 
 REPORT = "harden.json"
@@ -213,7 +214,7 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
                 continuing = resume and (out / f"round_{r}" / "bot" / "checkpoints").is_dir()
                 lock = locks.enter_context(run_dir.held(out / f"round_{r}" / "bot"))
                 result = train(config, resume=continuing, overwrite=overwrite, quiet=quiet, lock=lock)
-                bot = f"policy:{result.policy_path}"
+                bot = with_path("policy", result.policy_path)
                 row["bot"] = bot
                 row["opponents"] = config["opponents"]
                 row["bot_vs_heuristic"] = _score_row(measure(env_name, env_kwargs, bot, "heuristic", games, eval_seed))

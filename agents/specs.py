@@ -63,10 +63,15 @@ MAX_SPEC_LENGTH = 4096
 def parse_spec(spec: str) -> AgentSpec:
     """Parse ``"kind"``, ``"kind:PATH"``, ``"kind:key=v,key=v"`` or ``"kind:PATH,key=v"``.
 
+    A path holding ``,`` or ``=`` goes in double quotes: ``policy:"runs/lr=1e-3,bs=64/policy.safetensors"``
+    (:func:`with_path` writes a spec so).
+
     >>> parse_spec("policy:runs/a.safetensors,sample=true")
     AgentSpec(kind='policy', argument='runs/a.safetensors', options={'sample': 'true'}, text='policy:runs/a.safetensors,sample=true')
     >>> parse_spec("ismcts:simulations=400,c=0.7").options
     {'simulations': '400', 'c': '0.7'}
+    >>> parse_spec('policy:"runs/lr=1e-3,bs=64/policy.safetensors",sample=true').argument
+    'runs/lr=1e-3,bs=64/policy.safetensors'
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string such as 'random' or 'policy:PATH', got "
@@ -78,6 +83,16 @@ def parse_spec(spec: str) -> AgentSpec:
     kind = kind.strip().lower()
     argument = None
     options: dict[str, str] = {}
+    if rest.lstrip().startswith('"'):  # a quoted argument: everything up to the closing quote
+        quoted = rest.lstrip()
+        end = quoted.find('"', 1)
+        if end < 0:
+            raise ValueError(f"agent spec {short_repr(text)}: the quoted argument has no closing '\"'")
+        argument, rest = quoted[1:end], quoted[end + 1:]
+        if rest.strip() and not rest.lstrip().startswith(","):
+            raise ValueError(f"agent spec {short_repr(text)}: expected ',key=value' or nothing after the quoted "
+                             f"argument, got {short_repr(rest.strip())}")
+        rest = "," + rest.lstrip()[1:] if rest.strip() else ""
     if rest:
         for i, part in enumerate(rest.split(",")):
             part = part.strip()
@@ -88,14 +103,25 @@ def parse_spec(spec: str) -> AgentSpec:
                 if key.strip() in options:  # the last one would win silently
                     raise ValueError(f"agent spec {short_repr(text)}: option {key.strip()!r} is given twice")
                 options[key.strip()] = value.strip()
-            elif i == 0:
+            elif i == 0 and argument is None:
                 argument = part
             else:
                 raise ValueError(
                     f"agent spec {text!r}: {part!r} is not a key=value option; expected "
-                    f"'{kind}:ARGUMENT,key=value,...'"
+                    f"'{kind}:ARGUMENT,key=value,...' (an argument holding ',' or '=' goes in double quotes: "
+                    f"{kind}:\"ARGUMENT\")"
                 )
     return AgentSpec(kind=kind, argument=argument, options=options, text=text)
+
+
+def with_path(kind: str, path) -> str:
+    """The spec ``kind:PATH`` that :func:`parse_spec` reads back as ``path`` (quoted where it holds ``,`` or ``=``)."""
+    text = str(path)
+    if '"' in text:
+        raise ValueError(f"the path {short_repr(text)} holds a '\"', which an agent spec cannot name; move or rename it")
+    if "," in text or "=" in text or text != text.strip():
+        text = f'"{text}"'
+    return f"{kind}:{text}"
 
 
 #: kinds that wait for a person at the terminal: refused wherever nobody can answer

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -316,7 +317,7 @@ def cmd_play(args) -> int:
         say(line)
     if record:
         record.finish(env)
-        print(f"game record written to {record.save(args.record)}; watch it with: kakurega replay {args.record}")
+        print(f"game record written to {record.save(args.record)}; watch it with: kakurega replay {shlex.quote(str(args.record))}")
     return 0
 
 
@@ -360,6 +361,7 @@ def cmd_quickstart(args) -> int:
 
 def _quickstart(args, config: Path, overrides: list, lock, output: str) -> int:
     """Train, play the tournament and say where everything is, in the run directory ``output`` (``lock`` holds it)."""
+    from kakurega.agents.specs import with_path
     from kakurega.agents.tournament import run_tournament
 
     print(f"[1/3] training with {config} -> {output}")
@@ -371,7 +373,7 @@ def _quickstart(args, config: Path, overrides: list, lock, output: str) -> int:
     verdict = beats_heuristic(result.evaluation)
     if verdict:
         print(verdict)
-    specs = [f"policy:{result.policy_path}", "heuristic", "random"]
+    specs = [with_path("policy", result.policy_path), "heuristic", "random"]
     try:
         from kakurega.agents.pretrained import find
 
@@ -386,13 +388,13 @@ def _quickstart(args, config: Path, overrides: list, lock, output: str) -> int:
         paths = tournament.save(out / "tournament")
     except KeyboardInterrupt:  # training is over and saved: say so, not a traceback
         print(f"\ninterrupted during the tournament; the trained policy is saved: {result.policy_path}\n"
-              f"play against it:  kakurega play {cfg['env']} --opponents policy:{result.policy_path}", file=sys.stderr)
+              f"play against it:  kakurega play {cfg['env']} --opponents {shlex.quote(with_path('policy', result.policy_path))}", file=sys.stderr)
         return 130
     print(f"\n[3/3] outputs under {out}:")
     for path in [result.policy_path, out / "plots" / "learning_curve.png", paths["heatmap"], paths["json"], paths["csv"],
                  out / "evaluation" / "evaluation.txt"]:
         print(f"  {path}")
-    print(f"\nplay against it:  kakurega play {cfg['env']} --opponents policy:{result.policy_path}")
+    print(f"\nplay against it:  kakurega play {cfg['env']} --opponents {shlex.quote(with_path('policy', result.policy_path))}")
     return 0
 
 

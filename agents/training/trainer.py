@@ -511,12 +511,13 @@ def save_checkpoint(model, config: dict, out: Path) -> Path:
 # ------------------------------------------------------------- final report
 def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) -> tuple[list, str]:
     """The policy against each ``evaluation.final_opponents`` (and random's result on the same deals)."""
+    from kakurega.agents.specs import with_path
     from kakurega.agents.tournament import run_tournament
 
     evaluation = config["evaluation"]
     games = evaluation["final_games"]
     rows = []
-    policy_spec = f"policy:{policy_path}"
+    policy_spec = with_path("policy", policy_path)
     directory = out / "evaluation"
     for opponent in evaluation["final_opponents"]:
         result = run_tournament(

@@ -22,6 +22,54 @@ def test_parse_spec_forms():
         parse_spec("policy:a.safetensors,oops")
 
 
+@pytest.mark.parametrize("path", ["runs/lr=1e-3,bs=64/policy.safetensors", "a,b/p.safetensors", "-x/p q.safetensors",
+                                  "plain/p.safetensors", " lead/p.safetensors", "c:d/p=1"])
+def test_a_path_with_commas_or_equals_is_quoted_and_read_back(path):
+    from kakurega.agents.specs import with_path
+
+    spec = with_path("policy", path)
+    assert parse_spec(spec).argument == path and parse_spec(spec).options == {}
+    assert parse_spec(spec + ",sample=true").options == {"sample": "true"}
+    assert parse_spec(spec + ",sample=true").argument == path
+    # unquoted, such a path is read as options or refused: the control
+    if "," in path or "=" in path.split("/")[0]:
+        try:
+            assert parse_spec(f"policy:{path}").argument != path
+        except ValueError as error:
+            assert "not a key=value option" in str(error)
+
+
+def test_quoted_arguments_are_refused_in_words_when_malformed():
+    from kakurega.agents.specs import with_path
+
+    with pytest.raises(ValueError, match="has no closing"):
+        parse_spec('policy:"a,b/p.safetensors')
+    with pytest.raises(ValueError, match="expected ',key=value' or nothing after the quoted argument"):
+        parse_spec('policy:"a,b"x')
+    with pytest.raises(ValueError, match="not a key=value option.*goes in double quotes"):
+        parse_spec("policy:a.safetensors,b/p.safetensors")
+    with pytest.raises(ValueError, match="cannot name"):
+        with_path("policy", 'a"b/p.safetensors')
+
+
+def test_a_run_in_a_folder_named_with_commas_and_equals_finishes_and_loads(nim, tmp_path):
+    """A sweep's run folder (``lr=1e-3,bs=64``): the final evaluation names its policy file through a spec."""
+    import json
+
+    from training_helpers import tiny_config
+
+    from kakurega.agents.specs import with_path
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "sweep" / "lr=1e-3,bs=64"
+    result = train(tiny_config(nim.NAME, "ppo", out, total_timesteps=64,
+                               evaluation={"final_games": 4, "final_opponents": ["random"]}), quiet=True)
+    assert json.loads((out / "summary.json").read_text())["timesteps"] == result.timesteps
+    assert (out / "evaluation" / "evaluation.json").is_file()
+    agent = make_agent(with_path("policy", result.policy_path), context_for(nim.NAME, {}), 0)
+    assert agent is not None
+
+
 def test_builtin_kinds_and_errors(nim):
     context = context_for(nim.NAME, {})
     assert isinstance(make_agent("random", context, 0), RandomAgent)
