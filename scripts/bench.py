@@ -520,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
         if not ok:
             parser.error(f"{name} must be {expected}, got {value}")
     report = run(args.seconds, args.repeats, args.only, args.chunks)
+    write_report(args.json, report)  # first: the measurements are kept whatever becomes of the printing
     table = format_table(report)
     print(table)
     count = len(report["compiled_modules"])
@@ -527,7 +528,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nno kakurega env matched --only {args.only!r}")
     else:
         print(f"\nkakurega modules compiled (setup.py): {count}" + ("" if count else " -- pure Python"))
-    write_report(args.json, report)
     return 0
 
 

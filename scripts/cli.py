@@ -633,10 +633,46 @@ def main(argv=None) -> int:
     return guarded(lambda: args.func(args))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``docker stop``, a batch scheduler): stops a command as Ctrl-C does (a run saves a
+    checkpoint, a partial file is removed), and the exit status says which (143)."""
+
+
+#: whether SIGTERM stopped the command :func:`guarded` runs
+_TERMINATED = {"fired": False}
+
+
+def _terminate(signum, frame):
+    _TERMINATED["fired"] = True
+    raise Terminated()
+
+
 def guarded(call) -> int:
     """``call()``'s exit status, with what stopped it said in one line instead of a traceback: bad input (a config,
-    a spec, an option of the wrong type, a policy file) exit 2, a file in the way exit 1, Ctrl-C exit 130
-    (``KAKUREGA_DEBUG=1`` shows the traceback)."""
+    a spec, an option of the wrong type, a policy file) exit 2, a file in the way exit 1, Ctrl-C exit 130, SIGTERM
+    (handled as Ctrl-C) exit 143 (``KAKUREGA_DEBUG=1`` shows the traceback). Text the output's encoding cannot
+    hold (a Japanese title in an ASCII terminal) is written escaped, not refused."""
+    import signal
+    import threading
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a text stream of its own (a test's capture): as it is
+            pass
+    previous = None
+    _TERMINATED["fired"] = False
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        status = _guarded(call)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return 143 if status == 130 and _TERMINATED["fired"] else status
+
+
+def _guarded(call) -> int:
     try:
         return int(call() or 0)
     except (ValueError, TypeError) as error:  # bad input (config, spec, option of the wrong type, policy file): a message
@@ -655,10 +691,10 @@ def guarded(call) -> int:
             raise
         print(f"error: {os_error_words(error)}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:  # Ctrl-C where a command does not say more itself (starting up, between steps)
+    except KeyboardInterrupt as stop:  # Ctrl-C where a command does not say more itself (starting up, between steps)
         if os.environ.get("KAKUREGA_DEBUG"):
             raise
-        print("\ninterrupted (Ctrl-C)", file=sys.stderr)
+        print(f"\ninterrupted ({'SIGTERM' if isinstance(stop, Terminated) else 'Ctrl-C'})", file=sys.stderr)
         return 130
 
 

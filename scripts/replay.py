@@ -59,6 +59,8 @@ def run(args) -> int:
     except ValueError as error:  # a bad record, view, --fps or --gif destination
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (replay FILE | head): the command line's quiet exit
+        raise
     except OSError as error:  # e.g. the disk filled while the GIF was written (nothing half-written is left)
         print(f"error: {error.filename or args.gif}: cannot write ({error.strerror or error})", file=sys.stderr)
         return 2

@@ -374,7 +374,7 @@ def _blocked(directory: Path, error: OSError) -> str:
 def open_new(path: Path):
     """A new file at ``path`` opened for writing bytes: created here (``O_EXCL``), so a link or a FIFO planted at
     the name is never followed or opened (a name already taken raises :class:`FileExistsError`)."""
-    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644), "wb")
+    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666), "wb")
 
 
 def open_temporary(path: Path):
@@ -395,6 +395,9 @@ def write_new(path: Path, data: bytes) -> None:
     except OSError as error:  # e.g. a full disk; a failed write names no file: name it
         path.unlink(missing_ok=True)
         raise OSError(error.errno, error.strerror, str(path)) from None
+    except BaseException:  # Ctrl-C (often in the fsync): no partial file is left either
+        path.unlink(missing_ok=True)
+        raise
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -462,7 +465,7 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
             if not header or step_column not in header:
                 return 0
             column = header.index(step_column)
-            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644),
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666),
                       "w", newline="", encoding="utf-8") as target:
                 writer = csv.writer(target, lineterminator="\n")
                 writer.writerow(header)
@@ -506,7 +509,7 @@ def _keep_row(row: list, width: int, column: int, step: int) -> bool:
 def append_csv_row(path: Path, header: list, row: list) -> None:
     """Append ``row`` to CSV ``path`` (``header`` first when the file is new), never through a link or into a FIFO."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    with open(os.open(path, flags, 0o644), "a", newline="", encoding="utf-8") as handle:
+    with open(os.open(path, flags, 0o666), "a", newline="", encoding="utf-8") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
             raise ConfigError(f"{path} is not a plain file of the run (a FIFO, device or hard link); remove it")

@@ -391,3 +391,76 @@ def test_train_bots_reads_a_bot_configs_init_policy_from_the_package_wherever_it
     assert train_bots.main(["--only", "animal_chain_reach", "--no-install", "--runs", str(tmp_path / "runs")]) == 3
     assert seen == [[f"init_policy={package / 'agents/pretrained/animal_chain_v1.safetensors'}",
                      f"output_dir={tmp_path / 'runs' / 'animal_chain_reach'}"]]
+
+
+def test_sigterm_stops_a_command_as_ctrl_c_does_with_exit_143(capsys):
+    """``timeout``, ``docker stop`` and batch schedulers stop a job with SIGTERM: handled as Ctrl-C (one line, the
+    run's own Ctrl-C handling), exit 143; the handler before it is put back."""
+    import os
+    import signal
+    import time
+
+    from kakurega.scripts.cli import guarded
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def command():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)  # the signal stops it long before
+        return 0
+
+    assert guarded(command) == 143
+    assert capsys.readouterr().err.strip() == "interrupted (SIGTERM)"
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert guarded(lambda: (_ for _ in ()).throw(KeyboardInterrupt())) == 130  # the control: Ctrl-C stays 130
+
+
+def test_sigterm_during_training_saves_a_checkpoint_and_exits_143(nim, tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+
+    import yaml
+    from stable_baselines3.common.callbacks import BaseCallback
+    from training_helpers import tiny_config
+
+    from kakurega.agents.training import trainer
+
+    class Term(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 80:  # in the second rollout: the first one's end is kept
+                os.kill(os.getpid(), signal.SIGTERM)
+            return True
+
+    callbacks = trainer._callbacks
+    monkeypatch.setattr(trainer, "_callbacks", lambda *args, **kwargs: callbacks(*args, **kwargs) + [Term()])
+    out = tmp_path / "run"
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(tiny_config(nim.NAME, "ppo", out, total_timesteps=10_000)))
+    assert main(["train", str(config), "--quiet"]) == 143
+    err = capsys.readouterr().err
+    assert "interrupted at step" in err and "checkpoint" in err and "continue with --resume" in err
+    assert list((out / "checkpoints").glob("step_*")) and not (out / ".kakurega-lock").exists()
+
+
+def test_text_the_output_cannot_encode_is_escaped_not_an_error(tmp_path):
+    """A card's Japanese title on an ASCII or Latin-1 output (a C locale, a Windows code page): escaped, exit 0."""
+    import os
+
+    for encoding in ("ascii", "latin-1"):
+        run = subprocess.run([sys.executable, "-m", "kakurega.scripts.cli", "envs", "kakurenbo_v1"],
+                             capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert run.returncode == 0, run.stderr.decode(errors="replace")[-800:]
+        assert b"KAKURENBO \\u63b4\\u604b\\u6155" in run.stdout and b"Creation" in run.stdout
+
+
+def test_a_replay_whose_reader_goes_away_exits_quietly(tmp_path):
+    """``kakurega replay FILE | head -1``: no error line about a file (exit 1, as every other command)."""
+    assert main(["evaluate", "animal_chain_v1", "--agents", "random", "heuristic", "--games", "1", "--quiet",
+                 "--record-dir", str(tmp_path / "records")]) == 0
+    record = next((tmp_path / "records").glob("game-*.json"))
+    process = subprocess.Popen([sys.executable, "-m", "kakurega.scripts.cli", "replay", str(record)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()  # the reader goes away after one line
+    assert process.wait(timeout=120) == 1
+    assert process.stderr.read() == b""

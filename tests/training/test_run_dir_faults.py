@@ -358,3 +358,35 @@ def test_a_failed_rename_leaves_no_temporary_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     run_dir.atomic_write_bytes(tmp_path / "other.json", b"{}")  # the control: a free name is written
     assert (tmp_path / "other.json").read_bytes() == b"{}" and not (tmp_path / ".other.json.tmp").exists()
+
+
+def test_a_ctrl_c_in_the_middle_of_a_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    """Ctrl-C lands in the fsync more often than anywhere else: the new file (a game record) is removed too."""
+    from kakurega.agents.training import run_dir
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(run_dir.os, "fsync", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            run_dir.write_new(tmp_path / "game-000001.json.partial", b"{}")
+    assert list(tmp_path.iterdir()) == []
+    run_dir.write_new(tmp_path / "game-000001.json.partial", b"{}")  # the control
+    assert (tmp_path / "game-000001.json.partial").read_bytes() == b"{}"
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    """A shared group folder (umask 002) gets group-writable files, as its folders are; umask 077 keeps them private."""
+    from kakurega.agents.training import run_dir
+
+    for umask, mode in ((0o002, 0o664), (0o077, 0o600)):
+        old = os.umask(umask)
+        try:
+            run_dir.write_new(tmp_path / f"new_{umask}", b"x")
+            run_dir.atomic_write_bytes(tmp_path / f"whole_{umask}", b"x")
+            run_dir.append_csv_row(tmp_path / f"rows_{umask}.csv", ["a"], [1])
+        finally:
+            os.umask(old)
+        for name in (f"new_{umask}", f"whole_{umask}", f"rows_{umask}.csv"):
+            assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
