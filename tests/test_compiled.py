@@ -408,3 +408,38 @@ def test_the_typed_declarations_are_compiled_in(pxd):
         assert "__dict__" not in dir(getattr(module, cls)), f"{cls} is not an extension type"
     functions = {f for f in declared["functions"] if "." not in f}
     assert functions <= set(getattr(module, "__pyx_capi__", {})), f"{name} exports no C API for some cpdef functions"
+
+
+@pytest.mark.parametrize("name", sorted(ENV_SPECS))
+def test_bots_copy_and_pickle_in_either_build_and_play_on_as_the_original(name):
+    """A training view's opponents and a worker's agents are deep-copied and pickled: every bot kind, compiled
+    tables included, copies, and the copies choose what the original chooses, one observation after another."""
+    import copy
+
+    from kakurega.agents.base import AgentContext, choose_action
+    from kakurega.agents.pretrained import find
+    from kakurega.agents.specs import make_agent
+
+    raw = make(name, wrapped=False)
+    context = AgentContext.from_env(raw, name, {})
+    specs = ["heuristic", "ismcts:simulations=6,rollout=heuristic,seed=2"]
+    try:
+        find(name, {})
+        specs.append("pretrained")
+    except ValueError:
+        pass  # no shipped bot for this configuration
+    for spec in specs:
+        agent = make_agent(spec, context, seed=3)
+        raw.reset(seed=5)
+        for _ in range(3):  # a few moves first: whatever the bot keeps between moves is copied too
+            if not raw.agents:
+                break
+            raw.step(choose_action(agent, raw, raw.agent_selection))
+        copies = [copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))]
+        for _ in range(6):
+            if not raw.agents:
+                break
+            seat = raw.agent_selection
+            moves = [choose_action(bot, raw, seat) for bot in [agent, *copies]]
+            assert moves[1:] == moves[:1] * 2, f"{name} {spec}: the copies chose {moves[1:]}, the bot {moves[0]}"
+            raw.step(moves[0])

@@ -120,6 +120,17 @@ class AnimalChainHeuristic(Agent):
     def reset(self) -> None:
         self._plans.clear()
 
+    def __getstate__(self) -> dict:
+        """Copies and pickles (a training view's opponents, a worker's agents) leave the tables out: compiled,
+        they are C arrays that do not pickle, and they are a function of the rules and the layout."""
+        state = self.__dict__.copy()
+        del state["_tables"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._tables = PlayTables(self.game, self.own_base, self.opponent_base, self.context.layout)
+
     # ------------------------------------------------------------------ reading
     def _read(self, observation):
         """``(types, hand, copies)``: the type seen at each position (``FACE_DOWN``: none), the hand and the
