@@ -3,6 +3,7 @@
     kakurega serve                               http://127.0.0.1:8765/
     kakurega serve --port 9000 --record-dir runs/records
     kakurega serve --data-dir my_decks --move-seconds 5
+    kakurega serve --host 0.0.0.0 --allow-host games.example.org
 
 The server listens on 127.0.0.1 unless ``--host`` says otherwise; see
 :mod:`kakurega.scripts.web.app` for the protocol and docs/web.md for the page.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 DEFAULT_PORT = 8765
@@ -23,6 +25,8 @@ SHUTDOWN_SECONDS = 5
 #: connections waiting to be accepted (the listen backlog; asyncio also accepts at most this many at a time, so a
 #: burst cannot open many more files than the cap on open connections before the surplus is refused)
 ACCEPT_BACKLOG = 128
+#: a name --allow-host takes (a DNS name, as a Host header carries it: no port)
+HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -37,6 +41,11 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="interface to listen on (default 127.0.0.1: this machine only; 0.0.0.0: everyone who "
                              "can reach this machine may start games and run agents, plain HTTP, no login: see "
                              "docs/web.md)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests that name the server NAME (a name it is reached by: a DNS name, "
+                             "a proxy's); repeatable. IP addresses, localhost and, beyond loopback, this machine's "
+                             "own names are always answered; any other name is refused (400), so that a web page "
+                             "elsewhere cannot reach the app by DNS rebinding")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
                         help="write the record of every finished game into DIR (see `kakurega replay`)")
@@ -55,8 +64,8 @@ def run(args) -> int:
     try:
         import uvicorn
 
-        from kakurega.scripts.web.app import MAX_MESSAGE_BYTES, create_app
-        from kakurega.scripts.web.connections import bounded_protocol
+        from kakurega.scripts.web.app import MAX_MESSAGE_BYTES, SEND_SECONDS, create_app, is_loopback
+        from kakurega.scripts.web.connections import bounded_protocol, bounded_ws_protocol
     except ImportError as error:
         print(f"error: kakurega serve needs the web extra ({error}); install it with: pip install 'kakurega[web]'",
               file=sys.stderr)
@@ -88,18 +97,27 @@ def run(args) -> int:
         print(f"error: --host {short_repr(args.host, 60)}: not a host name or address ({error}); e.g. 127.0.0.1 "
               "or 0.0.0.0", file=sys.stderr)
         return 2
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    for name in args.allow_host:
+        if not HOST_NAME.fullmatch(name):
+            from kakurega.envs.core.safe_load import short_repr
+
+            print(f"error: --allow-host {short_repr(name, 60)}: not a host name (letters, digits, '-', '_' and "
+                  "dots, without a port); e.g. --allow-host games.example.org", file=sys.stderr)
+            return 2
+    if not is_loopback(args.host):
         print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
               "(and run any agent spec, policy files included; plain HTTP, no login); a game's seats stay "
               "behind their links", file=sys.stderr)
     app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
-                     move_seconds=args.move_seconds)
+                     move_seconds=args.move_seconds, allow_hosts=args.allow_host)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"kakurega serve: open http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
     # bounded_protocol: uvicorn's h11 protocol with a deadline for request heads and a cap on open connections
-    # (uvicorn alone holds a half-sent request for ever); the limits are read now (docs/web.md)
+    # (uvicorn alone holds a half-sent request for ever), and a websocket one that drops a page that stopped reading;
+    # the limits are read now (docs/web.md)
     protocol = bounded_protocol()
     uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024, http=protocol,
+                ws=bounded_ws_protocol(SEND_SECONDS),
                 backlog=ACCEPT_BACKLOG, log_level="warning" if args.quiet else "info",
                 timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     return 0

@@ -52,24 +52,39 @@ the place of the game left idle longest, once it has been idle
 :data:`IDLE_SECONDS`. Every
 request is bounded in time: a bot thinks at most ``move_seconds`` per move
 (a search then plays its best move so far), data files are opened without
-ever blocking, and a closed tab calls off its bot's thinking. Options that
-name a file take only the names the app offers (:mod:`kakurega.scripts.web.data_files`).
+ever blocking, and a closed tab calls off its bot's thinking. Bots think in
+:data:`BOT_THREADS` threads of their own and other requests run in
+:data:`REQUEST_THREADS` more (the page's files are served beside them however
+busy the bots are), and a reply the page does not take
+within :data:`SEND_SECONDS` (it stopped reading) ends its connection. Options
+that name a file take only the names the app offers
+(:mod:`kakurega.scripts.web.data_files`); Animal Chain decks sent inline hold
+at most :data:`MAX_INLINE_DECK_CARDS` cards in all the games held. A client
+on another machine gets a share of the places: :data:`MAX_CONNECTIONS_PER_ADDRESS`
+tabs and :data:`MAX_SESSIONS_PER_ADDRESS` games of one address.
 
 A page may only talk to the server that served it: websocket requests from
 another origin are refused (a web page elsewhere cannot drive the app), and
-while the server listens on the loopback interface only loopback host names
-are answered (no DNS rebinding).
+only requests naming the server by an IP address, ``localhost``, this
+machine's own names (when it listens beyond loopback) or a name given with
+``--allow-host`` are answered (no DNS rebinding: a rebound page names its
+own host).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import logging
+import re
 import secrets
+import socket
 import threading
 import time
 from pathlib import Path
 
+from kakurega.agents.record import parse_record
 from kakurega.envs.core.safe_load import short_repr
 from kakurega.scripts.web.data_files import DataFiles
 from kakurega.scripts.web.session import MOVE_SECONDS, GameSession, ReplaySession, RequestError
@@ -81,7 +96,7 @@ MAX_MESSAGE_BYTES = 2_500_000
 MAX_SESSIONS = 64
 #: requests of one connection waiting for their turn (a page sends one at a time)
 MAX_PENDING = 16
-#: characters of one connection's requests waiting for their turn (a request beyond it is refused in words)
+#: bytes (UTF-8) of one connection's requests waiting for their turn (a request beyond it is refused in words)
 MAX_QUEUED_BYTES = 2 * MAX_MESSAGE_BYTES
 #: JSON values of one message, at most (every ``[``, ``{`` and ``,`` outside strings counted, before it is read: a
 #: game record travels as one string); as many as a data file may hold (``safe_load.MAX_NODES``)
@@ -92,7 +107,21 @@ READ_ON_ARRIVAL = 4096
 MAX_CONNECTIONS = 100
 #: with MAX_SESSIONS games open in tabs, a game no request has touched for this long gives its place to a new one
 IDLE_SECONDS = 15 * 60
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+#: tabs and games of one client address at once (a quarter of the server's): loopback clients, this machine's own
+#: (every tab of a person at the server's machine), are held only to the server's limits
+MAX_CONNECTIONS_PER_ADDRESS = MAX_CONNECTIONS // 4
+MAX_SESSIONS_PER_ADDRESS = MAX_SESSIONS // 4
+#: cards of the Animal Chain decks sent inline (as data, not a file name) in all the games and replays held: a game
+#: of a 1,000-card deck of 2,000 card types (the most one deck may hold) takes 50 to 80 MB
+MAX_INLINE_DECK_CARDS = 2000
+#: threads in which bots think (``next`` requests), and threads that answer every other request: the page's files
+#: are served by other threads still, and a person's requests do not wait for a thread behind bots thinking
+BOT_THREADS = 16
+REQUEST_THREADS = 16
+#: the longest one reply may wait to be sent: a page that stops reading loses its connection (and its places)
+SEND_SECONDS = 30.0
+#: host names a server answers wherever it listens (beside IP addresses)
+LOCAL_NAMES = ("localhost",)
 _TYPES = ("new", "act", "next", "look", "join", "view", "open_record", "seek", "abandon")
 #: the agent spec of a seat another person plays, joining by its own link
 HUMAN = "human"
@@ -123,32 +152,84 @@ class Sessions:
         self.open: dict[str, object] = {}  # ticket -> the connection that has it open
         self.views: dict[str, str | None] = {}  # ticket -> the seat it watches as, once its game allows another
         self.used_invites: dict[str, str] = {}  # invite already used to take its seat -> its game's id
+        self.owners: dict[str, str | None] = {}  # game id -> the client address it counts against (None: no share)
+        self.cards: dict[str, int] = {}  # game id -> the cards of its inline deck (0: none)
+        self.reserved = 0  # inline-deck cards of the games being built now (:meth:`deck_room`)
         self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
 
-    def add(self, session, connection) -> str:
-        """Hold ``session`` and open its first ticket in ``connection``; returns that ticket."""
+    def add(self, session, connection, cards: int = 0) -> str:
+        """Hold ``session`` (its inline deck of ``cards`` cards) and open its first ticket in ``connection``;
+        returns that ticket. A game that may give its place (:meth:`_droppable`) makes room when the server holds
+        :attr:`max_sessions` games, or the connection's address its share."""
         with self.lock:
-            if len(self.by_id) >= self.max_sessions:
-                closed = [key for key, held in self.by_id.items() if not any(t in self.open for t in held.tickets)]
-                now = self.clock()
-                idle = [key for key in self.by_id if now - self.used_at[key] >= self.idle_seconds]
-                if closed:
-                    self._drop(closed[0])  # the oldest (dicts keep insertion order)
-                elif idle:  # open in a tab, but left: the one idle longest
-                    self._drop(min(idle, key=self.used_at.__getitem__))
-                else:
-                    raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first (or "
-                                       f"wait: a game left idle {self.idle_seconds / 60:g} minutes gives its place)")
+            owner = getattr(connection, "address", None)
+            if owner is not None and not self._fit(1, MAX_SESSIONS_PER_ADDRESS, lambda key: self.owners[key] == owner,
+                                                    connection):
+                raise RequestError(f"{MAX_SESSIONS_PER_ADDRESS} games of your address ({owner}) are open in its "
+                                   f"tabs, its share of the server's {self.max_sessions}; close one first (or wait: a "
+                                   f"game left idle {self.idle_seconds / 60:g} minutes gives its place)")
+            if not self._fit(1, self.max_sessions, lambda key: True, connection):
+                raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first (or "
+                                   f"wait: a game left idle {self.idle_seconds / 60:g} minutes gives its place)")
             self.by_id[session.id] = session
             self.used_at[session.id] = self.clock()
+            self.owners[session.id] = owner
+            self.cards[session.id] = cards
             self.tickets.update(dict.fromkeys(session.tickets, session))
             ticket = next(iter(session.tickets))
             self.attach(ticket, connection)
             return ticket
 
+    @contextlib.contextmanager
+    def deck_room(self, env_name, options, connection):
+        """Room for the inline deck of ``options`` (an Animal Chain deck sent as data), kept from before its game is
+        built until it is held (or refused): yields its cards (0: no inline deck). Games that may give their place
+        make room; refused in words when :data:`MAX_INLINE_DECK_CARDS` would be passed all the same."""
+        cards = inline_deck_cards(env_name, options)
+        with self.lock:
+            if cards and not self._fit(cards + self.reserved, MAX_INLINE_DECK_CARDS, self.cards.__getitem__,
+                                       connection):
+                held = sum(self.cards.values()) + self.reserved
+                raise RequestError(
+                    f"this deck has {cards} cards and the decks sent inline in the games open now hold {held}; the "
+                    f"limit is {MAX_INLINE_DECK_CARDS} cards of inline decks in all: close a game with an inline "
+                    "deck, send a smaller one, or offer it as a file (kakurega serve --data-dir)")
+            self.reserved += cards
+        try:
+            yield cards
+        finally:
+            with self.lock:
+                self.reserved -= cards
+
+    def _droppable(self, connection) -> list[str]:
+        """The games that may give their place, in that order: those no tab has open (but ``connection``, which
+        starts another), oldest first, then those left idle :attr:`idle_seconds`, the one idle longest first."""
+        now = self.clock()
+        closed = [key for key, held in self.by_id.items()
+                  if all(self.open.get(ticket, connection) is connection for ticket in held.tickets)]
+        idle = [key for key in self.by_id if key not in closed and now - self.used_at[key] >= self.idle_seconds]
+        return closed + sorted(idle, key=self.used_at.__getitem__)
+
+    def _fit(self, need: int, limit: int, size, connection) -> bool:
+        """Whether ``need`` fits beside the ``size`` (of a game id) of the games held within ``limit``, once games
+        that may give their place have given it (only those it takes, and only when it then fits)."""
+        held = sum(size(key) for key in self.by_id)
+        dropped = []
+        for key in self._droppable(connection):
+            if held + need <= limit:
+                break
+            if size(key):
+                held -= size(key)
+                dropped.append(key)
+        if held + need > limit:
+            return False
+        for key in dropped:
+            self._drop(key)
+        return True
+
     def _drop(self, key: str) -> None:
         session = self.by_id.pop(key)
-        del self.used_at[key]
+        del self.used_at[key], self.owners[key], self.cards[key]
         if isinstance(session, GameSession):
             session.abandoned.set()  # a bot still thinking about it stops
         for invite in [invite for invite, game in self.used_invites.items() if game == key]:
@@ -258,36 +339,67 @@ class Sessions:
 
 class Connection:
     """One websocket: ``closed`` is set when it goes away (its bot's thinking is then called off); ``queued``:
-    the characters of its requests waiting for their turn as text."""
+    the bytes of its requests waiting for their turn as text; ``address``: the client address whose share of the
+    places it takes (None: a loopback client, held only to the server's limits)."""
 
-    def __init__(self):
+    def __init__(self, address: str | None = None):
         self.closed = threading.Event()
         self.queued = 0
+        self.address = address
 
 
 class Queued:
     """A long request waiting for its turn as text (read as JSON in its turn: a parsed message can take 25 times
-    its text's memory)."""
+    its text's memory), and its size in bytes."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "size")
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, text: str, size: int):
+        self.text, self.size = text, size
+
+
+def utf8_size(text: str) -> int:
+    """The bytes of ``text`` in UTF-8 (as it came over the wire)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def queued(text, connection) -> object:
     """What a frame waits in its tab's queue as: a short request read now (an ``abandon`` acts at once), a long one
     as text, or the error that answers it (too large, malformed, or too much of this tab's text waiting)."""
     try:
-        if not isinstance(text, str) or len(text) <= READ_ON_ARRIVAL or len(text) > MAX_MESSAGE_BYTES:
+        size = utf8_size(text) if isinstance(text, str) else 0
+        if not isinstance(text, str) or size <= READ_ON_ARRIVAL or size > MAX_MESSAGE_BYTES:
             return parse_request(text)
-        if connection.queued + len(text) > MAX_QUEUED_BYTES:
-            raise RequestError(f"{connection.queued} characters of this tab's requests are waiting already; the limit "
+        if connection.queued + size > MAX_QUEUED_BYTES:
+            raise RequestError(f"{connection.queued} bytes of this tab's requests are waiting already; the limit "
                                f"is {MAX_QUEUED_BYTES}: wait for their replies")
     except RequestError as error:
         return error
-    connection.queued += len(text)
-    return Queued(text)
+    connection.queued += size
+    return Queued(text, size)
+
+
+def client_address(client) -> str | None:
+    """The address whose share of the places a websocket's client takes: its IP address, or None for a loopback
+    client (this machine: every tab of the person at it) or one without an IP address."""
+    try:
+        address = ipaddress.ip_address(client[0])
+    except (TypeError, IndexError, ValueError):
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return None if address.is_loopback else str(address)
+
+
+def inline_deck_cards(env_name: str, options) -> int:
+    """The cards of an Animal Chain deck given inline in ``options`` (data, not a file name): every line's copies
+    (read before the env checks the deck: a line it would refuse counts one card)."""
+    deck = options.get("deck") if env_name.startswith("animal_chain") and isinstance(options, dict) else None
+    lines = deck.get("cards") if isinstance(deck, dict) else None
+    if not isinstance(lines, list):
+        return 0
+    copies = [line.get("copies", 1) if isinstance(line, dict) else 1 for line in lines]
+    return sum(n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1 for n in copies)
 
 
 def _env_list() -> list[dict]:
@@ -347,13 +459,9 @@ def _agent_kinds() -> dict:
     return kinds
 
 
-def _new_game(message: dict, sessions: Sessions) -> GameSession:
-    """A :class:`GameSession` from a ``new`` request, every field checked."""
-    import numpy as np
-
-    from kakurega.agents.pretrained import default_opponent
-    from kakurega.agents.specs import parse_spec, require_unattended, seat_lineup
-    from kakurega.envs.registry import make
+def _new_game(message: dict, sessions: Sessions, connection) -> tuple[GameSession, str]:
+    """A :class:`GameSession` from a ``new`` request, every field checked, held and open in ``connection``; with
+    its ticket."""
     from kakurega.scripts.evaluate import resolve_env_name
 
     env = message.get("env")
@@ -364,6 +472,19 @@ def _new_game(message: dict, sessions: Sessions) -> GameSession:
     if not isinstance(options, dict):
         raise RequestError("new: 'options' must be an object of env options, e.g. {\"num_players\": 3}")
     options = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
+    with sessions.deck_room(name, options, connection) as cards:  # an inline deck: room before it is built
+        session = _build_game(name, options, message, sessions)
+        return session, sessions.add(session, connection, cards)
+
+
+def _build_game(name: str, options: dict, message: dict, sessions: Sessions) -> GameSession:
+    """The game of a ``new`` request (env ``name`` with checked ``options``): seats, agents, view and seed checked."""
+    import numpy as np
+
+    from kakurega.agents.pretrained import default_opponent
+    from kakurega.agents.specs import parse_spec, require_unattended, seat_lineup
+    from kakurega.envs.registry import make
+
     num_players = len(make(name, wrapped=False, **options).possible_agents)
     seat = message.get("seat", "random")
     view = message.get("view")
@@ -437,8 +558,8 @@ def handle(message, sessions: Sessions, connection) -> dict:
                            f"{', '.join(_TYPES)}")
     kind = message["type"]
     if kind == "new":
-        session = _new_game(message, sessions)
-        return _reply(session, sessions.add(session, connection), sessions)
+        session, ticket = _new_game(message, sessions, connection)
+        return _reply(session, ticket, sessions)
     if kind == "open_record":
         text = message.get("record")
         if not isinstance(text, str):
@@ -446,8 +567,10 @@ def handle(message, sessions: Sessions, connection) -> dict:
         view = message.get("view")
         if view is not None and not isinstance(view, str):
             raise RequestError("open_record: 'view' must be null (spectator), an agent name or a seat number")
-        session = ReplaySession(text, view, data_files=sessions.data_files)
-        return _reply(session, sessions.add(session, connection), sessions)
+        record = parse_record(text, "the uploaded record")
+        with sessions.deck_room(record.env, record.options, connection) as cards:
+            session = ReplaySession(record, view, data_files=sessions.data_files)
+            return _reply(session, sessions.add(session, connection, cards), sessions)
     if kind == "abandon":
         return {"type": "abandoned", "game": sessions.abandon(connection)}
     if kind == "join":
@@ -515,8 +638,8 @@ def parse_request(text) -> object:
     """A websocket text frame as JSON, refused in words when too large or malformed."""
     if not isinstance(text, str):
         raise RequestError("messages are JSON text frames")
-    if len(text) > MAX_MESSAGE_BYTES:
-        raise RequestError(f"message of {len(text)} characters; the limit is {MAX_MESSAGE_BYTES}")
+    if (size := utf8_size(text)) > MAX_MESSAGE_BYTES:
+        raise RequestError(f"message of {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
     # every bracket and comma, strings included, is a bound computed at C speed; the exact count only when above
     if text.count(",") + text.count("[") + text.count("{") >= MAX_MESSAGE_VALUES and json_values(text) > MAX_MESSAGE_VALUES:
         raise RequestError(f"message of more than {MAX_MESSAGE_VALUES} JSON values; the limit is {MAX_MESSAGE_VALUES} "
@@ -531,6 +654,43 @@ def error_message(error: Exception) -> dict:
     return {"type": "error", "message": str(error)}
 
 
+def is_loopback(host: str) -> bool:
+    """Whether listening on ``host`` serves this machine only: ``localhost`` or an address of 127.0.0.0/8 or ::1."""
+    try:
+        return host.lower() == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_names(host: str, allow_hosts=()) -> frozenset[str]:
+    """The host names a server listening on ``host`` answers (beside IP addresses): ``localhost``, those in
+    ``allow_hosts`` (``--allow-host``) and, beyond loopback, the bound name and this machine's own names (its host
+    name, the same with ``.local`` as mDNS names it, its fully qualified name)."""
+    names = {*LOCAL_NAMES, *allow_hosts}
+    if not is_loopback(host):
+        machine = socket.gethostname()
+        names |= {host, machine, machine.partition(".")[0] + ".local", socket.getfqdn()}
+    return frozenset(name.lower().rstrip(".") for name in names if name)
+
+
+#: a Host header: a name or IPv4 address, or an IPv6 address in brackets, and maybe a port
+_HOST_HEADER = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[^\[\]:/@\s]+))(?::\d{1,5})?")
+
+
+def host_allowed(header: str | None, names: frozenset[str]) -> bool:
+    """Whether a request's Host header names this server: an IP address (a page a DNS name was rebound for names
+    that name, never an address) or one of ``names``."""
+    match = _HOST_HEADER.fullmatch(header or "")
+    if match is None:
+        return False
+    host = match["ipv6"] or match["name"]
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return host.lower().rstrip(".") in names
+
+
 def origin_allowed(headers) -> bool:
     """A request without an Origin (not from a browser page) or from the page this server served."""
     origin = headers.get("origin")
@@ -541,22 +701,23 @@ def origin_allowed(headers) -> bool:
 
 
 def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", data_dir: str | Path | None = None,
-               move_seconds: float = MOVE_SECONDS):
+               move_seconds: float = MOVE_SECONDS, allow_hosts=()):
     """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere);
+    ``host``: the interface it listens on, ``allow_hosts``: more host names it answers by (:func:`host_names`);
     ``data_dir``: a directory whose data files requests may name (beside the shipped ones);
     ``move_seconds``: the longest a bot thinks about one move."""
-    import contextlib
-
     import anyio
     from starlette.applications import Starlette
+    from starlette.datastructures import Headers
     from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
-    from starlette.responses import FileResponse, JSONResponse
+    from starlette.responses import FileResponse, JSONResponse, PlainTextResponse
     from starlette.routing import Mount, Route, WebSocketRoute
     from starlette.staticfiles import StaticFiles
     from starlette.websockets import WebSocketDisconnect
 
     sessions = Sessions(record_dir, data_dir=data_dir, move_seconds=move_seconds)
+    # not the default threads: they serve the page's files
+    bot_threads, request_threads = anyio.CapacityLimiter(BOT_THREADS), anyio.CapacityLimiter(REQUEST_THREADS)
     env_list: list = []
 
     async def index(request):
@@ -587,7 +748,9 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         if isinstance(message, Exception):
             return error_message(message)
         try:
-            return await anyio.to_thread.run_sync(read_and_handle, message, connection)
+            bot = isinstance(message, dict) and message.get("type") == "next"
+            return await anyio.to_thread.run_sync(read_and_handle, message, connection,
+                                                  limiter=bot_threads if bot else request_threads)
         except (RequestError, ValueError, TypeError) as error:
             return error_message(error)
         except Exception as error:  # a bug must not end the server: log it, tell the page
@@ -595,36 +758,46 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             return error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
                                               "the game was left as it was"))
 
-    async def reply_in_order(ws, requests, connection) -> None:
+    async def reply_in_order(ws, requests, connection, scope) -> None:
         async with requests:
             async for message in requests:
                 if isinstance(message, Queued):
-                    connection.queued -= len(message.text)
+                    connection.queued -= message.size
                 reply = await answer(message, connection)
                 try:
-                    await ws.send_text(json.dumps(reply))
-                except (WebSocketDisconnect, RuntimeError):  # the page went away while a reply was being sent
+                    with anyio.fail_after(SEND_SECONDS):
+                        await ws.send_text(json.dumps(reply))
+                except (WebSocketDisconnect, RuntimeError, TimeoutError):  # the page went away or stopped reading
                     connection.closed.set()
+                    scope.cancel()  # the connection ends (kakurega serve then drops it: connections.py)
                     return
 
     tabs = set()  # the connections served now (the event loop's own: no lock)
+
+    async def refuse(ws, words: str) -> None:
+        with anyio.move_on_after(SEND_SECONDS):
+            await ws.send_text(json.dumps(error_message(RequestError(words))))
+            await ws.close(code=1013)  # try again later
 
     async def websocket(ws):
         if not origin_allowed(ws.headers):
             await ws.close(code=1008)
             return
         await ws.accept()
+        address = client_address(ws.client)
         if len(tabs) >= MAX_CONNECTIONS:
-            await ws.send_text(json.dumps(error_message(RequestError(
-                f"the server has {MAX_CONNECTIONS} tabs open, its limit; close one and reload"))))
-            await ws.close(code=1013)  # try again later
+            await refuse(ws, f"the server has {MAX_CONNECTIONS} tabs open, its limit; close one and reload")
             return
-        connection = Connection()
+        if address is not None and sum(tab.address == address for tab in tabs) >= MAX_CONNECTIONS_PER_ADDRESS:
+            await refuse(ws, f"your address ({address}) has {MAX_CONNECTIONS_PER_ADDRESS} tabs open, its share of "
+                             f"the server's {MAX_CONNECTIONS}; close one and reload")
+            return
+        connection = Connection(address)
         tabs.add(connection)
         send, requests = anyio.create_memory_object_stream(MAX_PENDING)
         try:
             async with anyio.create_task_group() as group:
-                group.start_soon(reply_in_order, ws, requests, connection)
+                group.start_soon(reply_in_order, ws, requests, connection, group.cancel_scope)
                 async with send:
                     while not connection.closed.is_set():
                         frame = await ws.receive()
@@ -650,8 +823,18 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         yield
         sessions.abandon_all()  # Ctrl-C: every bot stops thinking, so the server stops at once
 
-    loopback = host in LOOPBACK_HOSTS
-    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=LOOPBACK_HOSTS if loopback else ["*"])]
+    def check_host(app):
+        """Answers only requests that name this server (:func:`host_allowed`); others get 400."""
+        names = host_names(host, allow_hosts)
+
+        async def checked(scope, receive, send):
+            if scope["type"] in ("http", "websocket") and not host_allowed(Headers(scope=scope).get("host"), names):
+                await PlainTextResponse("Invalid host header", status_code=400)(scope, receive, send)
+                return
+            await app(scope, receive, send)
+        return checked
+
+    middleware = [Middleware(check_host)]
     app = Starlette(
         routes=[
             Route("/", index),

@@ -12,6 +12,11 @@ uvicorn's own h11 one (also where ``httptools`` is installed) with two limits:
   progress (a bot thinking) is never cut;
 - at most :func:`open_connection_cap` connections are open at once, websockets (tabs) included: one more is
   answered ``503`` and closed as soon as it is accepted.
+
+:func:`bounded_ws_protocol` makes its websocket protocol (``ws=``): uvicorn closes a connection only once the
+data it holds for it is sent, so a page that stopped reading held its socket and that data for ever, even after
+the app gave up on it (:data:`~kakurega.scripts.web.app.SEND_SECONDS`) or a keepalive ping went unanswered; such
+a connection is reset a while later instead.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
+import struct
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -118,3 +125,40 @@ class BoundedH11Protocol(H11Protocol):
             with contextlib.suppress(h11.LocalProtocolError):
                 self.conn.send(h11.ConnectionClosed())
             self.transport.close()
+
+
+def bounded_ws_protocol(close_seconds: float) -> type[asyncio.Protocol] | str:
+    """The websocket protocol for ``uvicorn.Config(ws=...)``: the one uvicorn would choose, but a connection still
+    open ``close_seconds`` after its app ended (or after an unanswered keepalive ping closed it) is reset."""
+    from uvicorn.protocols.websockets.auto import AutoWebSocketsProtocol
+
+    if AutoWebSocketsProtocol is None:  # no websocket library: uvicorn says so itself
+        return "auto"
+    return type("BoundedWebSocketProtocol", (_DroppedWhenDone, AutoWebSocketsProtocol), {"close_seconds": close_seconds})
+
+
+class _DroppedWhenDone:
+    """Resets the connection ``close_seconds`` after it should have closed: asyncio's ``close()`` waits for the
+    unsent data, which a peer that stopped reading never takes, and so would the system once the socket is closed
+    (a reset discards it; once the connection has closed, nothing is done)."""
+
+    close_seconds: float = 30.0
+
+    async def run_asgi(self) -> None:
+        try:
+            await super().run_asgi()
+        finally:
+            self._abort_later()
+
+    def keepalive_timeout(self) -> None:  # uvicorn's sans-I/O protocol: no pong came back, it closes the connection
+        super().keepalive_timeout()
+        self._abort_later()
+
+    def _abort_later(self) -> None:
+        asyncio.get_running_loop().call_later(self.close_seconds, self._reset)
+
+    def _reset(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):  # closed already (or not a socket)
+            linger_none = struct.pack("ii", 1, 0)  # closing discards the unsent data and resets the connection
+            self.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger_none)
+        self.transport.abort()  # nothing once the connection is lost

@@ -288,11 +288,12 @@ def _seat(agents: list[str], view: str | None) -> int | None:
 class ReplaySession:
     """A record opened in the web app: positions sent one at a time, as the chosen view saw them."""
 
-    def __init__(self, text: str, view: str | None, source: str = "the uploaded record", data_files=None):
+    def __init__(self, text: str | Record, view: str | None, source: str = "the uploaded record", data_files=None):
+        """``text``: the record's text, or the record as read from it (:func:`parse_record`)."""
         from kakurega.agents.record import parse_view
 
         self.id = secrets.token_urlsafe(12)
-        self.record = parse_record(text, source)
+        self.record = text if isinstance(text, Record) else parse_record(text, source)
         from kakurega.scripts.web.data_files import DataFiles
 
         # the record's options may name only files the app offers (default: the shipped ones)

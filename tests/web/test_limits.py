@@ -75,6 +75,23 @@ def test_one_tabs_waiting_text_is_bounded():
     assert queued('{"type": "abandon"}', connection) == {"type": "abandon"} and connection.queued == 2 * len(long)
 
 
+def test_waiting_text_and_messages_are_counted_in_bytes():
+    # 2.5 MB of three-byte characters is 830,000 characters: counted as characters, three such waited (7.5 MB)
+    long = json.dumps({"type": "look", "pad": "\u3042" * (web.MAX_MESSAGE_BYTES // 3 - 20)}, ensure_ascii=False)
+    size = len(long.encode())
+    assert size <= web.MAX_MESSAGE_BYTES and 3 * len(long) <= web.MAX_QUEUED_BYTES
+    connection = Connection()
+    first, second, third = (queued(long, connection) for _ in range(3))
+    assert isinstance(first, Queued) and isinstance(second, Queued) and first.size == size
+    assert isinstance(third, RequestError) and f"{2 * size} bytes of this tab's requests" in str(third)
+    assert connection.queued == 2 * size
+    # a message of more bytes than the limit is refused, however few its characters
+    over = json.dumps({"type": "look", "pad": "\u3042" * (web.MAX_MESSAGE_BYTES // 3 + 10)}, ensure_ascii=False)
+    refused = queued(over, Connection())
+    assert isinstance(refused, RequestError)
+    assert f"message of {len(over.encode())} bytes; the limit is {web.MAX_MESSAGE_BYTES}" in str(refused)
+
+
 def test_one_tab_more_than_the_limit_is_told_so_and_closed(client, monkeypatch):
     monkeypatch.setattr(web, "MAX_CONNECTIONS", 2)
     with connect(client) as one, connect(client) as two:

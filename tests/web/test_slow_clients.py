@@ -5,25 +5,31 @@ used up the server's open files and every other request timed out. A real server
 port) with test-sized limits (a head deadline of 1.5 s, a cap of 20 open connections; the shipped ones are
 :data:`~kakurega.scripts.web.connections.HEAD_SECONDS` and :func:`~kakurega.scripts.web.connections.open_connection_cap`)
 and checks that stalled connections are closed by the server while other clients are served, that an open tab is
-never cut, and that a connection beyond the cap is refused at once in words. Every wait is bounded; the server is
-killed whatever happens.
+never cut, and that a connection beyond the cap is refused at once in words; and that a tab which stops reading
+its replies is dropped (its place freed, its socket reset), with a test-sized send deadline (the shipped one is
+:data:`~kakurega.scripts.web.app.SEND_SECONDS`). Every wait is bounded; the server is killed whatever happens.
 """
 
 from __future__ import annotations
 
+import base64
+import errno
 import json
+import os
 import socket
+import struct
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 
 import pytest
 
 pytest.importorskip("uvicorn")
 websockets_client = pytest.importorskip("websockets.sync.client")
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 pytestmark = pytest.mark.faults
 
@@ -42,6 +48,17 @@ connections.MAX_OPEN_CONNECTIONS = int(sys.argv[2])
 from kakurega.scripts.serve import main
 sys.exit(main(["--port", sys.argv[3], "--quiet"]))
 """
+#: a server with one tab place and a send deadline of sys.argv[1] seconds
+_SERVE_ONE_TAB = """
+import sys
+from kakurega.scripts.web import app
+app.SEND_SECONDS = float(sys.argv[1])
+app.MAX_CONNECTIONS = 1
+from kakurega.scripts.serve import main
+sys.exit(main(["--port", sys.argv[2], "--quiet"]))
+"""
+#: the send deadline the test server gets
+SEND_SECONDS = 1.0
 
 
 def free_port() -> int:
@@ -51,10 +68,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(head_seconds: float, cap: int):
-    """``kakurega serve`` with these limits, on a free port; yields the port."""
+def serve(head_seconds: float, cap: int, script: str = _SERVE):
+    """``kakurega serve`` with these limits, on a free port; yields the port (``script``: the server's, taking its
+    arguments but the last, the port; :data:`_SERVE` takes ``head_seconds`` and ``cap``)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", _SERVE, str(head_seconds), str(cap), str(port)],
+    limits = [str(head_seconds), str(cap)] if script is _SERVE else [str(head_seconds)]
+    process = subprocess.Popen([sys.executable, "-c", script, *limits, str(port)],
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -156,3 +175,54 @@ def test_connections_beyond_the_cap_are_refused_at_once():
         while (status := get(port)[0]) != 200 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert status == 200
+
+
+def frame(text: str) -> bytes:
+    """A client's text frame (masked with a zero key: the payload as it is)."""
+    payload = text.encode()
+    size = bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack("!H", len(payload))
+    return b"\x81" + size + b"\0\0\0\0" + payload
+
+
+def tab_that_never_reads(port: int) -> socket.socket:
+    """A websocket opened with a small receive buffer, of which only the handshake is ever read."""
+    conn = socket.socket()
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.settimeout(WAIT_SECONDS)
+    conn.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    conn.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += conn.recv(1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return conn
+
+
+def test_a_tab_that_stops_reading_is_dropped_and_its_place_freed():
+    """Such a tab once kept its place, its game and every reply queued for it for ever: the send had no deadline,
+    and uvicorn closes a connection only once its unsent data is sent."""
+    with serve(SEND_SECONDS, 0, _SERVE_ONE_TAB) as port, ExitStack() as stack:
+        stuck = tab_that_never_reads(port)
+        stack.callback(stuck.close)
+        # replies of about 40 KB each, far more than the socket buffers hold: sending them stalls
+        stuck.sendall(frame(json.dumps({"type": "new", "env": "animal_chain_v1", "seat": 0, "agents": ["random"]})))
+        for _ in range(400):
+            stuck.sendall(frame(json.dumps({"type": "look"})))
+        # the server's only tab place is freed (a tab opened meanwhile is told the server has 1 tab open)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            with websockets_client.connect(f"ws://127.0.0.1:{port}/ws", open_timeout=WAIT_SECONDS) as tab:
+                with suppress(ConnectionClosed):  # a tab refused is closed at once, after the refusal
+                    tab.send(json.dumps({"type": "look"}))
+                reply = json.loads(tab.recv(timeout=WAIT_SECONDS))
+            if "tabs open, its limit" not in reply.get("message", ""):
+                break
+            assert time.monotonic() < deadline, f"the tab that stopped reading still held its place {WAIT_SECONDS} s on"
+            time.sleep(0.2)
+        assert reply["message"].startswith("look: no game is open in this tab"), reply
+        # and its connection is dropped (reset, its unsent replies discarded), read or not
+        while (error := stuck.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)) == 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert error == errno.ECONNRESET, f"the connection is still open {WAIT_SECONDS} s on ({os.strerror(error)})"
