@@ -62,7 +62,7 @@ def play_rounds(agent_class, rounds: int, seed: int = 0, booklet=None, max_turns
     }
 
 
-def main(argv=None) -> dict:
+def main(argv=None) -> int:
     from kakurega.scripts.evaluate import seed_number
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -94,7 +94,7 @@ def main(argv=None) -> dict:
         from kakurega.scripts.destination import write_text_file
 
         write_text_file(args.json, json.dumps(report, indent=2))
-    return report
+    return 0
 
 
 if __name__ == "__main__":

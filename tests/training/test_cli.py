@@ -350,6 +350,9 @@ def test_every_script_module_runs_through_the_cli_handling():
     for path in mains:
         block = path.read_text().rsplit('if __name__ == "__main__":', 1)[1]
         assert path.name == "cli.py" or "run_module(main)" in block, f"{path.name} runs its main without the CLI handling"
+        # an exit status: run_module makes the return value the process's status (a report returned was "error")
+        assert "def main(" not in path.read_text() or re.search(r"def main\([^)]*\) -> int:", path.read_text()), \
+            f"{path.name}: main must return an exit status (-> int)"
 
 
 def test_train_with_rllib_missing_says_which_extra(monkeypatch, capsys):
