@@ -276,8 +276,9 @@ Reproduce with ``python -m kakurega.scripts.balance_animal_chain --deals 200``
 seats swapped; IS-MCTS ``simulations=16,rollout=greedy,prior=greedy,bias=1,widen=1``;
 about 3 CPU minutes per reading; ``--json`` keeps the figures). Plies are
 play-phase turns; "first player wins" counts every game (draws included) and
-"first-named agent wins" is the first-named agent's score, i.e. the skill gap
-for heuristic vs random and IS-MCTS's result against the heuristic.
+"first-named agent wins" is the first-named agent's outright win rate (its
+wins over all games, draws counting for neither side): the skill gap for
+heuristic vs random and IS-MCTS's result against the heuristic.
 
 Why the chain rule:
 
