@@ -25,6 +25,8 @@ SHUTDOWN_SECONDS = 5
 #: connections waiting to be accepted (the listen backlog; asyncio also accepts at most this many at a time, so a
 #: burst cannot open many more files than the cap on open connections before the surplus is refused)
 ACCEPT_BACKLOG = 128
+#: the exit status when the server could not start (uvicorn's: a port in use, for one)
+STARTUP_FAILURE = 3
 #: a name --allow-host takes (a DNS name, as a Host header carries it: no port)
 HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
 
@@ -65,7 +67,7 @@ def run(args) -> int:
         import uvicorn
 
         from kakurega.scripts.web.app import MAX_MESSAGE_BYTES, SEND_SECONDS, create_app, is_loopback
-        from kakurega.scripts.web.connections import bounded_protocol, bounded_ws_protocol
+        from kakurega.scripts.web.connections import announcing_server, bounded_protocol, bounded_ws_protocol
     except ImportError as error:
         print(f"error: kakurega serve needs the web extra ({error}); install it with: pip install 'kakurega[web]'",
               file=sys.stderr)
@@ -111,15 +113,25 @@ def run(args) -> int:
     app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
                      move_seconds=args.move_seconds, allow_hosts=args.allow_host)
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"kakurega serve: open http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+
+    def announce(port: int) -> None:  # once bound: the real port (--port 0), and no address when the bind fails
+        print(f"kakurega serve: open http://{shown}:{port}/ (Ctrl-C stops)", flush=True)
+
     # bounded_protocol: uvicorn's h11 protocol with a deadline for request heads and a cap on open connections
     # (uvicorn alone holds a half-sent request for ever), and a websocket one that drops a page that stopped reading;
     # the limits are read now (docs/web.md)
     protocol = bounded_protocol()
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024, http=protocol,
-                ws=bounded_ws_protocol(SEND_SECONDS),
-                backlog=ACCEPT_BACKLOG, log_level="warning" if args.quiet else "info",
-                timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+    config = uvicorn.Config(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE_BYTES + 1024, http=protocol,
+                            ws=bounded_ws_protocol(SEND_SECONDS),
+                            backlog=ACCEPT_BACKLOG, log_level="warning" if args.quiet else "info",
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+    server = announcing_server(config, announce)
+    try:  # what uvicorn.run does, with the address printed once the socket is bound
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:  # uvicorn.run's exit status when it could not start (a bind failure exits with it too)
+        return STARTUP_FAILURE
     return 0
 
 

@@ -155,7 +155,10 @@ class Sessions:
         self.owners: dict[str, str | None] = {}  # game id -> the client address it counts against (None: no share)
         self.cards: dict[str, int] = {}  # game id -> the cards of its inline deck (0: none)
         self.reserved = 0  # inline-deck cards of the games being built now (:meth:`deck_room`)
-        self.lock = threading.RLock()  # requests of several tabs run in worker threads at once
+        # requests of several tabs run in worker threads at once; it also guards the games' tickets and invites
+        # (take_seat). Lock order: a game's own lock (held while a bot thinks), then this one, never the other
+        # way round: nothing waits for a game's lock while holding this one
+        self.lock = threading.RLock()
 
     def add(self, session, connection, cards: int = 0) -> str:
         """Hold ``session`` (its inline deck of ``cards`` cards) and open its first ticket in ``connection``;
@@ -531,8 +534,12 @@ def _reply(session, ticket: str, sessions: Sessions, events_from: int = 0) -> di
     events = session.events_of[view]
     message = session.message(min(events_from, len(events)), view, seat if seat in session.persons else None)
     message["ticket"] = ticket
-    if ticket == next(iter(session.tickets)) and session.invites:
-        message["invites"] = {session.tickets[invite]: invite for invite in session.invites}
+    # a guest taking a seat changes the game's tickets and invites under sessions.lock (Sessions.take_seat), not
+    # under this page's session.lock: they are read under it too (the one order: session.lock, then sessions.lock;
+    # nothing holding sessions.lock waits for a game's lock)
+    with sessions.lock:
+        if ticket == next(iter(session.tickets)) and session.invites:
+            message["invites"] = {session.tickets[invite]: invite for invite in session.invites}
     return message
 
 
@@ -725,7 +732,9 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
 
     async def envs(request):
         if not env_list:
-            env_list.extend(await anyio.to_thread.run_sync(_env_list))
+            listed = await anyio.to_thread.run_sync(_env_list)
+            if not env_list:  # a request at the same time may have filled it during the await
+                env_list.extend(listed)
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
                              "data_files": sessions.data_files.names(), "move_seconds": move_seconds})
 

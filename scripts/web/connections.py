@@ -162,3 +162,18 @@ class _DroppedWhenDone:
             linger_none = struct.pack("ii", 1, 0)  # closing discards the unsent data and resets the connection
             self.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger_none)
         self.transport.abort()  # nothing once the connection is lost
+
+
+def announcing_server(config, announce):
+    """A uvicorn server of ``config`` that calls ``announce(port)`` once it listens, with the port it got (``--port
+    0`` takes any free one): the address shown is never one it failed to bind (a port in use: uvicorn's one-line
+    error and exit status 3, and nothing announced)."""
+    import uvicorn
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets=None) -> None:
+            await super().startup(sockets=sockets)  # a failed bind exits here (SystemExit)
+            if self.started:
+                announce(self.servers[0].sockets[0].getsockname()[1])
+
+    return AnnouncingServer(config)
