@@ -129,6 +129,16 @@ HUMAN = "human"
 log = logging.getLogger("kakurega.scripts.web")
 
 
+class DeckRoom:
+    """The inline-deck cards a game being built has reserved (:meth:`Sessions.deck_room`); ``held`` once
+    :meth:`Sessions.add` holds them as the game's."""
+
+    __slots__ = ("cards", "held")
+
+    def __init__(self, cards: int):
+        self.cards, self.held = cards, False
+
+
 class Sessions:
     """The games and replays the server holds, their tickets, and which ticket each connection has open.
 
@@ -160,49 +170,75 @@ class Sessions:
         # way round: nothing waits for a game's lock while holding this one
         self.lock = threading.RLock()
 
-    def add(self, session, connection, cards: int = 0) -> str:
-        """Hold ``session`` (its inline deck of ``cards`` cards) and open its first ticket in ``connection``;
-        returns that ticket. A game that may give its place (:meth:`_droppable`) makes room when the server holds
-        :attr:`max_sessions` games, or the connection's address its share."""
+    def add(self, session, connection, room: DeckRoom | None = None) -> str:
+        """Hold ``session`` (built, every field checked; ``room``: its inline deck's, from :meth:`deck_room`) and
+        open its first ticket in ``connection``; returns that ticket. Games that may give their place
+        (:meth:`_droppable`) make room, only now and only when all of it is then found: when the server holds
+        :attr:`max_sessions` games, the connection's address its share, or the inline decks their cards."""
+        cards = room.cards if room is not None else 0
         with self.lock:
             owner = getattr(connection, "address", None)
-            if owner is not None and not self._fit(1, MAX_SESSIONS_PER_ADDRESS, lambda key: self.owners[key] == owner,
-                                                    connection):
-                raise RequestError(f"{MAX_SESSIONS_PER_ADDRESS} games of your address ({owner}) are open in its "
-                                   f"tabs, its share of the server's {self.max_sessions}; close one first (or wait: a "
-                                   f"game left idle {self.idle_seconds / 60:g} minutes gives its place)")
-            if not self._fit(1, self.max_sessions, lambda key: True, connection):
-                raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first (or "
-                                   f"wait: a game left idle {self.idle_seconds / 60:g} minutes gives its place)")
+            limits = self._limits(owner, cards and self.reserved)  # (this deck's cards are among the reserved)
+            drops = self._room(limits, connection)
+            if drops is None:
+                for limit, message in zip(limits, self._limit_messages(owner, cards)):
+                    if self._room([limit], connection) is None:
+                        raise RequestError(message)
+                raise RequestError(f"{self.max_sessions} games are open in other tabs; close one first")
+            for key in drops:
+                self._drop(key)
             self.by_id[session.id] = session
             self.used_at[session.id] = self.clock()
             self.owners[session.id] = owner
             self.cards[session.id] = cards
+            if room is not None:  # its cards are held now, no longer reserved
+                self.reserved -= cards
+                room.held = True
             self.tickets.update(dict.fromkeys(session.tickets, session))
             ticket = next(iter(session.tickets))
             self.attach(ticket, connection)
             return ticket
 
+    def _limits(self, owner: str | None, deck: int) -> list[tuple]:
+        """``(need, limit, size of a game id)`` of every limit a new game must fit: the address's share (a remote
+        ``owner``), the server's games, and the inline decks (``deck``: the cards to fit, reserved ones included)."""
+        limits = [(1, MAX_SESSIONS_PER_ADDRESS, lambda key: self.owners[key] == owner)] if owner is not None else []
+        limits.append((1, self.max_sessions, lambda key: 1))
+        if deck:
+            limits.append((deck, MAX_INLINE_DECK_CARDS, self.cards.__getitem__))
+        return limits
+
+    def _limit_messages(self, owner: str | None, cards: int) -> list[str]:
+        """What :meth:`add` says when the limit of :meth:`_limits` at the same place cannot be met."""
+        wait = f"close one first (or wait: a game left idle {self.idle_seconds / 60:g} minutes gives its place)"
+        messages = [f"{MAX_SESSIONS_PER_ADDRESS} games of your address ({owner}) are open in its tabs, its share of "
+                    f"the server's {self.max_sessions}; {wait}"] if owner is not None else []
+        messages.append(f"{self.max_sessions} games are open in other tabs; {wait}")
+        return messages + [self._deck_message(cards)]
+
+    def _deck_message(self, cards: int) -> str:
+        held = sum(self.cards.values()) + self.reserved
+        return (f"this deck has {cards} cards and the decks sent inline in the games open now hold {held}; the "
+                f"limit is {MAX_INLINE_DECK_CARDS} cards of inline decks in all: close a game with an inline "
+                "deck, send a smaller one, or offer it as a file (kakurega serve --data-dir)")
+
     @contextlib.contextmanager
     def deck_room(self, env_name, options, connection):
-        """Room for the inline deck of ``options`` (an Animal Chain deck sent as data), kept from before its game is
-        built until it is held (or refused): yields its cards (0: no inline deck). Games that may give their place
-        make room; refused in words when :data:`MAX_INLINE_DECK_CARDS` would be passed all the same."""
-        cards = inline_deck_cards(env_name, options)
+        """Room for the inline deck of ``options`` (an Animal Chain deck sent as data), reserved from before its
+        game is built until :meth:`add` holds it (or the request fails): yields a :class:`DeckRoom` (``cards`` 0:
+        no inline deck). Refused in words when :data:`MAX_INLINE_DECK_CARDS` would be passed even once games that
+        may give their place had given it; nothing is given up here (only :meth:`add`, once the game is built)."""
+        room = DeckRoom(inline_deck_cards(env_name, options))
         with self.lock:
-            if cards and not self._fit(cards + self.reserved, MAX_INLINE_DECK_CARDS, self.cards.__getitem__,
-                                       connection):
-                held = sum(self.cards.values()) + self.reserved
-                raise RequestError(
-                    f"this deck has {cards} cards and the decks sent inline in the games open now hold {held}; the "
-                    f"limit is {MAX_INLINE_DECK_CARDS} cards of inline decks in all: close a game with an inline "
-                    "deck, send a smaller one, or offer it as a file (kakurega serve --data-dir)")
-            self.reserved += cards
+            if room.cards and self._room(self._limits(None, room.cards + self.reserved)[-1:], connection) is None:
+                raise RequestError(self._deck_message(room.cards))
+            self.reserved += room.cards
         try:
-            yield cards
+            yield room
         finally:
-            with self.lock:
-                self.reserved -= cards
+            if not room.held:
+                with self.lock:
+                    self.reserved -= room.cards
 
     def _droppable(self, connection) -> list[str]:
         """The games that may give their place, in that order: those no tab has open (but ``connection``, which
@@ -213,22 +249,22 @@ class Sessions:
         idle = [key for key in self.by_id if key not in closed and now - self.used_at[key] >= self.idle_seconds]
         return closed + sorted(idle, key=self.used_at.__getitem__)
 
-    def _fit(self, need: int, limit: int, size, connection) -> bool:
-        """Whether ``need`` fits beside the ``size`` (of a game id) of the games held within ``limit``, once games
-        that may give their place have given it (only those it takes, and only when it then fits)."""
-        held = sum(size(key) for key in self.by_id)
+    def _room(self, limits: list[tuple], connection) -> list[str] | None:
+        """The games to give their place so that every ``(need, limit, size)`` of ``limits`` fits beside the games
+        held (those that count against a limit not yet met, in :meth:`_droppable`'s order), or None when no choice
+        of them makes it all fit. Nothing is dropped here."""
+        held = [sum(size(key) for key in self.by_id) for _need, _limit, size in limits]
         dropped = []
         for key in self._droppable(connection):
-            if held + need <= limit:
+            short = [i for i, (need, limit, _size) in enumerate(limits) if held[i] + need > limit]
+            if not short:
                 break
-            if size(key):
-                held -= size(key)
+            if any(limits[i][2](key) for i in short):
                 dropped.append(key)
-        if held + need > limit:
-            return False
-        for key in dropped:
-            self._drop(key)
-        return True
+                held = [h - size(key) for h, (_need, _limit, size) in zip(held, limits)]
+        if any(h + need > limit for h, (need, limit, _size) in zip(held, limits)):
+            return None
+        return dropped
 
     def _drop(self, key: str) -> None:
         session = self.by_id.pop(key)
@@ -475,9 +511,9 @@ def _new_game(message: dict, sessions: Sessions, connection) -> tuple[GameSessio
     if not isinstance(options, dict):
         raise RequestError("new: 'options' must be an object of env options, e.g. {\"num_players\": 3}")
     options = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
-    with sessions.deck_room(name, options, connection) as cards:  # an inline deck: room before it is built
+    with sessions.deck_room(name, options, connection) as room:  # an inline deck: room before it is built
         session = _build_game(name, options, message, sessions)
-        return session, sessions.add(session, connection, cards)
+        return session, sessions.add(session, connection, room)
 
 
 def _build_game(name: str, options: dict, message: dict, sessions: Sessions) -> GameSession:
@@ -575,9 +611,9 @@ def handle(message, sessions: Sessions, connection) -> dict:
         if view is not None and not isinstance(view, str):
             raise RequestError("open_record: 'view' must be null (spectator), an agent name or a seat number")
         record = parse_record(text, "the uploaded record")
-        with sessions.deck_room(record.env, record.options, connection) as cards:
+        with sessions.deck_room(record.env, record.options, connection) as room:
             session = ReplaySession(record, view, data_files=sessions.data_files)
-            return _reply(session, sessions.add(session, connection, cards), sessions)
+            return _reply(session, sessions.add(session, connection, room), sessions)
     if kind == "abandon":
         return {"type": "abandoned", "game": sessions.abandon(connection)}
     if kind == "join":

@@ -193,3 +193,41 @@ def test_one_address_holds_at_most_its_share_of_the_games(app, monkeypatch):
         assert ask(three, KAKURENBO)["type"] == "state"
         assert sum(owner == "192.0.2.7" for owner in sessions.owners.values()) == 2
         assert sum(owner is None for owner in sessions.owners.values()) == 3
+
+
+def test_a_refused_game_gives_up_no_other_game_for_its_deck(app):
+    """Room for an inline deck is found before the game is built but taken only once it is held: a request refused
+    for another reason (a seat out of range) leaves the tab's own game, and a game no tab has open, where they were."""
+    sessions = app.state.sessions
+    limit = web.MAX_INLINE_DECK_CARDS
+    with client_at(app, "127.0.0.1") as client, connect(client) as one, connect(client) as two:
+        assert ask(one, chain_game(limit // 2))["type"] == "state"
+        assert ask(two, chain_game(limit - limit // 2))["type"] == "state"
+        held = dict(sessions.cards)
+        bad = {**chain_game(200), "seat": 7}  # room would be found by the tab's own game giving its place
+        refused = ask(one, bad)
+        assert refused["type"] == "error" and "seat" in refused["message"]
+        assert sessions.cards == held and sessions.reserved == 0
+        assert ask(one, {"type": "look"})["type"] == "state"  # the tab's game is still open
+        assert ask(one, chain_game(200))["type"] == "state"  # the control: a good request takes that room
+        assert len(sessions.cards) == 2 and sum(sessions.cards.values()) == limit - limit // 2 + 200
+
+
+def test_a_deck_held_is_no_longer_counted_as_reserved(app, monkeypatch):
+    """Between a game's holding its deck and the end of its request, its cards count once: another deck that fits
+    beside them is not refused."""
+    sessions = app.state.sessions
+    limit = web.MAX_INLINE_DECK_CARDS
+    seen = []
+    add = sessions.add
+
+    def add_and_count(session, connection, room=None):
+        ticket = add(session, connection, room)
+        seen.append((sum(sessions.cards.values()), sessions.reserved))  # still within the request's deck room
+        return ticket
+
+    monkeypatch.setattr(sessions, "add", add_and_count)
+    with client_at(app, "127.0.0.1") as client, connect(client) as one:
+        assert ask(one, chain_game(limit // 2))["type"] == "state"
+    assert seen == [(limit // 2, 0)]  # held, and no longer reserved
+    assert sessions.reserved == 0
