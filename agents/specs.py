@@ -117,9 +117,10 @@ def parse_spec(spec: str) -> AgentSpec:
 def with_path(kind: str, path) -> str:
     """The spec ``kind:PATH`` that :func:`parse_spec` reads back as ``path`` (quoted where it holds ``,`` or ``=``)."""
     text = str(path)
-    if '"' in text:
-        raise ValueError(f"the path {short_repr(text)} holds a '\"', which an agent spec cannot name; move or rename it")
-    if "," in text or "=" in text or text != text.strip():
+    if "," in text or "=" in text or text != text.strip() or text.startswith('"'):
+        if '"' in text:  # (a path needs quotes here, and quotes cannot hold a quote)
+            raise ValueError(f"the path {short_repr(text)} holds a '\"' and a ',' or '=' (or starts with '\"'), "
+                             "which an agent spec cannot name together; move or rename it")
         text = f'"{text}"'
     return f"{kind}:{text}"
 

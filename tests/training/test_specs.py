@@ -23,6 +23,7 @@ def test_parse_spec_forms():
 
 
 @pytest.mark.parametrize("path", ["runs/lr=1e-3,bs=64/policy.safetensors", "a,b/p.safetensors", "-x/p q.safetensors",
+                                  'my "best" run/p.safetensors',
                                   "plain/p.safetensors", " lead/p.safetensors", "c:d/p=1"])
 def test_a_path_with_commas_or_equals_is_quoted_and_read_back(path):
     from kakurega.agents.specs import with_path
@@ -49,7 +50,9 @@ def test_quoted_arguments_are_refused_in_words_when_malformed():
     with pytest.raises(ValueError, match="not a key=value option.*goes in double quotes"):
         parse_spec("policy:a.safetensors,b/p.safetensors")
     with pytest.raises(ValueError, match="cannot name"):
-        with_path("policy", 'a"b/p.safetensors')
+        with_path("policy", 'a"b,c/p.safetensors')
+    # a quote that needs no quoting is named as it is (a run folder 'my "best" run' finishes its evaluation)
+    assert parse_spec(with_path("policy", 'runs/my "best" run/p.safetensors')).argument == 'runs/my "best" run/p.safetensors'
 
 
 def test_a_run_in_a_folder_named_with_commas_and_equals_finishes_and_loads(nim, tmp_path):
