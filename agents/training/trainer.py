@@ -297,6 +297,16 @@ def snapshot_pool(directory: Path, step: int, size: int | None) -> list[str]:
     return [path for _step, path in files[-size if size else 0:]]
 
 
+def prune_snapshots(directory: Path, step: int, size: int) -> None:
+    """Once a checkpoint of ``step`` is saved, the snapshots at or before it that are not in its pool are needed by
+    no point the run may go back to: deleted (the pool's ``size`` files are left, and any later ones, which a
+    resume cuts back)."""
+    keep = set(snapshot_pool(directory, step, size))
+    for path in snapshot_pool(directory, step, None):
+        if path not in keep:
+            Path(path).unlink()
+
+
 def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -318,7 +328,8 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
         The pool is the newest ``league.max_snapshots`` snapshots; an older file is deleted only once no point
         the run may go back to needs it: the last checkpoint (a killed run resumes there) and, for PPO, the
         rollout's start (a Ctrl-C saves it). So a resumed run's pool is the one it had at its step (at most
-        three pools' files are on disk)."""
+        three pools' files are on disk while it trains; once its last checkpoint is saved, its pool's, by
+        :func:`prune_snapshots`)."""
 
         def _on_training_start(self) -> None:
             self._last_sync = self.num_timesteps
@@ -794,6 +805,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
         save_checkpoint(model, config, out)
+        prune_snapshots(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
         from kakurega.agents.training.export import export_policy
 
         policy_path = export_policy(
@@ -812,6 +824,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                     else f"nothing of it is kept in {out}")
             raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
         saved = save_checkpoint(model, config, out)
+        prune_snapshots(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
         dropped = (f" (where the unfinished rollout started: its {now - model.num_timesteps} steps are collected "
                    "again)" if now > model.num_timesteps else "")
         raise TrainingInterrupted(
