@@ -7,6 +7,7 @@ bad ``--seat``, ``--seed`` and agent specs.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 
@@ -169,6 +170,40 @@ def test_record_save_without_replace_leaves_an_existing_file_alone(tmp_path):
     assert path.read_text() == "mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
     assert _finished_record().save(tmp_path / "new.json", replace=False).is_file()  # control
+
+
+
+def test_record_save_without_replace_refuses_on_a_file_system_without_hard_links(tmp_path, monkeypatch):
+    """Where ``os.link`` cannot work (it raises a plain OSError), the name is checked before the rename: an existing
+    record is still refused and left alone."""
+    import errno
+
+    from kakurega.agents import record as records
+
+    def no_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(records.os, "link", no_links)
+    path = tmp_path / "game.json"
+    path.write_text("mine\n")
+    with pytest.raises(FileExistsError):
+        _finished_record().save(path, replace=False)
+    assert path.read_text() == "mine\n" and sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+    assert _finished_record().save(tmp_path / "new.json", replace=False).is_file()  # control: renamed into place
+
+
+@pytest.mark.parametrize("seed,accepted", [(0, True), (2**64 - 1, True), (-1, False), (2**64, False)])
+def test_a_records_seed_is_any_integer_a_deal_takes(seed, accepted):
+    """``kakurega play --seed 0 --record`` writes seed 0: read back; a seed no deal takes is refused."""
+    from kakurega.agents.record import RecordError, parse_record
+
+    data = {**_finished_record().to_dict(), "seed": seed}
+    if accepted:
+        assert parse_record(data).seed == seed
+        assert parse_record(json.dumps(data)).seed == seed  # text and data already parsed read alike
+    else:
+        with pytest.raises(RecordError, match=r"seed: expected an integer in \[0, 2\*\*64\)"):
+            parse_record(data)
 
 
 def test_evaluate_record_dir_refuses_a_directory_with_records_and_overwrites_none(tmp_path, capsys):

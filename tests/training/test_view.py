@@ -217,3 +217,36 @@ def test_env_kwargs_must_be_a_mapping_and_render_view_is_refused(nim):
     with pytest.raises(TypeError, match=r"given both in env_kwargs and as keyword arguments"):
         SingleAgentView(nim.NAME, {"start_pile": 4}, ["random"], start_pile=5)
     assert SingleAgentView(nim.NAME, None, ["random"], start_pile=4).env_kwargs == {"start_pile": 4}  # control
+
+
+def test_pool_entries_are_checked_when_the_pool_is_made(nim):
+    """A spec's syntax and the weights are refused where the pool is made, not at the first deal; an entry of weight
+    0 is never drawn."""
+    from kakurega.agents.base import AgentContext
+    from kakurega.agents.training.league import parse_entries
+    from kakurega.envs.registry import make
+
+    with pytest.raises(ValueError, match="option 'seed' is given twice"):
+        parse_entries(["random:seed=1,seed=2"])
+    with pytest.raises(ValueError, match="weights sum to 0"):
+        parse_entries([{"agent": "random", "weight": 0}])
+    assert parse_entries([{"agent": "random", "weight": 0}, "heuristic"])[0].weight == 0  # the control
+    context = AgentContext.from_env(make(nim.NAME, wrapped=False), nim.NAME, {})
+    pool = OpponentPool([{"agent": "self", "weight": 1}, {"agent": "random", "weight": 0}], context)
+    with pytest.raises(RuntimeError, match="no opponent is available"):  # self has no weights yet; random weighs 0
+        pool.draw(np.random.default_rng(0), 1)
+
+
+def test_new_snapshots_keep_the_pools_other_agents(nim):
+    """Agents are built once per entry and seat slot: a snapshot sync rebuilds none but the dropped snapshots'."""
+    from kakurega.agents.base import AgentContext
+    from kakurega.envs.registry import make
+
+    context = AgentContext.from_env(make(nim.NAME, wrapped=False), nim.NAME, {})
+    pool = OpponentPool(["heuristic", "random"], context)
+    for seed in range(10):
+        pool.draw(np.random.default_rng(seed), 2)
+    before = dict(pool._agents)
+    assert {key[0] for key in before} >= {"heuristic", "random"}
+    pool.set_snapshots([])
+    assert all(pool._agents.get(key) is agent for key, agent in before.items())
