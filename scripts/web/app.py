@@ -61,7 +61,8 @@ that name a file take only the names the app offers
 (:mod:`kakurega.scripts.web.data_files`); Animal Chain decks sent inline hold
 at most :data:`MAX_INLINE_DECK_CARDS` cards in all the games held. A client
 on another machine gets a share of the places: :data:`MAX_CONNECTIONS_PER_ADDRESS`
-tabs and :data:`MAX_SESSIONS_PER_ADDRESS` games of one address.
+tabs, :data:`MAX_SESSIONS_PER_ADDRESS` games and :data:`MAX_INLINE_DECK_CARDS_PER_ADDRESS`
+cards of inline decks of one address.
 
 A page may only talk to the server that served it: websocket requests from
 another origin are refused (a web page elsewhere cannot drive the app), and
@@ -114,6 +115,8 @@ MAX_SESSIONS_PER_ADDRESS = MAX_SESSIONS // 4
 #: cards of the Animal Chain decks sent inline (as data, not a file name) in all the games and replays held: a game
 #: of a 1,000-card deck of 2,000 card types (the most one deck may hold) takes 50 to 80 MB
 MAX_INLINE_DECK_CARDS = 2000
+#: the cards of those decks one remote address may hold (half: a client on another machine cannot take them all)
+MAX_INLINE_DECK_CARDS_PER_ADDRESS = MAX_INLINE_DECK_CARDS // 2
 #: threads in which bots think (``next`` requests), and threads that answer every other request: the page's files
 #: are served by other threads still, and a person's requests do not wait for a thread behind bots thinking
 BOT_THREADS = 16
@@ -178,7 +181,7 @@ class Sessions:
         cards = room.cards if room is not None else 0
         with self.lock:
             owner = getattr(connection, "address", None)
-            limits = self._limits(owner, cards and self.reserved)  # (this deck's cards are among the reserved)
+            limits = self._limits(owner, cards, cards and self.reserved)  # (its cards are among the reserved)
             drops = self._room(limits, connection)
             if drops is None:
                 for limit, message in zip(limits, self._limit_messages(owner, cards)):
@@ -199,13 +202,17 @@ class Sessions:
             self.attach(ticket, connection)
             return ticket
 
-    def _limits(self, owner: str | None, deck: int) -> list[tuple]:
-        """``(need, limit, size of a game id)`` of every limit a new game must fit: the address's share (a remote
-        ``owner``), the server's games, and the inline decks (``deck``: the cards to fit, reserved ones included)."""
+    def _limits(self, owner: str | None, cards: int, deck: int) -> list[tuple]:
+        """``(need, limit, size of a game id)`` of every limit a new game must fit: the address's share of the games
+        (a remote ``owner``), the server's games, the inline decks (``deck``: the cards to fit, reserved ones
+        included) and a remote address's share of them (``cards``: the new game's)."""
         limits = [(1, MAX_SESSIONS_PER_ADDRESS, lambda key: self.owners[key] == owner)] if owner is not None else []
         limits.append((1, self.max_sessions, lambda key: 1))
         if deck:
             limits.append((deck, MAX_INLINE_DECK_CARDS, self.cards.__getitem__))
+            if owner is not None:
+                limits.append((cards, MAX_INLINE_DECK_CARDS_PER_ADDRESS,
+                               lambda key: self.cards[key] if self.owners[key] == owner else 0))
         return limits
 
     def _limit_messages(self, owner: str | None, cards: int) -> list[str]:
@@ -214,13 +221,22 @@ class Sessions:
         messages = [f"{MAX_SESSIONS_PER_ADDRESS} games of your address ({owner}) are open in its tabs, its share of "
                     f"the server's {self.max_sessions}; {wait}"] if owner is not None else []
         messages.append(f"{self.max_sessions} games are open in other tabs; {wait}")
-        return messages + [self._deck_message(cards)]
+        messages.append(self._deck_message(cards))
+        if owner is not None:
+            messages.append(self._deck_message(cards, owner))
+        return messages
 
-    def _deck_message(self, cards: int) -> str:
+    def _deck_message(self, cards: int, owner: str | None = None) -> str:
+        advice = ("close a game with an inline deck, send a smaller one, or offer it as a file (kakurega serve "
+                  "--data-dir)")
+        if owner is not None:
+            held = sum(self.cards[key] for key in self.by_id if self.owners[key] == owner)
+            return (f"this deck has {cards} cards and the decks sent inline in your address's ({owner}) games hold "
+                    f"{held}; an address's share is {MAX_INLINE_DECK_CARDS_PER_ADDRESS} cards of the server's "
+                    f"{MAX_INLINE_DECK_CARDS}: {advice}")
         held = sum(self.cards.values()) + self.reserved
         return (f"this deck has {cards} cards and the decks sent inline in the games open now hold {held}; the "
-                f"limit is {MAX_INLINE_DECK_CARDS} cards of inline decks in all: close a game with an inline "
-                "deck, send a smaller one, or offer it as a file (kakurega serve --data-dir)")
+                f"limit is {MAX_INLINE_DECK_CARDS} cards of inline decks in all: {advice}")
 
     @contextlib.contextmanager
     def deck_room(self, env_name, options, connection):
@@ -230,8 +246,12 @@ class Sessions:
         may give their place had given it; nothing is given up here (only :meth:`add`, once the game is built)."""
         room = DeckRoom(inline_deck_cards(env_name, options))
         with self.lock:
-            if room.cards and self._room(self._limits(None, room.cards + self.reserved)[-1:], connection) is None:
-                raise RequestError(self._deck_message(room.cards))
+            owner = getattr(connection, "address", None)
+            if room.cards:
+                limits = self._limits(owner, room.cards, room.cards + self.reserved)
+                for limit, mine in zip(limits[-2:], (None, owner)) if owner is not None else [(limits[-1], None)]:
+                    if self._room([limit], connection) is None:
+                        raise RequestError(self._deck_message(room.cards, mine))
             self.reserved += room.cards
         try:
             yield room

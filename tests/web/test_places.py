@@ -231,3 +231,18 @@ def test_a_deck_held_is_no_longer_counted_as_reserved(app, monkeypatch):
         assert ask(one, chain_game(limit // 2))["type"] == "state"
     assert seen == [(limit // 2, 0)]  # held, and no longer reserved
     assert sessions.reserved == 0
+
+
+def test_one_address_holds_at_most_its_share_of_the_inline_decks(app):
+    """A client on another machine holds at most half the inline-deck budget; a loopback client (the person at the
+    server's machine) the whole of it."""
+    share = web.MAX_INLINE_DECK_CARDS_PER_ADDRESS
+    with client_at(app, "10.0.0.5") as client, connect(client) as one, connect(client) as two:
+        assert ask(one, chain_game(share - 100))["type"] == "state"
+        refused = ask(two, chain_game(200))
+        assert refused["type"] == "error"
+        assert (f"this deck has 200 cards and the decks sent inline in your address's (10.0.0.5) games hold "
+                f"{share - 100}; an address's share is {share} cards") in refused["message"]
+        assert ask(two, chain_game(100))["type"] == "state"  # what fits in the share is held
+    with client_at(app, "127.0.0.1") as client, connect(client) as three:  # the control: loopback, the whole budget
+        assert ask(three, chain_game(200))["type"] == "state"
