@@ -254,6 +254,7 @@ class RolloutMark:
 
     def __init__(self):
         self.collecting = False  # from a rollout's start until its update has ended
+        self.in_step = False  # within a step's callbacks (DQN: its transitions counted, not yet stored)
         self.step = 0
         self.episodes: list = []
         self.updates = 0
@@ -441,15 +442,27 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             self._maybe_save()
 
         def _on_step(self) -> bool:
+            if mark is not None:
+                mark.in_step = False  # (the last callback of a step)
             return True
 
         def _on_training_end(self) -> None:
             if mark is not None:
                 mark.end()  # the last update has ended: a Ctrl-C from now on saves it
 
-    callbacks = [OutcomeCallback(), EvalCallback(), CheckpointCallback()]
+    class StepCallback(BaseCallback):
+        """First of a step's callbacks: SB3 has counted the step's transitions but not yet stored or learned from
+        them, so a Ctrl-C in the callbacks (an evaluation, a snapshot: the long ones) leaves a DQN step half done;
+        the checkpoint then leaves the whole step out (:attr:`RolloutMark.in_step`)."""
+
+        def _on_step(self) -> bool:
+            if mark is not None:
+                mark.in_step = True
+            return True
+
+    callbacks = [StepCallback(), OutcomeCallback(), EvalCallback(), CheckpointCallback()]
     if uses_league:
-        callbacks.insert(0, LeagueCallback())
+        callbacks.insert(1, LeagueCallback())
     return callbacks
 
 
@@ -819,13 +832,16 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         now = 0 if model is None else int(model.num_timesteps)
         if model is not None and mark.collecting:
             mark.rewind(model)  # PPO within a rollout or its update: the checkpoint of the rollout's start (see RolloutMark)
+        elif model is not None and mark.in_step:  # DQN within a step's callbacks: the step is left out whole
+            model.num_timesteps -= model.n_envs
         if model is None or model.num_timesteps == 0:
             kept = (f"nothing new to save: {found[0]} is intact; continue with --resume" if found is not None
                     else f"nothing of it is kept in {out}")
             raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
         saved = save_checkpoint(model, config, out)
         prune_snapshots(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
-        dropped = (f" (where the unfinished rollout started: its {now - model.num_timesteps} steps are collected "
+        unfinished = "rollout" if config["algorithm"] == "ppo" else "step"
+        dropped = (f" (where the unfinished {unfinished} started: its {now - model.num_timesteps} steps are collected "
                    "again)" if now > model.num_timesteps else "")
         raise TrainingInterrupted(
             f"interrupted at step {now}: checkpoint {saved} saved{dropped}; continue with --resume"

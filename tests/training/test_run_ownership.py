@@ -451,3 +451,24 @@ def test_a_ctrl_c_keeps_the_snapshot_pool_of_the_step_it_goes_back_to(nim, tmp_p
     assert [Path(p).name for p in snapshot_pool(out / "league", 128, 2)] == \
         [Path(p).name for p in snapshot_pool(whole / "league", 128, 2)]
     assert len(list((out / "league").iterdir())) <= 6  # at most three pools' files
+
+
+def test_a_dqn_ctrl_c_during_an_evaluation_leaves_the_step_out_whole(nim, tmp_path, monkeypatch):
+    """SB3 counts a step's transitions before its callbacks and stores them after: a Ctrl-C in a callback (an
+    evaluation takes seconds) checkpoints the step before it, every counter whole, instead of a half-done step."""
+    from kakurega.agents.training import trainer
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "periodic_evaluation", interrupted)
+    out = tmp_path / "dqn"
+    config = tiny_config(nim.NAME, "dqn", out, total_timesteps=400, evaluation={"every": 100, "games": 2,
+                                                                                 "final_games": 0},
+                         checkpoint={"every": 0, "keep": 2, "save_replay_buffer": True}, dqn={"train_freq": 1})
+    with pytest.raises(trainer.TrainingInterrupted, match=r"at step 100: checkpoint .*step_98 saved \(where the "
+                                                          r"unfinished step started: its 2 steps are collected again\)"):
+        trainer.train(config, quiet=True)
+    state = json.loads((out / "checkpoints" / "step_98" / "state.json").read_text())
+    assert state["num_timesteps"] == 98 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
+    assert state["episode_num"] == len(state["ep_info_buffer"])
