@@ -145,12 +145,9 @@ class MaskedDQN(DQN):
 
     def _on_step(self) -> None:
         super()._on_step()
-        cap = self._epsilon_cap
-        if cap is not None and self.exploration_rate > cap:
-            self.exploration_rate = cap
-            self.logger.record("rollout/exploration_rate", cap)
-        elif cap is not None:
-            self._epsilon_cap = self.exploration_rate
+        if self._epsilon_cap is not None:  # epsilon never rises above what it has reached
+            self.exploration_rate = self._epsilon_cap = min(self.exploration_rate, self._epsilon_cap)
+            self.logger.record("rollout/exploration_rate", self.exploration_rate)
 
     # --------------------------------------------------------------- acting
     def _greedy(self, observation: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -371,10 +371,16 @@ def _blocked(directory: Path, error: OSError) -> str:
 
 
 # ------------------------------------------------------------ atomic writes
-def open_new(path: Path):
-    """A new file at ``path`` opened for writing bytes: created here (``O_EXCL``), so a link or a FIFO planted at
-    the name is never followed or opened (a name already taken raises :class:`FileExistsError`)."""
-    return open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666), "wb")
+#: the mode files are created with: the umask decides (0644 under 022, group-writable under 002, private under 077)
+FILE_MODE = 0o666
+
+
+def open_new(path: Path, mode: str = "wb", **options):
+    """A new file at ``path`` opened for writing (``mode`` and ``options`` as :func:`open`'s; bytes by default):
+    created here (``O_EXCL``), so a link or a FIFO planted at the name is never followed or opened (a name already
+    taken raises :class:`FileExistsError`)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return open(os.open(path, flags, FILE_MODE), mode, **options)
 
 
 def open_temporary(path: Path):
@@ -465,8 +471,7 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
             if not header or step_column not in header:
                 return 0
             column = header.index(step_column)
-            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666),
-                      "w", newline="", encoding="utf-8") as target:
+            with open_new(tmp, "w", newline="", encoding="utf-8") as target:
                 writer = csv.writer(target, lineterminator="\n")
                 writer.writerow(header)
                 for row in rows:
@@ -509,7 +514,7 @@ def _keep_row(row: list, width: int, column: int, step: int) -> bool:
 def append_csv_row(path: Path, header: list, row: list) -> None:
     """Append ``row`` to CSV ``path`` (``header`` first when the file is new), never through a link or into a FIFO."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    with open(os.open(path, flags, 0o666), "a", newline="", encoding="utf-8") as handle:
+    with open(os.open(path, flags, FILE_MODE), "a", newline="", encoding="utf-8") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
             raise ConfigError(f"{path} is not a plain file of the run (a FIFO, device or hard link); remove it")
@@ -568,6 +573,24 @@ def cut_back(out: Path, step: int) -> dict:
     for stray in (out / "league").glob("*.tmp"):
         stray.unlink()
     return dropped
+
+
+def snapshot_pool(directory: Path, step: int, size: int | None) -> list[str]:
+    """The league's pool at ``step``: the newest ``size`` (None: all) snapshot files of ``directory`` taken at or
+    before it, oldest first."""
+    taken = sorted((_step_of(p.stem), str(p)) for p in directory.glob("snapshot_*.safetensors"))
+    pool = [path for at, path in taken if 0 <= at <= step]
+    return pool[-size:] if size else pool
+
+
+def prune_snapshots(directory: Path, size: int, *steps: int) -> None:
+    """Delete the snapshots taken at or before the latest of ``steps`` that are in none of their pools of ``size``:
+    ``steps`` are the points a run may go back to (its step, its last checkpoint, a Ctrl-C's rollout start), so a
+    resumed run's pool is the one it had there. Later snapshots are left (a resume cuts them back: :func:`cut_back`)."""
+    keep = {path for step in steps for path in snapshot_pool(directory, step, size)}
+    for path in snapshot_pool(directory, max(steps), None):
+        if path not in keep:
+            Path(path).unlink()
 
 
 def _step_of(stem: str) -> int:

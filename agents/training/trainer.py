@@ -290,24 +290,6 @@ class RolloutMark:
         self.collecting = False
 
 
-def snapshot_pool(directory: Path, step: int, size: int | None) -> list[str]:
-    """The league's pool at ``step``: the newest ``size`` (None: all) snapshot files of ``directory`` taken at or
-    before it, oldest first."""
-    files = sorted((int(p.stem.split("_")[1]), str(p)) for p in directory.glob("snapshot_*.safetensors")
-                   if p.stem.split("_")[1].isdigit() and int(p.stem.split("_")[1]) <= step)
-    return [path for _step, path in files[-size if size else 0:]]
-
-
-def prune_snapshots(directory: Path, step: int, size: int) -> None:
-    """Once a checkpoint of ``step`` is saved, the snapshots at or before it that are not in its pool are needed by
-    no point the run may go back to: deleted (the pool's ``size`` files are left, and any later ones, which a
-    resume cuts back)."""
-    keep = set(snapshot_pool(directory, step, size))
-    for path in snapshot_pool(directory, step, None):
-        if path not in keep:
-            Path(path).unlink()
-
-
 def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -330,7 +312,7 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
         the run may go back to needs it: the last checkpoint (a killed run resumes there) and, for PPO, the
         rollout's start (a Ctrl-C saves it). So a resumed run's pool is the one it had at its step (at most
         three pools' files are on disk while it trains; once its last checkpoint is saved, its pool's, by
-        :func:`prune_snapshots`)."""
+        :func:`~kakurega.agents.training.run_dir.prune_snapshots`)."""
 
         def _on_training_start(self) -> None:
             self._last_sync = self.num_timesteps
@@ -342,7 +324,7 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             meta, layers = learner_snapshot(self.model)
             self.training_env.env_method(
                 "set_league", current=(meta, layers) if current else None,
-                snapshots=snapshot_pool(snapshot_dir, self.num_timesteps, config["league"]["max_snapshots"]),
+                snapshots=run_dir.snapshot_pool(snapshot_dir, self.num_timesteps, config["league"]["max_snapshots"]),
             )
 
         def _on_step(self) -> bool:
@@ -351,12 +333,8 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 self._last_snapshot = self.num_timesteps
                 meta, layers = learner_snapshot(self.model)
                 save_policy(snapshot_dir / f"snapshot_{self.num_timesteps}.safetensors", layers, meta)
-                size = league["max_snapshots"]
-                returns = [self.num_timesteps, saved["step"]] + ([mark.step] if mark is not None and mark.collecting else [])
-                needed = {path for step in returns for path in snapshot_pool(snapshot_dir, step, size)}
-                for stale in snapshot_pool(snapshot_dir, self.num_timesteps, None):
-                    if stale not in needed:
-                        Path(stale).unlink()
+                returns = [saved["step"]] + ([mark.step] if mark is not None and mark.collecting else [])
+                run_dir.prune_snapshots(snapshot_dir, league["max_snapshots"], self.num_timesteps, *returns)
                 self._push(current=False)
             if _crossed(self._last_sync, self.num_timesteps, league["sync_every"]):
                 self._last_sync = self.num_timesteps
@@ -806,7 +784,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
             meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
                                            move_features=config["network"]["move_features"])
-            snapshots = snapshot_pool(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
+            snapshots = run_dir.snapshot_pool(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
             vec_env.env_method("set_league", current=(meta, layers), snapshots=snapshots)
         remaining = config["total_timesteps"] - model.num_timesteps
         if remaining > 0:
@@ -818,7 +796,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
         save_checkpoint(model, config, out)
-        prune_snapshots(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
+        run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         from kakurega.agents.training.export import export_policy
 
         policy_path = export_policy(
@@ -839,7 +817,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                     else f"nothing of it is kept in {out}")
             raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
         saved = save_checkpoint(model, config, out)
-        prune_snapshots(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
+        run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         unfinished = "rollout" if config["algorithm"] == "ppo" else "step"
         dropped = (f" (where the unfinished {unfinished} started: its {now - model.num_timesteps} steps are collected "
                    "again)" if now > model.num_timesteps else "")

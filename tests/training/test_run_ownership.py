@@ -424,7 +424,8 @@ def test_a_ctrl_c_keeps_the_snapshot_pool_of_the_step_it_goes_back_to(nim, tmp_p
     """Snapshots taken within the unfinished rollout rotate the pool; the files of the rollout's start (where the
     Ctrl-C checkpoint is) stay until no return point needs them, so the resumed run draws from the same pool as a
     run never stopped, and the envs are handed the pool only, not every file kept on disk."""
-    from kakurega.agents.training.trainer import TrainingInterrupted, snapshot_pool, train
+    from kakurega.agents.training.run_dir import snapshot_pool
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
     from kakurega.agents.training.view import SingleAgentView
 
     settings = dict(total_timesteps=128, evaluation={"every": 0, "games": 2, "final_games": 0},
