@@ -35,29 +35,35 @@ def test_a_start_square_with_every_neighbour_taken_is_stuck():
     assert not game.is_stuck(here, 1 << here, 0, 0)
 
 
-def test_is_stuck_matches_the_lines_left_with_an_unlimited_budget_in_random_play():
-    game, _ = new_game()
-    seen_stuck = 0
-    for seed in range(40):
+def random_moments(games: int, steps: int):
+    """``(seed, game, state)`` before each move of ``games`` random games of at most ``steps`` moves (the first child
+    alternating); the state is the live one, moved on once the caller has looked."""
+    for seed in range(games):
         rng = np.random.default_rng(seed)
         game, state = new_game(first_child=seed % 2)
-        for _ in range(200):
+        for _ in range(steps):
             legal = game.legal_actions(state)
             if not legal:
                 break
-            if state.phase == CHILD and state.stroke and not state.continue_due:
-                p = state.stroke[-1]
-                lines = game.open_lines(p, state.visited, state.drawn, state.blocked, 1 << 30)
-                stuck = game.is_stuck(p, state.visited, state.drawn, state.blocked)
-                assert stuck == (lines == []), (seed, p)
-            if state.phase == SEEK:  # also ask about the squares the seekers might block
-                p = state.stroke[-1]
-                for q, bit, _lid, _cost in game.open_lines(p, state.visited, state.drawn, state.blocked, 1 << 30):
-                    others = game.open_lines(p, state.visited, state.drawn, state.blocked | bit, 1 << 30)
-                    stuck = game.is_stuck(p, state.visited, state.drawn, state.blocked | bit)
-                    assert stuck == (others == []), (seed, p, q)
-                    seen_stuck += stuck
+            yield seed, game, state
             game.apply_action(state, int(rng.choice(legal)), rng)
+
+
+def test_is_stuck_matches_the_lines_left_with_an_unlimited_budget_in_random_play():
+    seen_stuck = 0
+    for seed, game, state in random_moments(40, 200):
+        if state.phase == CHILD and state.stroke and not state.continue_due:
+            p = state.stroke[-1]
+            lines = game.open_lines(p, state.visited, state.drawn, state.blocked, 1 << 30)
+            stuck = game.is_stuck(p, state.visited, state.drawn, state.blocked)
+            assert stuck == (lines == []), (seed, p)
+        if state.phase == SEEK:  # also ask about the squares the seekers might block
+            p = state.stroke[-1]
+            for q, bit, _lid, _cost in game.open_lines(p, state.visited, state.drawn, state.blocked, 1 << 30):
+                others = game.open_lines(p, state.visited, state.drawn, state.blocked | bit, 1 << 30)
+                stuck = game.is_stuck(p, state.visited, state.drawn, state.blocked | bit)
+                assert stuck == (others == []), (seed, p, q)
+                seen_stuck += stuck
     assert seen_stuck > 0, "the random games never reached a dead end: the test map needs a new scenario"
 
 
@@ -66,22 +72,15 @@ def test_a_seekers_sample_never_puts_the_child_where_it_would_have_been_stuck():
     # still in play after its turn is one (a stuck child is found at once). So the sampled stroke
     # must end on a square with a legal line left against the pieces of that turn.
     samples = 0
-    for seed in range(30):
-        rng = np.random.default_rng(seed)
-        game, state = new_game(first_child=seed % 2)
-        for _ in range(300):
-            legal = game.legal_actions(state)
-            if not legal:
-                break
-            if state.phase == SEEK and state.seekers_placed == 0 and state.stroke:
-                seeker = game.current_player(state)
-                for k in range(4):
-                    sample = game.resample_hidden(state, seeker, np.random.default_rng(1000 * seed + k))
-                    end = sample.stroke[-1]
-                    assert game.open_lines(end, sample.visited, sample.drawn, state.blocked, 1 << 30), (
-                        seed,
-                        sample.stroke,
-                    )
-                    samples += 1
-            game.apply_action(state, int(rng.choice(legal)), rng)
+    for seed, game, state in random_moments(30, 300):
+        if state.phase == SEEK and state.seekers_placed == 0 and state.stroke:
+            seeker = game.current_player(state)
+            for k in range(4):
+                sample = game.resample_hidden(state, seeker, np.random.default_rng(1000 * seed + k))
+                end = sample.stroke[-1]
+                assert game.open_lines(end, sample.visited, sample.drawn, state.blocked, 1 << 30), (
+                    seed,
+                    sample.stroke,
+                )
+                samples += 1
     assert samples > 100
