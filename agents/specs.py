@@ -64,7 +64,7 @@ def parse_spec(spec: str) -> AgentSpec:
     """Parse ``"kind"``, ``"kind:PATH"``, ``"kind:key=v,key=v"`` or ``"kind:PATH,key=v"``.
 
     A path holding ``,`` or ``=`` goes in double quotes: ``policy:"runs/lr=1e-3,bs=64/policy.safetensors"``
-    (:func:`with_path` writes a spec so).
+    (:func:`with_path` writes a spec so), in an option's value too (``ismcts:prior=policy:"PATH"``).
 
     >>> parse_spec("policy:runs/a.safetensors,sample=true")
     AgentSpec(kind='policy', argument='runs/a.safetensors', options={'sample': 'true'}, text='policy:runs/a.safetensors,sample=true')
@@ -72,6 +72,8 @@ def parse_spec(spec: str) -> AgentSpec:
     {'simulations': '400', 'c': '0.7'}
     >>> parse_spec('policy:"runs/lr=1e-3,bs=64/policy.safetensors",sample=true').argument
     'runs/lr=1e-3,bs=64/policy.safetensors'
+    >>> parse_spec('ismcts:prior=policy:"runs/lr=1e-3,bs=64/policy.safetensors",simulations=50').options
+    {'prior': 'policy:"runs/lr=1e-3,bs=64/policy.safetensors"', 'simulations': '50'}
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string such as 'random' or 'policy:PATH', got "
@@ -94,7 +96,7 @@ def parse_spec(spec: str) -> AgentSpec:
                              f"argument, got {short_repr(rest.strip())}")
         rest = "," + rest.lstrip()[1:] if rest.strip() else ""
     if rest:
-        for i, part in enumerate(rest.split(",")):
+        for i, part in enumerate(_split_options(rest)):
             part = part.strip()
             if not part:
                 continue
@@ -112,6 +114,22 @@ def parse_spec(spec: str) -> AgentSpec:
                     f"{kind}:\"ARGUMENT\")"
                 )
     return AgentSpec(kind=kind, argument=argument, options=options, text=text)
+
+
+def _split_options(rest: str) -> list[str]:
+    """``rest`` split at the commas outside double quotes: an option's value may be a spec with a quoted path
+    (``prior=policy:"runs/lr=1e-3,bs=64/policy.safetensors"``), which keeps its quotes for that spec's parse."""
+    if rest.count('"') % 2:  # no pairs (a path may hold one '"'): plain commas, as before quotes
+        return rest.split(",")
+    parts, quoted, start = [], False, 0
+    for i, char in enumerate(rest):
+        if char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            parts.append(rest[start:i])
+            start = i + 1
+    parts.append(rest[start:])
+    return parts
 
 
 def with_path(kind: str, path) -> str:

@@ -236,3 +236,19 @@ def test_int8_files_with_a_broken_scale_are_refused(tmp_path):
     with pytest.raises(PolicyFileError, match=r"weight_scale is float32 of shape \(3,\)"):
         read_policy(tmp_path / "wrong.safetensors")
     assert METADATA_KEY in header
+
+
+def test_a_prior_file_in_a_folder_named_with_commas_is_named_in_quotes(tmp_path):
+    """A sweep's run folder (``lr=1e-3,bs=64``) holds the prior: ``prior=policy:"PATH"`` names it, the quotes kept
+    for the prior's own spec; unquoted, the path is cut at its comma (the control)."""
+    from kakurega.agents.specs import with_path
+
+    env = make("animal_chain_v0")
+    context = AgentContext.from_env(env, "animal_chain_v0", {})
+    folder = tmp_path / "lr=1e-3,bs=64"
+    folder.mkdir()
+    path = network_file(folder / "policy.safetensors", "animal_chain_v0", {})
+    agent = make_agent(f"ismcts:simulations=5,prior={with_path('policy', path)},leaf=value", context)
+    assert agent.leaf == "value" and agent.network is not None
+    with pytest.raises(ValueError, match=r"unknown option\(s\) bs"):
+        make_agent(f"ismcts:simulations=5,prior=policy:{path},leaf=value", context)

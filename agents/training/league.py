@@ -109,6 +109,9 @@ class OpponentPool:
         self._snapshot_cache: dict[str, tuple[dict, list]] = {}
         self._agents: dict[tuple, Agent] = {}
         self.draw_counts: dict[str, int] = {e.agent: 0 for e in self.entries}
+        for entry in self.entries:  # a spec that builds no agent for this env is refused now, not at a first draw
+            if entry.agent not in LEAGUE_ENTRIES and (entry.agent, 0) not in self._agents:
+                self._agents[(entry.agent, 0)] = make_agent(entry.agent, context, seed=0)
 
     # ------------------------------------------------------------- league
     def set_current(self, metadata: dict, layers: list) -> None:

@@ -237,6 +237,19 @@ def test_pool_entries_are_checked_when_the_pool_is_made(nim):
         pool.draw(np.random.default_rng(0), 1)
 
 
+def test_a_spec_that_builds_no_agent_is_refused_when_the_view_is_made(nim):
+    """An unknown kind, an option the kind does not take or a missing policy file is said when the view (or the pool)
+    is made: from Python, a view used to be made and the error came at its first reset."""
+    with pytest.raises(ValueError, match=r"unknown agent kind 'wizard'"):
+        SingleAgentView(nim.NAME, None, ["random", "wizard"])
+    with pytest.raises(ValueError, match=r"'heuristic' .* takes no option 'depth'"):
+        SingleAgentView(nim.NAME, None, ["random", {"agent": "heuristic:depth=2", "weight": 0}])  # weighs 0: still checked
+    with pytest.raises((FileNotFoundError, ValueError), match=r"no_such_policy\.safetensors"):
+        SingleAgentView(nim.NAME, None, ["policy:no_such_policy.safetensors"])
+    view = SingleAgentView(nim.NAME, None, ["random", "heuristic", "self"])  # the control: buildable specs
+    view.reset(seed=0)
+
+
 def test_new_snapshots_keep_the_pools_other_agents(nim):
     """Agents are built once per entry and seat slot: a snapshot sync rebuilds none but the dropped snapshots'."""
     from kakurega.agents.base import AgentContext
