@@ -18,8 +18,8 @@ on a bot recipe:
 
 Each round reports the bot's score against the heuristic (paired,
 seat-rotated deals, 95% interval) and the exploiter's score against the bot
-(a lower bound of the bot's exploitability in a two-player game): the
-exploitability curve. The loop stops after ``rounds`` rounds or once an
+(in a two-player game a lower bound of the best-response score, which is
+(1 + exploitability)/2 where results are +1/-1): the exploitability curve. The loop stops after ``rounds`` rounds or once an
 exploiter scores at most ``stop_at`` (the upper end of its interval). The
 bot of every round stays in its run directory; ``kakurega train-bots`` style
 installation is left to the user (``report["best"]`` names the round whose

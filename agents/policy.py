@@ -467,8 +467,8 @@ def _check_metadata(meta, file) -> None:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         fail("format", meta.get("format") if isinstance(meta, dict) else meta, repr(FORMAT))
     version = meta.get("format_version", 0)
-    if not _is_int(version):
-        fail("format_version", version, "an integer")
+    if not _is_int(version) or version < 0:
+        fail("format_version", version, "an integer from 0")
     if version > FORMAT_VERSION:
         raise PolicyFileError(f"{file} uses policy format version {version}; this kakurega reads up to {FORMAT_VERSION}")
     missing = [k for k in _REQUIRED if k not in meta]
@@ -478,6 +478,13 @@ def _check_metadata(meta, file) -> None:
         fail("env", meta["env"], "a registered env name such as 'kakurenbo_v0'")
     if not isinstance(meta["env_options"], dict):
         fail("env_options", meta["env_options"], "a mapping of option names to values")
+    # fields that repeat what env and env_options say (nothing reads them): a file that disagrees was edited or
+    # mislabelled, and what else it says is in doubt
+    if "env_version" in meta and meta["env_version"] != env_version(meta["env"]):
+        fail("env_version", meta["env_version"], f"{env_version(meta['env'])}, the version in env {meta['env']!r}")
+    players = meta["env_options"].get("num_players")
+    if "num_players" in meta and players is not None and meta["num_players"] != players:
+        fail("num_players", meta["num_players"], f"{players!r}, as env_options says")
     for field in ("observation_size", "num_actions"):
         if not _is_int(meta[field]) or not 1 <= meta[field] <= MAX_LAYER_SIZE:
             fail(field, meta[field], f"an integer from 1 to {MAX_LAYER_SIZE}")
@@ -512,6 +519,8 @@ def _check_metadata(meta, file) -> None:
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
 def input_size(meta: dict) -> int:
     """Length of the network input the metadata describes (its ``inputs`` concatenated)."""
     sizes = {"observation": meta["observation_size"], "action_mask": meta["num_actions"],

@@ -36,7 +36,9 @@ where the row agent scored more, ties counting half).
 
 The Wilson interval of the score treats the summed shares as successes; a
 share lies in [0, 1], so its variance is at most that of a win/loss game with
-the same mean and the interval is conservative.
+the same mean and the interval is conservative: far wider than the shares'
+spread where most games are drawn (14 wins, 386 draws, no loss: [0.469,
+0.566], while the 14 decided games reject an even match; docs/training.md).
 
 **Seeds** are whole numbers from 0 to ``2**32 - 1`` (:func:`check_seed`), like
 every numpy seed of kakurega: the per-game seeds are drawn from
@@ -266,8 +268,9 @@ class TournamentResult:
     head_to_head: list  #: matrix[row][col] = score of row vs col (None on the diagonal / unplayed)
     head_to_head_games: list
     ratings: list
-    #: matrix[row][col] = share of the games of that pairing whose top place was shared (a tie or a draw); the
-    #: diagonal holds a pairing of an agent with copies of itself (a one-agent tournament); None where unplayed
+    #: matrix[row][col] = share of the games of that pairing whose top place was shared (a tie or a draw): with 3+
+    #: seats, the games of row at a table of copies of col (as in head_to_head); the diagonal holds a pairing of
+    #: an agent with copies of itself (a one-agent tournament); None where unplayed
     ties: list = field(default_factory=list)
     wall_seconds: float = 0.0
     total_steps: int = 0
@@ -346,7 +349,8 @@ class TournamentResult:
             cells = "  ".join(f"{'-':>14}" if v is None else f"{v:>14.3f}" for v in row)
             lines.append(f"{name:<{width}}  {cells}")
         if self.num_players > 1 and self.ties:
-            lines += ["", "ties (share of the pairing's games whose top place was shared):"]
+            pairing = "the pairing's games" if self.num_players == 2 else "row's games at a table of column's copies"
+            lines += ["", f"ties (share of {pairing} whose top place was shared):"]
             lines.append(" " * width + "  " + "  ".join(f"{s:>14}" for s in short))
             for name, row in zip(self.agents, self.ties):
                 cells = "  ".join(f"{'-':>14}" if v is None else f"{v:>14.3f}" for v in row)
@@ -683,7 +687,9 @@ class _Tally:
         i = game.lineup[focal_seat]
         j = next((x for s, x in enumerate(game.lineup) if s != focal_seat), i)
         tied = int(sum(win_share(returns, s, winners) > 0 for s in range(self.num_players)) > 1)  # top place shared
-        for a, b in {(i, j), (j, i)}:  # one cell when an agent plays copies of itself
+        # two players: one match, both cells; more: row i sits with copies of j, another table than j with copies of
+        # i (one cell when an agent plays copies of itself)
+        for a, b in {(i, j), (j, i)} if self.num_players == 2 else {(i, j)}:
             self.pair_games[a, b] += 1
             self.pair_ties[a, b] += tied
         focal_share = win_share(returns, focal_seat, winners)

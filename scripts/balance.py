@@ -79,10 +79,18 @@ class Estimate:
     high: float
 
     @classmethod
-    def of(cls, per_deal) -> Estimate:
+    def of(cls, per_deal, rate: bool = False) -> Estimate:
+        """``rate``: values in [0, 1] (a share of games per deal). A rate equal on every deal (no game truncated,
+        say) has a bootstrap interval of zero width: it gets the Wilson interval over deals instead (each deal's
+        share counted as successes, as the tournament's score is), which holds the true rate as often as it says."""
+        from kakurega.agents.tournament import wilson_interval
+
         values = np.asarray(per_deal, dtype=np.float64)
         mean = float(values.mean()) if values.size else float("nan")
-        return cls(mean, *bootstrap_interval(values))
+        low, high = bootstrap_interval(values)
+        if rate and values.size and low == high:
+            low, high = wilson_interval(float(values.sum()), int(values.size))
+        return cls(mean, low, high)
 
     def text(self, signed: bool = False) -> str:
         f = "+.3f" if signed else ".3f"
@@ -118,12 +126,12 @@ class Games:
         return {
             "games": len(lengths),
             "deals": len(self.by_deal),
-            "first_player_win": Estimate.of(self.per_deal(lambda g: g[1][g[4]])),
-            "seat_win": [Estimate.of(self.seat_win(s)) for s in range(self.num_players)],
-            "tied": Estimate.of(self.per_deal(lambda g: float(any(0 < x < 1 for x in g[1])))),
+            "first_player_win": Estimate.of(self.per_deal(lambda g: g[1][g[4]]), rate=True),
+            "seat_win": [Estimate.of(self.seat_win(s), rate=True) for s in range(self.num_players)],
+            "tied": Estimate.of(self.per_deal(lambda g: float(any(0 < x < 1 for x in g[1]))), rate=True),
             "plies_median": float(np.median(lengths)),
             "plies_p90": float(np.percentile(lengths, 90)),
-            "truncated": Estimate.of(self.per_deal(lambda g: float(g[3]))),
+            "truncated": Estimate.of(self.per_deal(lambda g: float(g[3])), rate=True),
         }
 
 

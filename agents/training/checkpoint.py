@@ -474,6 +474,11 @@ def _read_state(data: bytes, source: Path) -> dict:
                       error=CheckpointError)
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
+    version = state.get("format_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
+        raise CheckpointError(f"{source}/state.json: format_version = {short_repr(version)}; this kakurega reads "
+                              f"versions 1 to {FORMAT_VERSION}" + (" (a newer kakurega wrote it)" if newer else ""))
     missing = [key for key in _STATE_KEYS if key not in state]
     if missing or not isinstance(state["rng"], dict) or not {"torch", "numpy", "python"} <= set(state["rng"]):
         raise CheckpointError(f"{source}/state.json lacks {', '.join(missing) or 'rng states'}")

@@ -58,6 +58,13 @@ def check_init_policy(config: dict, context) -> tuple[dict, list, list | None]:
                            "(and move features)")
     elif reads_features != wanted["move_features"]:
         differences.append(f"move features: file {reads_features}, config network.move_features {wanted['move_features']}")
+    elif reads_features:
+        from kakurega.agents.move_features import newest_version
+
+        version, newest = meta.get("move_features_version", 0), newest_version(config["env"])
+        if version != newest:  # the trainer computes the newest features: other columns under the file's weights
+            differences.append(f"move features: the file reads version {version} of {config['env']}'s, the trainer "
+                               f"computes version {newest}")
     if (network.get("feature_head") is not None) != wanted["feature_head"]:
         differences.append(f"feature head: file {network.get('feature_head') is not None}, "
                            f"config network.feature_head {wanted['feature_head']}")
@@ -94,5 +101,6 @@ def load_init_policy(model, config: dict, context) -> str:
     if not all(np.allclose(a, b, atol=1e-6) for pair_a, pair_b in zip(copied, layers) for a, b in zip(pair_a, pair_b)):
         raise RuntimeError("init_policy: the model's actor does not hold the file's weights after the copy")
     critic_words = "its critic" if value_layers else "a fresh critic (the file has none)"
-    return (f"starting from {config['init_policy']} ({meta['training_steps']} learner steps under "
+    steps = meta.get("training_steps", "an unknown number of")  # (a field no reader needs: not every file has it)
+    return (f"starting from {config['init_policy']} ({steps} learner steps under "
             f"{meta['env_options']}): its actor and {critic_words}")

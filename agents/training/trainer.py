@@ -47,7 +47,7 @@ from pathlib import Path
 
 from kakurega.agents.training import checkpoint as checkpoints
 from kakurega.agents.training import run_dir
-from kakurega.agents.training.config import ConfigError, dump_config, load_config, validate_config
+from kakurega.agents.training.config import SCHEMA, ConfigError, Key, dump_config, load_config, validate_config
 
 # keys that may change when a run is resumed (budget, logging, final report, where the run lives, where its
 # demonstration games are played)
@@ -224,12 +224,19 @@ def _crossed(last: int, now: int, every: int) -> bool:
     return bool(every) and now // every > last // every
 
 
-def _config_differences(old: dict, new: dict, prefix: str = "") -> list[str]:
+def _config_differences(old: dict, new: dict, prefix: str = "", schema: dict | None = SCHEMA) -> list[str]:
+    """What differs between a run's resolved config and ``new``, key by key. A key the run's config lacks came
+    with a later kakurega (``serves``, ``mix``): at its default it is what that run did, so it is no difference."""
     diffs = []
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
+        entry = schema.get(key) if isinstance(schema, dict) else None
+        if key not in old and isinstance(entry, dict) and isinstance(b, dict):
+            a = {}  # a section added since: each of its keys at its default is no difference
         if isinstance(a, dict) and isinstance(b, dict) and key != "env_kwargs":
-            diffs += _config_differences(a, b, prefix + key + ".")
+            diffs += _config_differences(a, b, prefix + key + ".", entry)
+        elif key not in old and isinstance(entry, Key) and b == entry.default:
+            continue
         elif a != b:
             diffs.append(f"{prefix}{key}: {a!r} -> {b!r}")
     return diffs

@@ -176,6 +176,7 @@ class TurnBasedAECEnv(AECEnv):
         self._returns = self.game.returns(self.game_state).tolist()
         self._returned = None  # the returns array of the last step when it is read-only
         self._rewards_zero = True
+        self._skip_agent_selection = None  # (PettingZoo's dead steps of a game left unfinished: not this game's)
         self.agent_selection = self.agents[0]
         self._after_transition()
 
@@ -619,6 +620,13 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         env.rewards = dict.fromkeys(env.agents, 0)
         env.rewards[agent] = float(ILLEGAL_ACTION_PENALTY)
         env._accumulate_rewards()
+        # the game is over: no seat has a legal action, the offender included (PettingZoo's own stack of wrappers
+        # leaves its mask in its info, and in its observation if it was read before the move; here every mask,
+        # info and legal_actions() is empty, as at any game's end)
+        env._obs_cache = {}
+        env._legal, env._mask, env._legal_flags = [], env._no_actions, env._no_flags
+        for other in env.agents:
+            env.infos[other] = {"action_mask": env._no_actions}
         env._deads_step_first()
 
     def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:

@@ -287,3 +287,25 @@ def test_one_decision_computes_its_sure_endings_once(monkeypatch):
             changed_met += previous is not None and endings != previous
             previous = endings
     assert pruned_met > 0 and changed_met > 0, "the comparisons could not fail"
+
+
+@pytest.mark.parametrize("name", ["kakurenbo_v0", "kakurenbo_v1"])
+def test_fine_tuning_from_a_file_of_older_move_features_is_refused_in_words(name):
+    """The trainer computes the newest features (18 columns a move); a version-0 file's head weighs 16: refused
+    naming the versions (it was a torch shape error after the run had started). A version-1 file fits (the
+    control)."""
+    from kakurega.agents.policy import read_policy
+    from kakurega.agents.training.config import ConfigError, validate_config
+
+    path = _shipped_file(name)
+    meta = read_policy(path)[0]
+    network = {"hidden": meta["network"]["sizes"][1:-1], "activation": meta["network"]["activation"],
+               "move_features": True, "feature_head": True}
+    config = {"env": name, "env_kwargs": dict(meta["env_options"]), "algorithm": "ppo", "total_timesteps": 64,
+              "network": network, "init_policy": str(path)}
+    if meta.get("move_features_version", 0) == 1:
+        assert validate_config(config)["init_policy"] == str(path)
+        return
+    with pytest.raises(ConfigError, match=r"move features: the file reads version 0 of kakurenbo_v0's, the trainer "
+                                          r"computes version 1"):
+        validate_config(config)

@@ -594,6 +594,30 @@ def test_a_forged_checkpoint_with_a_matching_manifest_is_skipped_and_no_pickle_r
     assert not marker.exists()
 
 
+def test_a_checkpoint_of_a_newer_format_is_skipped_in_words(nim, tmp_path, capsys):
+    """A state.json a newer kakurega wrote (format_version 2 and up) may mean other things by the same keys: it is
+    skipped, saying so, and the run goes on from the checkpoint before it (it resumed silently)."""
+    from kakurega.agents.training.trainer import train
+
+    out = tmp_path / "run"
+    config = _tiny(nim.NAME, "ppo", out, total_timesteps=128, checkpoint={"every": 64, "keep": 3},
+                   ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1}, evaluation={"every": 0, "final_games": 0})
+    train(config, quiet=True)
+    newest = out / "checkpoints" / "step_128"
+    state = json.loads((newest / "state.json").read_text())
+    assert state["format_version"] == 1
+    state["format_version"] = 99
+    (newest / "state.json").write_text(json.dumps(state))
+    manifest = json.loads((newest / "manifest.json").read_text())
+    data = (newest / "state.json").read_bytes()
+    manifest["files"]["state.json"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (newest / "manifest.json").write_text(json.dumps(manifest))
+    result = train(dict(config, total_timesteps=192), resume=True, quiet=False)
+    text = capsys.readouterr().out
+    assert "skipping checkpoint step_128" in text and "format_version = 99; this kakurega reads versions 1 to 1" in text
+    assert "from step_64" in text and result.timesteps == 192
+
+
 def test_resume_refuses_sb3_zip_only_runs(nim, tmp_path):
     from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.trainer import train

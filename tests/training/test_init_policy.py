@@ -43,6 +43,25 @@ def test_a_run_starts_from_the_files_actor_feature_head_and_critic():
     assert said.startswith(f"starting from {BOT} (401408 learner steps under ") and "its actor and its critic" in said
 
 
+def test_a_file_without_its_step_count_starts_the_run(tmp_path):
+    """``training_steps`` is a field no reader needs (files of other tools may lack it): the log says so instead of
+    a KeyError after the weights were copied."""
+    from kakurega.agents.policy import context_for, save_policy
+    from kakurega.agents.training.init_policy import load_init_policy
+    from kakurega.agents.training.trainer import build_model, make_vec_env
+
+    meta, layers, value_layers = read_policy(BOT, with_value=True)
+    meta = {key: value for key, value in meta.items() if key != "training_steps"}
+    path = save_policy(tmp_path / "no_steps.safetensors", layers, meta, value_layers=value_layers)
+    config = validate_config({**RECIPE, "init_policy": str(path)})
+    vec_env = make_vec_env(config)
+    try:
+        said = load_init_policy(build_model(config, vec_env), config, context_for(config["env"], config["env_kwargs"]))
+    finally:
+        vec_env.close()
+    assert said.startswith(f"starting from {path} (an unknown number of learner steps under ")
+
+
 def _refusal(change: dict) -> str:
     with pytest.raises(ConfigError) as error:
         validate_config({**RECIPE, **change})

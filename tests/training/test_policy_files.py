@@ -160,6 +160,33 @@ def test_tampered_metadata_is_refused(nim, trained, tmp_path):
         read_policy(target / "nan.safetensors")
 
 
+@pytest.mark.parametrize("field,value,words", [
+    ("env_version", 7, r"env_version = 7; expected 2, the version in env 'summer_hide_and_seek_v2'"),
+    ("num_players", 3, r"num_players = 3; expected 2, as env_options says"),
+    ("format_version", -3, r"format_version = -3; expected an integer from 0"),
+])
+def test_metadata_that_contradicts_itself_is_refused(tmp_path, field, value, words):
+    """Fields that repeat the env's name and options must agree with them: a file saying otherwise was edited or
+    mislabelled (each loaded and played before). The file unedited loads (the control)."""
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    from kakurega.agents.pretrained import find
+
+    source = find("summer_hide_and_seek_v2", {"num_players": 2})
+    with safe_open(str(source), "numpy") as handle:
+        header = dict(handle.metadata())
+        tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+    (key,) = [k for k in header if json.loads(header[k]).get("env") == "summer_hide_and_seek_v2"]
+    meta = json.loads(header[key])
+    assert read_policy(source)[0][field] == meta[field] != value  # the control reads
+    meta[field] = value
+    edited = tmp_path / "edited.safetensors"
+    save_file(tensors, str(edited), metadata={**header, key: json.dumps(meta)})
+    with pytest.raises(PolicyFileError, match=words):
+        read_policy(edited)
+
+
 class _Exploit:
     """Unpickling this would create a file: proof that code ran."""
 

@@ -153,8 +153,31 @@ def test_a_shared_win_scores_less_than_a_win_in_the_tables(monkeypatch):
     assert row["score"] == pytest.approx((0.5 + 0.0 + 0.5) / 3)
     assert result.head_to_head[0][1] == pytest.approx(row["score"])
     assert row["win_rate"] == 0.0
-    assert result.ties[0][1] == result.ties[1][0] == pytest.approx(2 / 3)  # two of the three games tied at the top
-    assert "ties (share of the pairing's games" in result.table()
+    assert result.ties[0][1] == pytest.approx(2 / 3)  # two of the three games tied at the top
+    assert result.ties[1][0] is None  # heuristic never sat with copies of random: the focal run plays row 0 only
+    assert "ties (share of row's games at a table of column's copies" in result.table()
+
+
+def test_with_three_seats_each_ties_cell_counts_its_own_tables(monkeypatch):
+    """Random with two heuristic copies is another table than heuristic with two random copies: each cell counts
+    the games of its row's agent at a table of its column's copies, as head_to_head does (the two were pooled into
+    one symmetric cell, 0.5 here, where one order never ties and the other always does)."""
+    import kakurega.agents.tournament as tournament
+    from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic as SummerHeuristic
+
+    def play(env, seat_agents, seed, moves=None):
+        copies = [s for s, a in enumerate(seat_agents) if isinstance(a, SummerHeuristic)]
+        if len(copies) == 2:  # the two heuristic copies share the win
+            return [1.0 if s in copies else -1.0 for s in range(3)], 1
+        return [1.0 if s == 0 else -1.0 for s in range(3)], 1
+
+    monkeypatch.setattr(tournament, "play_game", play)
+    result = run_tournament("summer_hide_and_seek_v2", ["random", "heuristic"], {"num_players": 3}, games=6, seed=0)
+    assert result.ties[0][1] == 1.0  # random at a table of two heuristics: every game tied at the top
+    assert result.ties[1][0] == 0.0  # heuristic at a table of two randoms: none
+    two = run_tournament("summer_hide_and_seek_v2", ["random", "heuristic"], {"num_players": 2}, games=4, seed=0)
+    assert two.ties[0][1] == two.ties[1][0]  # two players: one match, one symmetric cell (the control)
+    assert "ties (share of the pairing's games" in two.table()
 
 
 def test_an_agent_against_copies_of_itself_reports_its_tie_rate(monkeypatch):

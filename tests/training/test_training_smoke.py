@@ -105,6 +105,27 @@ def test_a_run_made_with_the_old_default_resumes_only_with_exact_set(nim, tmp_pa
     assert train(dict(config, total_timesteps=128), resume=True, quiet=True).timesteps == 128
 
 
+def test_a_run_of_an_older_kakurega_resumes_where_its_config_lacks_later_keys(nim, tmp_path):
+    """A run's config.yaml written before ``serves`` and ``mix`` existed resumes: a key the run lacks is what it
+    did at its default; the same key set to something else is a change and is refused (the control)."""
+    import yaml
+
+    from kakurega.agents.training.config import ConfigError
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64,
+                         ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1}, checkpoint={"every": 32, "keep": 2})
+    train(config, quiet=True)
+    written = tmp_path / "run" / "config.yaml"
+    old = yaml.safe_load(written.read_text())
+    assert old["serves"] == [] and old["mix"] is False
+    for key in ("serves", "mix", "seed"):  # seed 0 is the default too
+        del old[key]
+    written.write_text(yaml.safe_dump(old))
+    with pytest.raises(ConfigError, match=r"seed: None -> 5"):
+        train(dict(config, seed=5, total_timesteps=128), resume=True, quiet=True)
+    assert train(dict(config, total_timesteps=128), resume=True, quiet=True).timesteps == 128
+
+
 def test_subprocess_vec_env_trains(tmp_path):
     config = tiny_config("animal_chain_v0", "ppo", tmp_path / "run", vec_env="subproc", total_timesteps=128)
     result = train(config, quiet=True)
