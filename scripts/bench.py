@@ -328,6 +328,8 @@ def compiled_gain(seconds: float, repeats: int, only: str | None = None, chunks:
 
     from kakurega.envs import ENV_SPECS, make
 
+    reference_cases()  # the children's reference: a missing extra is said here, before any child runs
+
     def ratios(name: str, pure: str) -> dict:
         """Per configuration label: the median ratio to tictactoe, measured in a subprocess."""
         with tempfile.TemporaryDirectory() as folder:
@@ -335,7 +337,10 @@ def compiled_gain(seconds: float, repeats: int, only: str | None = None, chunks:
             code = (f"from kakurega.scripts.bench import main; main(['--only', {name!r}, '--seconds', '{seconds}', "
                     f"'--repeats', '{repeats}', '--chunks', '{chunks}', '--json', {path!r}])")
             env = {**os.environ, "KAKUREGA_PURE_PYTHON": pure}
-            subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            if done.returncode or not os.path.isfile(path):  # the child's own words, not a CalledProcessError
+                said = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+                raise SystemExit(f"the benchmark of {name} (KAKUREGA_PURE_PYTHON={pure}) failed: {said}")
             with open(path) as file:
                 report = json.load(file)
         return {row["env"]: row["ratio_vs_tictactoe"] for row in report["rows"] if row["env"].startswith(name)}

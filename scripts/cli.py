@@ -336,12 +336,13 @@ def cmd_serve(args) -> int:
 
 # ------------------------------------------------------------------ quickstart
 def cmd_quickstart(args) -> int:
-    from kakurega.agents.training.config import ConfigError
+    from kakurega.agents.training.config import ConfigError, find_config
     from kakurega.agents.training.run_dir import held
 
-    config = Path(args.config) if args.config else _repo_configs_dir() / "quickstart_ppo.yaml"
-    if not config.is_file():
-        print(f"error: config {config} not found; pass --config", file=sys.stderr)
+    try:
+        config = find_config(args.config) if args.config else find_config(_repo_configs_dir() / "quickstart_ppo.yaml")
+    except ConfigError as error:
+        print(f"error: {error}; pass --config", file=sys.stderr)
         return 2
     overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
@@ -672,9 +673,27 @@ def guarded(call) -> int:
     return 143 if status == 130 and _TERMINATED["fired"] else status
 
 
+#: the extra (pyproject.toml) that installs each optional library a command may import
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "rich", "tqdm", "tensorboard"),
+                    "train"),
+    **dict.fromkeys(("starlette", "uvicorn", "websockets"), "web"),
+    **dict.fromkeys(("pygame", "rlcard"), "bench"),
+    **dict.fromkeys(("open_spiel", "pyspiel"), "openspiel"),
+    "supersuit": "supersuit", "tianshou": "tianshou", "ray": "rllib", "agilerl": "agilerl",
+}
+
+
 def _guarded(call) -> int:
     try:
         return int(call() or 0)
+    except ModuleNotFoundError as error:  # an optional library of an extra the install lacks: which extra, in words
+        extra = EXTRA_OF_MODULE.get((error.name or "").partition(".")[0])
+        if extra is None or os.environ.get("KAKUREGA_DEBUG"):
+            raise
+        print(f"error: this command needs {error.name}, which the {extra} extra installs: "
+              f"pip install 'kakurega[{extra}]'", file=sys.stderr)
+        return 2
     except (ValueError, TypeError) as error:  # bad input (config, spec, option of the wrong type, policy file): a message
         if os.environ.get("KAKUREGA_DEBUG"):
             raise

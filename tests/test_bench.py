@@ -307,3 +307,22 @@ def test_the_training_bench_makes_nothing_in_the_temp_folder(tmp_path, monkeypat
     model = MaskablePPO("MlpPolicy", bench_training.connect_four(), n_steps=64, batch_size=64, n_epochs=1)
     model.learn(64)
     assert len(list(tmp_path.glob("SB3-*"))) == 1
+
+
+def test_compiled_gain_says_a_missing_extra_and_a_failed_child_in_words(monkeypatch):
+    """Without the bench extra, `--compiled-gain` says so before any child runs (it was a CalledProcessError whose
+    child had said it, captured and never shown); a child that fails otherwise is named with its last words."""
+    import subprocess
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic", None)  # as if pygame/rlcard were missing
+    with pytest.raises(SystemExit, match=r"needs PettingZoo's tictactoe_v3 .*install kakurega\[bench\]"):
+        bench.compiled_gain(0.01, 1, only="animal_chain")
+    monkeypatch.delitem(sys.modules, "pettingzoo.classic")
+
+    def failing(args, **kwargs):
+        return subprocess.CompletedProcess(args, 1, "", "Traceback ...\nRuntimeError: the child broke\n")
+
+    monkeypatch.setattr(subprocess, "run", failing)
+    with pytest.raises(SystemExit, match=r"the benchmark of animal_chain_v\d .*failed: RuntimeError: the child broke"):
+        bench.compiled_gain(0.01, 1, only="animal_chain")

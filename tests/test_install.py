@@ -69,12 +69,34 @@ def test_an_installed_kakurega_finds_its_configs(wheel, tmp_path):
     probe = ("import kakurega.scripts.cli as cli, kakurega.envs.registry as r; from pathlib import Path;"
              "print(cli.__file__); print(cli._repo_configs_dir() / 'quickstart_ppo.yaml');"
              "import kakurega.agents.exploit as e; print(Path(e.__file__).resolve().parents[1] / r.get_spec("
-             "'kakurenbo_v1').train_config)")
+             "'kakurenbo_v1').train_config);"
+             "from kakurega.agents.training.config import find_config;"  # the docs' `kakurega train configs/...`
+             "print(find_config('configs/kakurenbo_ppo.yaml').resolve());"
+             "print(find_config('configs/bots/summer_hide_and_seek_2p.yaml').resolve())")
     lines = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path,
                            env={**os.environ, "PYTHONPATH": str(target)}, timeout=300).stdout.splitlines()
     assert lines[0].startswith(str(target)), lines  # the installed copy, not the checkout
     for config in lines[1:]:
         assert config.startswith(str(target)) and Path(config).is_file(), config
+
+
+def test_a_configs_path_of_the_docs_reads_the_shipped_config_from_any_folder(monkeypatch, tmp_path):
+    """`kakurega train configs/kakurenbo_ppo.yaml` from a folder without configs/ (an installed kakurega) reads the
+    shipped file; a file of that folder wins where there is one; nothing outside the shipped folder is reached."""
+    from kakurega.agents.training.config import PACKAGED_CONFIGS, ConfigError, find_config
+
+    monkeypatch.chdir(tmp_path)
+    assert find_config("configs/kakurenbo_ppo.yaml") == PACKAGED_CONFIGS / "kakurenbo_ppo.yaml"
+    with pytest.raises(ConfigError, match=r"config file configs/nothing\.yaml does not exist \(the shipped configs are "
+                                          r"in .*configs/NAME\.yaml finds them from any folder\)"):
+        find_config("configs/nothing.yaml")
+    with pytest.raises(ConfigError, match="does not exist"):  # ../ leads out of the shipped folder: not followed
+        find_config("configs/../pyproject.toml")
+    with pytest.raises(ConfigError, match="does not exist"):  # only a configs/ path is looked up
+        find_config("kakurenbo_ppo.yaml")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "kakurenbo_ppo.yaml").write_text("env: kakurenbo_v1\n")
+    assert find_config("configs/kakurenbo_ppo.yaml") == Path("configs/kakurenbo_ppo.yaml")  # the user's own first
 
 
 def test_the_sdist_holds_the_pxd_files_and_the_configs(source, tmp_path):

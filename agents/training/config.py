@@ -577,11 +577,28 @@ def _first_line(error: Exception, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def load_config(path: str | os.PathLike, overrides=()) -> dict:
-    """Read, validate and resolve the YAML config at ``path`` (``overrides``: ``KEY=VALUE`` strings)."""
+#: the configs that ship with kakurega: the checkout's configs/ folder, or kakurega/configs in an installed package
+PACKAGED_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def find_config(path: str | os.PathLike) -> Path:
+    """``path`` where it is a file; else, for a relative ``configs/...`` path (as the docs write them), that file of
+    the shipped configs, so an installed package runs the docs' commands from any folder."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file {path} does not exist")
+    if path.is_file():
+        return path
+    if not path.is_absolute() and path.parts[:1] == ("configs",) and len(path.parts) > 1:
+        shipped = PACKAGED_CONFIGS.joinpath(*path.parts[1:])
+        if shipped.is_file() and shipped.resolve().is_relative_to(PACKAGED_CONFIGS):
+            return shipped
+    raise ConfigError(f"config file {path} does not exist (the shipped configs are in {PACKAGED_CONFIGS}; a path "
+                      "configs/NAME.yaml finds them from any folder)")
+
+
+def load_config(path: str | os.PathLike, overrides=()) -> dict:
+    """Read, validate and resolve the YAML config at ``path`` (``overrides``: ``KEY=VALUE`` strings; a missing
+    ``configs/...`` path reads the shipped config of that name: :func:`find_config`)."""
+    path = find_config(path)
     data = load_file(path, max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
     try:
         return validate_config({} if data is None else data, overrides)
