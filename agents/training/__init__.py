@@ -8,6 +8,8 @@ Light to import: torch and SB3 load only when training actually starts.
 - :func:`~kakurega.agents.training.trainer.train` — run a config (MaskablePPO or MaskedDQN)
 - :mod:`~kakurega.agents.training.masked_dqn` — DQN with action masking
 - :func:`~kakurega.agents.training.export.export_policy` — SB3 model -> policy file
+- :func:`~kakurega.agents.training.trainer.game_ends` — an SB3 vec env of the views whose games cut off at their
+  limit are not bootstrapped (for your own SB3 loop)
 """
 
 from kakurega.agents.training.league import OpponentPool
@@ -16,6 +18,7 @@ from kakurega.agents.training.view import SingleAgentView
 _LAZY = {
     "train": "trainer",
     "TrainResult": "trainer",
+    "game_ends": "trainer",
     "export_policy": "export",
     "policy_metadata": "export",
     "policy_from_model": "export",
@@ -38,6 +41,7 @@ __all__ = [
     "OpponentPool",
     "SingleAgentView",
     "train",
+    "game_ends",
     "export_policy",
     "policy_metadata",
     "MaskedDQN",

@@ -96,7 +96,8 @@ OUTCOME_KEYS = ("score", "win", "shared_win", "draw")
 
 
 def game_ends(venv):
-    """``venv`` (a ``VecMonitor``) as the learners must see the end of a game:
+    """``venv`` (a ``VecMonitor``, or SB3's ``make_vec_env`` of the single-seat views) as the learners must see the
+    end of a game:
 
     - SB3's ``TimeLimit.truncated`` is taken out of the infos: a game cut off at its step or turn limit is scored
       by the rules (the last step's reward is its result), so no learner may add its critic's value of the final

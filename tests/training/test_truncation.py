@@ -51,3 +51,29 @@ def test_ppo_stores_the_rewards_games_cut_off_at_their_limit_paid(distribution):
     bare.seed(config["seed"])
     stored, paid, truncated = _stored_and_paid(config, bare)
     assert truncated >= 20 and np.count_nonzero(np.abs(stored - paid) > 1e-6) == truncated
+
+
+def test_an_sb3_loop_of_the_gymnasium_ids_wrapped_in_game_ends_stores_what_the_games_paid():
+    """docs/integrations.md's own SB3 loop: ``make_vec_env`` of a Gymnasium id, which SB3 bootstraps at every cut-off
+    (the control), and the same wrapped in the exported ``game_ends``, which it does not."""
+    import warnings
+
+    from stable_baselines3.common.env_util import make_vec_env as sb3_vec_env
+
+    from kakurega.agents.training import game_ends
+
+    config = validate_config({
+        "env": "kakurenbo_v1", "env_kwargs": {"num_players": 3, "max_steps": 8}, "algorithm": "ppo",
+        "total_timesteps": 256, "n_envs": 2, "output_dir": tempfile.mkdtemp(), "network": {"hidden": [16]},
+        "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1}})
+
+    def vec():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return sb3_vec_env("kakurega.envs:kakurega/kakurenbo-v1", n_envs=2, seed=0,
+                               env_kwargs={"num_players": 3, "max_steps": 8})
+
+    stored, paid, truncated = _stored_and_paid(config, game_ends(vec()))
+    assert truncated == 0 and np.count_nonzero(paid) >= 5 and np.array_equal(stored, paid)
+    stored, paid, truncated = _stored_and_paid(config, vec())
+    assert truncated >= 20 and np.count_nonzero(np.abs(stored - paid) > 1e-6) == truncated
