@@ -49,6 +49,12 @@ def features_class_path(env_name: str) -> str:
     return spec.move_features if spec is not None else ""
 
 
+def proves_dominance(env_name: str) -> bool:
+    """Whether the env's move features prove moves dominated: what a policy's default pruning (``prune``) removes,
+    with or without training."""
+    return bool(features_class_path(env_name)) and callable(getattr(_features_class(env_name), "dominated", None))
+
+
 def _features_class(env_name: str):
     """The env's move-features class (ValueError when it declares none)."""
     from kakurega.agents.specs import _load_entry

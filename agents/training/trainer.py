@@ -520,7 +520,9 @@ def save_checkpoint(model, config: dict, out: Path) -> Path:
 
 # ------------------------------------------------------------- final report
 def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) -> tuple[list, str]:
-    """The policy against each ``evaluation.final_opponents`` (and random's result on the same deals)."""
+    """The policy against each ``evaluation.final_opponents`` (and random's result on the same deals; where the
+    game prunes dominated moves, also the network alone, ``prune=false``: pruning is the game's, not learned)."""
+    from kakurega.agents.move_features import proves_dominance
     from kakurega.agents.specs import with_path
     from kakurega.agents.tournament import run_tournament
 
@@ -537,6 +539,11 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
         result.save(directory, stem=f"vs_{_slug(opponent)}")
         baseline = random_baseline(config, opponent, games, result=True)
         labelled = [("policy", result.per_agent[0]), ("random (baseline)", baseline.per_agent[0])]
+        if proves_dominance(config["env"]):  # an untrained network gains from pruning too: what the network adds
+            alone_spec = f"{policy_spec},prune=false"
+            alone = run_tournament(config["env"], [alone_spec, opponent], config["env_kwargs"], games,
+                                   evaluation["seed"], focal=alone_spec)
+            labelled.insert(1, ("network alone", alone.per_agent[0]))
         if opponent == "random":
             pass  # the random baseline is already random itself
         elif result.num_players == 1:  # solitaire: the "opponent" plays the same deals alone; show its own score
