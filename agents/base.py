@@ -51,8 +51,29 @@ class AgentContext:
 
     @classmethod
     def from_env(cls, env, env_name: str, env_kwargs: dict | None = None) -> AgentContext:
-        """The context of a (wrapped or raw) kakurega env: nothing in it refers to the env."""
+        """The context of a (wrapped or raw) kakurega env: nothing in it refers to the env.
+
+        ``env_kwargs`` None: the options the env was made with (those not at their default). Given, they must be
+        the env's (a ``ValueError`` says what differs): a context's options choose a shipped bot (``pretrained``)
+        and are what a policy file is checked against, so options other than the env's would load a bot of
+        another configuration into it."""
         raw = env.unwrapped
+        name, built = raw.metadata.get("name"), getattr(raw, "options", None)
+        if name is not None and name != env_name:
+            raise ValueError(f"AgentContext.from_env: the env is {name}, not {env_name!r}")
+        if name is not None and built is not None:  # a registered env (a test's toy game may be neither)
+            from kakurega.agents.policy import resolved_env_options
+
+            env_options = resolved_env_options(name, built)
+            if env_kwargs is None:
+                defaults = resolved_env_options(name, {})
+                env_kwargs = {key: built[key] for key, value in env_options.items() if defaults.get(key) != value}
+            elif resolved_env_options(name, env_kwargs) != env_options:
+                given = resolved_env_options(name, env_kwargs)
+                differ = "; ".join(f"{key}: given {given.get(key)!r}, env {env_options.get(key)!r}"
+                                   for key in sorted(set(given) | set(env_options)) if given.get(key) != env_options.get(key))
+                raise ValueError(f"AgentContext.from_env: env_kwargs are not the options {name} was made with ({differ}); "
+                                 "leave env_kwargs out to take the env's")
         return cls(
             env_name=env_name,
             env_kwargs=dict(env_kwargs or {}),

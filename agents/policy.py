@@ -743,8 +743,16 @@ class PolicyAgent(Agent):
 
     def network_input(self, observation: dict) -> np.ndarray:
         """The network's input for one observation dict: its ``inputs`` pieces, concatenated."""
+        vector = observation["observation"]
+        size = self.metadata.get("observation_size")
+        if size is not None and len(vector) != size:  # an env of other options than the file's (a context-less load)
+            raise PolicyFileError(
+                f"{self.name} was trained on {self.metadata.get('env')} {self.metadata.get('env_options')}, whose "
+                f"observations hold {size} numbers; this one holds {len(vector)}. Load it with the env's context, "
+                "kakurega.agents.load(path, AgentContext.from_env(env, name)), which says what differs"
+            )
         if self.inputs == DEFAULT_INPUTS:
-            return observation["observation"]
+            return vector
         return np.concatenate([
             self.move_features(observation) if piece == "move_features" else np.asarray(observation[piece], dtype=np.float32)
             for piece in self.inputs

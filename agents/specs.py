@@ -158,11 +158,24 @@ def require_unattended(spec: AgentSpec, role: str,
     return spec
 
 
-def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "") -> None:
-    """Make specs starting with ``prefix`` build agents with ``factory(context, seed, options, argument)``."""
+#: the kinds kakurega itself provides: a user's registration replaces one only when it says so (``replace=True``)
+BUILTIN_KINDS = frozenset({"random", "heuristic", "policy", "human", "ismcts", "pretrained"})
+
+
+def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "", replace: bool = False) -> None:
+    """Make specs starting with ``prefix`` build agents with ``factory(context, seed, options, argument)``.
+
+    Registering a kind again replaces it (a notebook cell run twice); a built-in kind (:data:`BUILTIN_KINDS`)
+    only with ``replace=True``: every later ``random`` baseline or ``heuristic`` opponent of the process would
+    be the new factory's."""
     prefix = prefix.strip().lower()
     if not prefix.isidentifier():
         raise ValueError(f"agent kind {prefix!r} must be an identifier such as 'ismcts'")
+    existing = _KINDS.get(prefix)
+    if (existing is not None and prefix in BUILTIN_KINDS and not replace
+            and getattr(existing, "__module__", None) != getattr(factory, "__module__", None)):
+        raise ValueError(f"agent kind {prefix!r} is kakurega's own ({_KIND_HELP.get(prefix) or prefix}); register "
+                         "yours under another name, or pass replace=True to replace it for the whole process")
     _KINDS[prefix] = factory
     _KIND_HELP[prefix] = help
 

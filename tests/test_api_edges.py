@@ -312,3 +312,21 @@ def test_move_features_control(flag):
     obs, info = view.reset(seed=0)
     plain = _view().observation_space.shape[0]
     assert (obs.shape[0] > plain) == bool(flag)
+
+
+@pytest.mark.parametrize("name", sorted(kakurega.envs.ENV_SPECS))
+def test_every_game_names_an_out_of_range_action_in_words_and_a_missing_piece_with_the_pieces(name):
+    """An error message names the action it refuses through action_to_string: every game gives words for any id
+    (one raised instead); an unknown observation piece lists the pieces (it was a bare KeyError)."""
+    raw = make(name, wrapped=False)
+    raw.reset(seed=0)
+    n = raw.game.num_actions
+    for action in (n, n + 7, -1):
+        words = raw.game.action_to_string(raw.game_state, action)
+        assert isinstance(words, str) and words.startswith(f"action {action} (")
+    assert "out of range" not in raw.game.action_to_string(raw.game_state, raw.legal_actions()[0])  # control
+    observation = raw.observe(raw.agent_selection)["observation"]
+    first = next(iter(raw.layout.pieces))
+    assert raw.layout.view(observation, first).shape == raw.layout.pieces[first].shape
+    with pytest.raises(KeyError, match=rf"no observation piece 'nothing'; the pieces are {first}, "):
+        raw.layout.view(observation, "nothing")

@@ -74,8 +74,11 @@ class ObservationLayout:
         return np.zeros(self.size, dtype=self.dtype)
 
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
-        """The piece ``name`` of ``obs`` as a writable view with its declared shape."""
-        piece = self.pieces[name]
+        """The piece ``name`` of ``obs`` as a view with its declared shape (read-only where ``obs`` is, as an env's
+        observations are; an encoder writes through the view of its own fresh vector)."""
+        piece = self.pieces.get(name)
+        if piece is None:
+            raise KeyError(f"no observation piece {name!r}; the pieces are {', '.join(self.pieces)}")
         return obs[piece.start : piece.stop].reshape(piece.shape)
 
     def index(self, name: str, *index: int) -> int:

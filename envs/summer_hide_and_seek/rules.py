@@ -521,6 +521,8 @@ class SummerHideAndSeekGame(Game):
         return "place", action - self.place_base
 
     def action_to_string(self, state: SummerState, action: int) -> str:
+        if not 0 <= action < self.num_actions:  # words for any id, as every game gives (an error names it so)
+            return f"action {action} (out of range 0..{self.num_actions - 1})"
         kind, square = self.describe_action(action)
         if kind == "stop":
             return "stop (end the turn)"

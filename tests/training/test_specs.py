@@ -130,6 +130,30 @@ def test_register_agent_kind_extension_point(nim):
         specs._KIND_HELP.pop("lowest", None)
 
 
+def test_a_built_in_kind_is_replaced_only_when_asked(nim):
+    """``register_agent_kind("random", ...)`` once replaced every later random baseline of the process in silence;
+    now it says so unless ``replace=True``. A kind of one's own may be registered again (a notebook cell run
+    twice): the control."""
+    from kakurega.agents import specs
+
+    def factory(context, seed, options, argument):
+        return RandomAgent(context, seed)
+
+    original = specs._KINDS["random"]
+    with pytest.raises(ValueError, match=r"agent kind 'random' is kakurega's own .*replace=True"):
+        register_agent_kind("random", factory)
+    assert specs._KINDS["random"] is original
+    try:
+        register_agent_kind("random", factory, replace=True)
+        assert specs._KINDS["random"] is factory
+        register_agent_kind("mine", factory)
+        register_agent_kind("mine", lambda context, seed, options, argument: RandomAgent(context, seed))
+    finally:
+        specs._KINDS["random"] = original
+        specs._KINDS.pop("mine", None)
+        specs._KIND_HELP.pop("mine", None)
+
+
 def test_human_agent_lists_actions_and_reasks(nim):
     context = context_for(nim.NAME, {})
     answers = iter(["", "x", "4", "take 2"])
