@@ -6,7 +6,8 @@ moves its own view proves win at once (see :func:`show_view`);
 :meth:`HumanAgent.act` prints them as a menu with stable keys (the action ids,
 :mod:`~kakurega.agents.move_menu`), takes a single legal move without asking,
 and asks until a key or the words of a move pick exactly one; ``rules`` (or
-``help``, ``?``) at the prompt prints the game's rules page and asks again.
+``help``, ``?``) at the prompt prints the game's rules page, then the table and
+the moves again, and ``moves`` (``menu``, ``list``) the table and the moves.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from collections.abc import Callable
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext
-from kakurega.agents.move_menu import choose, menu_lines
+from kakurega.agents.move_menu import choose, grid_moves, menu_lines
 from kakurega.envs.core.text_layout import wrap
 
 #: answers at the prompt that print the rules page instead of playing a move
 RULES_WORDS = ("rules", "help", "?")
+#: answers that show the table and the moves again
+MENU_WORDS = ("moves", "menu", "list")
 
 
 class HumanAgent(Agent):
@@ -63,13 +66,18 @@ class HumanAgent(Agent):
             for line in wrap(f"Your only move: {names[legal[0]]} (played for you).", self._width):
                 self.output_fn(line)
             return legal[0]
-        if self._view_text:
-            self.output_fn(self._view_text)
-        for line in wrap("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules; q quits):",
-                         self._width):
-            self.output_fn(line)
-        for line in menu_lines(names, self._notes):
-            self.output_fn(line)
+
+        def show_moves():
+            if self._view_text:
+                self.output_fn(self._view_text)
+            for line in wrap("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules, moves "
+                             "this list again; q quits):", self._width):
+                self.output_fn(line)
+            for line in menu_lines(names, self._notes):
+                self.output_fn(line)
+
+        show_moves()
+        in_grid = grid_moves(names, self._notes)
         while True:
             try:
                 answer = self.input_fn("Your move: ")
@@ -79,8 +87,12 @@ class HumanAgent(Agent):
                 raise KeyboardInterrupt("player quit")
             if answer.strip().lower() in RULES_WORDS:
                 self.output_fn(self._rules())
+                show_moves()  # the page scrolled the table and the moves away
                 continue
-            picked = choose(answer, names)
+            if answer.strip().lower() in MENU_WORDS:
+                show_moves()
+                continue
+            picked = choose(answer, names, in_grid)
             if isinstance(picked, int):
                 return picked
             self.output_fn(picked)
@@ -94,7 +106,7 @@ class HumanAgent(Agent):
             page = rules_page(self.context.env_name).rstrip()
         except (ValueError, OSError) as error:  # a game without a page: say so, keep playing
             page = f"(no rules page: {error})"
-        return f"{page}\n\n(back to the game: type a [key] or a move's words; q quits)"
+        return f"{page}\n\n(back to the game: your moves again below)"
 
 
 def show_view(agent: Agent, env, agent_name: str, width: int | None = None) -> None:

@@ -34,18 +34,28 @@ def words(text: str) -> list[str]:
     return text.lower().split()
 
 
-def choose(answer: str, names: dict[int, str]) -> int | str:
-    """The action ``answer`` picks among the legal ``names`` (id -> name), or why it picks none, in words."""
+def choose(answer: str, names: dict[int, str], in_grid=frozenset()) -> int | str:
+    """The action ``answer`` picks among the legal ``names`` (id -> name), or why it picks none, in words.
+
+    ``in_grid``: the moves the menu shows as squares of a grid (:func:`grid_moves`), without keys: a number
+    picks none of them (a person typing ``10`` may mean row 1, column 0), and the hints name a square."""
     answer = answer.strip()
     shown = short_repr(answer, 40)
-    if not answer:
-        return "Type a move's key (the number in brackets) or its words; rules shows the rules; q quits."
+    keyed = {a: name for a, name in names.items() if a not in in_grid}
+    example = next((SQUARE.search(names[a]).group(0) for a in sorted(in_grid) if a in names), None)
+    how = ("a move's key (the number in brackets) or its words" if keyed else "a move's words") + (
+        f", or a square such as {example}" if example else "")
+    if not words(answer):  # nothing, or punctuation only (which every move would fit)
+        return f"Type {how}; rules shows the rules, moves the moves again; q quits."
     if answer.startswith("[") and answer.endswith("]"):  # a key typed as the menu shows it: [58]
         answer = answer[1:-1].strip() or answer
     if answer.isascii() and answer.isdigit():
-        if len(answer) <= 9 and int(answer) in names:
+        if len(answer) <= 9 and int(answer) in keyed:
             return int(answer)
-        return f"{shown} is not the key of a legal move; the keys are {_key_list(names)}."
+        if not keyed:
+            return f"{shown} is no move here: type {how}."
+        return f"{shown} is not the key of a legal move; the keys are {_key_list(keyed)}" + (
+            f" (the squares are typed by name, e.g. {example})." if example else ".")
     typed = words(answer)
     exact = [a for a, name in names.items() if all(w in words(name) for w in typed)]
     fits = exact or [a for a, name in names.items() if all(any(n.startswith(w) for n in words(name)) for w in typed)]
@@ -55,7 +65,9 @@ def choose(answer: str, names: dict[int, str]) -> int | str:
     if len(whole) == 1:
         return whole[0]
     if not fits:
-        return f"{shown} is not a legal move; type a key ({_key_list(names)}) or words of a move listed above."
+        keys = f"a key ({_key_list(keyed)}) or " if keyed else ""
+        square = f" or a square such as {example}" if example else ""
+        return f"{shown} is not a legal move; type {keys}words of a move listed above{square}."
     listed = ", ".join(f"[{a}] {names[a]}" for a in fits[:4]) + (", ..." if len(fits) > 4 else "")
     return f"{shown} fits {len(fits)} moves: {listed}; type more of the move or its key."
 
@@ -65,17 +77,27 @@ def _key_list(names: dict[int, str]) -> str:
     return ", ".join(map(str, keys)) if len(keys) <= 8 else f"{', '.join(map(str, keys[:6]))}, ... {keys[-1]}"
 
 
-def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None) -> list[str]:
-    """The menu: one ``[key] name`` line a move; a long run of moves that differ by a square only as its squares
-    row by row (``r0: c0 c5 c7``: type ``r0c5``)."""
-    notes = notes or {}
+def _grids(names: dict[int, str], notes: dict[int, str]) -> dict[str, list[tuple[int, str, int, int]]]:
+    """The long runs of moves that differ by a square only, by the words before the square."""
     groups: dict[str, list[tuple[int, str, int, int]]] = {}
     for action, name in names.items():
         found = SQUARE.findall(name)
         if len(found) == 1 and action not in notes:
             match = SQUARE.search(name)
             groups.setdefault(name[: match.start()], []).append((action, match.group(0), *map(int, found[0])))
-    grids = {prefix: moves for prefix, moves in groups.items() if len(moves) > LONG_MENU}
+    return {prefix: moves for prefix, moves in groups.items() if len(moves) > LONG_MENU}
+
+
+def grid_moves(names: dict[int, str], notes: dict[int, str] | None = None) -> frozenset:
+    """The moves :func:`menu_lines` shows as squares of a grid, without their keys."""
+    return frozenset(move[0] for moves in _grids(names, notes or {}).values() for move in moves)
+
+
+def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None) -> list[str]:
+    """The menu: one ``[key] name`` line a move; a long run of moves that differ by a square only as its squares
+    row by row (``r0: c0 c5 c7``: type ``r0c5``)."""
+    notes = notes or {}
+    grids = _grids(names, notes)
     in_grid = {move[0] for moves in grids.values() for move in moves}
     lines = []
     width = max((len(str(a)) for a in names), default=1)

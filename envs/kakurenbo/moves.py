@@ -104,7 +104,12 @@ class _Words:
         """The card that went from ``src`` to ``dst`` (``src`` -1: the pile): its face where the viewer may know
         which card moved, else its colour."""
         before, after, viewer = self.before, self.after, self.viewer
-        public = after.discarded_by[card >> 1] >= 0 or after.open_hand[dst] or (src >= 0 and before.open_hand[src])
+        # the card's pair discarded in this move tells its face where faces were seen before it (a pair is then
+        # discarded as it forms, so ``dst``'s one new pair holds the card); at Kurayami's flip every hand's pairs go
+        # at once, some held face down all along, and which card moved stays unknown
+        discarded = (after.discarded_by[card >> 1] >= 0 and self.game.faces_visible(before) and sum(
+            1 for by, was in zip(after.discarded_by, before.discarded_by) if by == dst and was < 0) == 1)
+        public = discarded or after.open_hand[dst] or (src >= 0 and before.open_hand[src])
         seen = viewer is not None and viewer in (src, dst) and self.game.faces_visible(before)
         # a third player who placed the card at src, where it was the only card of its colour, still follows it
         followed = (viewer is not None and src >= 0 and self.game.known_row(before, viewer)[card] == src

@@ -48,3 +48,52 @@ def test_kakurenbo_words_name_who_gave_or_took_which_colour_and_faces_only_to_th
                 assert f"discards the {('head', 'chest', 'waist', 'right arm', 'left arm', 'right leg', 'left leg')[event[2]]} pair" in spectator
                 seen.add("discard")
     assert seen >= {"gives", "takes", "discard"}
+
+
+def _faces_told_apart(game, moves, words, redeals: int = 40) -> int:
+    """How many (move, viewer) pairs get different card faces for the draw in re-deals the viewer cannot tell apart:
+    the viewer's words with the drawn card's name masked are the same, the name differs."""
+    import re
+
+    import numpy as np
+
+    found = 0
+    for index, (before, action, _after) in enumerate(moves):
+        drawer = game.current_player(before)
+        for viewer in (s for s in range(game.num_players) if s != drawer):
+            told: dict = {}
+            for k in range(redeals):
+                sample = game.resample_hidden(before, viewer, np.random.default_rng([index, viewer, k]))
+                result = game.clone(sample)
+                game.apply_action(result, action, np.random.default_rng([index, k]))
+                text = words(sample, action, result, viewer)
+                drawn = re.match(r"player_\d draws (.*?); ", text).group(1)
+                told.setdefault(text.replace(drawn, "X", 1), set()).add(drawn)
+            found += any(len(faces) > 1 for faces in told.values())
+    return found
+
+
+def test_the_draw_that_ends_phase_1_in_kurayami_names_no_card_its_flip_could_hide():
+    """The last body part drawn, everyone flips and discards every pair at once, some held face down all along:
+    which card was drawn stays unknown to the other seats (and to the drawer, who never saw it), though its pair
+    may be among the discards. The words named it whenever its pair went ("player_1 draws left arm (blue)"), so
+    re-deals a viewer cannot tell apart were told different faces (../shared/rules/kakurenbo.md, Kurayami); the
+    generic leak check's re-deals rarely meet such a move's whole outcome, so this one compares the words alone."""
+    from kakurega.envs.kakurenbo.rules import card_name
+
+    raw = make("kakurenbo_v1", wrapped=False, variant="kurayami", num_players=4)
+    game = raw.game
+    curse = [(before, action, after) for before, action, after in move_transitions(game, seed=5, num_games=30, every=1)
+             if any(event[0] == "takes the Curse" for event in after.events)]
+    assert len(curse) >= 20
+    assert _faces_told_apart(game, curse, game.public_action_string) == 0
+
+    def old_words(before, action, after, viewer):  # the control: the face told wherever its pair was discarded
+        card = before.pile[-1]
+        text = game.public_action_string(before, action, after, viewer)
+        if after.discarded_by[card >> 1] >= 0:
+            text = text.replace(" draws a red card", f" draws {card_name(card)}", 1).replace(
+                " draws a blue card", f" draws {card_name(card)}", 1)
+        return text
+
+    assert _faces_told_apart(game, curse, old_words) > 0

@@ -189,7 +189,9 @@ def test_play_points_to_the_rules_and_prints_them_at_the_prompt(monkeypatch, cap
     assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 0
     out = "".join(typed.printed) + capsys.readouterr().out
     assert "The rules: type rules at the prompt, or run kakurega rules animal_chain_v1" in out
-    assert out.count("# Animal Chain") == 2 and out.count("(back to the game: type a [key]") == 2
+    assert out.count("# Animal Chain") == 2 and out.count("(back to the game: your moves again below)") == 2
+    after_rules = out.split("(back to the game: your moves again below)")[1]
+    assert after_rules.lstrip().split("\n")[0] and "Your moves (" in after_rules.split("Your move: ")[0]
     assert "'rules' is not a legal move" not in out and "Game over" in out
 
 

@@ -69,6 +69,46 @@ def test_a_long_square_menu_is_a_grid_that_fits_a_terminal():
         assert choose(square, names) == action
 
 
+@pytest.mark.parametrize("answer", ["[", "()", ",", ";", " [ ] "])
+def test_punctuation_alone_fits_no_move(answer):
+    """Punctuation is dropped from an answer's words: nothing left, which every move 'fitted'."""
+    said = choose(answer, ANIMAL)
+    assert isinstance(said, str) and said.startswith("Type a move's key") and "fits" not in said
+
+
+def test_a_number_picks_no_square_of_a_grid_and_the_hints_name_squares():
+    """The grid shows squares without keys: ``10`` (row 1, column 0?) played the square whose action id was 10;
+    the hints spoke of keys in brackets that were never shown."""
+    from kakurega.agents.move_menu import grid_moves
+
+    env = make("summer_hide_and_seek_v2", wrapped=False)
+    env.reset(seed=0)
+    names = {a: env.action_to_string(a) for a in env.legal_actions()}
+    in_grid = grid_moves(names)
+    assert in_grid == frozenset(names)  # the child's start squares: all in the grid
+    number = str(min(in_grid))
+    assert choose(number, names) == int(number)  # the control: without the grid known, a hidden key plays
+    said = choose(number, names, in_grid)
+    assert isinstance(said, str) and f"'{number}' is no move here: type a move's words, or a square such as r" in said
+    for answer in ("", "zz"):
+        said = choose(answer, names, in_grid)
+        assert "number in brackets" not in said and "a square such as r" in said and "key (" not in said
+    square = env.unwrapped.game.map.square_name(env.unwrapped.game.describe_action(min(in_grid))[1])
+    assert choose(square, names, in_grid) == min(in_grid)
+
+
+def test_moves_shows_the_table_and_the_moves_again():
+    env = make("hidden_rooms_v0", wrapped=False)
+    env.reset(seed=3)
+    answers = iter(["moves", "search the pile"])
+    said = []
+    human = HumanAgent(_context(env, "hidden_rooms_v0"), input_fn=lambda prompt: next(answers), output_fn=said.append)
+    show_view(human, env, env.agent_selection)
+    observation = env.observe(env.agent_selection)
+    assert env.action_to_string(human.act(observation)) == "search the pile"
+    assert sum(line.startswith("Your moves (") for line in said) == 2
+
+
 def _context(env, name):
     return AgentContext.from_env(env, name, {})
 
@@ -99,7 +139,8 @@ def test_a_typed_square_plays_and_bad_input_reasks_without_a_traceback():
     show_view(human, env, env.agent_selection)
     assert human.act(env.observe(env.agent_selection)) == target
     text = "\n".join(said)
-    assert "'r99c99' is not a legal move" in text and "Type a move's key" in text and f"'start' fits {len(env.legal_actions())} moves" in text
+    assert "'r99c99' is not a legal move" in text and "Type a move's words, or a square such as r" in text
+    assert f"'start' fits {len(env.legal_actions())} moves" in text
 
 
 def _animal_chain_at_a_win():
