@@ -70,7 +70,9 @@ class AgentContext:
                 env_kwargs = {key: built[key] for key, value in env_options.items() if defaults.get(key) != value}
             elif resolved_env_options(name, env_kwargs) != env_options:
                 given = resolved_env_options(name, env_kwargs)
-                differ = "; ".join(f"{key}: given {given.get(key)!r}, env {env_options.get(key)!r}"
+                from kakurega.envs.core.safe_load import short_repr
+
+                differ = "; ".join(f"{key}: given {short_repr(given.get(key), 60)}, env {short_repr(env_options.get(key), 60)}"
                                    for key in sorted(set(given) | set(env_options)) if given.get(key) != env_options.get(key))
                 raise ValueError(f"AgentContext.from_env: env_kwargs are not the options {name} was made with ({differ}); "
                                  "leave env_kwargs out to take the env's")

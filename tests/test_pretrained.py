@@ -51,7 +51,7 @@ def test_a_shipped_bot_loads_as_pretrained_and_plays_legal_games(path, meta):
 
 
 def test_a_configuration_without_a_bot_says_in_words_which_options_have_one():
-    env = make("kakurenbo_v0", num_players=3, variant="kurayami")
+    env = make("kakurenbo_v0", num_players=3, variant="kurayami", max_steps=17)
     context = AgentContext.from_env(env, "kakurenbo_v0", {"num_players": 3, "variant": "kurayami", "max_steps": 17})
     with pytest.raises(ValueError) as error:
         make_agent("pretrained", context)

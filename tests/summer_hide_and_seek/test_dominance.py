@@ -32,7 +32,9 @@ V2, V1 = "summer_hide_and_seek_v2", "summer_hide_and_seek_v1"
 
 
 def _rule(raw, env_name: str, options: dict) -> SummerMoveFeatures:
-    return SummerMoveFeatures(AgentContext.from_env(raw, env_name, options))
+    context = AgentContext.from_env(raw, env_name)  # the env's own options (a map object included)
+    assert all(context.env_kwargs.get(key, value) == value for key, value in options.items() if key != "map")
+    return SummerMoveFeatures(context)
 
 
 def _observe(raw, state) -> dict:

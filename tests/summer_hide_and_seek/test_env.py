@@ -143,7 +143,7 @@ def test_heuristic_child_scores_more_than_a_random_child_against_random_seekers(
 
 def test_heuristic_plays_only_legal_moves_on_another_map():
     env = summer_hide_and_seek_v0.raw_env(num_players=3, map=parse_map(TEST_MAP))
-    context = AgentContext.from_env(env, "summer_hide_and_seek_v0", {"num_players": 3})
+    context = AgentContext.from_env(env, "summer_hide_and_seek_v0")
     agents = [SummerHideAndSeekHeuristic(context, seed=i) for i in range(2)] + [RandomAgent(context, seed=9)]
     for seed in range(5):
         env.reset(seed=seed)
