@@ -210,7 +210,9 @@ def get_spec(name: str) -> EnvSpec:
     for spec in ENV_SPECS.values():
         if name in (spec.name, spec.pettingzoo_id):
             return spec
-    raise ValueError(f"unknown env {name!r}; registered envs: {', '.join(ENV_SPECS)}")
+    newest = latest_version(name) if isinstance(name, str) else None  # a game's name: its versions are envs
+    hint = f"; did you mean {newest!r}, the game's newest version?" if newest else ""
+    raise ValueError(f"unknown env {name!r}{hint}; registered envs: {', '.join(ENV_SPECS)}")
 
 
 def make(name: str, wrapped: bool = True, **kwargs):

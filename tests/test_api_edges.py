@@ -330,3 +330,14 @@ def test_every_game_names_an_out_of_range_action_in_words_and_a_missing_piece_wi
     assert raw.layout.view(observation, first).shape == raw.layout.pieces[first].shape
     with pytest.raises(KeyError, match=rf"no observation piece 'nothing'; the pieces are {first}, "):
         raw.layout.view(observation, "nothing")
+
+
+def test_a_games_name_in_python_points_to_its_newest_version():
+    """`kakurega evaluate kakurenbo` takes a game's name; `make("kakurenbo")` says which env it means."""
+    from kakurega.envs.registry import ENV_SPECS, latest_version
+
+    game = next(iter(ENV_SPECS)).rpartition("_v")[0]
+    with pytest.raises(ValueError, match=rf"unknown env '{game}'; did you mean '{latest_version(game)}', the game's newest"):
+        make(game)
+    with pytest.raises(ValueError, match=r"unknown env 'chess'; registered envs: "):  # no game of that name: no hint
+        make("chess")
