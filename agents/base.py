@@ -60,7 +60,12 @@ class AgentContext:
         raw = env.unwrapped
         name, built = raw.metadata.get("name"), getattr(raw, "options", None)
         if name is not None and name != env_name:
-            raise ValueError(f"AgentContext.from_env: the env is {name}, not {env_name!r}")
+            from kakurega.envs.registry import ENV_SPECS
+
+            # a PettingZoo id ("kakurega/kakurenbo-v1") names the env as make() takes it: the context keeps its name
+            if not any(spec.name == name and spec.pettingzoo_id == env_name for spec in ENV_SPECS.values()):
+                raise ValueError(f"AgentContext.from_env: the env is {name}, not {env_name!r}")
+            env_name = name
         if name is not None and built is not None:  # a registered env (a test's toy game may be neither)
             from kakurega.agents.policy import resolved_env_options
 

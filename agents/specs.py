@@ -174,8 +174,10 @@ def register_agent_kind(prefix: str, factory: AgentFactory, help: str = "", repl
     existing = _KINDS.get(prefix)
     if (existing is not None and prefix in BUILTIN_KINDS and not replace
             and getattr(existing, "__module__", None) != getattr(factory, "__module__", None)):
-        raise ValueError(f"agent kind {prefix!r} is kakurega's own ({_KIND_HELP.get(prefix) or prefix}); register "
-                         "yours under another name, or pass replace=True to replace it for the whole process")
+        if str(getattr(factory, "__module__", "")).startswith("kakurega."):
+            return  # a built-in module imported after the user replaced its kind: the user's stays
+        raise ValueError(f"agent kind {prefix!r} is one of kakurega's own kinds; register yours under another "
+                         "name, or pass replace=True to replace it for the whole process")
     _KINDS[prefix] = factory
     _KIND_HELP[prefix] = help
 

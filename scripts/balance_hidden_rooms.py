@@ -33,7 +33,7 @@ def play_rounds(agent_class, rounds: int, seed: int = 0, booklet=None, max_turns
     """Play ``rounds`` single rounds with ``agent_class``; outcome counts overall and per monster."""
     env = hidden_rooms_v0.raw_env(booklet=booklet, episode="round", max_turns=max_turns)
     game = env.game
-    context = AgentContext.from_env(env, "hidden_rooms_v0", {"booklet": booklet, "episode": "round"})
+    context = AgentContext.from_env(env, "hidden_rooms_v0")  # the env's own options (booklet, round, turn limit)
     outcomes = {name: 0 for name in OUTCOME_NAMES.values()}
     per_monster = {m.name: [0, 0] for m in game.monsters}  # [escapes, rounds]
     turns = []

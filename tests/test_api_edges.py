@@ -341,3 +341,19 @@ def test_a_games_name_in_python_points_to_its_newest_version():
         make(game)
     with pytest.raises(ValueError, match=r"unknown env 'chess'; registered envs: "):  # no game of that name: no hint
         make("chess")
+
+
+def test_a_pettingzoo_id_names_the_env_for_agents_and_views_as_make_takes_it():
+    """``make("kakurega/<game>-vN")`` works, so do the single-seat view and an agent's context of that id: the
+    context keeps the registry name (the shipped bots and policy files go by it)."""
+    from kakurega.agents.base import AgentContext
+    from kakurega.envs.registry import ENV_SPECS
+
+    spec = next(iter(ENV_SPECS.values()))
+    env = make(spec.pettingzoo_id)
+    assert AgentContext.from_env(env, spec.pettingzoo_id).env_name == spec.name
+    view = SingleAgentView(spec.pettingzoo_id)
+    assert view.reset(seed=0)[0].shape == view.observation_space.shape
+    other = next(s for s in ENV_SPECS.values() if s.name != spec.name)
+    with pytest.raises(ValueError, match=rf"the env is {spec.name}, not '{other.pettingzoo_id}'"):  # the control
+        AgentContext.from_env(env, other.pettingzoo_id)

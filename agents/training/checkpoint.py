@@ -58,6 +58,10 @@ PREFIX = "step_"
 _REPLAY_ARRAYS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts", "next_action_masks")
 
 
+class NewerCheckpointError(ValueError):
+    """A checkpoint a newer kakurega wrote: never skipped as corrupt (the resume would delete it), refused."""
+
+
 class CheckpointError(ValueError):
     """A checkpoint that is incomplete, corrupt or made for another model."""
 
@@ -475,10 +479,12 @@ def _read_state(data: bytes, source: Path) -> dict:
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{source}/state.json is not a kakurega checkpoint state")
     version = state.get("format_version", 1)
-    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        raise NewerCheckpointError(f"{source} was written by a newer kakurega (checkpoint format version {version}; "
+                                   f"this one reads versions 1 to {FORMAT_VERSION}): resume the run with that kakurega")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version:
         raise CheckpointError(f"{source}/state.json: format_version = {short_repr(version)}; this kakurega reads "
-                              f"versions 1 to {FORMAT_VERSION}" + (" (a newer kakurega wrote it)" if newer else ""))
+                              f"versions 1 to {FORMAT_VERSION}")
     missing = [key for key in _STATE_KEYS if key not in state]
     if missing or not isinstance(state["rng"], dict) or not {"torch", "numpy", "python"} <= set(state["rng"]):
         raise CheckpointError(f"{source}/state.json lacks {', '.join(missing) or 'rng states'}")
@@ -509,7 +515,8 @@ def _read_arrays(data: bytes, source: str) -> dict:
 
 
 def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
-    """The newest checkpoint that verifies, with its contents; a bad newer one is reported and skipped."""
+    """The newest checkpoint that verifies, with its contents; a bad newer one is reported and skipped (one a
+    newer kakurega wrote raises :class:`NewerCheckpointError`: skipping it would cut the run back over it)."""
     for path in reversed(checkpoints(directory)):
         try:
             return path, verify(path)

@@ -721,7 +721,10 @@ def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
     from kakurega.envs.core.safe_load import load_file
 
     directory = out / "checkpoints"
-    found = checkpoints.latest_good(directory, say=say)
+    try:
+        found = checkpoints.latest_good(directory, say=say)
+    except checkpoints.NewerCheckpointError as error:  # refused before anything of the run is cut back
+        raise ConfigError(f"cannot resume: {error}; nothing was changed") from None
     if found is None:
         legacy = sorted(p.name for p in directory.glob("model_*.zip"))
         hint = (

@@ -29,3 +29,9 @@ def test_wilson_interval():
     low, high = wilson_interval(50, 100)
     assert round(low, 3) == 0.404 and round(high, 3) == 0.596
     assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_a_shorter_turn_limit_plays_and_cuts_rounds_off():
+    """``play_rounds(max_turns=...)``: the agents' context is the env's own (it refused any limit but 60)."""
+    short = play_rounds(RandomAgent, 40, seed=0, max_turns=3)
+    assert short["outcomes"]["turn limit"] > 0 and sum(short["outcomes"].values()) == 40

@@ -594,9 +594,11 @@ def test_a_forged_checkpoint_with_a_matching_manifest_is_skipped_and_no_pickle_r
     assert not marker.exists()
 
 
-def test_a_checkpoint_of_a_newer_format_is_skipped_in_words(nim, tmp_path, capsys):
-    """A state.json a newer kakurega wrote (format_version 2 and up) may mean other things by the same keys: it is
-    skipped, saying so, and the run goes on from the checkpoint before it (it resumed silently)."""
+def test_a_checkpoint_of_a_newer_format_refuses_the_resume_and_stays(nim, tmp_path, capsys):
+    """A state.json a newer kakurega wrote (format_version 2 and up) may mean other things by the same keys: the
+    resume is refused in words, and nothing is cut back (it resumed silently; skipped as corrupt, it would have
+    been deleted with the newer run's rows). A damaged version number is skipped like any corrupt checkpoint."""
+    from kakurega.agents.training.config import ConfigError
     from kakurega.agents.training.trainer import train
 
     out = tmp_path / "run"
@@ -604,18 +606,28 @@ def test_a_checkpoint_of_a_newer_format_is_skipped_in_words(nim, tmp_path, capsy
                    ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1}, evaluation={"every": 0, "final_games": 0})
     train(config, quiet=True)
     newest = out / "checkpoints" / "step_128"
-    state = json.loads((newest / "state.json").read_text())
-    assert state["format_version"] == 1
-    state["format_version"] = 99
-    (newest / "state.json").write_text(json.dumps(state))
-    manifest = json.loads((newest / "manifest.json").read_text())
-    data = (newest / "state.json").read_bytes()
-    manifest["files"]["state.json"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-    (newest / "manifest.json").write_text(json.dumps(manifest))
+
+    def set_version(version):
+        state = json.loads((newest / "state.json").read_text())
+        state["format_version"] = version
+        (newest / "state.json").write_text(json.dumps(state))
+        manifest = json.loads((newest / "manifest.json").read_text())
+        data = (newest / "state.json").read_bytes()
+        manifest["files"]["state.json"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        (newest / "manifest.json").write_text(json.dumps(manifest))
+
+    assert json.loads((newest / "state.json").read_text())["format_version"] == 1
+    set_version(99)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    with pytest.raises(ConfigError, match=r"cannot resume: .*step_128 was written by a newer kakurega \(checkpoint "
+                                          r"format version 99; this one reads versions 1 to 1\).*nothing was changed"):
+        train(dict(config, total_timesteps=192), resume=True, quiet=True)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert json.loads((newest / "state.json").read_text())["format_version"] == 99
+    set_version(0)  # the control: a version no kakurega wrote is damage, skipped as corrupt
     result = train(dict(config, total_timesteps=192), resume=True, quiet=False)
     text = capsys.readouterr().out
-    assert "skipping checkpoint step_128" in text and "format_version = 99; this kakurega reads versions 1 to 1" in text
-    assert "from step_64" in text and result.timesteps == 192
+    assert "skipping checkpoint step_128" in text and "format_version = 0" in text and result.timesteps == 192
 
 
 def test_resume_refuses_sb3_zip_only_runs(nim, tmp_path):

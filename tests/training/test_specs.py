@@ -140,16 +140,25 @@ def test_a_built_in_kind_is_replaced_only_when_asked(nim):
         return RandomAgent(context, seed)
 
     original = specs._KINDS["random"]
-    with pytest.raises(ValueError, match=r"agent kind 'random' is kakurega's own .*replace=True"):
+    with pytest.raises(ValueError, match=r"agent kind 'random' is one of kakurega's own kinds; .*replace=True"):
         register_agent_kind("random", factory)
     assert specs._KINDS["random"] is original
+    import kakurega.agents.pretrained as pretrained
+
+    shipped, shipped_help = specs._KINDS["pretrained"], specs._KIND_HELP["pretrained"]
     try:
         register_agent_kind("random", factory, replace=True)
         assert specs._KINDS["random"] is factory
         register_agent_kind("mine", factory)
         register_agent_kind("mine", lambda context, seed, options, argument: RandomAgent(context, seed))
+        # a built-in module imported after the user replaced its kind (as kakurega.agents.pretrained registers
+        # itself on its first import) keeps the user's, without an error
+        register_agent_kind("pretrained", factory, replace=True)
+        pretrained.register()
+        assert specs._KINDS["pretrained"] is factory
     finally:
         specs._KINDS["random"] = original
+        specs._KINDS["pretrained"], specs._KIND_HELP["pretrained"] = shipped, shipped_help
         specs._KINDS.pop("mine", None)
         specs._KIND_HELP.pop("mine", None)
 
