@@ -1,14 +1,6 @@
 """Rule scenarios that pin sentences of ``../shared/rules/summer_hide_and_seek.md`` otherwise pinned only
 indirectly (by the stored tactics suites or the fast-path cross-checks), on the small test map of
-``helpers.py``::
-
-         c0 c1 c2 c3 c4 c5
-    r0    .  .  .  #  s  .
-    r1    .  S  .  #  #  .
-    r2    .  .  F  ~  .  S
-    r3    #  ~  #  ~  #  .
-    r4    .  #  f  .  S  .
-"""
+``helpers.py`` (``TEST_MAP``, drawn in ``test_v1.py``'s docstring)."""
 
 import numpy as np
 import pytest
