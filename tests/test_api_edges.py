@@ -333,7 +333,7 @@ def test_every_game_names_an_out_of_range_action_in_words_and_a_missing_piece_wi
 
 
 def test_a_games_name_in_python_points_to_its_newest_version():
-    """`kakurega evaluate kakurenbo` takes a game's name; `make("kakurenbo")` says which env it means."""
+    """`kakurega evaluate GAME` takes a game's name; `make(GAME)` says which env it means."""
     from kakurega.envs.registry import ENV_SPECS, latest_version
 
     game = next(iter(ENV_SPECS)).rpartition("_v")[0]
