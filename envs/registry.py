@@ -184,7 +184,8 @@ ENV_SPECS: dict[str, EnvSpec] = {
 
 
 def list_envs() -> list[str]:
-    """Names of every registered env, e.g. ``["kakurenbo_v0", ...]``."""
+    """Names of every registered env, in registration order, e.g. ``["kakurenbo_v1", "hidden_rooms_v0", ...]``
+    (:func:`latest_version` gives a game's newest version)."""
     return list(ENV_SPECS)
 
 
