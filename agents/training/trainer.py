@@ -93,6 +93,22 @@ def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, il
 
 #: the outcome figures of a game kept with SB3's episode statistics (``info["episode"]``, ``ep_info_buffer``)
 OUTCOME_KEYS = ("score", "win", "shared_win", "draw")
+#: the episode statistics' count of a game's opponents of each kind: ``opponents/<kind>``
+OPPONENT_PREFIX = "opponents/"
+
+
+@functools.lru_cache(maxsize=256)
+def opponent_kind(label: str) -> str:
+    """The kind of an episode's opponent label (``info["opponents"]``): ``self``, ``snapshots`` or a spec's kind.
+
+    A ``snapshots`` draw before the first snapshot plays ``self`` and counts as it."""
+    from kakurega.agents.specs import parse_spec
+
+    if label in ("self", "snapshots"):
+        return label
+    if label.startswith("snapshot:"):
+        return "snapshots"
+    return parse_spec(label).kind
 
 
 def game_ends(venv):
@@ -104,9 +120,9 @@ def game_ends(venv):
       position to that reward, as MaskablePPO and PPO do for a truncated episode (MaskedDQN already treats it as
       the end of the game: its buffer holds no legal move there);
     - the episode statistics also hold the game's :data:`OUTCOME_KEYS` (its score, and 1 or 0 for an outright win,
-      a shared win and a draw): they then live in SB3's ``ep_info_buffer`` with the reward behind
-      ``rollout/ep_rew_mean``, so ``rollout/score`` and the rates describe the same 100 games, and a checkpoint
-      keeps them for a resumed run.
+      a shared win and a draw) and how many of its opponents were of each kind (``opponents/<kind>``): they then
+      live in SB3's ``ep_info_buffer`` with the reward behind ``rollout/ep_rew_mean``, so ``rollout/score``, the
+      rates and the opponent mix describe the same 100 games, and a checkpoint keeps them for a resumed run.
     """
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
@@ -125,6 +141,9 @@ def game_ends(venv):
                     outcome = info["outcome"]
                     episode.update(score=float(info["score"]), win=int(outcome == WIN),
                                    shared_win=int(outcome == SHARED), draw=int(outcome == DRAW))
+                    for label in (info.get("opponents") or {}).values():
+                        key = OPPONENT_PREFIX + opponent_kind(label)
+                        episode[key] = episode.get(key, 0) + 1
             return observations, rewards, dones, infos
 
     return GameEnds(venv)
@@ -361,6 +380,8 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             window = self.model._stats_window_size
             kept = [e for e in (self.model.ep_info_buffer or []) if set(OUTCOME_KEYS) <= set(e)]
             self.outcomes = deque(kept, maxlen=window)
+            # the config's kinds from the first row on (0 where none was drawn: snapshots before the first)
+            self.kinds = {OPPONENT_PREFIX + opponent_kind(entry["agent"]) for entry in config["opponents"]}
 
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
@@ -373,6 +394,15 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 self.logger.record("rollout/win_rate", sum(e["win"] for e in self.outcomes) / n)
                 self.logger.record("rollout/shared_win_rate", sum(e["shared_win"] for e in self.outcomes) / n)
                 self.logger.record("rollout/draw_rate", sum(e["draw"] for e in self.outcomes) / n)
+                counts = dict.fromkeys(self.kinds, 0)
+                for episode in self.outcomes:
+                    for key, count in episode.items():
+                        if key.startswith(OPPONENT_PREFIX):
+                            counts[key] = counts.get(key, 0) + count
+                seats = sum(counts.values())
+                if seats:  # the share of the opponents' seats of these games each kind held (none alone)
+                    for key, count in sorted(counts.items()):
+                        self.logger.record(key, count / seats)
             return True
 
     class EvalCallback(BaseCallback):

@@ -173,3 +173,23 @@ def test_pretrain_is_refused_for_dqn(tmp_path):
 
     with pytest.raises(ConfigError, match="'pretrain.steps': the behaviour-cloning warm start is for algorithm ppo only"):
         validate_config(tiny_config("kakurenbo_v0", "dqn", tmp_path, pretrain={"steps": 10}))
+
+
+@pytest.mark.parametrize("algorithm", ["ppo", "dqn"])
+def test_the_opponent_mix_is_logged_over_the_games_behind_the_score(nim, tmp_path, algorithm):
+    """``opponents/<kind>``: the share of the opponents' seats each kind held in the last 100 training games (the
+    games of ``rollout/score``), the config's kinds from the first row on (a user could not check the mix before).
+    With 3 seats, 2 opponents a game: the shares follow the weights (3:1) and sum to 1."""
+    import csv
+
+    config = tiny_config(nim.NAME, algorithm, tmp_path / "run", total_timesteps=1024, env_kwargs={"num_players": 3},
+                         opponents=[{"agent": "random", "weight": 3.0}, {"agent": "heuristic", "weight": 1.0},
+                                    {"agent": "snapshots", "weight": 0.0}])
+    train(config, quiet=True)
+    with open(tmp_path / "run" / "logs" / "part0" / "progress.csv") as file:
+        rows = [row for row in csv.DictReader(file) if row.get("rollout/score")]
+    assert rows
+    last = rows[-1]
+    shares = {key: float(last[key]) for key in ("opponents/random", "opponents/heuristic", "opponents/snapshots")}
+    assert sum(shares.values()) == pytest.approx(1.0) and shares["opponents/snapshots"] == 0.0
+    assert 0.6 < shares["opponents/random"] < 0.9  # 0.75 expected: the weights' 3:1
