@@ -382,27 +382,40 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             self.outcomes = deque(kept, maxlen=window)
             # the config's kinds from the first row on (0 where none was drawn: snapshots before the first)
             self.kinds = {OPPONENT_PREFIX + opponent_kind(entry["agent"]) for entry in config["opponents"]}
+            self.records = self._summary()
+
+        def _summary(self) -> dict:
+            """The figures of the games in ``outcomes`` (none before the first game)."""
+            if not self.outcomes:
+                return {}
+            n = len(self.outcomes)
+            records = {
+                "rollout/score": sum(e["score"] for e in self.outcomes) / n,
+                "rollout/win_rate": sum(e["win"] for e in self.outcomes) / n,
+                "rollout/shared_win_rate": sum(e["shared_win"] for e in self.outcomes) / n,
+                "rollout/draw_rate": sum(e["draw"] for e in self.outcomes) / n,
+            }
+            counts = dict.fromkeys(self.kinds, 0)
+            for episode in self.outcomes:
+                for key, count in episode.items():
+                    if key.startswith(OPPONENT_PREFIX):
+                        counts[key] = counts.get(key, 0) + count
+            seats = sum(counts.values())
+            if seats:  # the share of the opponents' seats of these games each kind held (none: solitaire)
+                records.update((key, count / seats) for key, count in sorted(counts.items()))
+            return records
 
         def _on_step(self) -> bool:
+            ended = False
             for info, done in zip(self.locals["infos"], self.locals["dones"]):
                 episode = info.get("episode")
                 if done and episode is not None and "score" in episode:
                     self.outcomes.append(episode)  # SB3 adds it to ep_info_buffer right after this step's callbacks
-            if self.outcomes:
-                n = len(self.outcomes)
-                self.logger.record("rollout/score", sum(e["score"] for e in self.outcomes) / n)
-                self.logger.record("rollout/win_rate", sum(e["win"] for e in self.outcomes) / n)
-                self.logger.record("rollout/shared_win_rate", sum(e["shared_win"] for e in self.outcomes) / n)
-                self.logger.record("rollout/draw_rate", sum(e["draw"] for e in self.outcomes) / n)
-                counts = dict.fromkeys(self.kinds, 0)
-                for episode in self.outcomes:
-                    for key, count in episode.items():
-                        if key.startswith(OPPONENT_PREFIX):
-                            counts[key] = counts.get(key, 0) + count
-                seats = sum(counts.values())
-                if seats:  # the share of the opponents' seats of these games each kind held (none alone)
-                    for key, count in sorted(counts.items()):
-                        self.logger.record(key, count / seats)
+                    ended = True
+            if ended:  # computed when a game ends; recorded at every step (a log dump clears the records)
+                self.records = self._summary()
+            for key, value in self.records.items():
+                self.logger.record(key, value)
             return True
 
     class EvalCallback(BaseCallback):
