@@ -73,8 +73,7 @@ class AgentContext:
             if env_kwargs is None:
                 defaults = resolved_env_options(name, {})
                 env_kwargs = {key: built[key] for key, value in env_options.items() if defaults.get(key) != value}
-            elif resolved_env_options(name, env_kwargs) != env_options:
-                given = resolved_env_options(name, env_kwargs)
+            elif (given := resolved_env_options(name, env_kwargs)) != env_options:
                 from kakurega.envs.core.safe_load import short_repr
 
                 differ = "; ".join(f"{key}: given {short_repr(given.get(key), 60)}, env {short_repr(env_options.get(key), 60)}"

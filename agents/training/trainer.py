@@ -573,6 +573,8 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
     games = evaluation["final_games"]
     rows = []
     policy_spec = with_path("policy", policy_path)
+    # an untrained network gains from the game's pruning too: then the network alone shows what it learned
+    alone_spec = f"{policy_spec},prune=false" if proves_dominance(config["env"]) else None
     directory = out / "evaluation"
     for opponent in evaluation["final_opponents"]:
         result = run_tournament(
@@ -582,8 +584,7 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
         result.save(directory, stem=f"vs_{_slug(opponent)}")
         baseline = random_baseline(config, opponent, games, result=True)
         labelled = [("policy", result.per_agent[0]), ("random (baseline)", baseline.per_agent[0])]
-        if proves_dominance(config["env"]):  # an untrained network gains from pruning too: what the network adds
-            alone_spec = f"{policy_spec},prune=false"
+        if alone_spec is not None:
             alone = run_tournament(config["env"], [alone_spec, opponent], config["env_kwargs"], games,
                                    evaluation["seed"], focal=alone_spec)
             labelled.insert(1, ("network alone", alone.per_agent[0]))

@@ -104,16 +104,17 @@ class _Words:
         """The card that went from ``src`` to ``dst`` (``src`` -1: the pile): its face where the viewer may know
         which card moved, else its colour."""
         before, after, viewer = self.before, self.after, self.viewer
+        visible = self.game.faces_visible(before)
         # the card's pair discarded in this move tells its face where faces were seen before it (a pair is then
         # discarded as it forms, so ``dst``'s one new pair holds the card); at Kurayami's flip every hand's pairs go
         # at once, some held face down all along, and which card moved stays unknown
-        discarded = (after.discarded_by[card >> 1] >= 0 and self.game.faces_visible(before) and sum(
+        discarded = (after.discarded_by[card >> 1] >= 0 and visible and sum(
             1 for by, was in zip(after.discarded_by, before.discarded_by) if by == dst and was < 0) == 1)
         public = discarded or after.open_hand[dst] or (src >= 0 and before.open_hand[src])
-        seen = viewer is not None and viewer in (src, dst) and self.game.faces_visible(before)
+        seen = viewer is not None and viewer in (src, dst) and visible
         # a third player who placed the card at src, where it was the only card of its colour, still follows it
         followed = (viewer is not None and src >= 0 and self.game.known_row(before, viewer)[card] == src
-                    and before.colour_counts[2 * src + (card & 1)] == 1 and self.game.faces_visible(before))
+                    and before.colour_counts[2 * src + (card & 1)] == 1 and visible)
         return card_name(card) if public or seen or followed else f"a {COLOURS[card & 1]} card"
 
     def hand_faces(self, seat: int) -> str:
