@@ -137,6 +137,24 @@ def test_chase_then_resume_path(shape, sight, script):
         state.monster_cell, state.progress, state.chasing = cell_of(*got_cell), got_progress, got_chasing
 
 
+# The card's decision (the rules page is silent): "Progress along the path advances whenever the monster steps
+# onto the next path cell (also in a chase)", and only onto the next one.
+@pytest.mark.parametrize(
+    "monster_cell, progress, child, expected",
+    [
+        ((0, 0), 0, (0, 3), ((0, 1), 1, True, 0)),  # chases along row 0 onto path[1]: progress 1
+        ((1, 1), 0, (0, 2), ((0, 1), 1, True, 0)),  # from off the path, up (vertical first) onto path[1]: 1
+        ((1, 2), 0, (0, 3), ((0, 2), 0, True, 0)),  # up onto path[2], not the next cell: progress stays 0
+        ((1, 0), 0, (3, 0), ((2, 0), 0, True, 0)),  # a chase off the path keeps the progress
+    ],
+)
+def test_a_chase_step_onto_the_next_path_cell_is_progress(monster_cell, progress, child, expected):
+    game = game_with(monster(ROW0, steps=1, sight_range=3, sight_shape="radius"))
+    state = table(game, progress=progress)
+    state.monster_cell = cell_of(*monster_cell)
+    assert phase_of(game, state, child) == expected
+
+
 @pytest.mark.parametrize("steps, expected", [(1, (3, 0)), (2, (2, 0)), (3, (1, 0)), (4, (0, 0))])
 def test_steps_per_turn(steps, expected):
     game = game_with(monster([(4, 0), (3, 0), (2, 0), (1, 0), (0, 0), (0, 1)], steps=steps))
