@@ -40,8 +40,15 @@ How the pieces map:
   made, agree; moves that change nothing it sees (another player's secret
   decisions) add no line. There is no information-state tensor (the history
   has no fixed size): asking for one raises an error that says so.
-- **Returns**: the rules' cumulative returns; ``RewardModel.TERMINAL``: what
-  counts is the total at the end (what MCTS-style bots require). Min/max
+- **Returns**: the rules' cumulative returns. ``RewardModel.TERMINAL`` where the
+  rules pay only at the end (``Game.pays_only_at_end()``: every default, and
+  every win scheme), ``rewards()`` then being the returns at the end and 0
+  before; ``RewardModel.REWARDS`` where they pay during play (KAKURENBO's
+  ``reward="points"``, Summer's ``"vp"``, a Hidden Rooms match with
+  ``reward="per_round"``, any ``shaping``), ``rewards()`` then being what each
+  transition paid. Either way the rewards summed so far are ``returns()`` at
+  every state (OpenSpiel's ``random_sim_test`` checks it), and OpenSpiel's
+  ``MCTSBot``, which requires terminal rewards, refuses the latter. Min/max
   utility are the rules' ``return_bounds()`` for the game's options,
   ``max_game_length`` their ``max_decisions()`` (the step limit: chance moves
   are not counted, ``max_chance_nodes_in_history`` is the ``SEED_DRAWS``), and
@@ -128,6 +135,7 @@ class _Shared:
         self.env_name, self.env_kwargs = env_name, dict(env_kwargs)
         self.env = make(env_name, wrapped=False, **env_kwargs)
         self.game = self.env.game
+        self.pays_during = not self.game.pays_only_at_end()  #: keep the returns before each move for rewards()
         self._redeal = np.random.Generator(np.random.PCG64(0))
         self._redeal_state = {"bit_generator": "PCG64", "state": {"state": 0, "inc": _REDEAL_INCREMENT},
                               "has_uint32": 0, "uinteger": 0}
@@ -230,7 +238,10 @@ class KakuregaState(pyspiel.State):
 
     @state.setter
     def state(self, value) -> None:
-        self._core.set_state(value)
+        core = self._core
+        core.set_state(value)
+        if core.shared.pays_during:  # no transition into a state put in place: rewards() pays 0 until its next move
+            core.before = None if value is None else tuple(float(r) for r in core.shared.game.returns(value))
 
     def current_player(self):
         """The seat to act, ``CHANCE`` while the seed is drawn, or ``TERMINAL``."""
@@ -319,6 +330,17 @@ class KakuregaState(pyspiel.State):
         if core.state is None:
             return [0.0] * core.shared.game.num_players
         return [float(r) for r in core.shared.game.returns(core.state)]
+
+    def rewards(self):
+        """What the last transition paid each player: the change of the returns where the game pays during
+        play (``RewardModel.REWARDS``), else the returns at the end and 0 before (``TERMINAL``). Summed over a
+        game's transitions they are its returns (a state put in place by assignment has made no transition: 0)."""
+        core = self._core
+        if core.state is None:
+            return [0.0] * core.shared.game.num_players
+        if core.before is not None:  # the game pays during play
+            return [now - before for now, before in zip(self.returns(), core.before)]
+        return self.returns() if core.player is TERMINAL_PLAYER else [0.0] * core.shared.game.num_players
 
     def __str__(self):
         """The table as a spectator sees it (public information only)."""
@@ -418,13 +440,14 @@ class _Core:
     """
 
     __slots__ = ("shared", "seed", "state", "player", "legal", "rng", "rng_owned", "origin", "moves", "moves_owned",
-                 "lines", "lines_owned", "asked")
+                 "lines", "lines_owned", "asked", "before")
 
     def __init__(self, shared: _Shared):
         self.shared = shared
         self.seed = ()  # the seed draws so far; the deal happens when all are in
         self.player = CHANCE
         self.state = self.legal = self.rng = self.origin = self.lines = None
+        self.before = None  # where the game pays during play, once dealt: the returns before the last move
         self.moves = []  # the moves since the origin
         self.rng_owned = self.moves_owned = self.lines_owned = True
         self.asked = False  # information-state lines read since the last move: record the next one at once
@@ -436,7 +459,7 @@ class _Core:
             memo.setdefault(id(memo), [])
         copy = _Core.__new__(_Core)
         copy.shared, copy.seed, copy.origin, copy.asked = self.shared, self.seed, self.origin, self.asked
-        copy.player, copy.legal = self.player, self.legal
+        copy.player, copy.legal, copy.before = self.player, self.legal, self.before
         copy.state = None if self.state is None else self.shared.game.clone(self.state)
         copy.rng, copy.moves, copy.lines = self.rng, self.moves, self.lines
         self.rng_owned = self.moves_owned = self.lines_owned = False
@@ -475,6 +498,8 @@ class _Core:
         if len(self.seed) == SEED_DRAWS:
             self.rng = _seed_generator(self.seed)
             self.set_state(self.shared.game.initial_state(self.rng))
+            if self.shared.pays_during:  # the deal pays what the first state holds (shaping's first potential)
+                self.before = (0.0,) * self.shared.game.num_players
             self.origin = _Origin(self.seed)
             self.lines = _Lines([[] for _ in range(self.shared.game.num_players)])
 
@@ -484,6 +509,8 @@ class _Core:
         if self.origin.state is self.state:  # a world's first move: its origin keeps a copy of the state
             self.origin.state = rules.clone(self.state)
         rng = self.rng if self.rng_owned else _OnDraw(self)
+        if self.before is not None:  # the game pays during play: rewards() is the change this move makes
+            self.before = tuple(float(r) for r in rules.returns(self.state))
         if not self.moves_owned:
             self.moves, self.moves_owned = list(self.moves), True
         if self.asked and self.lines.known == len(self.moves) + 1:  # read at this position: record as it goes
@@ -609,6 +636,12 @@ class InformationStateObserver:
         return f"p{player}\n" + "\n".join(state.information_lines(player))
 
 
+def reward_model(rules) -> pyspiel.GameType.RewardModel:
+    """``TERMINAL`` where the rules pay only at the end (``pays_only_at_end``), else ``REWARDS``: returns that
+    change during a game (points as scored, a match paid per round, shaping) are paid as ``rewards()``."""
+    return pyspiel.GameType.RewardModel.TERMINAL if rules.pays_only_at_end() else pyspiel.GameType.RewardModel.REWARDS
+
+
 def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
     parameters = game_parameters(env_name)
     players = sorted({rules.num_players, *(c.get("num_players", rules.num_players) for c in ENV_SPECS[env_name].configurations)})
@@ -619,7 +652,7 @@ def _game_type(env_name: str, rules, name: str) -> pyspiel.GameType:
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM if rules.is_zero_sum() else pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        reward_model=reward_model(rules),
         max_num_players=players[-1],
         min_num_players=players[0],
         provides_information_state_string=True,

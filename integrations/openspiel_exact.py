@@ -15,17 +15,21 @@ response, ``exploitability.nash_conv``.
 
 Everything else is the bridge's: the same rules, observation tensor and
 string, and the same perfect-recall information-state string (the player's
-seat, then one line per completed step holding a digest of its observation
-and, on its own moves, the action it chose); the draws inside one step add no
-line. Returns are the rules' returns at the end; the game info says what the
-bridge's does (``min_utility``/``max_utility`` from the rules'
+seat, then a line holding a digest of its observation at each completed step
+where it is to act or its observation changed, with the action it chose on its
+own moves); the draws inside one step add no line. Returns and rewards are the
+bridge's (the rules' returns; ``RewardModel.REWARDS`` where the rules pay
+during play, each step's change of the returns then being its rewards), and so
+is the game info (``min_utility``/``max_utility`` from the rules'
 ``return_bounds()``, ``ZERO_SUM`` with ``utility_sum`` 0 where
-``is_zero_sum()`` holds).
+``is_zero_sum()`` holds, ``max_game_length`` the rules' ``max_decisions()``).
+The rules say nothing of how many draws a step makes, so
+``max_chance_nodes_in_history`` is a wide bound (``DEFAULT_MAX_GAME_LENGTH``).
 
 The configurations (:data:`CONFIGURATIONS`) are registered as
-``python_kakurega_exact_<name>``; their plain options (``max_turns``,
-``max_steps``, ...) are game parameters with the configuration's values as
-defaults. :func:`exact_game` builds one for any env and options.
+``python_kakurega_exact_<name>``; the env's plain options (``max_turns``,
+``max_steps``, ...) are game parameters, with the configuration's values or
+else the env's as defaults. :func:`exact_game` builds one for any env and options.
 
 Each state is a pointer into a tree of nodes that the game builds as it is
 walked and keeps (a node's children are computed once), so cloning is cheap
@@ -46,7 +50,14 @@ from open_spiel.python import policy as pyspiel_policy
 from kakurega.envs.core.cache import remember
 from kakurega.envs.core.chance import Draw, explicit_step
 from kakurega.envs.core.game import TERMINAL
-from kakurega.integrations.openspiel import DEFAULT_UTILITY_BOUND, KakuregaGame, KakuregaObserver
+from kakurega.integrations.openspiel import (
+    DEFAULT_MAX_GAME_LENGTH,
+    DEFAULT_UTILITY_BOUND,
+    KakuregaGame,
+    KakuregaObserver,
+    game_parameters,
+    reward_model,
+)
 from kakurega.integrations.openspiel import _Shared as Shared
 
 PREFIX = "python_kakurega_exact_"
@@ -121,11 +132,13 @@ class Node:
     line per completed step, as in the bridge).
     """
 
-    __slots__ = ("rules_state", "draw", "pending", "actor", "outcomes", "player", "legal", "lines", "children", "info")
+    __slots__ = ("rules_state", "draw", "pending", "actor", "outcomes", "player", "legal", "lines", "children", "info",
+                 "paid")
 
-    def __init__(self, rules_state, draw, pending, actor, outcomes, player, legal, lines):
+    def __init__(self, rules_state, draw, pending, actor, outcomes, player, legal, lines, paid=None):
         self.rules_state, self.draw, self.pending, self.actor, self.outcomes = rules_state, draw, pending, actor, outcomes
         self.player, self.legal, self.lines = player, legal, lines
+        self.paid = paid  #: where the rules pay during play: what the step into this node paid each seat
         self.children: dict = {}
         self.info: dict = {}
 
@@ -144,17 +157,25 @@ def _step(shared: Shared, pre, action, actor, outcomes, lines) -> Node:
                                  "the configuration is too large for explicit chance")
         return Node(pre, result, action, actor, outcomes, pyspiel.PlayerId.CHANCE, (), lines)
     state = result.state
+    player = game.current_player(state)
     new_lines = []
     for seat, seat_lines in enumerate(lines):
         if seat == actor:
             seat_lines = seat_lines[:-1] + (f"{seat_lines[-1]} a{int(action)}",)
         observation = np.ascontiguousarray(shared.env.encode(state, seat))
-        new_lines.append(seat_lines + (hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest(),))
-    player = game.current_player(state)
+        digest = hashlib.blake2b(observation.tobytes(), digest_size=8).hexdigest()
+        # the bridge's rule (its _Core._record): a line where the seat is to act or its observation changed
+        if seat == player or not seat_lines or seat_lines[-1].partition(" ")[0] != digest:
+            seat_lines = seat_lines + (digest,)
+        new_lines.append(seat_lines)
+    paid = None
+    if shared.pays_during:
+        before = game.returns(pre) if pre is not None else np.zeros(game.num_players)
+        paid = tuple(float(now - then) for now, then in zip(game.returns(state), before))
     if player == TERMINAL:
-        return Node(state, None, None, None, (), pyspiel.PlayerId.TERMINAL, (), tuple(new_lines))
+        return Node(state, None, None, None, (), pyspiel.PlayerId.TERMINAL, (), tuple(new_lines), paid)
     legal = tuple(int(a) for a in game.legal_actions(state))
-    return Node(state, None, None, None, (), int(player), legal, tuple(new_lines))
+    return Node(state, None, None, None, (), int(player), legal, tuple(new_lines), paid)
 
 
 def _child(shared: Shared, node: Node, action: int) -> Node:
@@ -189,12 +210,18 @@ class ExactGame(KakuregaGame):
             min_utility=float(bound[0]),
             max_utility=float(bound[1]),
             utility_sum=0.0 if rules.is_zero_sum() else None,
-            max_game_length=100_000,
+            max_game_length=int(rules.max_decisions() or DEFAULT_MAX_GAME_LENGTH),
         )
         self._root = None
-        pyspiel.Game.__init__(self, self.game_type, info, {k: v for k, v in options.items() if k in self.parameter_names})
+        # the registered type has the configuration's utility and reward model; these options may pay otherwise
+        game_type = _game_type(self.game_type.short_name, self.env_name, rules, self.game_type.parameter_specification)
+        pyspiel.Game.__init__(self, game_type, info, {k: v for k, v in options.items() if k in self.parameter_names})
 
     parameter_names: tuple = ()
+
+    def max_chance_nodes_in_history(self):
+        """A wide bound: the rules' draws per step are not declared (every shuffle, deal and die is a node)."""
+        return DEFAULT_MAX_GAME_LENGTH
 
     def root(self) -> Node:
         """The deal's node (made on first use)."""
@@ -260,6 +287,13 @@ class ExactState(pyspiel.State):
         if self.node.rules_state is None:
             return [0.0] * self.shared.game.num_players
         return [float(r) for r in self.shared.game.returns(self.node.rules_state)]
+
+    def rewards(self):
+        """What the last transition paid each player (as the bridge's): the step's change of the returns where
+        the rules pay during play, else the returns at the end and 0 before."""
+        if self.shared.pays_during:
+            return list(self.node.paid) if self.node.paid is not None else [0.0] * self.shared.game.num_players
+        return self.returns() if self.is_terminal() else [0.0] * self.shared.game.num_players
 
     def information_lines(self, player: int) -> tuple:
         """``player``'s history lines (one per completed step)."""
@@ -457,9 +491,13 @@ def best_response_value(game, policy, player: int) -> float:
     return value(game.new_initial_state())
 
 
-def _game_type(name: str, env_name: str, options: dict) -> pyspiel.GameType:
-    parameters = {k: v for k, v in options.items() if type(v) in _PARAMETER_TYPES}
-    rules = Shared(env_name, options).game
+def _parameters(env_name: str, options: dict) -> dict:
+    """The game parameters: the env's plain options, with ``options``' values where given."""
+    return {k: v for k, v in {**game_parameters(env_name), **options}.items() if type(v) in _PARAMETER_TYPES}
+
+
+def _game_type(name: str, env_name: str, rules, parameters: dict) -> pyspiel.GameType:
+    """The game type of ``rules`` (the env's rules for some options): its utility and reward model are theirs."""
     return pyspiel.GameType(
         short_name=name,
         long_name=f"kakurega {env_name} with explicit chance",
@@ -467,7 +505,7 @@ def _game_type(name: str, env_name: str, options: dict) -> pyspiel.GameType:
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.ZERO_SUM if rules.is_zero_sum() else pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        reward_model=reward_model(rules),
         max_num_players=rules.num_players,
         min_num_players=rules.num_players,
         provides_information_state_string=True,
@@ -480,7 +518,7 @@ def _game_type(name: str, env_name: str, options: dict) -> pyspiel.GameType:
 
 def _game_class(name: str, env_name: str, options: dict) -> type:
     """The game class of ``env_name`` under ``options`` (plain options become its parameters)."""
-    game_type = _game_type(name, env_name, options)
+    game_type = _game_type(name, env_name, Shared(env_name, options).game, _parameters(env_name, options))
     class_name = f"ExactGame_{name.removeprefix(PREFIX)}"
     attributes = {"env_name": env_name, "base_options": dict(options), "game_type": game_type,
                   "parameter_names": tuple(game_type.parameter_specification)}

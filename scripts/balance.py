@@ -296,7 +296,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--games", type=games_count, default=200,
                         help="games per group, 1 to 1,000,000 (rounded up to a multiple of the seat count; default 200)")
     parser.add_argument("--seed", type=seed_number, default=0, help="seed of the deals and agents, 0 to 2**32 - 1 (default 0)")
-    parser.add_argument("--config", action="append", metavar="KEY=VALUE", help="env option (repeatable), e.g. num_players=3")
+    # --option as in evaluate, exploit and tactics; --config, its first name, still works
+    parser.add_argument("--option", "--config", dest="config", action="append", metavar="KEY=VALUE",
+                        help="env option (repeatable), e.g. num_players=3 (--config is the same)")
     parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
     parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")
     parser.add_argument("--ismcts-games", type=games_count, default=None,

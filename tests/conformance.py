@@ -82,18 +82,19 @@ def random_states(game, seed: int, num_games: int, every: int = 3, max_steps: in
 @dataclass
 class OutcomeSample:
     """What random games showed: the extreme returns (any seat, any state), the longest game, the largest
-    ``|sum of the seats' returns|`` in any state."""
+    ``|sum of the seats' returns|`` in any state, and whether any state before the end had a return other than 0."""
 
     lowest: float
     highest: float
     longest: int
     largest_sum: float
+    paid_before_end: bool = False
 
 
 def random_outcomes(game, seed: int, num_games: int) -> OutcomeSample:
     """Play ``num_games`` uniformly random games on the rules engine, reading the returns after every decision."""
     rng = np.random.default_rng(seed)
-    lowest, highest, longest, largest_sum = np.inf, -np.inf, 0, 0.0
+    lowest, highest, longest, largest_sum, paid_before_end = np.inf, -np.inf, 0, 0.0, False
     for _ in range(num_games):
         state = game.initial_state(rng)
         decisions = 0
@@ -103,15 +104,17 @@ def random_outcomes(game, seed: int, num_games: int) -> OutcomeSample:
             largest_sum = max(largest_sum, abs(returns.sum()))
             if game.current_player(state) == TERMINAL:
                 break
+            paid_before_end = paid_before_end or bool(returns.any())
             game.apply_action(state, int(rng.choice(game.legal_actions(state))), rng)
             decisions += 1
         longest = max(longest, decisions)
-    return OutcomeSample(float(lowest), float(highest), longest, largest_sum)
+    return OutcomeSample(float(lowest), float(highest), longest, largest_sum, paid_before_end)
 
 
 def check_declared_outcomes(game, sample: OutcomeSample) -> None:
     """The rules' declarations hold in ``sample``: returns within ``return_bounds()``, games within
-    ``max_decisions()``, returns summing to zero where ``is_zero_sum()``."""
+    ``max_decisions()``, returns summing to zero where ``is_zero_sum()``, nothing paid before the end where
+    ``pays_only_at_end()``."""
     bounds, max_decisions = game.return_bounds(), game.max_decisions()
     assert bounds is not None and max_decisions is not None, "the rules declare no return_bounds() or max_decisions()"
     low, high = bounds
@@ -119,6 +122,8 @@ def check_declared_outcomes(game, sample: OutcomeSample) -> None:
     assert sample.longest <= max_decisions, f"a game of {sample.longest} decisions, declared at most {max_decisions}"
     if game.is_zero_sum():
         assert sample.largest_sum < 1e-9, f"declared zero-sum, but returns summed to {sample.largest_sum}"
+    if game.pays_only_at_end():
+        assert not sample.paid_before_end, "declared to pay only at the end, but a state before the end had a return"
 
 
 def check_outcomes_reached(sample: OutcomeSample, bounds=None, max_decisions=None) -> None:

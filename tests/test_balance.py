@@ -120,6 +120,11 @@ def test_balance_command_line(capsys, tmp_path):
     import json
 
     assert json.loads(out.read_text())["options"] == {"num_players": 3}
+    # --option, as evaluate, exploit and tactics name it; --config above is its older name
+    assert main(["balance", "kakurenbo", "--games", "3", "--ismcts-budget", "0", "--option", "num_players=5",
+                 "--option", "variant=kurayami", "--json", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert json.loads(out.read_text())["options"] == {"num_players": 5, "variant": "kurayami"}
     with pytest.raises(SystemExit) as refused:  # refused by the parser, before any game
         main(["balance", "kakurenbo", "--games", "0"])
     assert refused.value.code == 2

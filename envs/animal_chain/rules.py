@@ -561,6 +561,10 @@ class AnimalChainGame(Game):
         """Always: +1/-1 for a win, 0/0 otherwise."""
         return True
 
+    def pays_only_at_end(self) -> bool:
+        """Always: 0 to each until a win."""
+        return True
+
     # -------------------------------------------------------------- connections
     def refresh(self, state: AnimalChainState) -> None:
         """Recompute the derived caches (after editing a state by hand, e.g. in tests)."""

@@ -160,6 +160,12 @@ class Game(ABC):
         """True when the returns of every state sum to zero (False, the default, claims nothing)."""
         return False
 
+    def pays_only_at_end(self) -> bool:
+        """True when every seat's return is 0 in every state before the end (a win scheme): the returns are
+        paid when the game ends or is cut off, never during it. False, the default, claims nothing (points or
+        VP as scored, a match paid per round, shaping). The OpenSpiel bridge declares its reward model by it."""
+        return False
+
     @abstractmethod
     def action_to_string(self, state, action: int) -> str:
         """The action in words, for logs, errors and renders."""

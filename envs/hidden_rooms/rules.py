@@ -461,6 +461,10 @@ class HiddenRoomsGame(Game):
             return -float(FAILS_TO_LOSE), float(ESCAPES_TO_WIN)
         return -1.0, 1.0
 
+    def pays_only_at_end(self) -> bool:
+        """True but for a match with ``reward="per_round"``, which pays each round as it ends."""
+        return self.episode == "round" or self.reward == "match"
+
     def max_decisions(self) -> int:
         """Four decisions per turn (two steps, a search, a placement), ``max_turns`` turns per round, and a match
         has at most four rounds (two escapes or three fails end it)."""

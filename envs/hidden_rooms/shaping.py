@@ -101,6 +101,10 @@ class ShapedHiddenRoomsGame(HiddenRoomsGame):
         low, high = super().return_bounds()
         return low, high + self.shaping
 
+    def pays_only_at_end(self) -> bool:
+        """Never: the shaping pays the table's progress at every step."""
+        return False
+
 
 def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shaping: float) -> HiddenRoomsGame:
     """The rules for the env's options: with ``shaping=0`` the plain rules (no shaping code in the loop)."""

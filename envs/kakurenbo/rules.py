@@ -640,6 +640,10 @@ class KakurenboGame(Game):
         """True for ``reward="zero_sum"``."""
         return self.reward == ZERO_SUM
 
+    def pays_only_at_end(self) -> bool:
+        """True for the win schemes; ``reward="points"`` pays each pair as it is scored."""
+        return self.reward != "points"
+
     # ----------------------------------------------------------------- words
     def seat_name(self, seat: int) -> str:
         """``"player_2"``."""

@@ -499,6 +499,10 @@ class SummerHideAndSeekGame(Game):
         """True for ``reward="zero_sum"``."""
         return self.reward == ZERO_SUM
 
+    def pays_only_at_end(self) -> bool:
+        """True for the win schemes; ``reward="vp"`` pays VP as they are scored."""
+        return self.reward != "vp"
+
     # ------------------------------------------------------------------ words
     def describe_action(self, action: int) -> tuple[str, int]:
         """(kind, square) of an action id: kind is "start", "line", "stop", "place" or "continue".

@@ -86,6 +86,62 @@ def test_the_bridge_reports_the_games_bounds_length_and_utility(env_name, params
             assert abs(sum(returns)) < 1e-9
 
 
+def _rewards_add_up_to_returns(game, seed: int, games: int = 3) -> bool:
+    """In random games (a clone taken and played on at every tenth state), the rewards summed so far equal the
+    returns at every state."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        state, total = game.new_initial_state(), np.zeros(game.num_players())
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.integers(bridge.SEED_OUTCOMES)))
+            else:
+                if rng.random() < 0.1:
+                    state = state.clone()
+                state.apply_action(int(rng.choice(state.legal_actions())))
+            total += state.rewards()
+            if not np.allclose(total, state.returns()):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("env_name, params", BOUND_CASES, ids=[f"{n}-{p}" for n, p in BOUND_CASES])
+def test_rewards_are_what_each_transition_paid(env_name, params):
+    """A game whose rules pay during play (points, VP, a match per round, shaping) declares
+    ``RewardModel.REWARDS`` and pays each transition's change of the returns; one that pays at the end
+    declares ``TERMINAL``; either way the rewards add up to the returns at every state, as OpenSpiel's
+    ``random_sim_test`` checks."""
+    game = _load(env_name, params)
+    rules = make(env_name, wrapped=False, **params).game
+    RewardModel = pyspiel.GameType.RewardModel
+    assert game.get_type().reward_model == (RewardModel.TERMINAL if rules.pays_only_at_end() else RewardModel.REWARDS)
+    assert _rewards_add_up_to_returns(game, seed=3)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_the_rewards_check_fails_on_terminal_rewards_of_a_game_that_pays_during_play():
+    """Control: KAKURENBO with ``reward="points"`` paid as a terminal-reward game (what the bridge once declared
+    for every game) fails both checks."""
+    game = _load("kakurenbo_v1", {"reward": "points", "num_players": 3})
+    game.shared.pays_during = False
+    assert not _rewards_add_up_to_returns(game, seed=3)
+    with pytest.raises(pyspiel.SpielError):
+        pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+
+
+def test_a_state_put_in_place_pays_nothing_until_its_next_move():
+    game = _load("kakurenbo_v1", {"reward": "points", "num_players": 3})
+    state, rng = _deal(game), np.random.default_rng(0)
+    while not any(state.returns()):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    other = _deal(game, (9, 9, 9, 9))
+    other.state = state.shared.game.clone(state.state)
+    assert other.rewards() == [0.0, 0.0, 0.0] and other.returns() == state.returns()
+    before = np.array(other.returns())
+    other.apply_action(other.legal_actions()[0])
+    assert np.allclose(np.array(other.returns()) - before, other.rewards())
+
+
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_games_and_states_pickle_deepcopy_and_serialize(env_name):
     import copy

@@ -87,6 +87,63 @@ def test_the_tree_is_enumerated_with_chance_summing_to_one(name):
     assert {r for returns in paid for r in returns} >= {-1.0, 1.0}
 
 
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+def test_a_seat_gets_a_line_only_where_it_is_to_act_or_its_view_changed(name):
+    """The bridge's rule: a step the seat does not see (the child's secret moves, to a seeker) adds no line to
+    its information state. A line with the digest of the line before is one where the seat was to act: it
+    holds the seat's action, or it is the last line and the seat is to act now. (These games once added a line
+    for every seat at every step, which split a seeker's information states by the child's unseen moves.)"""
+    for state in _states(exact.load(name)):
+        if state.is_chance_node():
+            continue
+        for seat in range(2):
+            lines = state.information_lines(seat)
+            for index in range(1, len(lines)):
+                if lines[index].partition(" ")[0] == lines[index - 1].partition(" ")[0]:
+                    last_and_to_act = index == len(lines) - 1 and state.current_player() == seat
+                    assert " a" in lines[index] or last_and_to_act, (state.history(), seat, lines)
+
+
+def test_the_game_info_bounds_every_history_and_the_envs_options_are_parameters():
+    """``max_game_length`` is the rules' ``max_decisions()`` and ``max_chance_nodes_in_history`` bounds the chance
+    nodes of every history (it once said 4, the bridge's seed draws, where a history holds up to 13); the env's
+    plain options are parameters (Summer's ``max_steps``, which no configuration sets)."""
+    for name in TEST_CONFIGURATIONS:
+        game = exact.load(name)
+        assert game.max_game_length() == game.shared.game.max_decisions()
+        most_chance = most_decisions = 0
+        for state in _states(game):
+            if state.is_terminal():
+                history = state.full_history()
+                most_chance = max(most_chance, sum(item.player == pyspiel.PlayerId.CHANCE for item in history))
+                most_decisions = max(most_decisions, sum(item.player >= 0 for item in history))
+        assert most_decisions <= game.max_game_length() and most_chance <= game.max_chance_nodes_in_history()
+        if name == "animal_chain_tiny":  # more than the bridge's seed draws, which these games once declared
+            assert most_chance > 4
+    assert exact.load("summer_tiny", max_steps=6).shared.env_kwargs["max_steps"] == 6
+    assert "max_steps" in exact.load("summer_tiny").get_type().parameter_specification
+
+
+def test_rewards_add_up_to_the_returns_along_every_history():
+    """With VP as rewards (paid during play) the game declares ``RewardModel.REWARDS``, and along every history
+    of the tree the rewards summed so far are the returns; OpenSpiel's ``random_sim_test`` passes."""
+    game = exact.load("summer_tiny", reward="vp")
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.REWARDS
+    assert exact.load("summer_tiny").get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
+    paid_during_play = False
+    stack = [(game.new_initial_state(), np.zeros(2))]
+    while stack:
+        state, total = stack.pop()
+        total = total + state.rewards()
+        assert np.allclose(total, state.returns()), state.history()
+        paid_during_play = paid_during_play or (not state.is_terminal() and any(state.returns()))
+        if not state.is_terminal():
+            actions = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+            stack.extend((state.child(a), total) for a in actions)
+    assert paid_during_play
+
+
 def _reach(game, terminal):
     """Probability of ``terminal``'s history with chance as drawn and both players uniform."""
     state, probability = game.new_initial_state(), 1.0
