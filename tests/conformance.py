@@ -273,8 +273,10 @@ def reference_encoder(raw_env):
 
 def check_encoder_matches_reference(make_raw_env, seed=0, min_steps=300):
     """The fast encoder equals the game's reference encoder for every seat at every step of random
-    games (at least ``min_steps`` steps in all). Seats are observed in a shuffled order, and now and
-    then an earlier state is observed again, so that the observer's caches meet states in any order."""
+    games (at least ``min_steps`` steps in all). Seats are observed in a shuffled order, now and then
+    an earlier state is observed again, and now and then the children of other legal moves from the same
+    state (siblings, as a search or a game tree meets them), so that the observer's caches meet states in
+    any order."""
     raw = make_raw_env()
     game, encode, reference = raw.game, raw.encode, reference_encoder(raw)
     seats = list(range(len(raw.possible_agents)))
@@ -301,6 +303,14 @@ def check_encoder_matches_reference(make_raw_env, seed=0, min_steps=300):
             if rng.random() < 0.1:
                 earlier.append(game.clone(state))
             legal = game.legal_actions(state)
+            if rng.random() < 0.2:  # siblings: the children of up to four legal moves, each seen by every seat
+                for action in rng.permutation(legal)[:4]:
+                    child = game.clone(state)
+                    game.apply_action(child, int(action), np.random.default_rng(int(rng.integers(2**32))))
+                    for seat in seats:
+                        assert np.array_equal(encode(child, seat), reference(game, child, seat)), (
+                            f"step {steps}: the child by {game.action_to_string(state, int(action))!r}, seat {seat}: "
+                            "the fast encoder differs from the reference")
             game.apply_action(state, int(rng.choice(legal)), rng)
             steps += 1
 

@@ -24,7 +24,7 @@ cdef class AnimalChainObserver:
     # lists (the state's and the observer's) are read by C index; their items stay Python objects until assigned to a C local
     @cython.locals(view="float[::1]", P=Py_ssize_t, A=Py_ssize_t, t=Py_ssize_t, p=Py_ssize_t, i=Py_ssize_t,
                    j=Py_ssize_t, top=Py_ssize_t, owner=Py_ssize_t, height=Py_ssize_t, count=Py_ssize_t,
-                   board=Py_ssize_t, rise=Py_ssize_t, phase=Py_ssize_t, to_move=Py_ssize_t, building=bint,
+                   phase=Py_ssize_t, to_move=Py_ssize_t, building=bint,
                    left_at=Py_ssize_t, right_at=Py_ssize_t, shown=list, last_tops=list, last_heights=list,
                    last_owners=list, last_hand=list, hand=list, hand_slot=list, tops=list, stacks=list, owners=list,
                    redraw=list, own_base=list, frame_position=list, left_shown=list, right_shown=list, hand_sizes=list,

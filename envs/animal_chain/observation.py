@@ -112,10 +112,10 @@ class AnimalChainObserver:
         """Drop the pictures: the next observation of each seat is drawn from a fresh board."""
         P = self.num_positions
         #: per seat, its last picture and the facts it shows: ``[picture, tops, heights, double
-        #: owners, hand, phase, cards on the board, drawn]`` (by absolute position and absolute
-        #: type), where ``drawn[p]`` is the top whose animals the picture shows at ``p`` (the
-        #: known card of an own face-down base card while building)
-        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, P, [FACE_DOWN] * P]
+        #: owners, hand, phase, drawn]`` (by absolute position and absolute type), where ``drawn[p]``
+        #: is the top whose animals the picture shows at ``p`` (the known card of an own face-down
+        #: base card while building)
+        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, [FACE_DOWN] * P]
                       for _ in (0, 1)]
 
     def __reduce__(self):
@@ -126,7 +126,7 @@ class AnimalChainObserver:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
         picture, last_tops, last_heights, last_owners, last_hand = shown[0], shown[1], shown[2], shown[3], shown[4]
-        last_drawn = shown[7]
+        last_drawn = shown[6]
         view = picture  # (compiled: a typed float32 view of the picture, so that every write is a C store)
         P = self.num_positions
         # the hand counts that differ from the picture
@@ -144,20 +144,13 @@ class AnimalChainObserver:
             for p in range(P):
                 if tops[p] != last_tops[p] or owners[p] != last_owners[p]:
                     redraw.append(p)
-        # A stack grows or shrinks where its top changed, and where a card covers a face-up card
-        # of its own type (the top stays). The sum of the heights is the number of cards on the
-        # board, and no height falls where the top stays (only a take removes a card, leaving a
-        # hole): so when the positions whose top changed account for the change of that number,
-        # no other height changed, and the stacks need not be read one by one.
-        board = self.num_cards - len(state.deck) - state.hand_sizes[0] - state.hand_sizes[1]
-        rise = 0
-        for p in redraw:
-            rise += len(stacks[p]) - last_heights[p]
-        if rise != board - shown[6]:
-            for p in range(P):
-                if len(stacks[p]) != last_heights[p]:
-                    redraw.append(p)  # (a position met twice is redrawn twice, the same)
-        shown[6] = board
+        # A stack also grows where a card covers a face-up card of its own type (the top stays).
+        # Every height is compared: the state need not follow the last one observed (a search, a
+        # game tree and the OpenSpiel bridge encode sibling states in turn), so no change between
+        # the two can be inferred from the number of cards on the board.
+        for p in range(P):
+            if len(stacks[p]) != last_heights[p]:
+                redraw.append(p)  # (a position met twice is redrawn twice, the same)
         phase = state.phase
         building = phase == BUILD
         own_base = self.own_base[seat]
