@@ -192,11 +192,13 @@ The last observation of a truncated game still shows the decision that was
 pending (``phase``, ``stage``, ``actor``, ``turn``), with an all-zero mask
 (a game the rules ended shows none).
 Truncated in phase 1 (only with tiny limits), no one holds the Curse and no
-one's points are void. With the default limit the rules end the game first:
-no game was truncated in any variant and player count, among 400 games of
-heuristic tables, 400 of random tables and 200 of IS-MCTS (25 simulations)
-tables per configuration (median 23-36 plies),
-measured on version 0 (the same rules) with ``kakurega balance kakurenbo_v0 --config variant=V --config
+one's points are void. With the default limit the rules end nearly every
+game first: among 400 games of heuristic tables, 400 of random tables and
+200 of IS-MCTS (25 simulations, random rollouts) tables per variant and
+player count (402 and 201 with 3 players; median 23-36 plies), one game was
+truncated (1 of the 201 of the 3-player Kakurenbo-variant IS-MCTS table) and
+no heuristic or random table game was; measured on
+2026-12-07 with ``kakurega balance kakurenbo_v1 --option variant=V --option
 num_players=N --games 400 --ismcts-games 200 --ismcts-table`` (docs/balance.md).
 
 Hidden information

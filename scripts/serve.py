@@ -130,6 +130,9 @@ def run(args) -> int:
         server.run()
     except KeyboardInterrupt:
         pass
+    except SystemExit:  # uvicorn before 0.50 exits with status 1 on a failed bind, after its one-line error
+        if server.started:
+            raise
     if not server.started:  # uvicorn.run's exit status when it could not start (a bind failure exits with it too)
         return STARTUP_FAILURE
     return 0

@@ -264,32 +264,39 @@ def _config_differences(old: dict, new: dict, prefix: str = "", schema: dict | N
 
 # ------------------------------------------------------------------ callbacks
 class RolloutMark:
-    """Where PPO's rollout under collection started: its step, the episode statistics, the weights and optimizer then.
+    """Where the rollout (PPO) or collection (DQN) under way started: its step, the episode statistics and what
+    else a checkpoint of that step holds.
 
     PPO changes its weights only after a rollout is collected, so a Ctrl-C while
     it collects or while it updates saves the checkpoint of the rollout's start
     (:meth:`rewind`): the same weights and optimizer (put back where the update
     had begun to change them), update count, step count and statistics of that
-    step. The steps of the unfinished rollout are collected again by
-    ``--resume`` (with new games), so the resumed run's rollouts, updates,
-    checkpoints and logged rows fall on the steps of a run never interrupted,
-    and it stops where that run stops (``total_timesteps`` rounded up to whole
-    rollouts), never past it. What those steps wrote (an evaluation row, a
-    league snapshot, events) lies after the checkpoint, so the resume cuts it
-    back.
+    step. DQN changes its weights only in the gradient steps after each
+    collection of ``dqn.train_freq`` steps per env, so a Ctrl-C while it
+    collects saves the checkpoint of the collection's start: its step,
+    statistics, episode and call counts, epsilon and replay-buffer position (a
+    full buffer keeps the dropped steps' transitions in the slots they
+    overwrote). The steps of the unfinished rollout or collection are collected
+    again by ``--resume`` (with new games), so the resumed run's rollouts,
+    collections, updates, checkpoints and logged rows fall on the steps of a
+    run never interrupted, and it stops where that run stops
+    (``total_timesteps`` rounded up to whole rollouts or collections), never
+    past it. What those steps wrote (an evaluation row, a league snapshot,
+    events) lies after the checkpoint, so the resume cuts it back.
     """
 
     def __init__(self):
-        self.collecting = False  # from a rollout's start until its update has ended
-        self.in_step = False  # within a step's callbacks (DQN: its transitions counted, not yet stored)
+        self.collecting = False  # PPO: from a rollout's start until its update has ended; DQN: while it collects
         self.step = 0
         self.episodes: list = []
         self.updates = 0
         self.weights: dict = {}
         self.optimizer: dict = {}
         self.logs: dict = {}
+        self.counters: tuple | None = None  # DQN: episode and call counts, epsilon, replay-buffer position
 
     def start(self, model) -> None:
+        """PPO: a rollout starts (the weights and optimizer are copied: the update after it changes them)."""
         self.collecting = False  # (a Ctrl-C while the copies are taken finds the previous mark whole)
         self.step = int(model.num_timesteps)
         self.episodes = list(model.ep_info_buffer or [])
@@ -299,13 +306,29 @@ class RolloutMark:
         self.logs = checkpoints.pending_logs(model)  # the last update's records, not yet written
         self.collecting = True
 
+    def start_collection(self, model) -> None:
+        """DQN: a collection starts (its weights stay as they are until the gradient steps after it)."""
+        self.collecting = False
+        self.step = int(model.num_timesteps)
+        self.episodes = list(model.ep_info_buffer or [])
+        buffer = model.replay_buffer
+        self.counters = (int(model._episode_num), int(model._n_calls), float(model.exploration_rate),
+                         int(buffer.pos), bool(buffer.full))
+        self.collecting = True
+
     def end(self) -> None:
-        """The update has ended (the next rollout starts, or training ends): the weights are those of a whole update."""
+        """The update has ended (the next rollout starts, or training ends), or DQN's collection has: the weights
+        are those of a whole update, and the step count is on the grid of rollouts or collections."""
         self.collecting = False
 
     def rewind(self, model) -> None:
         model.num_timesteps = self.step
         model.ep_info_buffer = deque(self.episodes, maxlen=model._stats_window_size)
+        self.collecting = False
+        if self.counters is not None:  # DQN
+            model._episode_num, model._n_calls, model.exploration_rate, pos, full = self.counters
+            model.replay_buffer.pos, model.replay_buffer.full = pos, full
+            return
         model._n_updates = self.updates
         model.policy.load_state_dict(self.weights)
         model.policy.optimizer.load_state_dict(self.optimizer)
@@ -314,7 +337,6 @@ class RolloutMark:
             del values[key]
         for key, value in self.logs.items():  # (written with the dropped rollout's row, which the resume cuts)
             model.logger.record(key, value)
-        self.collecting = False
 
 
 def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
@@ -466,30 +488,22 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 saved["step"] = now
 
         def _on_rollout_start(self) -> None:
-            if config["algorithm"] == "ppo" and mark is not None:
-                mark.start(self.model)
-            self._maybe_save()
+            self._maybe_save()  # (before the mark: a Ctrl-C while saving goes back to the previous start)
+            if mark is not None:
+                (mark.start if config["algorithm"] == "ppo" else mark.start_collection)(self.model)
+
+        def _on_rollout_end(self) -> None:
+            if mark is not None and config["algorithm"] == "dqn":
+                mark.end()  # collected whole: a Ctrl-C in the gradient steps after it saves this step
 
         def _on_step(self) -> bool:
-            if mark is not None:
-                mark.in_step = False  # (the last callback of a step)
             return True
 
         def _on_training_end(self) -> None:
             if mark is not None:
                 mark.end()  # the last update has ended: a Ctrl-C from now on saves it
 
-    class StepCallback(BaseCallback):
-        """First of a step's callbacks: SB3 has counted the step's transitions but not yet stored or learned from
-        them, so a Ctrl-C in the callbacks (an evaluation, a snapshot: the long ones) leaves a DQN step half done;
-        the checkpoint then leaves the whole step out (:attr:`RolloutMark.in_step`)."""
-
-        def _on_step(self) -> bool:
-            if mark is not None:
-                mark.in_step = True
-            return True
-
-    callbacks = [StepCallback(), OutcomeCallback(), EvalCallback(), CheckpointCallback()]
+    callbacks = [OutcomeCallback(), EvalCallback(), CheckpointCallback()]
     if uses_league:
         callbacks.insert(1, LeagueCallback())
     return callbacks
@@ -871,16 +885,16 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     except KeyboardInterrupt:
         now = 0 if model is None else int(model.num_timesteps)
         if model is not None and mark.collecting:
-            mark.rewind(model)  # PPO within a rollout or its update: the checkpoint of the rollout's start (see RolloutMark)
-        elif model is not None and mark.in_step:  # DQN within a step's callbacks: the step is left out whole
-            model.num_timesteps -= model.n_envs
+            # PPO within a rollout or its update, DQN within a collection (a step's callbacks included: SB3 has
+            # counted its transitions, not yet stored them): the checkpoint of the start (see RolloutMark)
+            mark.rewind(model)
         if model is None or model.num_timesteps == 0:
             kept = (f"nothing new to save: {found[0]} is intact; continue with --resume" if found is not None
                     else f"nothing of it is kept in {out}")
             raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
         saved = save_checkpoint(model, config, out)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
-        unfinished = "rollout" if config["algorithm"] == "ppo" else "step"
+        unfinished = "rollout" if config["algorithm"] == "ppo" else "collection"
         dropped = (f" (where the unfinished {unfinished} started: its {now - model.num_timesteps} steps are collected "
                    "again)" if now > model.num_timesteps else "")
         raise TrainingInterrupted(

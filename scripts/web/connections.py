@@ -167,12 +167,12 @@ class _DroppedWhenDone:
 def announcing_server(config, announce):
     """A uvicorn server of ``config`` that calls ``announce(port)`` once it listens, with the port it got (``--port
     0`` takes any free one): the address shown is never one it failed to bind (a port in use: uvicorn's one-line
-    error and exit status 3, and nothing announced)."""
+    error, and nothing announced; ``kakurega serve`` then exits with status 3)."""
     import uvicorn
 
     class AnnouncingServer(uvicorn.Server):
         async def startup(self, sockets=None) -> None:
-            await super().startup(sockets=sockets)  # a failed bind exits here (SystemExit)
+            await super().startup(sockets=sockets)  # a failed bind stops here (before uvicorn 0.50: SystemExit)
             if self.started:
                 announce(self.servers[0].sockets[0].getsockname()[1])
 

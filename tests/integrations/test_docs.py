@@ -157,9 +157,16 @@ SHELL_IDS = [f"{heading} {number}" for heading, number, _ in SHELL_CASES]
 
 
 @pytest.mark.parametrize("heading, number, commands", SHELL_CASES, ids=SHELL_IDS)
+def _needs_ray(commands) -> None:
+    """Skip a block that runs on Ray (``--backend ray`` or ``rllib``) where Ray is not installed (the rllib extra)."""
+    if any("--backend ray" in c or "--backend rllib" in c for c in commands):
+        pytest.importorskip("ray")
+
+
 def test_integrations_page_commands_run_shortened(heading, number, commands, tmp_path):
     if any("--backend rllib" in c for c in commands):
         pytest.skip("RLlib training runs in the slow test (as written)")
+    _needs_ray(commands)
     run_blocks(INTEGRATIONS.get(heading, []), heading, tmp_path)  # the files the section has the reader write
     run_shell(commands, f"docs/integrations.md ({heading}) block {number}", _scratch(tmp_path), shorten=True)
 
@@ -167,8 +174,7 @@ def test_integrations_page_commands_run_shortened(heading, number, commands, tmp
 @pytest.mark.slow
 @pytest.mark.parametrize("heading, number, commands", SHELL_CASES, ids=SHELL_IDS)
 def test_integrations_page_commands_run_as_written(heading, number, commands, tmp_path):
-    for package in ("ray",) if any("--backend rllib" in c for c in commands) else ():
-        pytest.importorskip(package)
+    _needs_ray(commands)
     run_blocks(INTEGRATIONS.get(heading, []), heading, tmp_path)
     run_shell(commands, f"docs/integrations.md ({heading}) block {number}", _scratch(tmp_path), shorten=False)
 

@@ -86,6 +86,8 @@ def test_env_card_observation_table_is_the_layout():
 def test_pettingzoo_registry_and_project_make():
     import pettingzoo
 
+    if not hasattr(pettingzoo, "make"):
+        pytest.skip("PettingZoo before 1.27 has no registry (kakurega works without it)")
     e = pettingzoo.make("aec", "kakurega/kakurenbo-v0", variant="kurayami", num_players=5)
     e.reset(seed=0)
     assert e.unwrapped.game.kurayami and len(e.possible_agents) == 5

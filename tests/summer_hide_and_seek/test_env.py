@@ -117,6 +117,8 @@ def test_version_0_card_says_it_is_superseded_and_names_its_leak_and_exploit():
 def test_pettingzoo_registry_id():
     import pettingzoo
 
+    if not hasattr(pettingzoo, "aec_registry"):
+        pytest.skip("PettingZoo before 1.27 has no registry (kakurega works without it)")
     import kakurega.envs  # noqa: F401 - registers the envs
 
     assert "kakurega/summer_hide_and_seek-v0" in pettingzoo.aec_registry

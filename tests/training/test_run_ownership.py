@@ -468,8 +468,38 @@ def test_a_dqn_ctrl_c_during_an_evaluation_leaves_the_step_out_whole(nim, tmp_pa
                                                                                  "final_games": 0},
                          checkpoint={"every": 0, "keep": 2, "save_replay_buffer": True}, dqn={"train_freq": 1})
     with pytest.raises(trainer.TrainingInterrupted, match=r"at step 100: checkpoint .*step_98 saved \(where the "
-                                                          r"unfinished step started: its 2 steps are collected again\)"):
+                                                          r"unfinished collection started: its 2 steps are collected "
+                                                          r"again\)"):
         trainer.train(config, quiet=True)
     state = json.loads((out / "checkpoints" / "step_98" / "state.json").read_text())
     assert state["num_timesteps"] == 98 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
     assert state["episode_num"] == len(state["ep_info_buffer"])
+def test_a_dqn_resume_after_ctrl_c_within_a_collection_stays_on_the_steps_of_a_run_never_stopped(nim, tmp_path,
+                                                                                             monkeypatch):
+    """DQN collects ``train_freq`` steps per env between its gradient steps: a Ctrl-C within a collection saves the
+    checkpoint of the collection's start, so the resumed run's collections, checkpoints and end fall on the steps
+    of a run never stopped (it once saved the step it stopped at, and every later checkpoint moved by the offset)."""
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    def config(out):
+        return tiny_config(nim.NAME, "dqn", out, total_timesteps=200, evaluation={"every": 0, "games": 2,
+                                                                                  "final_games": 0},
+                           checkpoint={"every": 50, "keep": 10, "save_replay_buffer": True},
+                           dqn={"train_freq": 8, "learning_starts": 16})
+    whole = tmp_path / "whole"
+    train(config(whole), quiet=True)
+    out = tmp_path / "stopped"
+    with monkeypatch.context() as patch:
+        _stop_at(patch, 70)  # two envs, 8 steps each: collections start at 0, 16, ..., 64: step 70 is within one
+        with pytest.raises(TrainingInterrupted, match=r"at step 70: checkpoint .*step_64 saved \(where the unfinished "
+                                                      r"collection started: its 6 steps are collected again\)"):
+            train(config(out), quiet=True)
+    state = json.loads((out / "checkpoints" / "step_64" / "state.json").read_text())
+    assert state["num_timesteps"] == 64 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
+    assert state["episode_num"] == len(state["ep_info_buffer"])
+    result = train(config(out), resume=True, quiet=True)
+    assert result.timesteps == json.loads((whole / "summary.json").read_text())["timesteps"] == 208
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == sorted(
+        p.name for p in (whole / "checkpoints").iterdir())
+
+

@@ -55,3 +55,18 @@ def test_a_port_in_use_shows_no_address_and_fails_in_one_line():
     assert "http://" not in done.stdout and "open" not in done.stdout, done.stdout
     errors = done.stderr.strip().splitlines()
     assert len(errors) == 1 and "address already in use" in errors[0] and str(port) in errors[0], done.stderr
+
+
+def test_a_failed_start_exits_with_status_3_whatever_uvicorn_raises(monkeypatch, capsys):
+    """uvicorn before 0.50 (the web extra allows 0.29) ends a failed bind with ``sys.exit(1)`` inside its startup
+    instead of returning: the command still exits with 3 and announces no address."""
+    import uvicorn
+
+    from kakurega.scripts.serve import build_parser, run
+
+    async def old_uvicorn_startup(self, sockets=None):
+        raise SystemExit(1)
+
+    monkeypatch.setattr(uvicorn.Server, "startup", old_uvicorn_startup)
+    assert run(build_parser().parse_args(["--port", "0", "--quiet"])) == STARTUP_FAILURE
+    assert "http://" not in capsys.readouterr().out
