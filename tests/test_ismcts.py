@@ -475,3 +475,51 @@ def test_strength_report_smoke(tmp_path):
     # no --options: the env's preset (greedy settings for Animal Chain) is used
     assert "| ismcts:simulations=2,rollout=greedy,prior=greedy,bias=1,widen=1 |" in text
     assert "**vs heuristic**" in text
+
+
+def _search_with_tree(game, state, simulations, seed, c=0.7):
+    """``decide``'s search, also returning the root of the search tree (read through a spy on each simulation)."""
+    context = AgentContext(env_name="test", num_actions=game.num_actions, num_players=game.num_players, rules=game.rules_config())
+    agent = ISMCTSAgent(context, seed, simulations=simulations, c=c, encode=lambda s, p: np.zeros(1))
+    roots = []
+    simulate = agent._simulate
+
+    def spy(root, *args):
+        roots.append(root)
+        return simulate(root, *args)
+
+    agent._simulate = spy
+    seat = game.current_player(state)
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    action = agent.act({"observation": np.zeros(1), "action_mask": mask}, lambda rng: game.resample_hidden(state, seat, rng))
+    assert roots and all(root is roots[0] for root in roots)
+    return agent, action, roots[0].children[seat]
+
+
+def test_the_move_played_is_the_most_visited_root_child():
+    """The move played has the most root visits (``last_search``), whatever the means of rarely visited moves;
+    among equally visited moves it has the highest mean (the documented tie rule)."""
+    game = TrustGame()
+    state = game.initial_state(np.random.default_rng(0))
+    for seed in range(20):  # few simulations: a lucky gamble tried once can have the highest mean
+        agent, action, children = _search_with_tree(game, state, simulations=12, seed=seed, c=2.0)
+        visits = agent.last_search["visits"]
+        assert visits == {a: child.visits for a, child in children.items()}
+        assert visits[action] == max(visits.values()), (seed, visits, action)
+        tied = [a for a in visits if visits[a] == visits[action]]
+        assert max(children[a].total / children[a].visits for a in tied) == children[action].total / visits[action]
+
+
+def test_availability_counts_every_visit_where_the_move_was_legal():
+    """SO-ISMCTS availability: a child counts each visit of its parent where its move was legal, chosen or not.
+    At the root every determinization offers the same moves, so the first child expanded has been available in
+    every simulation, every child at least as often as it was visited, and moves not chosen more often."""
+    game = TrustGame()
+    state = game.initial_state(np.random.default_rng(0))
+    agent, _, children = _search_with_tree(game, state, simulations=60, seed=1)
+    assert len(children) == 4
+    assert max(child.availability for child in children.values()) == agent.last_search["simulations"] == 60
+    assert all(child.availability >= child.visits for child in children.values())
+    assert any(child.availability > child.visits for child in children.values())
+    assert sum(child.visits for child in children.values()) == 60

@@ -307,3 +307,47 @@ def test_bad_feature_head_configs_and_files_are_refused(tmp_path):
         meta["network"]["feature_head"] = bad
         with pytest.raises(PolicyFileError, match="feature_head"):
             read_policy(save_policy(tmp_path / "bad.safetensors", layers, meta, value_layers=value_layers))
+
+
+@pytest.mark.parametrize("change", ["shorter", "longer"])
+def test_features_of_another_length_than_declared_are_refused_in_words(change, monkeypatch):
+    """A game's features class that returns more or fewer numbers than its declared ``size`` is refused at the
+    call, in words: a network reading them would otherwise take misplaced inputs."""
+    import importlib
+
+    name, config = FEATURE_CASES[0].values
+    raw, features = features_for(name, config)
+    raw.reset(seed=0)
+    observation = raw.observe(raw.agent_selection)
+    assert features(observation).shape == (features.size,)
+    module, _, attribute = ENV_SPECS[name].move_features.partition(":")
+    cls = getattr(importlib.import_module(module), attribute)
+    compute = cls.__call__
+    wrong = (lambda values: values[:-1]) if change == "shorter" else (lambda values: np.append(values, 0.0))
+    monkeypatch.setattr(cls, "__call__", lambda self, seen: wrong(compute(self, seen)))
+    size = features.size + (-1 if change == "shorter" else 1)
+    with pytest.raises(ValueError, match=rf"move features of shape \({size},\); expected \({features.size},\)"):
+        features(observation)
+
+
+def test_dominance_is_proved_only_by_features_that_offer_dominated():
+    """``proves_dominance`` (whether a policy's default pruning can remove anything, and so whether a run reports
+    a "network alone" row) is true for the games whose features class offers ``dominated(observation)`` and
+    false for a game whose features have none (their ``dominated`` is always None) or that has no features."""
+    import importlib
+
+    from kakurega.agents.move_features import proves_dominance
+
+    offered = {}
+    for name, spec in ENV_SPECS.items():
+        if not spec.move_features:
+            assert proves_dominance(name) is False, name
+            continue
+        module, _, attribute = spec.move_features.partition(":")
+        offered[name] = callable(getattr(getattr(importlib.import_module(module), attribute), "dominated", None))
+        assert proves_dominance(name) is offered[name], name
+        if not offered[name]:
+            raw, features = features_for(name, {})
+            raw.reset(seed=0)
+            assert features.dominated(raw.observe(raw.agent_selection)) is None
+    assert set(offered.values()) == {True, False}, "the control: features with and without dominated are registered"

@@ -54,6 +54,46 @@ def test_a_non_kakurega_observation_is_refused():
         flat_observation_v0(rps_v2.env())
 
 
+
+@pytest.mark.parametrize("env_name", REGISTERED)
+def test_observations_and_masks_are_the_callers_own_copies(env_name):
+    """observe() is a fresh writable float32 vector and action_mask() a fresh writable int8 mask: a caller (a
+    normalizing or frame-stacking wrapper) may change them in place without changing what the env observes."""
+    env = flat_observation_v0(make(env_name))
+    env.reset(seed=0)
+    agent = env.agent_selection
+    before = env.unwrapped.observe(agent)
+    vector, mask = np.array(before["observation"]), np.array(before["action_mask"])
+    observation, legal = env.observe(agent), env.action_mask(agent)
+    assert observation.dtype == np.float32 and observation.flags.writeable
+    assert legal.dtype == np.int8 and legal.flags.writeable
+    observation += 7.0
+    legal[:] = 1 - legal
+    assert np.array_equal(env.unwrapped.observe(agent)["observation"], vector)
+    assert np.array_equal(env.unwrapped.observe(agent)["action_mask"], mask)
+    assert np.array_equal(env.observe(agent), vector) and np.array_equal(env.action_mask(agent), mask)
+
+
+def test_a_dict_observation_with_other_keys_is_refused():
+    """Only the {"observation", "action_mask"} dicts kakurega's envs observe are flattened: a dict observation
+    with other keys is refused in words, not flattened into a wrong vector."""
+    import gymnasium
+    from pettingzoo import AECEnv
+
+    class OtherKeys(AECEnv):
+        metadata = {"name": "other_keys_v0"}
+        possible_agents = ["player_0"]
+
+        def observation_space(self, agent):
+            box = gymnasium.spaces.Box(0.0, 1.0, (3,), np.float32)
+            return gymnasium.spaces.Dict({"observation": box, "legal_moves": box})
+
+        def action_space(self, agent):
+            return gymnasium.spaces.Discrete(3)
+
+    with pytest.raises(TypeError, match="expects an env observing"):
+        flat_observation_v0(OtherKeys())
+
 def test_supersuit_observation_wrappers_work_on_the_flat_env():
     supersuit = pytest.importorskip("supersuit")
     with pytest.raises(AttributeError):

@@ -311,3 +311,21 @@ def test_exact_games_of_any_options_leave_nothing_behind(monkeypatch):
         assert game.get_parameters()["max_steps"] == steps
     assert len(exact._CUSTOM_GAMES) == exact.CUSTOM_GAMES_SIZE  # the first ones kept, no more
     assert set(vars(exact)) == names_before  # no class left in the module for each call (it cannot pickle anyway)
+
+
+@pytest.mark.parametrize("game_name", ["kuhn_poker", "leduc_poker"])
+def test_our_best_response_matches_openspiels_against_a_mixed_policy(game_name):
+    """Against a seeded random, non-uniform mixed policy our best response value equals OpenSpiel's for both
+    players: each information state weighs its histories by how likely the others' play makes them."""
+    from open_spiel.python.algorithms import best_response
+
+    game = pyspiel.load_game(game_name)
+    policy = pyspiel_policy.TabularPolicy(game)
+    rng = np.random.default_rng(0)
+    for row, legal in zip(policy.action_probability_array, policy.legal_actions_mask.astype(bool)):
+        weights = rng.random(legal.sum()) ** 3  # far from uniform
+        row[:] = 0.0
+        row[legal] = weights / weights.sum()
+    for player in (0, 1):
+        theirs = best_response.BestResponsePolicy(game, player, policy).value(game.new_initial_state())
+        assert exact.best_response_value(game, policy, player) == pytest.approx(theirs, abs=1e-9)

@@ -177,3 +177,33 @@ def test_a_game_cut_off_at_its_limit_ends_terminated_with_the_rules_result():
     truncated_target = compute_value_targets(values, rewards, np.array([0.0, 0.0]), np.array([1.0, 0.0]), 0.9, 1.0)
     terminated_target = compute_value_targets(values, rewards, np.array([1.0, 0.0]), np.array([0.0, 0.0]), 0.9, 1.0)
     assert terminated_target[0] == pytest.approx(1.0) and truncated_target[0] == pytest.approx(1.0 + 0.9 * 0.9)
+
+
+
+@pytest.mark.parametrize("env_name, options", [("kakurenbo_v1", {"reward": "points"}),
+                                               ("summer_hide_and_seek_v2", {"reward": "vp"})])
+@pytest.mark.parametrize("mapping", ["shared", "learner"])
+def test_rewards_paid_during_play_reach_each_seat_once(env_name, options, mapping):
+    """Reward modes that pay during play (KAKURENBO's points, Summer's VP as scored) reach RLlib once each: a
+    seat's rewards summed over the episode equal its rules' return, however many were paid before the end."""
+    env = bridge.KakuregaMultiAgentEnv({"env": env_name, "env_kwargs": options, "mapping": mapping,
+                                        "opponents": ["heuristic"], "seed": 0})
+    assert not env.raw.unwrapped.game.pays_only_at_end()
+    paid_before_the_end = 0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        obs, _ = env.reset(seed=seed)
+        paid = {}
+        while True:
+            (agent, observation), = obs.items()
+            action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            obs, rewards, terminated, _, _ = env.step({agent: action})
+            for name, reward in rewards.items():
+                paid[name] = paid.get(name, 0.0) + reward
+            if terminated["__all__"]:
+                break
+            paid_before_the_end += sum(reward != 0 for reward in rewards.values())
+        returns = env.raw.unwrapped.game.returns(env.raw.unwrapped.game_state)
+        for name in obs:
+            assert paid[name] == pytest.approx(returns[env.raw.possible_agents.index(name)])
+    assert paid_before_the_end > 0  # the case this test is for: rewards paid while the game goes on
