@@ -129,7 +129,9 @@ class SummerMixedChild:
             return int(rng.choice(legal))
         _start, path = self._draw(groups, rng)
         actions = turn_actions(self.game, stroke[-1], path, budget)
-        if actions[0] not in legal:  # cannot happen under the rules TurnPlans enumerates; never play illegally
+        # no budget left (a shortcut's "continue", met without this turn's plan: after a reset or out of order),
+        # or a move the rules TurnPlans enumerates would not allow: a legal move, never an illegal one
+        if not actions or actions[0] not in legal:
             self._plan = []
             return int(rng.choice(legal))
         self._plan = actions[1:]

@@ -277,3 +277,29 @@ def test_a_mixed_bot_samples_the_networks_own_decisions_when_asked():
     assert len(seeker_moves) > 1
     with pytest.raises(ValueError, match="mix=true"):
         sampled.move_probabilities(observation)  # still not listed for a mixed policy
+
+
+@pytest.mark.parametrize("name", ["summer_hide_and_seek_v1", "summer_hide_and_seek_v2"])
+def test_a_shortcuts_continue_met_without_the_turns_plan_is_played(name):
+    """The second decision of a shortcut (only "continue" legal, no budget left), asked of a mixed child that did
+    not plan the turn (fresh, just reset, or positions met out of order, as the tactics suite asks them): it plays
+    the one legal move (it raised an IndexError: the plan of a turn with no budget left is empty)."""
+    from kakurega.agents.mixed_play import mixed_play
+
+    raw = make(name, wrapped=False, num_players=2)
+    game, rng = raw.game, np.random.default_rng(0)
+    found = 0
+    while found < 3:
+        state = game.initial_state(rng)
+        while not (game.is_terminal(state) or game.is_truncated(state)):
+            legal = game.legal_actions(state)
+            if legal == [game.continue_action]:
+                seat = game.current_player(state)
+                mask = np.zeros(game.num_actions, np.int8)
+                mask[legal] = 1
+                child = mixed_play(AgentContext.from_env(raw, name))
+                child.reset()
+                assert child.act({"observation": raw.encode(state, seat), "action_mask": mask},
+                                 np.random.default_rng(found)) == game.continue_action
+                found += 1
+            game.apply_action(state, int(rng.choice(legal)), rng)
