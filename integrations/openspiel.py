@@ -239,6 +239,9 @@ class KakuregaState(pyspiel.State):
     @state.setter
     def state(self, value) -> None:
         core = self._core
+        if core.origin is None:
+            raise ValueError("this state is still drawing its seed (a chance node): apply its seed draws first, "
+                             "then assign a rules state to it")
         core.set_state(value)
         if core.shared.pays_during:  # no transition into a state put in place: rewards() pays 0 until its next move
             core.before = None if value is None else tuple(float(r) for r in core.shared.game.returns(value))

@@ -274,7 +274,7 @@ class RolloutMark:
     step. DQN changes its weights only in the gradient steps after each
     collection of ``dqn.train_freq`` steps per env, so a Ctrl-C while it
     collects saves the checkpoint of the collection's start: its step,
-    statistics, episode and call counts, epsilon and replay-buffer position (a
+    statistics, episode and call counts, epsilon, target network and replay-buffer position (a
     full buffer keeps the dropped steps' transitions in the slots they
     overwrote). The steps of the unfinished rollout or collection are collected
     again by ``--resume`` (with new games), so the resumed run's rollouts,
@@ -294,6 +294,7 @@ class RolloutMark:
         self.optimizer: dict = {}
         self.logs: dict = {}
         self.counters: tuple | None = None  # DQN: episode and call counts, epsilon, replay-buffer position
+        self.target: dict | None = None  # DQN: the target network, where the collection updates it
 
     def start(self, model) -> None:
         """PPO: a rollout starts (the weights and optimizer are copied: the update after it changes them)."""
@@ -314,6 +315,12 @@ class RolloutMark:
         buffer = model.replay_buffer
         self.counters = (int(model._episode_num), int(model._n_calls), float(model.exploration_rate),
                          int(buffer.pos), bool(buffer.full))
+        # SB3's DQN updates its target network within a collection, at every call whose count is a multiple of
+        # this period (DQN._on_step): copied only where one of the collection's train_freq calls is one
+        period = max(model.target_update_interval // model.n_envs, 1)
+        calls = int(model._n_calls)
+        updates = (calls + model.train_freq.frequency) // period != calls // period
+        self.target = copy.deepcopy(model.q_net_target.state_dict()) if updates else None
         self.collecting = True
 
     def end(self) -> None:
@@ -328,6 +335,8 @@ class RolloutMark:
         if self.counters is not None:  # DQN
             model._episode_num, model._n_calls, model.exploration_rate, pos, full = self.counters
             model.replay_buffer.pos, model.replay_buffer.full = pos, full
+            if self.target is not None:
+                model.q_net_target.load_state_dict(self.target)
             return
         model._n_updates = self.updates
         model.policy.load_state_dict(self.weights)
@@ -488,9 +497,9 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
                 saved["step"] = now
 
         def _on_rollout_start(self) -> None:
-            self._maybe_save()  # (before the mark: a Ctrl-C while saving goes back to the previous start)
-            if mark is not None:
+            if mark is not None:  # (first: a Ctrl-C while the checkpoint is written goes back to this step)
                 (mark.start if config["algorithm"] == "ppo" else mark.start_collection)(self.model)
+            self._maybe_save()
 
         def _on_rollout_end(self) -> None:
             if mark is not None and config["algorithm"] == "dqn":

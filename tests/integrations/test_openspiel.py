@@ -137,9 +137,17 @@ def test_a_state_put_in_place_pays_nothing_until_its_next_move():
     other = _deal(game, (9, 9, 9, 9))
     other.state = state.shared.game.clone(state.state)
     assert other.rewards() == [0.0, 0.0, 0.0] and other.returns() == state.returns()
-    before = np.array(other.returns())
-    other.apply_action(other.legal_actions()[0])
-    assert np.allclose(np.array(other.returns()) - before, other.rewards())
+    # on until a move scores: that move pays what it scored, counted from the assigned state's returns
+    while True:
+        before = np.array(other.returns())
+        other.apply_action(int(rng.choice(other.legal_actions())))
+        paid = np.array(other.returns()) - before
+        assert np.allclose(paid, other.rewards())
+        if paid.any() or other.is_terminal():
+            break
+    assert paid.any(), "no move scored after the assignment: the check compared zeros only"
+    with pytest.raises(ValueError, match="still drawing its seed"):  # before the deal there is nothing to replace
+        game.new_initial_state().state = state.shared.game.clone(state.state)
 
 
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))

@@ -10,8 +10,10 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from safetensors.numpy import load_file
 from training_helpers import copy_run, tiny_config, train_template, tree_digest
 
 pytestmark = pytest.mark.faults
@@ -474,6 +476,28 @@ def test_a_dqn_ctrl_c_during_an_evaluation_leaves_the_step_out_whole(nim, tmp_pa
     state = json.loads((out / "checkpoints" / "step_98" / "state.json").read_text())
     assert state["num_timesteps"] == 98 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
     assert state["episode_num"] == len(state["ep_info_buffer"])
+def test_a_ppo_ctrl_c_while_the_checkpoint_of_a_rollouts_start_is_written_keeps_the_finished_rollout(nim, tmp_path,
+                                                                                                monkeypatch):
+    """The checkpoint at a rollout's start follows a whole rollout and its update: a Ctrl-C while it is written
+    saves that step, not the start of the rollout before (which would collect a finished rollout again)."""
+    from kakurega.agents.training import checkpoint as checkpoints
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    real, stopped = checkpoints.save, []
+
+    def save(model, *args, **kwargs):
+        if model.num_timesteps == 64 and not stopped:
+            stopped.append(64)
+            raise KeyboardInterrupt
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(checkpoints, "save", save)
+    out = tmp_path / "run"
+    with pytest.raises(TrainingInterrupted, match=r"at step 64: checkpoint .*step_64 saved; continue"):
+        train(_config(out, total_timesteps=128, evaluation={"every": 0, "games": 2, "final_games": 0}), quiet=True)
+    assert stopped and sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_32", "step_64"]
+
+
 def test_a_dqn_resume_after_ctrl_c_within_a_collection_stays_on_the_steps_of_a_run_never_stopped(nim, tmp_path,
                                                                                              monkeypatch):
     """DQN collects ``train_freq`` steps per env between its gradient steps: a Ctrl-C within a collection saves the
@@ -481,11 +505,11 @@ def test_a_dqn_resume_after_ctrl_c_within_a_collection_stays_on_the_steps_of_a_r
     of a run never stopped (it once saved the step it stopped at, and every later checkpoint moved by the offset)."""
     from kakurega.agents.training.trainer import TrainingInterrupted, train
 
-    def config(out):
+    def config(out):  # (the target network is updated every 34 calls: at call 34, within the dropped collection)
         return tiny_config(nim.NAME, "dqn", out, total_timesteps=200, evaluation={"every": 0, "games": 2,
                                                                                   "final_games": 0},
                            checkpoint={"every": 50, "keep": 10, "save_replay_buffer": True},
-                           dqn={"train_freq": 8, "learning_starts": 16})
+                           dqn={"train_freq": 8, "learning_starts": 16, "target_update_interval": 68, "tau": 0.5})
     whole = tmp_path / "whole"
     train(config(whole), quiet=True)
     out = tmp_path / "stopped"
@@ -497,6 +521,11 @@ def test_a_dqn_resume_after_ctrl_c_within_a_collection_stays_on_the_steps_of_a_r
     state = json.loads((out / "checkpoints" / "step_64" / "state.json").read_text())
     assert state["num_timesteps"] == 64 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
     assert state["episode_num"] == len(state["ep_info_buffer"])
+    # the checkpoint is the one the run never stopped saved at 64: the target network too, updated (a soft update)
+    # at call 34, within the dropped steps, and put back
+    saved, kept = (load_file(run / "checkpoints" / "step_64" / "weights.safetensors") for run in (out, whole))
+    assert any(name.startswith("q_net_target") for name in saved) and saved.keys() == kept.keys()
+    assert all(np.array_equal(saved[name], kept[name]) for name in saved)
     result = train(config(out), resume=True, quiet=True)
     assert result.timesteps == json.loads((whole / "summary.json").read_text())["timesteps"] == 208
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == sorted(
