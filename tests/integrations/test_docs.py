@@ -156,13 +156,13 @@ SHELL_CASES = [(heading, number, commands)
 SHELL_IDS = [f"{heading} {number}" for heading, number, _ in SHELL_CASES]
 
 
-@pytest.mark.parametrize("heading, number, commands", SHELL_CASES, ids=SHELL_IDS)
 def _needs_ray(commands) -> None:
     """Skip a block that runs on Ray (``--backend ray`` or ``rllib``) where Ray is not installed (the rllib extra)."""
     if any("--backend ray" in c or "--backend rllib" in c for c in commands):
         pytest.importorskip("ray")
 
 
+@pytest.mark.parametrize("heading, number, commands", SHELL_CASES, ids=SHELL_IDS)
 def test_integrations_page_commands_run_shortened(heading, number, commands, tmp_path):
     if any("--backend rllib" in c for c in commands):
         pytest.skip("RLlib training runs in the slow test (as written)")
