@@ -49,10 +49,21 @@ def features_class_path(env_name: str) -> str:
     return spec.move_features if spec is not None else ""
 
 
-def proves_dominance(env_name: str) -> bool:
-    """Whether the env's move features prove moves dominated: what a policy's default pruning (``prune``) removes,
-    with or without training."""
-    return bool(features_class_path(env_name)) and callable(getattr(_features_class(env_name), "dominated", None))
+def proves_dominance(env_name: str, env_kwargs: dict | None = None) -> bool:
+    """Whether the env's move features prove moves dominated under these options (default: the env's own): what a
+    policy's default pruning (``prune``) removes, with or without training. A features class whose proofs hold
+    only under some options says which by ``proves_dominance(game)`` (a static method given the rules)."""
+    if not features_class_path(env_name):
+        return False
+    features = _features_class(env_name)
+    if not callable(getattr(features, "dominated", None)):
+        return False
+    ask = getattr(features, "proves_dominance", None)
+    if ask is None:
+        return True
+    from kakurega.envs.registry import make
+
+    return bool(ask(make(env_name, wrapped=False, **(env_kwargs or {})).game))
 
 
 def _features_class(env_name: str):

@@ -332,8 +332,9 @@ def test_features_of_another_length_than_declared_are_refused_in_words(change, m
 
 def test_dominance_is_proved_only_by_features_that_offer_dominated():
     """``proves_dominance`` (whether a policy's default pruning can remove anything, and so whether a run reports
-    a "network alone" row) is true for the games whose features class offers ``dominated(observation)`` and
-    false for a game whose features have none (their ``dominated`` is always None) or that has no features."""
+    a "network alone" row) is true for the games whose features class offers ``dominated(observation)`` (and,
+    where the class says under which options its proofs hold, says so for the env's own options), and false for
+    a game whose features have none (their ``dominated`` is always None) or that has no features."""
     import importlib
 
     from kakurega.agents.move_features import proves_dominance
@@ -344,8 +345,10 @@ def test_dominance_is_proved_only_by_features_that_offer_dominated():
             assert proves_dominance(name) is False, name
             continue
         module, _, attribute = spec.move_features.partition(":")
-        offered[name] = callable(getattr(getattr(importlib.import_module(module), attribute), "dominated", None))
-        assert proves_dominance(name) is offered[name], name
+        features_class = getattr(importlib.import_module(module), attribute)
+        offered[name] = callable(getattr(features_class, "dominated", None))
+        holds = getattr(features_class, "proves_dominance", lambda game: True)(make(name, wrapped=False).game)
+        assert proves_dominance(name) is (offered[name] and holds), name
         if not offered[name]:
             raw, features = features_for(name, {})
             raw.reset(seed=0)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kakurega.agents.base import AgentContext, legal_ids
-from kakurega.agents.heuristics.summer_dominance import stuck_lines, sure_find
+from kakurega.agents.heuristics.summer_dominance import proves, stuck_lines, sure_find
 from kakurega.agents.heuristics.summer_hide_and_seek import (
     FUTURE_VALUE,
     MOBILITY,
@@ -178,6 +178,12 @@ class SummerMoveFeatures:
         return weights / total if total > 0 else weights
 
     # ------------------------------------------------------------- dominance
+    @staticmethod
+    def proves_dominance(game) -> bool:
+        """Whether :meth:`dominated` can prove anything under ``game``'s options (a cut-off game must be scored:
+        v0's defaults prove nothing, see :mod:`~kakurega.agents.heuristics.summer_dominance`)."""
+        return proves(game)
+
     def dominated(self, observation: dict) -> np.ndarray | None:
         """The actions another legal action beats whatever happens (a mask, never every legal action), or None:
         beside a sure find, every other placement; a stuck line beside a free choice with as many VP."""

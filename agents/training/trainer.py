@@ -597,7 +597,7 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
     rows = []
     policy_spec = with_path("policy", policy_path)
     # an untrained network gains from the game's pruning too: then the network alone shows what it learned
-    alone_spec = f"{policy_spec},prune=false" if proves_dominance(config["env"]) else None
+    alone_spec = f"{policy_spec},prune=false" if proves_dominance(config["env"], config["env_kwargs"]) else None
     directory = out / "evaluation"
     for opponent in evaluation["final_opponents"]:
         result = run_tournament(
