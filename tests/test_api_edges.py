@@ -357,3 +357,23 @@ def test_a_pettingzoo_id_names_the_env_for_agents_and_views_as_make_takes_it():
     other = next(s for s in ENV_SPECS.values() if s.name != spec.name)
     with pytest.raises(ValueError, match=rf"the env is {spec.name}, not '{other.pettingzoo_id}'"):  # the control
         AgentContext.from_env(env, other.pettingzoo_id)
+
+
+def test_a_layout_index_outside_its_piece_or_with_the_wrong_coordinates_and_a_piece_declared_twice_are_refused():
+    """ObservationLayout.index gives the flat offset of one entry of a piece, and refuses an index outside the piece's
+    shape (each coordinate, negative ones too) or with another number of coordinates than the shape has; a layout
+    declaring one piece name twice is refused."""
+    from kakurega.envs.core.layout import ObservationLayout
+
+    layout = ObservationLayout([("scores", (3,)), ("board", (2, 4))])
+    assert layout.size == 11
+    assert [layout.index("scores", i) for i in range(3)] == [0, 1, 2]
+    assert layout.index("board", 0, 0) == 3 and layout.index("board", 1, 2) == 9 and layout.index("board", 1, 3) == 10
+    for name, index in [("scores", (3,)), ("scores", (-1,)), ("board", (2, 0)), ("board", (0, 4)), ("board", (1, -1))]:
+        with pytest.raises(IndexError, match=rf"piece '{name}' has shape"):
+            layout.index(name, *index)
+    for name, index in [("board", (1,)), ("board", (1, 2, 0)), ("scores", ()), ("scores", (0, 0))]:
+        with pytest.raises(IndexError, match=rf"piece '{name}' has shape"):
+            layout.index(name, *index)
+    with pytest.raises(ValueError, match="observation piece 'a' declared twice"):
+        ObservationLayout([("a", (1,)), ("b", (2,)), ("a", (2,))])

@@ -110,3 +110,22 @@ def test_a_bad_option_or_a_missing_game_is_refused_in_words(capsys):
         main(["tactics", env_name, "--option", "num_players", "--verify"])
     assert main(["tactics", "--option", "num_players=3", "--generate"]) == 2
     assert "needs a game" in capsys.readouterr().err
+
+
+def test_the_tables_solved_count_is_the_positions_solved():
+    """The table's ``solved/total`` cell shows the number of positions solved (the share times the total, rounded:
+    15 of 22 reads 15/22, though 15/22 * 22 is not 15 exactly in floats) in every column, for every count."""
+    import re
+
+    from kakurega.agents.tactics.score import AgentScore, TacticsResult
+
+    env = PLANS[sorted(PLANS)[0]].env
+    for total in range(1, 41):
+        for solved in range(total + 1):
+            score = AgentScore("scripted")
+            for i in range(total):
+                score.add("first" if i % 2 else "second", i < solved, f"p{i}")
+            firsts = sum(1 for i in range(solved) if i % 2)
+            row = TacticsResult(env=env, categories=["first", "second"], scores=[score]).table().splitlines()[3]
+            counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+)", row)]
+            assert counts == [(firsts, total // 2), (solved - firsts, total - total // 2), (solved, total)], row

@@ -132,3 +132,38 @@ def test_resample_is_independent_of_the_hidden_order():
     a = game.resample_hidden(state, 0, np.random.default_rng(42))
     b = game.resample_hidden(other, 0, np.random.default_rng(42))
     assert a.pile == b.pile
+
+
+def test_turn_piece_on_a_rounds_last_turn_matches_the_reference():
+    """With a short round (max_turns=3) random play meets the round's last turn, where the ``turn`` piece reads 1.0;
+    there and everywhere else in those games the fast encoder equals the reference encoder for every seat."""
+    from conformance import check_encoder_matches_reference
+
+    from kakurega.envs.hidden_rooms import reference
+    from kakurega.envs.registry import make
+
+    env = make("hidden_rooms_v0", wrapped=False, max_turns=3)
+    game = env.game
+    states = random_states(game, seed=0, num_games=12, every=1)
+    last = [s for s in states if s.turn == game.max_turns and not game.is_terminal(s)]
+    assert len(last) >= 20, "random play never reached a round's last turn"
+    for state in last:
+        fast = env.encode(state, 0)
+        assert env.layout.view(fast, "turn")[0] == 1.0
+        assert np.array_equal(fast, reference.encode(game, state, 0))
+    check_encoder_matches_reference(lambda: make("hidden_rooms_v0", wrapped=False, max_turns=3))
+
+
+def test_a_decision_always_offers_more_than_doing_nothing():
+    """The child is asked only where it has a real choice: over random games no decision's only legal action is
+    "do nothing" (a MOVE whose every explored neighbour holds the monster is skipped, not offered as "stop moving")."""
+    from kakurega.envs.hidden_rooms.rules import MOVE, STOP_MOVING
+
+    game = hidden_rooms_v0.raw_env().game
+    states = [s for s in random_states(game, seed=0, num_games=120, every=1) if not game.is_terminal(s)]
+    moves = [s for s in states if s.phase == MOVE]
+    assert len(moves) > 1000
+    for state in moves:
+        legal = game.legal_actions(state)
+        assert legal[-1] == STOP_MOVING and len(legal) >= 2, f"a MOVE decision offers only {legal}"
+    assert all(len(game.legal_actions(s)) >= 2 for s in states)

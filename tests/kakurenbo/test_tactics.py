@@ -227,3 +227,18 @@ def test_the_cli_scores_the_table_asked_and_names_it(tmp_path, capsys):
     figures = json.loads(out.read_text())
     assert figures["options"] == {"num_players": 5, "variant": "kurayami"}
     assert figures["agents"][0]["positions"] == len(shipped("kakurenbo-num_players=5-variant=kurayami").positions)
+
+
+@pytest.mark.parametrize("name", TABLES)
+def test_every_position_is_asked_of_a_freshly_reset_agent(name):
+    """An agent that plays right only when reset since its last move solves every position of each table."""
+    from tactics_checks import check_every_position_is_asked_of_a_freshly_reset_agent
+
+    check_every_position_is_asked_of_a_freshly_reset_agent(name)
+
+
+def test_a_filtered_run_lists_only_the_categories_asked():
+    """A run restricted to some categories scores and lists only those."""
+    from tactics_checks import check_a_filtered_run_lists_only_the_categories_asked
+
+    check_a_filtered_run_lists_only_the_categories_asked("kakurenbo")

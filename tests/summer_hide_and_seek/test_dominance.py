@@ -266,3 +266,75 @@ def test_the_v1_bot_without_move_features_solves_the_suite_pruned_and_not_withou
     pruned, network = score_agents(suite, ["pretrained", "pretrained:prune=false"]).scores
     assert len(pruned.failed) <= 0.05 * len(suite.positions)
     assert len(network.failed) > 0.05 * len(suite.positions)
+
+
+def test_the_remembered_stuck_lines_are_keyed_with_the_pieces():
+    """One features instance, asked about child observations with the same stroke and legal mask but other pieces
+    (which block other squares, so other lines are stuck), gives each the proof a fresh instance gives: the kept
+    stuck lines of one are not the answer for the other."""
+    raw = make(V2, wrapped=False, num_players=4)
+    context = AgentContext.from_env(raw, V2)
+    layout = raw.layout
+
+    def proof(features, observation):
+        beaten = features.dominated(observation)
+        return () if beaten is None else tuple(np.flatnonzero(beaten).tolist())
+
+    groups: dict[tuple, dict[bytes, dict]] = {}
+    rng = np.random.default_rng(0)
+    for seed in range(100):
+        raw.reset(seed=seed)
+        for _agent in raw.agent_iter():
+            observation, _, terminated, truncated, _ = raw.last()
+            if terminated or truncated:
+                raw.step(None)
+                continue
+            vector = observation["observation"]
+            if layout.view(vector, "phase")[1] > 0:
+                key = (layout.view(vector, "stroke").tobytes(), np.asarray(observation["action_mask"]).tobytes())
+                groups.setdefault(key, {}).setdefault(
+                    layout.view(vector, "pieces").tobytes(), {k: np.array(v, copy=True) for k, v in observation.items()})
+            raw.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    differing = 0
+    for by_pieces in groups.values():
+        observations = list(by_pieces.values())
+        if len(observations) < 2:
+            continue
+        fresh = [proof(SummerMoveFeatures(context), o) for o in observations]
+        differing += len(set(fresh)) > 1
+        one = SummerMoveFeatures(context)
+        assert [proof(one, o) for o in observations] == fresh
+        assert [proof(one, o) for o in reversed(observations)] == fresh[::-1]
+    assert differing >= 3, "no two observations with one stroke and mask but other pieces have other proofs"
+
+
+def test_version_0_with_vp_rewards_proves_the_stuck_line():
+    """Version 0 with ``reward="vp"`` scores a cut-off game by VP, so the proofs hold there: the stuck line that
+    version 0's default (win rewards, a cut-off game unscored) leaves unproved is beaten, and over random games the
+    rule gives masks with VP rewards and none with the default."""
+    v0 = "summer_hide_and_seek_v0"
+    raw = make(v0, wrapped=False, map=parse_map(TEST_MAP), reward="vp")
+    raw.reset(seed=0)
+    raw.step(action(raw.game, "start r1c5"))
+    assert not raw.game.score_truncation
+    mask = _rule(raw, v0, {"reward": "vp"}).dominated(raw.observe(raw.agent_selection))
+    assert _names(raw.game, raw.game_state, mask) == {"move r1c5 -> r0c5 (path), cost 1"}
+
+    def masks_in_random_games(options: dict) -> int:
+        env = make(v0, wrapped=False, **options)
+        rule = _rule(env, v0, options)
+        rng = np.random.default_rng(0)
+        masks = 0
+        for seed in range(6):
+            env.reset(seed=seed)
+            for _agent in env.agent_iter():
+                observation, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                masks += rule.dominated(observation) is not None
+                env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        return masks
+
+    assert masks_in_random_games({"reward": "vp"}) >= 10
+    assert masks_in_random_games({}) == 0

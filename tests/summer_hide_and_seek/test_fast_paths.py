@@ -145,3 +145,32 @@ def test_rules_objects_of_a_map_share_its_static_line_tables(monkeypatch):
         open_now = game.lines_out[p] & ~game.closed_lines_at(visited, drawn, blocked)
         expected = [q for q, _b, _l, _c in game.open_lines(p, visited, drawn, blocked, BUDGET)]
         assert [game.directed_moves[d][0] for d in iter_bits(open_now)] == expected
+
+
+def test_kept_public_view_is_not_reused_for_another_belief():
+    """The child's kept public pieces are keyed with the seekers' belief: two child-turn states alike in every other
+    public fact (round, guesses, announcements, scores, pieces) but with other beliefs, encoded back to back by one
+    observer, each match the reference (the second does not show the first's belief plane)."""
+    from kakurega.envs.summer_hide_and_seek.rules import SEEK
+
+    env = raw_env(num_players=2)
+    game, observer = env.game, env.encode.__self__
+    rng = np.random.default_rng(1)
+    groups = {}
+    for _ in range(80):  # first rounds; the seekers place on their lowest legal square, so their guesses repeat
+        state = game.initial_state(rng)
+        while not (game.is_terminal(state) or game.is_truncated(state)) and state.round == 0:
+            if state.phase == CHILD:
+                said = state.announcements
+                key = (state.first_child, state.round, state.guessed, len(said), said[-1] if said else None,
+                       tuple(state.vp), tuple(state.pieces))
+                groups.setdefault(key, {}).setdefault(state.belief, game.clone(state))
+            legal = game.legal_actions(state)
+            game.apply_action(state, legal[0] if state.phase == SEEK else int(rng.choice(legal)), rng)
+    pairs = [list(by_belief.values())[:2] for by_belief in groups.values() if len(by_belief) > 1]
+    assert len(pairs) >= 5, "no two child-turn states differ only in the belief"
+    for first, second in pairs:
+        seat = (first.first_child + first.round) % game.num_players
+        for x, y in ((first, second), (second, first)):
+            observer.encode(x, seat)
+            assert np.array_equal(observer.encode(y, seat), reference_encode(observer, y, seat))
