@@ -1,3 +1,4 @@
+import importlib.util
 import os
 import sys
 
@@ -5,6 +6,19 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 
 import pytest  # noqa: E402
+
+#: what the tests marked ``train`` need: the train extra (tests/training is left out without it, its conftest)
+TRAIN_EXTRA = all(importlib.util.find_spec(name) for name in ("torch", "stable_baselines3", "sb3_contrib", "matplotlib"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without the train extra, the tests marked ``train`` are skipped, saying what to install."""
+    if TRAIN_EXTRA:
+        return
+    skip = pytest.mark.skip(reason="needs the train extra: pip install 'kakurega[train]'")
+    for item in items:
+        if item.get_closest_marker("train") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True, scope="session")

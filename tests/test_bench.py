@@ -138,6 +138,7 @@ def test_training_profile_table(tmp_path, capsys):
     assert "| animal_chain_v1 |" in capsys.readouterr().out
 
 
+@pytest.mark.train
 def test_network_floor_times_the_bare_networks():
     """The floor's loop runs the actor and critic shapes given and reports CPU µs per learner step."""
     floor = bench_training.network_floor(observation_size=20, n_actions=5, steps=1)
@@ -264,6 +265,7 @@ def test_the_driver_picks_only_legal_actions_whatever_the_mask_dtype(dtype):
     assert env.actions == [1, 1, 1]  # an int64 mask read as bytes would offer action 8
 
 
+@pytest.mark.train
 def test_library_speeds_run_on_a_tiny_budget_and_say_what_is_missing(tmp_path, capsys, monkeypatch):
     """The per-library table (docs/integrations.md): rows with real step counts, the ratio to the env() loop,
     and a library that cannot be imported named as such (no timing assertions)."""
@@ -287,6 +289,7 @@ def test_library_speeds_run_on_a_tiny_budget_and_say_what_is_missing(tmp_path, c
     assert "| pettingzoo |" in printed and "| 1.00 |" in printed and "not installed (agilerl)" in printed
 
 
+@pytest.mark.train
 def test_the_training_bench_makes_nothing_in_the_temp_folder(tmp_path, monkeypatch):
     """SB3's ``learn()`` without a logger of the caller's makes an empty ``SB3-<time>`` folder in the system's
     temp folder at every call; the bench's learners (the anchor's and a kakurega case's) have their own."""
@@ -309,6 +312,7 @@ def test_the_training_bench_makes_nothing_in_the_temp_folder(tmp_path, monkeypat
     assert len(list(tmp_path.glob("SB3-*"))) == 1
 
 
+@pytest.mark.train
 def test_compiled_gain_says_a_missing_extra_and_a_failed_child_in_words(monkeypatch):
     """Without the bench extra, `--compiled-gain` says so before any child runs (it was a CalledProcessError whose
     child had said it, captured and never shown); a child that fails otherwise is named with its last words."""

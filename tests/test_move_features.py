@@ -154,6 +154,7 @@ def trained(tmp_path_factory):
     return out / "policy.safetensors"
 
 
+@pytest.mark.train
 def test_a_network_trained_with_features_is_exported_with_them_and_plays(trained):
     meta, layers = read_policy(trained)
     raw, features = features_for("hidden_rooms_v0", {"episode": "round"})
@@ -192,6 +193,7 @@ def rewritten(path, tmp_path, **changes):
     return save_policy(tmp_path / "edited.safetensors", layers, meta, value_layers=value_layers)
 
 
+@pytest.mark.train
 def test_bad_move_feature_metadata_is_refused_in_words(trained, tmp_path):
     with pytest.raises(PolicyFileError, match="move_features_size.*expected an integer"):
         read_policy(rewritten(trained, tmp_path, move_features_size=None))
@@ -201,6 +203,7 @@ def test_bad_move_feature_metadata_is_refused_in_words(trained, tmp_path):
         read_policy(rewritten(trained, tmp_path, inputs=["observation", "move_features", "move_features"]))
 
 
+@pytest.mark.train
 def test_a_file_whose_feature_count_differs_from_the_games_is_refused(trained, tmp_path):
     meta, layers, value_layers = read_policy(trained, with_value=True)
     size = meta["move_features_size"] - 10
@@ -212,6 +215,7 @@ def test_a_file_whose_feature_count_differs_from_the_games_is_refused(trained, t
         load(path)
 
 
+@pytest.mark.train
 def test_a_search_guided_by_a_network_with_features_gives_it_the_features(trained):
     from kakurega.agents.ismcts import ISMCTSAgent
     from kakurega.agents.policy import context_for
@@ -252,6 +256,7 @@ def feature_head_config(env, output_dir, **network):
     })
 
 
+@pytest.mark.train
 def test_the_numpy_forward_pass_of_a_feature_head_file_is_the_torch_policys(tmp_path):
     import torch as th
 
@@ -288,6 +293,7 @@ def test_the_numpy_forward_pass_of_a_feature_head_file_is_the_torch_policys(tmp_
     assert compared > 20
 
 
+@pytest.mark.train
 def test_bad_feature_head_configs_and_files_are_refused(tmp_path):
     with pytest.raises(ConfigError, match="feature_head.*needs network.move_features"):
         validate_config({"env": "animal_chain_v1", "algorithm": "ppo", "total_timesteps": 64,

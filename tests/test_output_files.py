@@ -43,6 +43,7 @@ def _one_line(err: str) -> str:
 
 
 # ---------------------------------------------------------------------- plot
+@pytest.mark.train
 def test_plot_writes_the_learning_curve(run, capsys):
     """The control: a plain run directory gets its PNG."""
     assert main(["plot", str(run)]) == 0
@@ -50,6 +51,7 @@ def test_plot_writes_the_learning_curve(run, capsys):
     assert not list(run.rglob("*.tmp"))
 
 
+@pytest.mark.train
 def test_plot_refuses_a_plots_directory_that_is_a_symbolic_link(run, outside, capsys):
     (run / "plots").symlink_to(outside)
     assert main(["plot", str(run)]) == 2
@@ -59,6 +61,7 @@ def test_plot_refuses_a_plots_directory_that_is_a_symbolic_link(run, outside, ca
     assert sorted(p.name for p in outside.iterdir()) == ["learning_curve.png", "target.txt"]
 
 
+@pytest.mark.train
 def test_plot_with_a_file_named_plots_says_so_in_one_line(run, capsys):
     (run / "plots").write_text("mine\n")
     assert main(["plot", str(run)]) == 1
@@ -67,6 +70,7 @@ def test_plot_with_a_file_named_plots_says_so_in_one_line(run, capsys):
     assert (run / "plots").read_text() == "mine\n"
 
 
+@pytest.mark.train
 def test_plot_with_a_directory_at_the_png_says_so_and_leaves_no_temporary(run, capsys):
     (run / "plots" / "learning_curve.png").mkdir(parents=True)
     assert main(["plot", str(run)]) == 1
@@ -83,6 +87,7 @@ def result():
     return run_tournament("kakurenbo_v1", ["random", "heuristic"], {}, 2, 0)
 
 
+@pytest.mark.train
 def test_evaluate_out_replaces_planted_links_and_never_writes_through_them(tmp_path, outside, capsys):
     out = tmp_path / "out"
     out.mkdir()
@@ -122,6 +127,7 @@ def test_a_fifo_at_a_tournament_file_is_replaced_without_blocking(tmp_path, resu
     assert '"agents"' in (out / "tournament.json").read_text()
 
 
+@pytest.mark.train
 def test_a_directory_at_a_tournament_file_raises_naming_it_and_leaves_no_temporary(tmp_path, result):
     out = tmp_path / "out"
     (out / "tournament_heatmap.png").mkdir(parents=True)
@@ -330,6 +336,7 @@ def test_an_os_error_is_one_line_with_its_paths_and_reason(monkeypatch, capsys):
     assert cli.os_error_words(OSError("no errno")) == "no errno"
 
 
+@pytest.mark.train
 def test_the_exploit_curve_is_never_written_through_a_linked_plots_folder(tmp_path):
     from kakurega.agents.exploit import plot_curve
 
