@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conformance import random_states
+from conformance import play_random, random_states
 
 from kakurega.agents.base import AgentContext
 from kakurega.agents.heuristics.summer_features import SummerMoveFeatures
@@ -281,20 +281,17 @@ def test_the_remembered_stuck_lines_are_keyed_with_the_pieces():
         return () if beaten is None else tuple(np.flatnonzero(beaten).tolist())
 
     groups: dict[tuple, dict[bytes, dict]] = {}
-    rng = np.random.default_rng(0)
+
+    def keep(env):
+        observation = env.last()[0]
+        vector = observation["observation"]
+        if layout.view(vector, "phase")[1] > 0:
+            key = (layout.view(vector, "stroke").tobytes(), np.asarray(observation["action_mask"]).tobytes())
+            groups.setdefault(key, {}).setdefault(
+                layout.view(vector, "pieces").tobytes(), {k: np.array(v, copy=True) for k, v in observation.items()})
+
     for seed in range(100):
-        raw.reset(seed=seed)
-        for _agent in raw.agent_iter():
-            observation, _, terminated, truncated, _ = raw.last()
-            if terminated or truncated:
-                raw.step(None)
-                continue
-            vector = observation["observation"]
-            if layout.view(vector, "phase")[1] > 0:
-                key = (layout.view(vector, "stroke").tobytes(), np.asarray(observation["action_mask"]).tobytes())
-                groups.setdefault(key, {}).setdefault(
-                    layout.view(vector, "pieces").tobytes(), {k: np.array(v, copy=True) for k, v in observation.items()})
-            raw.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        play_random(raw, seed, agent_seed=seed, on_step=keep)
     differing = 0
     for by_pieces in groups.values():
         observations = list(by_pieces.values())
@@ -323,18 +320,10 @@ def test_version_0_with_vp_rewards_proves_the_stuck_line():
     def masks_in_random_games(options: dict) -> int:
         env = make(v0, wrapped=False, **options)
         rule = _rule(env, v0, options)
-        rng = np.random.default_rng(0)
-        masks = 0
+        masks = []
         for seed in range(6):
-            env.reset(seed=seed)
-            for _agent in env.agent_iter():
-                observation, _, terminated, truncated, _ = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                masks += rule.dominated(observation) is not None
-                env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
-        return masks
+            play_random(env, seed, agent_seed=seed, on_step=lambda e: masks.append(rule.dominated(e.last()[0])))
+        return sum(mask is not None for mask in masks)
 
     assert masks_in_random_games({"reward": "vp"}) >= 10
     assert masks_in_random_games({}) == 0
