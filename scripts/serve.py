@@ -20,6 +20,9 @@ DEFAULT_PORT = 8765
 #: default and bounds of --move-seconds (kept here so that --help works without the web extra)
 MOVE_SECONDS = 10.0
 MIN_MOVE_SECONDS, MAX_MOVE_SECONDS = 0.1, 600.0
+#: default and bounds of --max-records: the game records one server run writes into --record-dir (a record is a
+#: few KB: the default bounds the disk a busy or hostile run of games can fill to tens of MB)
+MAX_RECORDS, MAX_RECORDS_LIMIT = 10_000, 1_000_000
 #: after Ctrl-C, the longest the server waits for open requests to finish
 SHUTDOWN_SECONDS = 5
 #: connections waiting to be accepted (the listen backlog; asyncio also accepts at most this many at a time, so a
@@ -51,6 +54,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)")
     parser.add_argument("--record-dir", default=None, metavar="DIR",
                         help="write the record of every finished game into DIR (see `kakurega replay`)")
+    parser.add_argument("--max-records", type=int, default=MAX_RECORDS, metavar="N",
+                        help=f"with --record-dir: write at most N records in this run of the server, 1 to "
+                             f"{MAX_RECORDS_LIMIT:,} (default {MAX_RECORDS:,}); later games end with their events "
+                             "saying that no record was written")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="offer the data files (.yaml, .yml, .json) directly inside DIR to the page's file "
                              "options (deck, shape, map, booklet) by name, beside the shipped ones; a request "
@@ -78,6 +85,9 @@ def run(args) -> int:
     if not MIN_MOVE_SECONDS <= args.move_seconds <= MAX_MOVE_SECONDS:  # NaN fails too
         print(f"error: --move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got "
               f"{args.move_seconds:g}", file=sys.stderr)
+        return 2
+    if not 1 <= args.max_records <= MAX_RECORDS_LIMIT:
+        print(f"error: --max-records must be from 1 to {MAX_RECORDS_LIMIT:,}, got {args.max_records}", file=sys.stderr)
         return 2
     from kakurega.scripts.destination import DestinationError, writable_dir
 
@@ -111,7 +121,7 @@ def run(args) -> int:
               "(and run any agent spec, policy files included; plain HTTP, no login); a game's seats stay "
               "behind their links", file=sys.stderr)
     app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
-                     move_seconds=args.move_seconds, allow_hosts=args.allow_host)
+                     move_seconds=args.move_seconds, allow_hosts=args.allow_host, max_records=args.max_records)
     shown = f"[{args.host}]" if ":" in args.host else args.host
 
     def announce(port: int) -> None:  # once bound: the real port (--port 0), and no address when the bind fails

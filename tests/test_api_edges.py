@@ -15,7 +15,7 @@ from toy_game import raw_env as toy_raw_env
 import kakurega.envs  # noqa: F401 (registers the Gymnasium ids)
 from kakurega.agents.training.league import OpponentPool, PoolEntry, parse_entries
 from kakurega.agents.training.view import SingleAgentView
-from kakurega.envs import make
+from kakurega.envs import ENV_SPECS, make
 from kakurega.envs.core.aec import EnvUsageError, RenderModeError, wrap
 from kakurega.envs.hidden_rooms_v0 import HiddenRoomsGymEnv
 
@@ -377,3 +377,23 @@ def test_a_layout_index_outside_its_piece_or_with_the_wrong_coordinates_and_a_pi
             layout.index(name, *index)
     with pytest.raises(ValueError, match="observation piece 'a' declared twice"):
         ObservationLayout([("a", (1,)), ("b", (2,)), ("a", (2,))])
+
+
+@pytest.mark.parametrize("name", sorted(ENV_SPECS))
+def test_a_layout_decodes_every_piece_of_an_env_observation(name):
+    """``env.unwrapped.layout.decode(obs)`` gives every piece by name, shaped, covering the vector once in order
+    (so a reader can name each bit); an observation dict and its vector decode alike, and a vector of another
+    length is refused in words."""
+    env = make(name)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    layout = env.unwrapped.layout
+    decoded = layout.decode(obs)
+    assert list(decoded) == list(layout.pieces)
+    assert np.array_equal(np.concatenate([v.ravel() for v in decoded.values()]), obs["observation"])
+    for piece_name, values in decoded.items():
+        assert values.shape == layout.pieces[piece_name].shape
+        assert np.array_equal(values, layout.view(obs["observation"], piece_name))
+    assert all(np.array_equal(a, b) for a, b in zip(layout.decode(obs["observation"]).values(), decoded.values()))
+    with pytest.raises(ValueError, match=rf"shape \({layout.size + 1},\); this layout decodes vectors of shape"):
+        layout.decode(np.zeros(layout.size + 1, dtype=np.float32))

@@ -360,3 +360,29 @@ def test_dominance_is_proved_only_by_features_that_offer_dominated():
             raw.reset(seed=0)
             assert features.dominated(raw.observe(raw.agent_selection)) is None
     assert set(offered.values()) == {True, False}, "the control: features with and without dominated are registered"
+
+
+@pytest.mark.parametrize("name,config", FEATURE_CASES)
+def test_a_waiting_seat_gets_features_and_no_dominance(name, config):
+    """The features and ``dominated`` of a seat that does not act (its mask empty): finite rows beside no legal
+    action, and nothing proved (Summer's ``dominated`` read a waiting seeker's empty stroke and raised
+    IndexError during the child's turn)."""
+    raw, features = features_for(name, config)
+    waiting = 0
+    for seed in range(3):
+        raw.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:  # every seat at every step, and at the end (where the solitaire game's seat waits too)
+            for agent in raw.agents:
+                observation = raw.observe(agent)
+                if observation["action_mask"].any():
+                    continue
+                waiting += 1
+                beaten = features.dominated(observation)
+                assert beaten is None or not np.asarray(beaten).any()
+                values = features(observation)
+                assert values.shape == (features.size,) and np.isfinite(values).all()
+            if not raw.agents or raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]:
+                break
+            raw.step(int(rng.choice(legal_ids(raw.observe(raw.agent_selection)["action_mask"]))))
+    assert waiting, "no waiting seat was observed: the check above never ran"

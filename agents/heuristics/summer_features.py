@@ -188,6 +188,8 @@ class SummerMoveFeatures:
         """The actions another legal action beats whatever happens (a mask, never every legal action), or None:
         beside a sure find, every other placement; a stuck line beside a free choice with as many VP."""
         vector, mask = observation["observation"], observation["action_mask"]
+        if not mask.any():  # a seat that does not act (its stroke is not its own to read): nothing to prove
+            return None
         phase = vector[self._phase_at]
         if phase[2] > 0:  # the seekers' turn: a one-square belief first (cheap), then the pieces of the turn
             belief = vector[self._belief_at]

@@ -81,6 +81,20 @@ class ObservationLayout:
             raise KeyError(f"no observation piece {name!r}; the pieces are {', '.join(self.pieces)}")
         return obs[piece.start : piece.stop].reshape(piece.shape)
 
+    def decode(self, obs) -> dict[str, np.ndarray]:
+        """Every piece of ``obs`` by name, each a view with its declared shape (an observation dict's
+        ``"observation"`` or the vector itself); a vector of the wrong length is refused in words.
+
+        >>> ObservationLayout([("scores", (3,)), ("board", (2, 2))]).decode(np.arange(7.0))["board"].tolist()
+        [[3.0, 4.0], [5.0, 6.0]]
+        """
+        vector = obs["observation"] if isinstance(obs, dict) else obs
+        vector = np.asarray(vector)
+        if vector.shape != (self.size,):
+            raise ValueError(f"an observation of shape {vector.shape}; this layout decodes vectors of shape "
+                             f"({self.size},)")
+        return {name: vector[p.start : p.stop].reshape(p.shape) for name, p in self.pieces.items()}
+
     def index(self, name: str, *index: int) -> int:
         """Flat offset of one entry of piece ``name`` (e.g. ``index("board", 1, 0)``): for fast
         encoders that precompute where each piece starts, by name, instead of writing magic offsets."""

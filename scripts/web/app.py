@@ -88,7 +88,14 @@ from pathlib import Path
 from kakurega.agents.record import parse_record
 from kakurega.envs.core.safe_load import short_repr
 from kakurega.scripts.web.data_files import DataFiles
-from kakurega.scripts.web.session import MOVE_SECONDS, GameSession, ReplaySession, RequestError
+from kakurega.scripts.web.session import (
+    MAX_RECORDS,
+    MOVE_SECONDS,
+    GameSession,
+    RecordQuota,
+    ReplaySession,
+    RequestError,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the largest message a page may send (a game record upload is the largest)
@@ -152,8 +159,9 @@ class Sessions:
 
     def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS,
                  data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
-                 idle_seconds: float = IDLE_SECONDS, clock=time.monotonic):
+                 idle_seconds: float = IDLE_SECONDS, clock=time.monotonic, max_records: int = MAX_RECORDS):
         self.record_dir = record_dir
+        self.record_quota = RecordQuota(max_records)
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self.clock = clock
@@ -578,7 +586,7 @@ def _build_game(name: str, options: dict, message: dict, sessions: Sessions) -> 
                                "link; nobody answers at the server's terminal")
     lineup = [None if spec == HUMAN else spec for spec in seat_lineup(name, num_players, seat, agents)]
     return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir,
-                       move_seconds=sessions.move_seconds, host=seat)
+                       move_seconds=sessions.move_seconds, host=seat, record_quota=sessions.record_quota)
 
 
 def _reply(session, ticket: str, sessions: Sessions, events_from: int = 0) -> dict:
@@ -764,8 +772,9 @@ def origin_allowed(headers) -> bool:
 
 
 def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", data_dir: str | Path | None = None,
-               move_seconds: float = MOVE_SECONDS, allow_hosts=()):
-    """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere);
+               move_seconds: float = MOVE_SECONDS, allow_hosts=(), max_records: int = MAX_RECORDS):
+    """The Starlette app; ``record_dir``: where finished games' records are written (None: nowhere), at most
+    ``max_records`` of them;
     ``host``: the interface it listens on, ``allow_hosts``: more host names it answers by (:func:`host_names`);
     ``data_dir``: a directory whose data files requests may name (beside the shipped ones);
     ``move_seconds``: the longest a bot thinks about one move."""
@@ -778,7 +787,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
     from starlette.staticfiles import StaticFiles
     from starlette.websockets import WebSocketDisconnect
 
-    sessions = Sessions(record_dir, data_dir=data_dir, move_seconds=move_seconds)
+    sessions = Sessions(record_dir, data_dir=data_dir, move_seconds=move_seconds, max_records=max_records)
     # not the default threads: they serve the page's files
     bot_threads, request_threads = anyio.CapacityLimiter(BOT_THREADS), anyio.CapacityLimiter(REQUEST_THREADS)
     env_list: list = []

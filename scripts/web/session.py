@@ -31,7 +31,7 @@ from pathlib import Path
 
 from kakurega.agents.record import Record, Replayer, describe_move, new_seed, parse_record
 from kakurega.envs.core.safe_load import short_repr
-from kakurega.scripts.serve import MOVE_SECONDS  # the longest a bot thinks about one move (default)
+from kakurega.scripts.serve import MAX_RECORDS, MOVE_SECONDS  # defaults: records per server run, a bot's time per move
 
 #: the person's seat in a lineup of agent specs
 PERSON = "you"
@@ -39,6 +39,22 @@ PERSON = "you"
 
 class RequestError(ValueError):
     """A request the app refuses (unknown env, illegal action, malformed message...): sent back in words."""
+
+
+class RecordQuota:
+    """How many more game records one server run may write (``--max-records``), shared by its games' threads."""
+
+    def __init__(self, limit: int = MAX_RECORDS):
+        self.limit, self.written = int(limit), 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Count one more record, or False (counting nothing) when the run has written its ``limit``."""
+        with self._lock:
+            if self.written >= self.limit:
+                return False
+            self.written += 1
+            return True
 
 
 def view_message(raw, view: str | None, state=None) -> dict:
@@ -105,7 +121,7 @@ class GameSession:
 
     def __init__(self, env_name: str, options: dict, lineup: list[str | None], view: str | None = None,
                  seed: int | None = None, record_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
-                 host: int | None = None):
+                 host: int | None = None, record_quota: RecordQuota | None = None):
         from kakurega.agents.base import AgentContext, seat_seed
         from kakurega.agents.specs import make_agent
         from kakurega.envs.registry import make
@@ -145,6 +161,8 @@ class GameSession:
         self.record = Record.start(env_name, options, self.seed,
                                    {a: "human" if spec is None else spec for a, spec in zip(agents, lineup)})
         self.record_dir = None if record_dir is None else Path(record_dir)
+        #: the server run's count of records written (None: no limit of its own, as for one game made in code)
+        self.record_quota = record_quota
         self.record_path: Path | None = None
         #: the events in every view's words (:attr:`events`: those of the first view); a view is shown only to its
         #: seat's page, and to others only once the game is over (or when bots play alone)
@@ -196,7 +214,11 @@ class GameSession:
                 events.append("Game over. " + game.result_words(self.raw.game_state, seat)[0])
         if self.over:
             self.record.finish(self.raw)
-            if self.record_dir is not None:
+            if self.record_dir is not None and self.record_quota is not None and not self.record_quota.take():
+                for events in self.events_of.values():
+                    events.append(f"no record was written: this server writes at most {self.record_quota.limit:,} "
+                                  "records in a run (--max-records)")
+            elif self.record_dir is not None:
                 path = self.record_dir / f"{self.env_name}-{self.id}.json"
                 try:
                     self.record_path = self.record.save(path)

@@ -120,3 +120,30 @@ def test_a_game_left_idle_gives_its_place_once_every_game_is_open_in_a_tab(clien
         assert first["game"] not in sessions.by_id and len(sessions.by_id) == 2
         gone = ask(one, {"type": "look"})
         assert gone["type"] == "error" and "no game is open in this tab" in gone["message"]
+
+
+def test_a_server_run_writes_at_most_its_quota_of_records(tmp_path):
+    """--max-records bounds the disk a run of games fills: the games past the quota still end, and their events
+    say that no record was written; the quota is counted once per record across the run's games."""
+    from kakurega.scripts.web.session import GameSession, RecordQuota
+
+    quota = RecordQuota(2)
+    finished = []
+    for seed in range(3):
+        session = GameSession("kakurenbo_v1", {"num_players": 3}, ["random"] * 3, seed=seed, record_dir=tmp_path,
+                              record_quota=quota)
+        while not session.over:
+            session.advance()
+        finished.append(session)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"kakurenbo_v1-{s.id}.json" for s in finished[:2])
+    assert [s.record_path is not None for s in finished] == [True, True, False]
+    assert "no record was written: this server writes at most 2 records" in finished[2].events[-1]
+    assert quota.written == 2 and not quota.take()
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "1000001"])
+def test_serve_refuses_a_record_quota_out_of_bounds(value, tmp_path, capsys):
+    from kakurega.scripts.cli import main
+
+    assert main(["serve", "--record-dir", str(tmp_path), "--max-records", value]) == 2
+    assert f"--max-records must be from 1 to 1,000,000, got {value}" in capsys.readouterr().err
