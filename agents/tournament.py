@@ -29,7 +29,7 @@ zero-sum rewards pay for), with a 95% Wilson interval; the win rate (outright
 wins only: a shared win is not counted as a win) with its Wilson interval;
 the mean reward with a 95% interval (:func:`mean_interval`); and an OpenSkill (Plackett-Luce)
 rating updated game by game in a fixed order (the focal agent's return
-against the mean return of the table; solitaire: every agent's return on the
+against the mean return of the other seats; solitaire: every agent's return on the
 same deal). A head-to-head matrix gives the score of the row agent against
 the column agent (two seats: a draw counts ½; solitaire: the share of deals
 where the row agent scored more, ties counting half).
@@ -213,6 +213,7 @@ class AgentStats:
     shared: int = 0  #: wins shared with some (not all) of the table
     draws: int = 0  #: every seat won, or none did (by returns: every seat with the same return)
     losses: int = 0
+    truncated: int = 0  #: games cut off by the env's step limit (scored as the rules say: by the standings, or a draw)
     shares: float = 0.0  #: summed share of the win (see :func:`~kakurega.agents.outcome.win_share`)
     rewards: list = field(default_factory=list)
     #: the game's ``return_bounds()`` (None: not declared), for the mean reward's interval (:func:`mean_interval`)
@@ -220,8 +221,9 @@ class AgentStats:
     #: every reward so far was ``low + (high - low) * share`` (the rewards pay the score)
     score_like: bool = True
 
-    def add(self, outcome: str, reward: float, share: float) -> None:
+    def add(self, outcome: str, reward: float, share: float, truncated: bool = False) -> None:
         self.games += 1
+        self.truncated += bool(truncated)
         self.wins += outcome == WIN
         self.shared += outcome == SHARED
         self.draws += outcome == DRAW
@@ -247,6 +249,7 @@ class AgentStats:
             "shared_wins": self.shared,
             "draws": self.draws,
             "losses": self.losses,
+            "truncated": self.truncated,
             "win_rate": self.wins / self.games if self.games else 0.0,
             "win_rate_ci95": [low, high],
             "mean_reward": mean,
@@ -303,7 +306,7 @@ class TournamentResult:
             writer = csv.writer(f)
             writer.writerow(
                 ["agent", "games", "score", "score_ci_low", "score_ci_high", "wins", "shared_wins", "draws", "losses",
-                 "win_rate", "win_rate_ci_low", "win_rate_ci_high", "mean_reward", "mean_reward_ci_low",
+                 "truncated", "win_rate", "win_rate_ci_low", "win_rate_ci_high", "mean_reward", "mean_reward_ci_low",
                  "mean_reward_ci_high", "rating_mu", "rating_sigma", "rating_ordinal"]
             )
             for row in self.per_agent:
@@ -311,7 +314,7 @@ class TournamentResult:
                 writer.writerow(
                     [row["agent"], row["games"], f"{row['score']:.4f}", f"{row['score_ci95'][0]:.4f}",
                      f"{row['score_ci95'][1]:.4f}", row["wins"], row["shared_wins"], row["draws"], row["losses"],
-                     f"{row['win_rate']:.4f}",
+                     row["truncated"], f"{row['win_rate']:.4f}",
                      f"{row['win_rate_ci95'][0]:.4f}", f"{row['win_rate_ci95'][1]:.4f}", f"{row['mean_reward']:.4f}",
                      f"{row['mean_reward_ci95'][0]:.4f}", f"{row['mean_reward_ci95'][1]:.4f}",
                      f"{rating['mu']:.3f}", f"{rating['sigma']:.3f}", f"{rating['ordinal']:.3f}"]
@@ -340,6 +343,10 @@ class TournamentResult:
                 f"{row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
             )
         lines.append(SCORE_NOTE)
+        cut = [f"{row['agent']} {row['truncated']} of {row['games']}" for row in self.per_agent if row.get("truncated")]
+        if cut:
+            lines.append("cut off by the step limit (scored as the rules score a cut-off game; where they do not, "
+                         "a draw): " + ", ".join(cut))
         lines.append("")
         label = "row beats column" if self.num_players == 1 else "score of row vs column"
         lines.append(f"head to head ({label}):")
@@ -490,7 +497,7 @@ class _Seats:
         returns, steps = play_game(self.env, seat_agents, game.deal_seed, moves=moves)
         winners = rules_winners(self.env.game, self.env.game_state)
         if not self.table.record:
-            return PlayedGame(list(returns), steps, winners=winners)
+            return PlayedGame(list(returns), steps, any(self.env.truncations.values()), winners=winners)
         state = copy.deepcopy(self.env.game_state) if copy_state else self.env.game_state
         return PlayedGame(list(returns), steps, any(self.env.truncations.values()), state, moves, winners)
 
@@ -668,7 +675,8 @@ class _Tally:
 
     def _add_solitaire(self, game: ScheduledGame, played: PlayedGame) -> None:
         (i,), returns, winners = game.lineup, played.returns, played.winners
-        self.stats[i].add(classify_outcome(returns, 0, winners), returns[0], win_share(returns, 0, winners))
+        self.stats[i].add(classify_outcome(returns, 0, winners), returns[0], win_share(returns, 0, winners),
+                          bool(played.truncated))
         self.deal_returns.append(returns[0])
         if len(self.deal_returns) < self.k:
             return
@@ -693,7 +701,8 @@ class _Tally:
             self.pair_games[a, b] += 1
             self.pair_ties[a, b] += tied
         focal_share = win_share(returns, focal_seat, winners)
-        self.stats[i].add(classify_outcome(returns, focal_seat, winners), returns[focal_seat], focal_share)
+        self.stats[i].add(classify_outcome(returns, focal_seat, winners), returns[focal_seat], focal_share,
+                          bool(played.truncated))
         if i == j:
             return
         self.h2h_wins[i, j] += focal_share
@@ -702,7 +711,8 @@ class _Tally:
         if self.num_players == 2:
             other = field_seats[0]
             other_share = win_share(returns, other, winners)
-            self.stats[j].add(classify_outcome(returns, other, winners), returns[other], other_share)
+            self.stats[j].add(classify_outcome(returns, other, winners), returns[other], other_share,
+                              bool(played.truncated))
             self.h2h_wins[j, i] += other_share
             self.h2h_games[j, i] += 1
         field_score = float(np.mean([returns[s] for s in field_seats]))

@@ -153,7 +153,15 @@ def paired_gap(hero: Games, baseline: Games, hero_spec: str) -> Estimate:
         diffs = [np.mean(w) - np.mean([g[1][seat] for g in base]) for seat, w in per_seat.items()]
         if diffs:
             differences.append(float(np.mean(diffs)))
-    return Estimate.of(differences)
+    estimate = Estimate.of(differences)
+    if differences and estimate.low == estimate.high:
+        # every deal gave the same gap: the bootstrap has nothing to resample and would claim certainty. A gap of
+        # two scores lies in [-1, 1]: the Wilson interval of (gap + 1) / 2 over the deals, as Estimate.of does for rates
+        from kakurega.agents.tournament import wilson_interval
+
+        low, high = wilson_interval((estimate.value + 1) / 2 * len(differences), len(differences))
+        estimate = Estimate(estimate.value, 2 * low - 1, 2 * high - 1)
+    return estimate
 
 
 def play(env_name: str, options: dict, specs: list[str], games: int, seed: int, focal: str | None = None) -> Games:

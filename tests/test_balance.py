@@ -62,8 +62,14 @@ def test_paired_gap_compares_the_same_seats_on_the_same_deals():
     hero = toy_games([(0, ("A", "B"), {0}), (0, ("B", "A"), {1}), (1, ("A", "B"), {0}), (1, ("B", "A"), {1})])
     baseline = toy_games([(0, ("B", "B"), {0}), (0, ("B", "B"), {0}), (1, ("B", "B"), {1}), (1, ("B", "B"), {1})])
     gap = paired_gap(hero, baseline, "A")
-    # per deal: A wins both seats (1.0) against B's 1.0 and 0.0 in those seats: mean 0.5, the same in both deals
-    assert (gap.value, gap.low, gap.high) == (0.5, 0.5, 0.5)
+    # per deal: A wins both seats (1.0) against B's 1.0 and 0.0 in those seats: mean 0.5, the same in both deals.
+    # Every deal gives the same gap, so the bootstrap could not vary: the interval is Wilson's of (gap + 1) / 2 over
+    # the 2 deals, never zero-wide (it once claimed [0.5, 0.5] from two deals)
+    from kakurega.agents.tournament import wilson_interval
+
+    low, high = wilson_interval(0.75 * 2, 2)
+    assert gap.value == 0.5 and (gap.low, gap.high) == pytest.approx((2 * low - 1, 2 * high - 1))
+    assert gap.low < 0.5 < gap.high
     # a deal only one group played does not count
     hero.add(2, ("A", "B"), [False, True], 10, False, 0)
     assert paired_gap(hero, baseline, "A").value == 0.5

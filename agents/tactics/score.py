@@ -5,8 +5,10 @@ Every position is replayed through the env (its seed and moves), the agent is
 its own observation and, if it asks, a determinization sampler for its own
 seat). The agent never saw the moves before the position: an agent that
 keeps memory of the game (the heuristics' per-position memory, a recurrent
-state) is asked cold. A position is solved when the move is in ``good`` or not
-in ``bad``.
+state) is asked cold, and its random draws start anew from ``(seed, position
+id)``: a position's verdict does not depend on the positions asked before it
+(``--category``), nor on the agent's place among ``--agents``. A position is
+solved when the move is in ``good`` or not in ``bad``.
 """
 
 from __future__ import annotations
@@ -85,7 +87,9 @@ class TacticsResult:
 def score_agents(suite, specs: list[str], seed: int = 0, categories: list[str] | None = None,
                  progress=None) -> TacticsResult:
     """Ask every agent of ``specs`` for its move at every position of ``suite`` (or those of ``categories``)."""
-    from kakurega.agents.base import AgentContext, choose_action
+    import zlib
+
+    from kakurega.agents.base import AgentContext, choose_action, reseed
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended
     from kakurega.agents.tactics.suite import replay
 
@@ -105,8 +109,9 @@ def score_agents(suite, specs: list[str], seed: int = 0, categories: list[str] |
             agent = agents.get((number, key_options))
             if agent is None:
                 context = AgentContext.from_env(env, suite.env, position.options)
-                agent = agents[(number, key_options)] = make_agent(spec, context, seed=seed + number)
+                agent = agents[(number, key_options)] = make_agent(spec, context, seed=seed)
             agent.reset()
+            reseed(agent, (seed, zlib.crc32(position.id.encode("utf-8"))))  # the same draws wherever it is asked
             action = choose_action(agent, env, position.seat)
             score.add(position.category, position.solved_by(action), position.id)
         if progress is not None:

@@ -29,3 +29,27 @@ def test_a_game_cut_off_by_the_step_limit_is_the_rules_call_only_where_they_scor
             assert winners == tuple(s for s in range(2) if classify_outcome(returns, s) in (WIN, SHARED))
         else:  # not scored (every return 0): judged by the returns, a draw
             assert winners is None and classify_outcome(returns, 0) == DRAW
+
+
+def test_evaluate_counts_the_games_cut_off_by_the_step_limit(tmp_path):
+    """A tournament says how many of each agent's games the step limit cut off (its table, JSON and CSV): such
+    games are scored as the rules say, or drawn, and a staller could not be told from an honest draw. Counted
+    from the games' own truncation flags, recorded or not; a table with none cut off says nothing of it."""
+    import csv
+
+    cut = []
+    result = run_tournament("summer_hide_and_seek_v0", ["random", "heuristic"], {"max_steps": 30}, 20, 3,
+                            on_game=lambda record: cut.append(record.truncated))
+    assert sum(cut) > 0
+    # in a 2-player table both agents play every game, so each was cut off in every truncated game
+    assert [row["truncated"] for row in result.per_agent] == [sum(cut)] * 2
+    assert "cut off by the step limit" in result.table()
+    assert f"random {sum(cut)} of 20" in result.table()
+    result.to_csv(tmp_path / "t.csv")
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert [int(r["truncated"]) for r in rows] == [sum(cut)] * 2
+    unrecorded = run_tournament("summer_hide_and_seek_v0", ["random", "heuristic"], {"max_steps": 30}, 20, 3)
+    assert [row["truncated"] for row in unrecorded.per_agent] == [sum(cut)] * 2
+    # the control: the default limit cuts none of these games off, and the table says nothing of it
+    whole = run_tournament("summer_hide_and_seek_v0", ["random", "heuristic"], {}, 20, 3)
+    assert [row["truncated"] for row in whole.per_agent] == [0, 0] and "cut off" not in whole.table()

@@ -151,7 +151,8 @@ def test_exploit_holds_its_lock_between_stages_so_a_second_run_is_refused(nim, r
     from kakurega.agents.training.config import ConfigError
 
     out = tmp_path / "abr"
-    settings = dict(budget=64, games=4, warm_start=0, config_path=recipe, output_dir=out, quiet=True)
+    # stages of 32, 64 and 128 learner steps: each past the one before (a rollout is 32 steps)
+    settings = dict(budget=128, games=4, warm_start=0, config_path=recipe, output_dir=out, quiet=True)
     measure, answers, trying = exploit_module.measure, [], []
 
     def measure_while_another_tries(*args, **kwargs):
@@ -168,7 +169,7 @@ def test_exploit_holds_its_lock_between_stages_so_a_second_run_is_refused(nim, r
     monkeypatch.setattr(exploit_module, "measure", measure_while_another_tries)
     report = exploit_module.exploit(nim.NAME, "random", **settings)
     assert len(answers) == 2 and all("in use by another kakurega run" in answer for answer in answers), answers
-    assert [row["budget"] for row in report["learned"]] == [16, 32, 64]
+    assert [row["budget"] for row in report["learned"]] == [32, 64, 128]
     assert all(Path(row["agent"].removeprefix("policy:")).is_file() for row in report["learned"])
     assert not (out / ".kakurega-lock").exists()  # given back at the end
 

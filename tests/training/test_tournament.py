@@ -95,7 +95,8 @@ def test_outputs_json_csv_heatmap(nim, tmp_path):
     data = json.loads(paths["json"].read_text())
     assert data["agents"] == ["random", "heuristic"] and "ratings" in data
     rows = paths["csv"].read_text().splitlines()
-    assert rows[0].startswith("agent,games,score,score_ci_low,score_ci_high,wins,shared_wins,draws,losses,win_rate")
+    assert rows[0].startswith("agent,games,score,score_ci_low,score_ci_high,wins,shared_wins,draws,losses,truncated,"
+                              "win_rate")
     assert len(rows) == 3
     assert paths["head_to_head_csv"].read_text().splitlines()[0] == "row_vs_column,random,heuristic"
     assert paths["heatmap"].read_bytes()[:4] == b"\x89PNG"
@@ -144,7 +145,7 @@ def test_a_shared_win_scores_less_than_a_win_in_the_tables(monkeypatch):
     import kakurega.agents.tournament as tournament
 
     outcomes = iter([[1.0, 1.0, -1.0], [1.0, -1.0, -1.0], [-1.0, 1.0, 1.0]] * 10)
-    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (next(outcomes), 1))
+    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (env.reset(seed=seed), next(outcomes), 1)[1:])
     result = run_tournament("summer_hide_and_seek_v2", ["random", "heuristic"], {"num_players": 3}, games=3, seed=0,
                             focal="random")
     row = result.per_agent[0]
@@ -166,6 +167,7 @@ def test_with_three_seats_each_ties_cell_counts_its_own_tables(monkeypatch):
     from kakurega.agents.heuristics.summer_hide_and_seek import SummerHideAndSeekHeuristic as SummerHeuristic
 
     def play(env, seat_agents, seed, moves=None):
+        env.reset(seed=seed)  # a dealt game, not played on (the table reads its truncation flags)
         copies = [s for s, a in enumerate(seat_agents) if isinstance(a, SummerHeuristic)]
         if len(copies) == 2:  # the two heuristic copies share the win
             return [1.0 if s in copies else -1.0 for s in range(3)], 1
@@ -184,7 +186,7 @@ def test_an_agent_against_copies_of_itself_reports_its_tie_rate(monkeypatch):
     import kakurega.agents.tournament as tournament
 
     outcomes = iter([[1.0, 1.0], [1.0, -1.0], [0.0, 0.0], [-1.0, 1.0]])
-    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (next(outcomes), 1))
+    monkeypatch.setattr(tournament, "play_game", lambda env, agents, seed, moves=None: (env.reset(seed=seed), next(outcomes), 1)[1:])
     result = run_tournament("summer_hide_and_seek_v2", ["heuristic"], {"num_players": 2}, games=4, seed=0)
     assert result.ties == [[pytest.approx(0.5)]]
 
