@@ -301,6 +301,11 @@ def cmd_play(args) -> int:
                 print("\n" + "-" * rule)
             show_view(agent, env, current, width=width)
             action = choose_action(agent, env, current)
+            if agent is not human and action not in env.legal_actions():
+                # a bot's bug, said without the env's words for it: they speak of the bot's own hand
+                print(f"error: {lineup_specs[env.possible_agents.index(current)]} on {current} chose the illegal "
+                      f"action {action}; the game stops", file=sys.stderr)
+                return 1
             before = env.game.clone(env.game_state)
             env.step(action)
             if record:

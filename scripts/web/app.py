@@ -828,9 +828,10 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         except (RequestError, ValueError, TypeError) as error:
             return error_message(error)
         except Exception as error:  # a bug must not end the server: log it, tell the page
-            log.exception("request failed")
-            return error_message(RuntimeError(f"internal error ({type(error).__name__}: {error}); "
-                                              "the game was left as it was"))
+            log.exception("request failed")  # the details go to the server's log only: a bot's exception may
+            # speak of its own hand, which the page must not read
+            return error_message(RuntimeError(f"internal error ({type(error).__name__}); the game was left as it "
+                                              "was (the server's log has the details)"))
 
     async def reply_in_order(ws, requests, connection, scope) -> None:
         async with requests:

@@ -24,6 +24,7 @@ same, beside a leaky control that the check catches).
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -35,6 +36,7 @@ from kakurega.scripts.serve import MAX_RECORDS, MOVE_SECONDS  # defaults: record
 
 #: the person's seat in a lineup of agent specs
 PERSON = "you"
+log = logging.getLogger("kakurega.scripts.web")
 
 
 class RequestError(ValueError):
@@ -273,6 +275,11 @@ class GameSession:
         bot.should_stop = StopSignal(self.abandoned.is_set, should_stop, deadline=time.monotonic() + self.move_seconds)
         try:
             action = choose_action(bot, self.raw, agent)
+        except Exception as error:  # a bot's bug: its words may speak of its own hand, so only the log reads them
+            log.exception("the bot %s on %s failed", self.record.agents[agent], agent)
+            raise RequestError(f"{self.record.agents[agent]} on {agent} failed to choose a move "
+                               f"({type(error).__name__}; the server's log has the details); nothing was played, "
+                               "the game was left as it was") from None
         finally:
             bot.should_stop = None
         if called_off():

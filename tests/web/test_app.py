@@ -222,16 +222,18 @@ def test_a_failing_bot_is_reported_and_the_game_kept(client):
     from kakurega.agents.base import Agent
     from kakurega.agents.specs import register_agent_kind
 
-    class Broken(Agent):
+    class Broken(Agent):  # its words name its own hand, which a page must not read
         def act(self, observation, sampler=None):
-            raise RuntimeError("the bot fell over")
+            raise ValueError(f"the bot fell over holding {observation['observation'].tobytes().hex()[:40]}")
 
     register_agent_kind("broken_for_test", lambda context, seed, options, argument: Broken(context, seed))
     with connect(client) as ws:
         state = new_game(ws, "animal_chain_v1", seat="watch", agents=["broken_for_test"], seed=2)
         reply = ask(ws, {"type": "next"})
         assert reply["type"] == "error"
-        assert reply["message"].startswith("internal error (RuntimeError: the bot fell over); the game was left as it was")
+        assert reply["message"].startswith("broken_for_test on player_0 failed to choose a move (ValueError; the "
+                                           "server's log has the details); nothing was played"), reply
+        assert "holding" not in reply["message"]
         again = ask(ws, {"type": "join", "ticket": state["ticket"]})
         assert again["svg"] == state["svg"] and again["event_count"] == 0
         assert new_game(ws)["type"] == "state"  # the server and the connection still work

@@ -341,3 +341,24 @@ def test_a_host_that_cannot_be_bound_is_refused_in_one_line(host, words, capsys)
     assert main(["serve", "--host", host, "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "not a host name or address" in err and words in err and "Traceback" not in err
+
+
+def test_play_stops_on_a_bots_illegal_move_without_the_envs_words_for_it(capsys, monkeypatch):
+    """A bot's illegal move in ``kakurega play`` stops the game in words of its own: the env's refusal speaks of
+    the mover's hand ("there is no ... in your hand"), which the person at the terminal must not read."""
+    from terminal_player import typist
+
+    from kakurega.agents.base import Agent
+    from kakurega.agents.specs import register_agent_kind
+
+    class Illegal(Agent):  # the first action id that is not legal now
+        def act(self, observation, sampler=None):
+            return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+    register_agent_kind("illegal_for_test", lambda context, seed, options, argument: Illegal(context, seed))
+    monkeypatch.setattr("builtins.input", typist(capsys))
+    assert main(["play", "kakurenbo", "--opponents", "illegal_for_test", "--seat", "1", "--seed", "3",
+                 "--option", "num_players=3"]) == 1
+    err = capsys.readouterr().err
+    assert "illegal_for_test on player_0 chose the illegal action" in err and "the game stops" in err
+    assert "your hand" not in err and "illegal action" in err
