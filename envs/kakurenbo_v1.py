@@ -287,7 +287,7 @@ Decisions where the rules page is silent
 
 Render
 ------
-``render_mode="ansi"`` returns (``"human"`` prints) a text picture of the
+``render_mode="ansi"`` returns a text picture of the
 table as ``render_view`` sees it: known faces as ``[right arm (red)]`` first
 (by card id), then unknown cards as ``[red ?]``/``[blue ?]`` grouped by colour,
 then ``[Kaku's Curse]``; scores, discards, the pile and the events of the last

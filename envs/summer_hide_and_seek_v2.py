@@ -158,6 +158,10 @@ all zero: it never sees the child's square or stroke. Everyone sees the
 public belief. Once the game is over, every piece after ``vp`` is zero
 (the belief included): the last observation holds the map, the seats and
 the final VP.
+A game cut off by ``max_steps`` (truncated) is not over by the rules: its last
+observation still shows the round as it stood (``child``, ``round``, ``phase``,
+pieces, belief, and the child's own stroke in the child's view), with an
+all-zero mask.
 
 State (centralised training only)
 ---------------------------------

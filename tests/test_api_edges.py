@@ -206,6 +206,39 @@ def test_gymnasium_make_human_shows_the_views_frames(dummy_display):
     assert not dummy_display.display.get_init()
 
 
+@pytest.fixture
+def frames(monkeypatch):
+    """The frames a human-mode window was asked to show (no window opened)."""
+    import kakurega.envs.core.picture as picture
+
+    shown = []
+    monkeypatch.setattr(picture.Window, "show", lambda self, frame, fps: shown.append(frame.shape))
+    return shown
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_human_mode_draws_by_itself_on_reset_and_each_move(frames, wrapped):
+    """Gymnasium's and PettingZoo's convention: ``render_mode="human"`` draws in reset() and step() without a
+    render() call (it drew nothing: no window, no error); another mode draws nothing by itself (the control)."""
+    env = make(ENV, render_mode="human", wrapped=wrapped)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert len(frames) == 4
+    quiet = make(ENV, render_mode="rgb_array", wrapped=wrapped)
+    quiet.reset(seed=0)
+    quiet.step(int(np.flatnonzero(quiet.observe(quiet.agent_selection)["action_mask"])[0]))
+    assert len(frames) == 4
+
+
+def test_the_hidden_rooms_gym_env_in_human_mode_draws_on_reset_and_each_step(frames):
+    env = gymnasium.make("kakurega/HiddenRooms-v0", render_mode="human")
+    _, info = env.reset(seed=0)
+    for _ in range(3):
+        _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert len(frames) == 4
+
+
 def test_a_view_itself_refuses_human_naming_the_modes():
     with pytest.raises(RenderModeError, match=r"render_mode='human'.*\['ansi', 'rgb_array'\].*HumanRendering"):
         _view(render_mode="human")
@@ -397,3 +430,30 @@ def test_a_layout_decodes_every_piece_of_an_env_observation(name):
     assert all(np.array_equal(a, b) for a, b in zip(layout.decode(obs["observation"]).values(), decoded.values()))
     with pytest.raises(ValueError, match=rf"shape \({layout.size + 1},\); this layout decodes vectors of shape"):
         layout.decode(np.zeros(layout.size + 1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("name", sorted(ENV_SPECS))
+def test_every_reward_handed_out_is_a_float(name):
+    """Rewards are floats at every step, the dead steps included (PettingZoo's own clearing wrote int 0s), and in
+    the illegal-move verdict of ``env()`` (its non-offenders were paid int 0s)."""
+    env = make(name)
+    rng = np.random.default_rng(0)
+    seen = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, _ = env.last()
+            assert type(reward) is float, (agent, reward)
+            assert all(type(r) is float for r in env.rewards.values()), env.rewards
+            seen += 1
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo announces the illegal move
+        env.step(illegal)
+    assert all(type(r) is float for r in [*env.rewards.values(), *env._cumulative_rewards.values()]), env.rewards
+    for _agent in env.agent_iter():
+        assert type(env.last()[1]) is float
+        env.step(None)
+    assert seen

@@ -157,11 +157,15 @@ def test_observations_are_read_only_and_cached_per_step():
     env = wrap(raw_env())
     env.reset(seed=1)
     first = env.observe("player_0")
-    assert first is env.observe("player_0")
+    again = env.observe("player_0")
+    # the arrays are cached (one encoding per step); each call gets its own dict, so editing one changes no other
+    assert again is not first and again["observation"] is first["observation"]
+    first.pop("observation")
+    assert "observation" in env.observe("player_0")
     with pytest.raises(ValueError):
-        first["observation"][0] = 5
+        again["observation"][0] = 5
     env.step(0)
-    assert env.observe("player_0") is not first
+    assert env.observe("player_0")["observation"] is not again["observation"]
 
 
 def test_final_reward_reaches_every_agent():

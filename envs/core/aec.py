@@ -179,6 +179,8 @@ class TurnBasedAECEnv(AECEnv):
         self._skip_agent_selection = None  # (PettingZoo's dead steps of a game left unfinished: not this game's)
         self.agent_selection = self.agents[0]
         self._after_transition()
+        if self.render_mode == "human":  # Gymnasium's and PettingZoo's convention: "human" draws by itself
+            self.render()
 
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
@@ -238,6 +240,13 @@ class TurnBasedAECEnv(AECEnv):
         self._after_transition()
         if not self._rewards_zero:
             self._accumulate_rewards()
+        if self.render_mode == "human":  # every move, whichever path applied it (env() calls this directly)
+            self.render()
+
+    def _clear_rewards(self) -> None:
+        """PettingZoo's, paying float zeros (its own are int 0: a dead step's rewards were ints, every other a float)."""
+        for agent in self.rewards:
+            self.rewards[agent] = 0.0
 
     def validate_action(self, action) -> int:
         """``action`` as an int in range, or a ``TypeError``/``ValueError`` that says what was expected."""
@@ -373,7 +382,9 @@ class TurnBasedAECEnv(AECEnv):
                 obs.flags.writeable = False
             cached = {"observation": obs, "action_mask": mask}
             self._obs_cache[agent] = cached
-        return cached
+        # a fresh dict each call (its arrays are the cached read-only ones): a caller that edits its dict (pops
+        # a key, swaps in its own mask) must not change what observe() and last() hand the next caller this step
+        return dict(cached)
 
     def state(self) -> np.ndarray:
         """The whole true state as a fresh float32 vector (``state_vector.layout`` names its pieces).
@@ -614,10 +625,10 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     def _illegal(env: TurnBasedAECEnv, agent: str) -> None:
         """TerminateIllegalWrapper's verdict: the game ends, ``agent`` gets the penalty."""
         EnvLogger.warn_on_illegal_move()
-        env._cumulative_rewards[agent] = 0
+        env._cumulative_rewards[agent] = 0.0
         env.terminations = dict.fromkeys(env.agents, True)
         env.truncations = dict.fromkeys(env.agents, True)
-        env.rewards = dict.fromkeys(env.agents, 0)
+        env.rewards = dict.fromkeys(env.agents, 0.0)
         env.rewards[agent] = float(ILLEGAL_ACTION_PENALTY)
         env._accumulate_rewards()
         # the game is over: no seat has a legal action, the offender included (PettingZoo's own stack of wrappers
