@@ -457,3 +457,22 @@ def test_every_reward_handed_out_is_a_float(name):
         assert type(env.last()[1]) is float
         env.step(None)
     assert seen
+
+
+@pytest.mark.parametrize("seed", ["1", 1.0, True, b"1"])
+def test_reset_refuses_a_seed_that_is_not_an_integer_in_words(seed):
+    env = make(ENV, wrapped=False)
+    with pytest.raises(TypeError, match=r"reset\(seed=.*\): expected None or a non-negative integer, got"):
+        env.reset(seed=seed)
+    env.reset(seed=np.int64(3))  # numpy integers are integers (the control)
+    assert env.agent_selection in env.agents
+
+
+def test_a_step_limit_that_leaves_the_learner_no_move_is_named_when_every_deal_ends_first():
+    """A limit of one step ends every deal before the last seat moves: the view's refusal names the limit."""
+    name = next(n for n in sorted(ENV_SPECS) if "max_steps" in make(n, wrapped=False).options)
+    last_seat = len(make(name, wrapped=False).possible_agents) - 1
+    view = SingleAgentView(name, {"max_steps": 1}, learner_seat=last_seat)
+    with pytest.raises(RuntimeError, match=r"games in a row ended before the learner acted .*step limit.*"
+                                           r"'max_steps': 1"):
+        view.reset(seed=0)

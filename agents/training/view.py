@@ -140,7 +140,10 @@ class SingleAgentView(gymnasium.Env):
             if not self._advance():
                 break
         else:
-            raise RuntimeError(f"{self.env_name}: {MAX_REDEALS} games in a row ended before the learner acted")
+            raise RuntimeError(f"{self.env_name}: {MAX_REDEALS} games in a row ended before the learner acted "
+                               "(the opponents' moves ended each one, or the env's step limit cut it off first: "
+                               f"its options {self.env_kwargs or 'the defaults'}; a step limit must leave the "
+                               "learner's seat a move)")
         return self._observation(), self._info(redeals=redeals)
 
     def step(self, action):

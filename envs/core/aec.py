@@ -162,6 +162,9 @@ class TurnBasedAECEnv(AECEnv):
         ``options`` is accepted and not read (PettingZoo's ``api_test`` passes some): a kakurega env takes its
         options when it is made (``make(name, num_players=3)``)."""
         if seed is not None or self.game_state is None:
+            if isinstance(seed, (str, bytes, float, bool, np.bool_, np.floating)):  # numpy's words name "entropy"
+                raise TypeError(f"reset(seed={short_repr(seed)}): expected None or a non-negative integer, got "
+                                f"{type(seed).__name__}")
             self.rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state(self.rng)
         #: ``(seat, action)`` of the last move (None before the first): the pictures outline what it touched
