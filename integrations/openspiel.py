@@ -68,6 +68,15 @@ How the pieces map:
   draws (seeding a generator per world would cost more than the re-deal).
   The other players' information-state histories in such a world restart at
   the resampling point (their past observations are unknown to the searcher).
+  A world is a new pyspiel state, not a clone: its ``history()`` is empty and
+  it holds no seed draws (a clone's history was the true one, and replaying
+  it dealt the true state), so a world serialized or keyed by its history
+  tells nothing of the true deal.
+- **Serialization**: ``game.deserialize_state(text)`` replays the text's
+  history, each move checked legal, and never reads its pickled attributes;
+  pyspiel's own ``deserialize_game_and_state`` unpickles them (as for every
+  Python game), so give it only text this process wrote. A world has no
+  history to replay and is refused by the former.
 - **Speed**: a state holds one object (:class:`_Core`) that copies cheaply,
   so ``clone`` costs pyspiel's own per-clone work (a few microseconds) plus
   ``Game.clone``; clones share the generator, the move log and the recorded
@@ -146,7 +155,7 @@ class _Shared:
     def __reduce__(self):  # a serialized state rebuilds it from the registry
         return (_Shared, (self.env_name, self.env_kwargs))
 
-    def redeal_generator(self, draws: list[float]) -> np.random.Generator:
+    def redeal_generator(self, draws) -> np.random.Generator:
         """The generator that re-deals a resampled world, started from four sampler draws in [0, 1).
 
         One generator per game, its PCG64 state set from the draws (no seed hashing: seeding a
@@ -192,6 +201,40 @@ class KakuregaGame(pyspiel.Game):
     def new_initial_state(self):
         """A new game: the chance node that draws its seed."""
         return KakuregaState(self)
+
+    def deserialize_state(self, text: str):
+        """The state of ``state.serialize()`` text, rebuilt by replaying its history (the seed draws, then the
+        moves), each move checked legal: the text's pickled attributes (its ``__dict__=`` line) are never read.
+
+        pyspiel's own deserialization of a Python game (what ``pyspiel.deserialize_game_and_state`` calls) unpickles
+        that line, so a crafted text runs code: give it only text this process wrote. A resampled world has no
+        history to replay (it is not reached by play) and is refused here.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"deserialize_state expects the text of state.serialize(), got {type(text).__name__}")
+        head, _, rest = text.partition("\n")
+        number, _, _ = rest.partition("\n")
+        if not head.startswith("history=") or not number.startswith("move_number="):
+            raise ValueError("not the text of state.serialize(): expected 'history=...' and 'move_number=...' lines")
+        entries = [entry for entry in head[len("history="):].split(",") if entry]
+        if len(entries) > SEED_DRAWS + self.max_game_length():
+            raise ValueError(f"a history of {len(entries)} actions: this game's are at most "
+                             f"{SEED_DRAWS + self.max_game_length()} long")
+        state = self.new_initial_state()
+        for index, entry in enumerate(entries):
+            player, _, action = entry.partition(":")
+            try:
+                player, action = int(player), int(action)
+            except ValueError:
+                raise ValueError(f"history entry {index}: expected 'player:action' integers, got {entry[:40]!r}") from None
+            if state.is_terminal() or player != state.current_player() or action not in state.legal_actions():
+                raise ValueError(f"history entry {index} ({player}:{action}) is not a legal move of the state it "
+                                 "reaches: the text is not a state of this game")
+            state.apply_action(action)
+        if not entries and text != state.serialize():  # compared as text: nothing in it is unpickled
+            raise ValueError("the text has no history yet is not a new state's: a resampled world, which no play "
+                             "reaches, so it cannot be rebuilt by replaying a history")
+        return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         """The observation tensor/string (default) or the information-state string (perfect recall)."""
@@ -300,15 +343,17 @@ class KakuregaState(pyspiel.State):
         core = self._core
         if core.state is None:
             raise ValueError("resample_from_infostate needs a dealt state; this one is still drawing its seed")
-        redeal = core.shared.redeal_generator([probability_sampler() for _ in range(4)])
+        shared = core.shared
+        redeal = shared.redeal_generator((probability_sampler(), probability_sampler(), probability_sampler(),
+                                          probability_sampler()))
+        player = int(player_id)
         lines = core.synced_lines()
-        held, core.state = core.state, None  # the world gets a re-dealt state: the clone need not copy this one
-        try:
-            world = self.clone()
-        finally:
-            core.state = held
-        world._core.start_world(core.shared.game.resample_hidden(held, player_id, redeal),
-                                int(redeal.integers(2**63 - 1)), lines, int(player_id))
+        world_state = shared.game.resample_hidden(core.state, player_id, redeal)
+        # a new pyspiel state, not a clone: a clone carries the true history (the seed draws and every move), and
+        # replaying that history deals the true state; the world's history starts empty and its seed is ()
+        world = KakuregaState(self.get_game())
+        world._core.before = core.before  # rewards() pays the last move's public change, as this state does
+        world._core.start_world(world_state, _world_seed(redeal.bit_generator), lines, player)
         return world
 
     def information_lines(self, player: int) -> list[str]:
@@ -429,6 +474,22 @@ def _world_generator(seed: int) -> np.random.Generator:
     """The chance generator of a resampled world with this seed: ``np.random.default_rng(seed)``, built the
     cheaper way of :func:`_seed_generator` (an int's entropy words are its 32-bit digits, low first)."""
     return np.random.default_rng(np.array((seed & 0xFFFFFFFF, seed >> 32), np.uint32))
+
+
+_UINT64 = 2**64 - 1
+_WORLD_SEEDS = 2**63 - 1  #: a world's chance seed is below this
+
+
+def _world_seed(bit_generator) -> int:
+    """``int(Generator(bit_generator).integers(2**63 - 1))``, the same value and the same draws at half the cost.
+
+    numpy draws a bounded 64-bit integer by Lemire's method: a raw 64-bit draw times the range, the high
+    word taken, the draw rejected while the low word is below ``2**64 % range`` (2 here: once in 2**62).
+    """
+    while True:
+        product = bit_generator.random_raw() * _WORLD_SEEDS
+        if product & _UINT64 >= 2:
+            return product >> 64
 
 
 class _Core:
@@ -594,9 +655,10 @@ class _Core:
         the others' histories restart at this point (their past is not the searcher's to know)."""
         self.set_state(state)
         self.rng, self.rng_owned = seed, False
-        self.origin = _Origin(seed, state, {player: lines[player][-1]})
+        own = lines[player]
+        self.origin = _Origin(seed, state, {player: own[-1]})
         self.moves, self.moves_owned = [], True
-        world_lines = [list(lines[player][:-1]) if seat == player else ["resampled"] for seat in range(len(lines))]
+        world_lines = [own[:-1] if seat == player else ["resampled"] for seat in range(len(lines))]
         self.lines, self.lines_owned = _Lines(world_lines), True
 
 

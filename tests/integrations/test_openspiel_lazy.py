@@ -220,7 +220,9 @@ def test_a_world_moving_first_leaves_its_clones_history_intact(case):
 def test_a_resampled_world_pickled_deep_copied_or_serialized_plays_on_as_its_clone(case):
     """A world holds its chance seed, not a generator, until its first draw; its copies by pickle, deepcopy and
     serialization build that generator as the world would (they once handed the int to the rules: AttributeError
-    at the first chance draw, in every game but Summer)."""
+    at the first chance draw, in every game but Summer). Serialized through pyspiel's own round trip (which
+    unpickles, so only for text this process wrote): the game's ``deserialize_state`` replays histories only and
+    refuses a world, which has none."""
     import copy
     import pickle
 
@@ -240,7 +242,9 @@ def test_a_resampled_world_pickled_deep_copied_or_serialized_plays_on_as_its_clo
         world = state.resample_from_infostate(state.current_player(), sampler)
         worlds += not world._core.rng_owned  # the control: the case where the world holds a seed
         copies = [world.clone(), pickle.loads(pickle.dumps(world)), copy.deepcopy(world),
-                  game.deserialize_state(world.serialize())]
+                  pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, world))[1]]
+        with pytest.raises(ValueError, match="a resampled world, which no play reaches"):
+            game.deserialize_state(world.serialize())
         ends = []
         for played in copies:
             moves = np.random.default_rng(5)
