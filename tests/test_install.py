@@ -99,6 +99,24 @@ def test_a_configs_path_of_the_docs_reads_the_shipped_config_from_any_folder(mon
     assert find_config("configs/kakurenbo_ppo.yaml") == Path("configs/kakurenbo_ppo.yaml")  # the user's own first
 
 
+def test_a_shipped_recipe_read_from_another_folder_finds_its_init_policy(monkeypatch, tmp_path):
+    """A bot recipe named as the docs name it (``configs/bots/...``) from a folder without configs/ reads its
+    relative ``init_policy`` (``agents/pretrained/...``) from the package's folder, as train-bots does: it was
+    looked up in the current folder ("policy file ... does not exist", exit 2). A relative init_policy of the
+    user's own config stays relative to the current folder (the control)."""
+    from kakurega.agents.training.config import PACKAGED_CONFIGS, ConfigError, load_config
+
+    monkeypatch.chdir(tmp_path)
+    recipe = next(p for p in sorted((PACKAGED_CONFIGS / "bots").glob("*.yaml"))
+                  if "init_policy: agents/" in p.read_text())
+    config = load_config(f"configs/bots/{recipe.name}")
+    assert Path(config["init_policy"]).is_file() and Path(config["init_policy"]).is_absolute()
+    assert Path(config["init_policy"]).is_relative_to(PACKAGED_CONFIGS.parent)
+    (tmp_path / "mine.yaml").write_text(recipe.read_text())
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "mine.yaml")
+
+
 def test_the_sdist_holds_the_pxd_files_and_the_configs(source, tmp_path):
     subprocess.run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path)], check=True, cwd=source, env=PURE,
                    capture_output=True, timeout=300)

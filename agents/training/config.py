@@ -598,8 +598,13 @@ def find_config(path: str | os.PathLike) -> Path:
 def load_config(path: str | os.PathLike, overrides=()) -> dict:
     """Read, validate and resolve the YAML config at ``path`` (``overrides``: ``KEY=VALUE`` strings; a missing
     ``configs/...`` path reads the shipped config of that name: :func:`find_config`)."""
-    path = find_config(path)
+    given, path = Path(path), find_config(path)
     data = load_file(path, max_bytes=MAX_CONFIG_BYTES, error=ConfigError)
+    if path != given and isinstance(data, dict) and isinstance(data.get("init_policy"), str) \
+            and data["init_policy"] and not Path(data["init_policy"]).is_absolute():
+        # a shipped config read from another folder names the package's own files (agents/pretrained/...),
+        # as train-bots reads them: from the package's folder, not the current one
+        data = dict(data, init_policy=str(PACKAGED_CONFIGS.parent / data["init_policy"]))
     try:
         return validate_config({} if data is None else data, overrides)
     except ConfigError as error:

@@ -816,9 +816,10 @@ def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
         if blocking:
             hint = ("; the default of network.masked_distribution became compact on 2026-12-06: set it to exact to "
                     "resume this run" if "network.masked_distribution: 'exact' -> 'compact'" in blocking else "")
+            may = [key + "*" if key.endswith((".", "_")) else key for key in RESUMABLE_CHANGES]
             raise ConfigError(
-                "cannot resume with a different config (only the budget, logging, final evaluation and output_dir "
-                "may change): " + "; ".join(blocking) + hint
+                f"cannot resume with a different config (only {', '.join(may[:-1])} and {may[-1]} may change): "
+                + "; ".join(blocking) + hint
             )
     for newer in checkpoints.checkpoints(directory):
         if int(newer.name[len(checkpoints.PREFIX):]) > step:

@@ -82,8 +82,12 @@ def test_resume_refuses_a_changed_config_and_rerun_needs_overwrite(nim, tmp_path
     config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1})
     train(config, quiet=True)
     changed = dict(config, seed=5)
-    with pytest.raises(ConfigError, match=r"seed: 0 -> 5"):
+    with pytest.raises(ConfigError, match=r"seed: 0 -> 5") as refused:
         train(changed, resume=True, quiet=True)
+    # the refusal names every key that may change (it once left out five of them, vec_env among them)
+    from kakurega.agents.training.trainer import RESUMABLE_CHANGES
+
+    assert all(key in str(refused.value) for key in RESUMABLE_CHANGES), str(refused.value)
     with pytest.raises(ConfigError, match="already holds files"):
         train(config, quiet=True)
     train(config, overwrite=True, quiet=True)
