@@ -58,8 +58,9 @@ def _environment() -> dict:
     return dict(os.environ, PATH=path, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(sys.path))
 
 
-def run_blocks(blocks: list[str], where: str, directory: Path, timeout: int = 900) -> None:
-    """Run ``blocks`` as one script ``__main__`` in ``directory`` under spawn; fail with its output.
+def run_blocks(blocks: list[str], where: str, directory: Path, timeout: int = 900) -> str:
+    """Run ``blocks`` as one script ``__main__`` in ``directory`` under spawn; fail with its output, else return
+    what it printed.
 
     A block whose first line is ``# file: NAME`` is the text of a file the page asks the reader to write:
     it is written to ``directory/NAME`` instead of run.
@@ -77,6 +78,7 @@ def run_blocks(blocks: list[str], where: str, directory: Path, timeout: int = 90
     done = subprocess.run([sys.executable, script.name], cwd=directory, capture_output=True, text=True,
                           env=_environment(), timeout=timeout)
     assert done.returncode == 0, f"{where} failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    return done.stdout
 
 
 ASSIGNMENT = re.compile(r"^[A-Z_]+=\S*$")
@@ -132,6 +134,18 @@ def test_a_script_that_starts_processes_unguarded_fails_under_spawn(tmp_path):
         run_blocks([code], "unguarded", tmp_path, timeout=300)
     run_blocks(["if __name__ == '__main__':\n" + "".join("    " + line + "\n" for line in code.splitlines())],
                "guarded", tmp_path, timeout=300)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/search.md"])
+def test_the_readme_and_search_page_blocks_run(page, tmp_path):
+    """Their Python blocks, each page's as one script; a line that prints a figure its comment quotes
+    (``print(...)   # 0.875``) prints that figure."""
+    blocks = python_blocks((ROOT / page).read_text())
+    assert blocks
+    figures = [m.group(1) for code in blocks for m in re.finditer(r"^print\(.*\)\s+#\s*(-?[0-9.]+)\s*$", code, re.M)]
+    assert figures or page == "README.md", "the control: search.md quotes the first player's share (0.875)"
+    printed = run_blocks(blocks, page, _scratch(tmp_path)).split()
+    assert all(figure in printed for figure in figures), (figures, printed[-20:])
 
 
 def test_training_page_blocks_run(tmp_path):
