@@ -209,8 +209,9 @@ of finished rounds, and the belief. Every channel a seeker could learn from:
 ``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is
 re-drawn at random among strokes consistent with all public facts (a
 randomized backtracking search over starts and lines, pruned by the belief
-model run backwards; sub-millisecond on typical states); the child has nothing
-hidden.
+model run backwards; sub-millisecond on typical states; bounded node budgets
+over fresh random orders, then a ``RuntimeError`` in words, on the largest
+maps late in a round); the child has nothing hidden.
 
 Decisions where the rules page was silent
 -----------------------------------------

@@ -237,8 +237,12 @@ it is closed:
 ``resample_hidden(agent, rng)`` gives a seeker a state whose child stroke is
 re-drawn at random among strokes consistent with all public facts (a
 randomized backtracking search over starts and lines, pruned by the belief
-model run backwards; sub-millisecond on typical states); the child has nothing
-hidden. In the middle of a child turn (never a seeker's decision point) the
+model run backwards; sub-millisecond on typical states). Its time is
+heavy-tailed in the random order on the largest maps late in a round, so it
+restarts with fresh orders under bounded node budgets (about 10 million
+nodes in all) and, if all are spent, raises a ``RuntimeError`` that says so
+rather than run on (one unbounded attempt ran for over 600 s on a 32 x 32
+map). The child has nothing hidden. In the middle of a child turn (never a seeker's decision point) the
 sample's child stands at the start of the turn.
 
 Decisions where the rules page was silent

@@ -42,6 +42,7 @@ random).
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 import numpy as np
@@ -471,16 +472,27 @@ class SummerHideAndSeekHeuristic(Agent):
         values = self._start_values(weights, tuple(int(a) for a in legal))
         scored = [(value + 1e-6 * self.rng.random(), square) for value, square in zip(values, legal.tolist())]
         scored.sort(reverse=True)
-        shortlist = scored[:START_SHORTLIST]
+        # the scored starts only (when should_stop cut the scoring short, the others rank last at -inf)
+        shortlist = [entry for entry in scored[:START_SHORTLIST] if entry[0] > -math.inf]
         return int(shortlist[int(self.rng.integers(len(shortlist)))][1])
 
     def _start_values(self, weights: np.ndarray, starts: tuple[int, ...]) -> list[float]:
-        """The score of the best first turn from each start square (cached: the same in every round's start)."""
+        """The score of the best first turn from each start square (cached: the same in every round's start).
+
+        Each start costs a search of its first turn's plans (about 25-45 ms on an open 32 x 32 map: 30 s or more
+        for a thousand path squares), so the runner's ``should_stop`` (the web app's time per move) is asked
+        between starts: once it says stop, the starts not yet scored rank last (-inf) and nothing is cached.
+        """
         key = (weights.tobytes(), starts)
         values = self._start_cache.get(key)
         if values is None:
             walks = self._walks(weights, np.zeros_like(weights))  # every start shares them
-            values = [self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0] for s in starts]
+            stop = self.should_stop
+            values = []
+            for s in starts:
+                if stop is not None and values and stop():
+                    return values + [-math.inf] * (len(starts) - len(values))
+                values.append(self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0])
             remember(self._start_cache, key, values, START_CACHE_SIZE)
         return values
 

@@ -740,9 +740,11 @@ class SummerHideAndSeekGame(Game):
         """A random stroke consistent with every public fact of the round (see resample_hidden).
 
         A randomized depth-first search over starts and lines, pruned by the
-        backward completion sets; complete, so it always finds a stroke (the
-        real one exists). Node budgets grow over a few randomized attempts so
-        that an unlucky ordering cannot stall it.
+        backward completion sets; the real stroke exists, so a search given
+        nodes enough finds one. Its time is heavy-tailed in the random order,
+        so it restarts with fresh orders and bounded node budgets
+        (``SAMPLE_BUDGETS``), and says so in a ``RuntimeError`` when all are
+        spent (on the largest maps, late in a round) rather than run on.
         """
         completions, blocked, starts = self._public_analysis(state)
         announcements = state.announcements
@@ -801,9 +803,12 @@ class SummerHideAndSeekGame(Game):
             return False
 
         start_list = list(iter_bits(starts))
-        for limit in (2_000, 20_000, 200_000, None):
+        # Restarts, never one unbounded attempt: the search's running time is heavy-tailed in the random
+        # order (a 32 x 32 map, 36 turns: most orders take milliseconds, one ran > 600 s), and a fresh order
+        # with a bounded budget escapes an unlucky one. SAMPLE_BUDGETS bounds the whole search.
+        for limit in SAMPLE_BUDGETS:
             order = [start_list[i] for i in rng.permutation(len(start_list))]
-            budget[0] = limit if limit is not None else 1 << 62
+            budget[0] = limit
             try:
                 for s in order:
                     stroke[:] = [s]
@@ -813,7 +818,9 @@ class SummerHideAndSeekGame(Game):
                         return list(stroke)
             except _OutOfBudget:
                 continue
-        raise RuntimeError("no stroke is consistent with the public information (this is a bug)")
+        raise RuntimeError(f"no stroke consistent with the public information found within {len(SAMPLE_BUDGETS)} "
+                           f"bounded attempts ({sum(SAMPLE_BUDGETS):,} search nodes): the map is too large for "
+                           "sampling the child's stroke this late in the round")
 
 
 def kind_allows(kinds, strict_moves: bool, p: int, q: int, adjacent: bool) -> bool:
@@ -859,13 +866,7 @@ def _static_tables(m: SummerMap, strict_moves: bool) -> tuple:
             entries.append((q, 1 << q, line_id[pair], cost))
         out_lines.append(tuple(entries))
     line_of = {(p, q): (lid, cost) for p in range(S) for q, _b, lid, cost in out_lines[p]}
-    conflicts = [0] * len(lines)
-    for i, (a, b) in enumerate(lines):
-        for j in range(i + 1, len(lines)):
-            c, d = lines[j]
-            if segments_conflict(points[a], points[b], points[c], points[d]):
-                conflicts[i] |= 1 << j
-                conflicts[j] |= 1 << i
+    conflicts = line_conflicts(points, lines)
     directed_lines = [(p, q) for p in range(S) for q, _b, _l, _c in out_lines[p]]
     directed_of = [0] * len(lines)  # undirected line id -> its directed ids
     into = [0] * S  # square -> directed lines ending there
@@ -892,6 +893,38 @@ def _static_tables(m: SummerMap, strict_moves: bool) -> tuple:
     directed_moves = tuple((q, lines_from[p][q][1], lines_from[p][q][2]) for p, q in directed_lines)
     return (reach, lines, out_lines, line_of, conflicts, directed_lines, into, out, shortcut_lines, lines_from,
             directed_moves, conflict_closes)
+
+
+def line_conflicts(points, lines) -> list[int]:
+    """Per line, the bitmask of the lines it conflicts with (``segments_conflict``: crossing or overlapping).
+
+    Two lines can conflict only where their bounding boxes meet, so the lines are swept in order of their
+    lowest first coordinate and a pair is tested only when the boxes overlap: close to linear in the lines
+    (a dense 32 x 32 map has about 4,000, nearly all of length 1; testing every pair took 7-11 s).
+    """
+    boxes = sorted(
+        (min(points[a][0], points[b][0]), max(points[a][0], points[b][0]),
+         min(points[a][1], points[b][1]), max(points[a][1], points[b][1]), i)
+        for i, (a, b) in enumerate(lines)
+    )
+    conflicts = [0] * len(lines)
+    for k, (_low0, high0, low1, high1, i) in enumerate(boxes):
+        a, b = lines[i]
+        for other_low0, _high0, other_low1, other_high1, j in boxes[k + 1:]:
+            if other_low0 > high0:
+                break  # sorted: no later box reaches back into this one
+            if other_low1 > high1 or other_high1 < low1:
+                continue
+            c, d = lines[j]
+            if segments_conflict(points[a], points[b], points[c], points[d]):
+                conflicts[i] |= 1 << j
+                conflicts[j] |= 1 << i
+    return conflicts
+
+
+#: sample_stroke's attempts, each a fresh random order with this many search nodes; then it gives up in words
+#: (about 10 million nodes, 10-30 s at the worst; an unbounded last attempt once ran for over 600 s)
+SAMPLE_BUDGETS = (2_000, 20_000) + (200_000,) * 50
 
 
 class _OutOfBudget(Exception):

@@ -311,3 +311,28 @@ def test_control_a_wrong_shared_table_changes_the_moves(monkeypatch):
     for weights in tables["updates"].values():
         weights[:] = np.roll(weights, 1)  # the seekers now believe in other squares
     assert _tournament_moves(games=1) != plain
+
+
+def test_the_childs_start_choice_stops_when_the_runner_says_so():
+    """Scoring every start square is a first-turn search each (30 s or more on a 32 x 32 map of a thousand path
+    squares, past the web app's time per move): the heuristic asks ``should_stop`` between starts, ranks the
+    starts not scored last, and caches nothing partial. The control: without a stop every start is scored."""
+    from kakurega.agents.base import choose_action
+
+    env = summer_hide_and_seek_v2.env()
+    context = AgentContext.from_env(env, "summer_hide_and_seek_v2", {})
+    env.reset(seed=4)
+    child = env.agent_selection
+    legal = np.flatnonzero(env.observe(child)["action_mask"])
+    assert len(legal) > 10
+
+    for scored in (1, 2, 4):  # fewer scored starts than the shortlist's four: the move is still one of them
+        for seed in range(6):
+            bot = SummerHideAndSeekHeuristic(context, seed=seed)
+            asked = []
+            bot.should_stop = lambda asked=asked, scored=scored: asked.append(1) or len(asked) >= scored
+            action = choose_action(bot, env, child)
+            assert len(asked) == scored and not bot._start_cache
+            assert action in legal[:scored].tolist()  # the starts scored, in the order of the legal actions
+    control = SummerHideAndSeekHeuristic(context, seed=0)
+    assert choose_action(control, env, child) in legal.tolist() and len(next(iter(control._start_cache.values()))) == len(legal)

@@ -313,3 +313,23 @@ def test_a_placement_on_the_one_square_of_the_belief_is_marked_and_finds_the_chi
         for _ in range(3):
             other = game.resample_hidden(state, seat, rng)
             assert {a: game.winning_note(other, a) for a in env.legal_actions()} == notes
+
+
+def test_sampling_a_stroke_is_bounded_and_says_so_when_its_budget_is_spent(monkeypatch):
+    """``sample_stroke`` restarts with fresh orders and bounded node budgets, never one unbounded attempt (its
+    time is heavy-tailed: on a 32 x 32 map late in a round one order ran for over 600 s); when every budget is
+    spent it refuses in words. The control: the same state samples under the shipped budgets."""
+    import numpy as np
+    from conformance import random_states
+
+    import kakurega.envs.summer_hide_and_seek.rules as summer_rules
+    from kakurega.envs.registry import make
+
+    assert all(isinstance(budget, int) and budget > 0 for budget in summer_rules.SAMPLE_BUDGETS)
+    game = make("summer_hide_and_seek_v2", wrapped=False).game
+    state = next(s for s in random_states(game, seed=3, num_games=8, every=2)
+                 if s.phase == summer_rules.SEEK and len(s.stroke) > 4)
+    assert len(game.sample_stroke(state, np.random.default_rng(0))) == len(state.stroke)
+    monkeypatch.setattr(summer_rules, "SAMPLE_BUDGETS", (1, 1))
+    with pytest.raises(RuntimeError, match=r"within 2 bounded attempts \(2 search nodes\): the map is too large"):
+        game.sample_stroke(state, np.random.default_rng(0))
