@@ -329,6 +329,7 @@ def test_the_childs_start_choice_stops_when_the_runner_says_so():
     for scored in (1, 2, 4):  # fewer scored starts than the shortlist's four: the move is still one of them
         for seed in range(6):
             bot = SummerHideAndSeekHeuristic(context, seed=seed)
+            bot._start_cache.clear()  # the configuration's heuristics share it: start from no scores at all
             asked = []
             bot.should_stop = lambda asked=asked, scored=scored: asked.append(1) or len(asked) >= scored
             action = choose_action(bot, env, child)
