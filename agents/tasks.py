@@ -66,6 +66,8 @@ def _check_reachable(address: str, timeout: float = 10.0) -> None:
 RAY_CLIENT_TRIES = 3
 #: the words Ray Client's failure carries when the server for this client died as it started
 RAY_CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+#: the words of the other start-up race seen: the server's set-up met a process exiting (psutil's ZombieProcess)
+RAY_CLIENT_SERVER_ZOMBIE = "psutil.ZombieProcess"
 
 
 def init_ray(address: str | None, say: Callable[[str], None] | None = None, **options) -> None:
@@ -80,7 +82,9 @@ def init_ray(address: str | None, say: Callable[[str], None] | None = None, **op
             return
         except ConnectionError as error:
             client = str(address or "").startswith("ray://")
-            if not client or RAY_CLIENT_SERVER_FAILED not in str(error) or attempt == RAY_CLIENT_TRIES:
+            race = RAY_CLIENT_SERVER_FAILED in str(error) or (
+                "Initialization failure from server" in str(error) and RAY_CLIENT_SERVER_ZOMBIE in str(error))
+            if not client or not race or attempt == RAY_CLIENT_TRIES:
                 raise
             if say is not None:
                 say(f"Ray Client at {address}: the cluster's server for this connection died as it started "

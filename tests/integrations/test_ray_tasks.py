@@ -175,11 +175,17 @@ def _scripted_init(monkeypatch, failures):
     return calls
 
 
-def test_a_ray_client_server_that_died_as_it_started_is_tried_again(monkeypatch):
+#: the other start-up race (a CI run, 2026-12-07): the server's set-up met a process as it exited
+CLIENT_SERVER_ZOMBIE = ("Initialization failure from server:\nTraceback (most recent call last):\n  ...\n"
+                        "psutil.ZombieProcess: PID still exists but it's a zombie (pid=23777)")
+
+
+@pytest.mark.parametrize("died", [CLIENT_SERVER_DIED, CLIENT_SERVER_ZOMBIE], ids=["server-died", "zombie"])
+def test_a_ray_client_server_that_died_as_it_started_is_tried_again(monkeypatch, died):
     from kakurega.agents.tasks import RAY_CLIENT_TRIES, init_ray
 
     said = []
-    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(CLIENT_SERVER_DIED)] * (RAY_CLIENT_TRIES - 1))
+    calls = _scripted_init(monkeypatch, [ConnectionAbortedError(died)] * (RAY_CLIENT_TRIES - 1))
     init_ray("ray://127.0.0.1:10001", said.append, log_to_driver=False)
     inits = [c for c in calls if c != "shutdown"]
     assert len(inits) == RAY_CLIENT_TRIES and all(c == {"address": "ray://127.0.0.1:10001", "log_to_driver": False}
@@ -201,6 +207,7 @@ def test_a_ray_client_server_that_keeps_dying_is_reported_after_the_last_try(mon
     ("ray://127.0.0.1:10001", ConnectionError("Ray Client: the cluster refused the connection")),  # another failure
     ("127.0.0.1:6379", ConnectionAbortedError(CLIENT_SERVER_DIED)),  # not Ray Client: no such server to restart
     ("ray://127.0.0.1:10001", RuntimeError(CLIENT_SERVER_DIED)),  # not a failed connection
+    ("ray://127.0.0.1:10001", ConnectionError("psutil.ZombieProcess while connecting")),  # not the server's set-up
 ])
 def test_other_failures_to_connect_are_not_tried_again(monkeypatch, address, error):
     from kakurega.agents.tasks import init_ray
