@@ -343,7 +343,7 @@ class TournamentResult:
                 f"{row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
             )
         lines.append(SCORE_NOTE)
-        cut = [f"{row['agent']} {row['truncated']} of {row['games']}" for row in self.per_agent if row.get("truncated")]
+        cut = [f"{row['agent']} {row['truncated']} of {row['games']}" for row in self.per_agent if row["truncated"]]
         if cut:
             lines.append("cut off by the step limit (scored as the rules score a cut-off game; where they do not, "
                          "a draw): " + ", ".join(cut))

@@ -79,17 +79,20 @@ class Estimate:
     high: float
 
     @classmethod
-    def of(cls, per_deal, rate: bool = False) -> Estimate:
-        """``rate``: values in [0, 1] (a share of games per deal). A rate equal on every deal (no game truncated,
-        say) has a bootstrap interval of zero width: it gets the Wilson interval over deals instead (each deal's
-        share counted as successes, as the tournament's score is), which holds the true rate as often as it says."""
+    def of(cls, per_deal, rate: bool = False, span: tuple[float, float] = (0.0, 1.0)) -> Estimate:
+        """``rate``: values in ``span`` (a share of games per deal in [0, 1]; a skill gap in [-1, 1]). A rate equal
+        on every deal (no game truncated, say) has a bootstrap interval of zero width: it gets the Wilson interval
+        over deals instead (each deal's value mapped onto [0, 1] and counted as successes, as the tournament's
+        score is, then mapped back), which holds the true rate as often as it says."""
         from kakurega.agents.tournament import wilson_interval
 
         values = np.asarray(per_deal, dtype=np.float64)
         mean = float(values.mean()) if values.size else float("nan")
         low, high = bootstrap_interval(values)
         if rate and values.size and low == high:
-            low, high = wilson_interval(float(values.sum()), int(values.size))
+            first, last = span
+            low, high = wilson_interval(float(((values - first) / (last - first)).sum()), int(values.size))
+            low, high = first + (last - first) * low, first + (last - first) * high
         return cls(mean, low, high)
 
     def text(self, signed: bool = False) -> str:
@@ -153,15 +156,8 @@ def paired_gap(hero: Games, baseline: Games, hero_spec: str) -> Estimate:
         diffs = [np.mean(w) - np.mean([g[1][seat] for g in base]) for seat, w in per_seat.items()]
         if diffs:
             differences.append(float(np.mean(diffs)))
-    estimate = Estimate.of(differences)
-    if differences and estimate.low == estimate.high:
-        # every deal gave the same gap: the bootstrap has nothing to resample and would claim certainty. A gap of
-        # two scores lies in [-1, 1]: the Wilson interval of (gap + 1) / 2 over the deals, as Estimate.of does for rates
-        from kakurega.agents.tournament import wilson_interval
-
-        low, high = wilson_interval((estimate.value + 1) / 2 * len(differences), len(differences))
-        estimate = Estimate(estimate.value, 2 * low - 1, 2 * high - 1)
-    return estimate
+    # a gap of two scores lies in [-1, 1]; equal on every deal, it gets the Wilson interval, not a zero-wide one
+    return Estimate.of(differences, rate=True, span=(-1.0, 1.0))
 
 
 def play(env_name: str, options: dict, specs: list[str], games: int, seed: int, focal: str | None = None) -> Games:
