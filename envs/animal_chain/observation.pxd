@@ -15,6 +15,8 @@ cdef class AnimalChainObserver:
     cdef public object game, layout, fresh
     cdef public tuple own_base, frame_position, hand_slot, left_shown, right_shown
     cdef public list shown
+    # the board facts each seat's picture shows (observation.py: AnimalChainObserver.forget)
+    cdef public long long[::1] shown_tops, shown_owners, shown_heights, shown_drawn
     cdef public Py_ssize_t hole_at, face_down_at, left_at, right_at, my_double_at, opponent_double_at, height_at
     cdef public Py_ssize_t my_hand_size_at, opponent_hand_size_at, deck_size_at, building_phase_at, play_phase_at
     cdef public Py_ssize_t over_phase_at, my_turn_at, seat_0_at, seat_1_at, building_at, passes_at, turn_at
@@ -25,8 +27,8 @@ cdef class AnimalChainObserver:
     @cython.locals(view="float[::1]", P=Py_ssize_t, A=Py_ssize_t, t=Py_ssize_t, p=Py_ssize_t, i=Py_ssize_t,
                    j=Py_ssize_t, top=Py_ssize_t, owner=Py_ssize_t, height=Py_ssize_t, count=Py_ssize_t,
                    phase=Py_ssize_t, to_move=Py_ssize_t, building=bint,
-                   left_at=Py_ssize_t, right_at=Py_ssize_t, shown=list, last_tops=list, last_heights=list,
-                   last_owners=list, last_hand=list, hand=list, hand_slot=list, tops=list, stacks=list, owners=list,
+                   left_at=Py_ssize_t, right_at=Py_ssize_t, shown=list, at=Py_ssize_t, shown_tops="long long[::1]",
+                   shown_owners="long long[::1]", shown_heights="long long[::1]", last_hand=list, hand=list, hand_slot=list, tops=list, stacks=list, owners=list,
                    redraw=list, own_base=list, frame_position=list, left_shown=list, right_shown=list, hand_sizes=list,
-                   last_drawn=list, drawn=Py_ssize_t)
+                   drawn=Py_ssize_t, stack=list, last=Py_ssize_t)
     cpdef encode(self, state, Py_ssize_t seat)

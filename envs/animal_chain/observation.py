@@ -111,12 +111,16 @@ class AnimalChainObserver:
     def forget(self) -> None:
         """Drop the pictures: the next observation of each seat is drawn from a fresh board."""
         P = self.num_positions
-        #: per seat, its last picture and the facts it shows: ``[picture, tops, heights, double
-        #: owners, hand, phase, drawn]`` (by absolute position and absolute type), where ``drawn[p]``
-        #: is the top whose animals the picture shows at ``p`` (the known card of an own face-down
-        #: base card while building)
-        self.shown = [[self.fresh[:], [FACE_DOWN] * P, [1] * P, [NO_SEAT] * P, [0] * self.num_types, PLAY, [FACE_DOWN] * P]
-                      for _ in (0, 1)]
+        #: per seat, its last picture, the hand counts it shows (by absolute type) and its phase
+        self.shown = [[self.fresh[:], [0] * self.num_types, PLAY] for _ in (0, 1)]
+        #: the board the pictures show, by absolute position ``p`` at ``seat * P + p`` (compiled:
+        #: C arrays, read and written in C): tops, double owners, stack heights, and ``drawn``,
+        #: the top whose animals the picture shows (the known card of an own face-down base
+        #: card while building)
+        self.shown_tops = array("q", [FACE_DOWN] * (2 * P))
+        self.shown_owners = array("q", [NO_SEAT] * (2 * P))
+        self.shown_heights = array("q", [1] * (2 * P))
+        self.shown_drawn = array("q", [FACE_DOWN] * (2 * P))
 
     def __reduce__(self):
         # rebuilt from the game: the pictures (each shows a seat's hand) are not copied
@@ -125,38 +129,45 @@ class AnimalChainObserver:
     def encode(self, state, seat: int) -> np.ndarray:
         """Observation vector of ``seat`` in ``state``."""
         shown = self.shown[seat]
-        picture, last_tops, last_heights, last_owners, last_hand = shown[0], shown[1], shown[2], shown[3], shown[4]
-        last_drawn = shown[6]
+        picture, last_hand = shown[0], shown[1]
         view = picture  # (compiled: a typed float32 view of the picture, so that every write is a C store)
         P = self.num_positions
+        at = seat * P  # this seat's board facts in shown_tops, shown_owners, shown_heights and shown_drawn
+        shown_tops, shown_owners, shown_heights = self.shown_tops, self.shown_owners, self.shown_heights
         # the hand counts that differ from the picture
         hand, hand_slot = state.hands[seat], self.hand_slot[seat]
         if hand != last_hand:  # (one C comparison of two lists when nothing changed)
             for t in range(self.num_types):
-                count = hand[t]
-                if count != last_hand[t]:
+                count, last = hand[t], last_hand[t]
+                if count != last:
                     view[hand_slot[t]] = count
                     last_hand[t] = count
-        # the positions whose top or double owner differs from the picture
+        # the positions whose top, double owner or height differs from the picture (a stack also
+        # grows where a card covers a face-up card of its own type, the top staying). Every
+        # position is compared: the state need not follow the last one observed (a search, a
+        # game tree and the OpenSpiel bridge encode sibling states in turn), so no change between
+        # the two can be inferred from the other. (Compiled, each fact is read into a C local
+        # and compared in C.)
         tops, stacks, owners = state.tops, state.stacks, state.double_owner
         redraw = []
-        if tops != last_tops or owners != last_owners:
-            for p in range(P):
-                if tops[p] != last_tops[p] or owners[p] != last_owners[p]:
-                    redraw.append(p)
-        # A stack also grows where a card covers a face-up card of its own type (the top stays).
-        # Every height is compared: the state need not follow the last one observed (a search, a
-        # game tree and the OpenSpiel bridge encode sibling states in turn), so no change between
-        # the two can be inferred from the number of cards on the board.
         for p in range(P):
-            if len(stacks[p]) != last_heights[p]:
-                redraw.append(p)  # (a position met twice is redrawn twice, the same)
+            top = tops[p]
+            if top != shown_tops[at + p]:
+                redraw.append(p)
+                continue
+            owner = owners[p]
+            if owner != shown_owners[at + p]:
+                redraw.append(p)
+                continue
+            stack = stacks[p]
+            if len(stack) != shown_heights[at + p]:
+                redraw.append(p)
         phase = state.phase
         building = phase == BUILD
         own_base = self.own_base[seat]
-        if building or shown[5] == BUILD:  # the own base shows the cards only its builder knows
+        if building or shown[2] == BUILD:  # the own base shows the cards only its builder knows
             redraw += own_base
-        shown[5] = phase
+        shown[2] = phase
         frame_position, left_shown, right_shown = self.frame_position[seat], self.left_shown[seat], self.right_shown[seat]
         A = self.num_animals
         for p in redraw:
@@ -164,7 +175,7 @@ class AnimalChainObserver:
             top = tops[p]
             owner = owners[p]
             height = len(stacks[p])
-            last_tops[p], last_owners[p], last_heights[p] = top, owner, height
+            shown_tops[at + p], shown_owners[at + p], shown_heights[at + p] = top, owner, height
             view[self.hole_at + i] = top == HOLE
             if building and p in own_base:  # a face-down card the observer knows
                 view[self.face_down_at + i] = 1
@@ -172,14 +183,14 @@ class AnimalChainObserver:
             else:
                 view[self.face_down_at + i] = top == FACE_DOWN
             left_at, right_at = self.left_at + A * i, self.right_at + A * i
-            drawn = last_drawn[p]
+            drawn = self.shown_drawn[at + p]
             if left_shown[drawn] >= 0:  # clear the animals the picture shows there
                 view[left_at + left_shown[drawn]] = 0
                 view[right_at + right_shown[drawn]] = 0
             if left_shown[top] >= 0:
                 view[left_at + left_shown[top]] = 1
                 view[right_at + right_shown[top]] = 1
-            last_drawn[p] = top
+            self.shown_drawn[at + p] = top
             view[self.my_double_at + i] = owner == seat
             view[self.opponent_double_at + i] = owner == 1 - seat
             view[self.height_at + i] = height
