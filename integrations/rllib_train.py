@@ -290,6 +290,7 @@ def _run(config: dict, out: Path, found, mapping: str, address, runners: int, sa
 def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet):
     from kakurega.agents.training.export import export_policy
     from kakurega.agents.training.trainer import (
+        RunClock,
         TrainResult,
         _crossed,
         _report,
@@ -301,9 +302,10 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     from kakurega.integrations.rllib_league import League
 
     model = shadow.model
+    elapsed = None
     if found is not None:
         path, contents = found
-        checkpoints.restore(model, contents, path)
+        elapsed = checkpoints.restore(model, contents, path)
         shadow.push()
         say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
     elif config["pretrain"]["steps"]:
@@ -315,7 +317,10 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     league = League(config, out, algo) if mapping == "learner" else None
     if league is not None:
         league.start(shadow.pull(base))
-    start, cpu_start, runners_cpu_start = time.perf_counter(), time.process_time(), _runners_cpu(algo)
+    cpu_start, runners_cpu_start = time.process_time(), _runners_cpu(algo)
+    # the run's training time counts on from the checkpoint's (the driver's and the env runners' CPU together)
+    clock = RunClock(cpu=lambda: time.process_time() + _runners_cpu(algo))
+    clock.resume(elapsed)
     steps, baseline, history = base, None, []
     outcomes = deque(maxlen=OUTCOMES_KEPT)
     bar = None
@@ -347,25 +352,25 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
                 league.after_iteration(last, steps, shadow.pull(steps))
             if config["evaluation"]["every"] and _crossed(last, steps, config["evaluation"]["every"]):
                 meta, layers = _snapshot(shadow.pull(steps), config)
-                baseline = periodic_evaluation(config, out, meta, layers, steps, time.perf_counter() - start,
-                                               logger, baseline)
+                baseline = periodic_evaluation(config, out, meta, layers, steps, clock.wall(), logger, baseline)
                 logger.dump(steps)
             if _crossed(last, steps, config["checkpoint"]["every"]):
-                save_checkpoint(shadow.pull(steps), config, out)
+                save_checkpoint(shadow.pull(steps), config, out, clock)
     finally:
         if bar is not None:
             bar.close()
     model = shadow.pull(steps)
-    save_checkpoint(model, config, out)
+    save_checkpoint(model, config, out, clock)
     policy_path = export_policy(
         model, out / "policy.safetensors", config["env"], config["env_kwargs"],
         extra={"config_name": config["name"], "trained_with": "rllib",
-               "wall_seconds_training": round(time.perf_counter() - start, 1), **policy_fields(config)},
+               "wall_seconds_training": round(clock.wall(), 1), **policy_fields(config)},
     )
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    wall, cpu = clock.wall(), time.process_time() - cpu_start
     runners_cpu = _runners_cpu(algo) - runners_cpu_start
-    say(f"trained {steps} steps on RLlib in {wall:.0f}s; policy: {policy_path}")
-    result = _report(config, out, TrainResult(out, policy_path, config, steps, wall), cpu + runners_cpu, start, say)
+    say(f"trained {steps} steps on RLlib in {wall:.0f}s{' over every part of the run' if clock.resumed else ''}; "
+        f"policy: {policy_path}")
+    result = _report(config, out, TrainResult(out, policy_path, config, steps, wall), clock.cpu(), clock, say)
     summary = json.loads((out / "summary.json").read_text())
     summary.update(backend="rllib", mapping=mapping, num_env_runners=runners, history=history,
                    cpu_seconds_driver=round(cpu, 1), cpu_seconds_env_runners=round(runners_cpu, 1),

@@ -11,7 +11,8 @@ A checkpoint is a directory ``checkpoints/step_<N>/`` holding:
                            replay buffer as plain arrays
 ``state.json``             counters (steps, updates, episodes, DQN calls and
                            epsilon), episode statistics, the optimizer's
-                           hyper-parameters, Python's RNG state
+                           hyper-parameters, Python's RNG state, and the
+                           run's training time so far (``elapsed``)
 ``manifest.json``          size and SHA-256 of every file above, written last
 =========================  ===================================================
 
@@ -123,7 +124,7 @@ def _array(arrays: dict, name) -> np.ndarray:
 
 
 # ----------------------------------------------------------------- writing
-def _model_state(model, replay: bool) -> tuple[dict, dict]:
+def _model_state(model, replay: bool, elapsed: dict | None = None) -> tuple[dict, dict]:
     """``(json_state, {file: arrays})`` of everything needed to continue training ``model``."""
     import torch
 
@@ -147,6 +148,8 @@ def _model_state(model, replay: bool) -> tuple[dict, dict]:
             "python": _split(random.getstate(), files["rng"], "python"),
         },
     }
+    if elapsed is not None:
+        state["elapsed"] = {key: round(float(elapsed[key]), 3) for key in ELAPSED_KEYS}
     if replay and getattr(model, "replay_buffer", None) is not None:
         buffer = model.replay_buffer
         files["replay"] = {name: getattr(buffer, name) for name in _REPLAY_ARRAYS if hasattr(buffer, name)}
@@ -176,8 +179,12 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool = False) -> Path:
+def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool = False,
+         elapsed: dict | None = None) -> Path:
     """Write a checkpoint of ``model`` into ``directory`` atomically, keep the newest ``keep``; returns its path.
+
+    ``elapsed`` (``{"wall_seconds", "cpu_seconds"}``): the run's training time so far, which a resumed run
+    counts on from (:func:`restore` returns it).
 
     A write that fails (a full disk) removes the half-written checkpoint and
     raises :class:`OSError` naming the file; the checkpoints before it are untouched.
@@ -193,7 +200,7 @@ def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool 
     _remove_entry(tmp)
     tmp.mkdir()
     try:
-        state, files = _model_state(model, replay)
+        state, files = _model_state(model, replay, elapsed)
         listing = {}
         for name, arrays in files.items():
             data = to_bytes(arrays) if arrays else to_bytes({"empty": np.zeros(0, np.float32)})
@@ -465,6 +472,9 @@ def _check_rng(rng: dict, arrays: dict, where: str) -> None:
 
 
 _COUNTERS = ("num_timesteps", "n_updates", "episode_num", "n_calls")
+#: the run's training time a checkpoint records (seconds; absent from checkpoints before 2026-12-07)
+ELAPSED_KEYS = ("wall_seconds", "cpu_seconds")
+MAX_ELAPSED = 1e10  #: bound of a recorded time (about 317 years)
 MAX_COUNTER = 2**53  #: bound of a checkpoint's counters (every integer up to it is exact in JSON readers)
 _STATE_KEYS = ("algorithm", "num_timesteps", "n_updates", "episode_num", "n_calls", "exploration_rate",
                "ep_info_buffer", "optimizer", "rng")
@@ -499,6 +509,11 @@ def _read_state(data: bytes, source: Path) -> dict:
                        for k, v in pending.items())):
         raise CheckpointError(f"{source}/state.json: pending_logs = {short_repr(pending)}; expected at most "
                               f"{MAX_PENDING_LOGS} finite numbers named train/...")
+    elapsed = state.setdefault("elapsed", None)  # (absent from checkpoints older than it: not known)
+    if elapsed is not None and (not isinstance(elapsed, dict) or set(elapsed) != set(ELAPSED_KEYS) or not all(
+            _is_number(v) and 0 <= v <= MAX_ELAPSED for v in elapsed.values())):
+        raise CheckpointError(f"{source}/state.json: elapsed = {short_repr(elapsed)}; expected "
+                              f"{{{', '.join(ELAPSED_KEYS)}}}, each a number of seconds from 0 to {MAX_ELAPSED:g}")
     rate = state["exploration_rate"]
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
         raise CheckpointError(f"{source}/state.json: exploration_rate = {short_repr(rate)}; expected a number from 0 to 1")
@@ -525,8 +540,9 @@ def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
     return None
 
 
-def restore(model, contents: dict, source: Path) -> None:
-    """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config."""
+def restore(model, contents: dict, source: Path) -> dict | None:
+    """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config; returns the run's
+    training time the checkpoint recorded (``{"wall_seconds", "cpu_seconds"}``), None where it has none."""
 
     def arrays(name: str) -> dict:
         data = contents.get(f"{name}.safetensors")
@@ -541,6 +557,7 @@ def restore(model, contents: dict, source: Path) -> None:
         raise
     except (KeyError, IndexError, TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
+    return None if state["elapsed"] is None else {key: float(state["elapsed"][key]) for key in ELAPSED_KEYS}
 
 
 def _check_optimizer_fits(optimizer, built: list[dict], source: Path) -> None:

@@ -263,6 +263,35 @@ def _config_differences(old: dict, new: dict, prefix: str = "", schema: dict | N
 
 
 # ------------------------------------------------------------------ callbacks
+class RunClock:
+    """The run's training time so far: this part's (since the clock was made) plus what the checkpoint it resumed
+    from had counted (:meth:`resume`), so eval.csv's ``wall_seconds``, the policy's ``wall_seconds_training`` and
+    summary.json go on across a resume instead of starting again at 0. ``cpu`` reads the CPU counter of the
+    processes counted (this process: ``time.process_time``)."""
+
+    def __init__(self, cpu=time.process_time):
+        self._cpu = cpu
+        self._wall_start, self._cpu_start = time.perf_counter(), cpu()
+        self.resumed = False
+
+    def resume(self, elapsed: dict | None) -> None:
+        """Count on from a checkpoint's ``elapsed`` (None: it recorded none, an older checkpoint)."""
+        if elapsed is not None:
+            self._wall_start -= elapsed["wall_seconds"]
+            self._cpu_start -= elapsed["cpu_seconds"]
+            self.resumed = True
+
+    def wall(self) -> float:
+        return time.perf_counter() - self._wall_start
+
+    def cpu(self) -> float:
+        return self._cpu() - self._cpu_start
+
+    def elapsed(self) -> dict:
+        """What a checkpoint records (:func:`~kakurega.agents.training.checkpoint.save`)."""
+        return {"wall_seconds": self.wall(), "cpu_seconds": self.cpu()}
+
+
 class RolloutMark:
     """Where the rollout (PPO) or collection (DQN) under way started: its step, the episode statistics and what
     else a checkpoint of that step holds.
@@ -348,7 +377,7 @@ class RolloutMark:
             model.logger.record(key, value)
 
 
-def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | None = None):
+def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
     from kakurega.agents.training.export import policy_metadata, save_policy
@@ -458,7 +487,7 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
 
         def _evaluate(self) -> None:
             meta, layers = learner_snapshot(self.model)
-            wall = time.perf_counter() - start_time
+            wall = clock.wall()
             self._baseline = periodic_evaluation(config, out, meta, layers, self.num_timesteps, wall, self.logger,
                                                  self._baseline)
 
@@ -493,7 +522,7 @@ def _callbacks(config: dict, out: Path, start_time: float, mark: RolloutMark | N
             now = self.model.num_timesteps
             if _crossed(self._last, now, config["checkpoint"]["every"]):
                 self._last = now
-                save_checkpoint(self.model, config, out)
+                save_checkpoint(self.model, config, out, clock)
                 saved["step"] = now
 
         def _on_rollout_start(self) -> None:
@@ -577,11 +606,13 @@ def periodic_evaluation(config: dict, out: Path, metadata: dict, layers: list, t
     return baseline
 
 
-def save_checkpoint(model, config: dict, out: Path) -> Path:
-    """A checkpoint of ``model`` in ``out/checkpoints`` (see :mod:`~kakurega.agents.training.checkpoint`)."""
+def save_checkpoint(model, config: dict, out: Path, clock: RunClock | None = None) -> Path:
+    """A checkpoint of ``model`` in ``out/checkpoints`` (see :mod:`~kakurega.agents.training.checkpoint`), with the
+    run's training time so far where ``clock`` is given."""
     saving = config["checkpoint"]
     replay = config["algorithm"] == "dqn" and saving["save_replay_buffer"]
-    return checkpoints.save(model, out / "checkpoints", saving["keep"], replay=replay, sb3_zip=saving["sb3_zip"])
+    return checkpoints.save(model, out / "checkpoints", saving["keep"], replay=replay, sb3_zip=saving["sb3_zip"],
+                            elapsed=None if clock is None else clock.elapsed())
 
 
 # ------------------------------------------------------------- final report
@@ -843,8 +874,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     parts = sorted(int(p.name[4:]) for p in (out / "logs").glob("part*") if p.name[4:].isdigit())
     part = (parts[-1] + 1) if parts else 0
     formats = ["csv"] + (["tensorboard"] if config["logging"]["tensorboard"] else []) + (["stdout"] if config["logging"]["verbose"] else [])
-    start = time.perf_counter()
-    cpu_start = time.process_time()
+    clock = RunClock()
     model = vec_env = None
     mark = RolloutMark()
     try:  # Ctrl-C from here on is answered by the handler below (the logs and envs are made inside)
@@ -853,7 +883,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         model = _build(config, vec_env, logger)
         if found is not None:
             path, contents = found
-            checkpoints.restore(model, contents, path)
+            clock.resume(checkpoints.restore(model, contents, path))
             # after build_model, which seeds the envs with config["seed"]: new games, not the run's opening ones
             vec_env.seed(resume_env_seed(config["seed"], model.num_timesteps))
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
@@ -876,18 +906,18 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=_callbacks(config, out, start, mark),
+                callback=_callbacks(config, out, clock, mark),
                 progress_bar=config["logging"]["progress_bar"] and not quiet,
                 reset_num_timesteps=found is None,
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
-        save_checkpoint(model, config, out)
+        save_checkpoint(model, config, out, clock)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         from kakurega.agents.training.export import export_policy
 
         policy_path = export_policy(
             model, out / "policy.safetensors", config["env"], config["env_kwargs"],
-            extra={"config_name": config["name"], "wall_seconds_training": round(time.perf_counter() - start, 1),
+            extra={"config_name": config["name"], "wall_seconds_training": round(clock.wall(), 1),
                    **policy_fields(config)},
             move_features=config["network"]["move_features"],
         )
@@ -902,7 +932,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             kept = (f"nothing new to save: {found[0]} is intact; continue with --resume" if found is not None
                     else f"nothing of it is kept in {out}")
             raise TrainingInterrupted(f"interrupted before the first training step ended; {kept}") from None
-        saved = save_checkpoint(model, config, out)
+        saved = save_checkpoint(model, config, out, clock)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         unfinished = "rollout" if config["algorithm"] == "ppo" else "collection"
         dropped = (f" (where the unfinished {unfinished} started: its {now - model.num_timesteps} steps are collected "
@@ -913,11 +943,12 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     finally:
         if vec_env is not None:
             vec_env.close()
-    wall = time.perf_counter() - start
-    cpu = time.process_time() - cpu_start
-    say(f"trained {timesteps} steps in {wall:.0f}s (CPU time of this process: {cpu:.0f}s); policy: {policy_path}")
+    wall, cpu = clock.wall(), clock.cpu()
+    parts = " over every part of the run" if clock.resumed else ""
+    say(f"trained {timesteps} steps in {wall:.0f}s (CPU time of the training process: {cpu:.0f}s){parts}; "
+        f"policy: {policy_path}")
     try:
-        return _report(config, out, TrainResult(out, policy_path, config, timesteps, wall), cpu, start, say)
+        return _report(config, out, TrainResult(out, policy_path, config, timesteps, wall), cpu, clock, say)
     except KeyboardInterrupt:
         raise TrainingInterrupted(
             f"interrupted after training finished: the policy {policy_path} is saved; the final report was not written"
@@ -933,7 +964,7 @@ def policy_fields(config: dict) -> dict:
     return {**({"serves": served} if served else {}), **({"mix": True} if config["mix"] else {})}
 
 
-def _report(config: dict, out: Path, result: TrainResult, cpu: float, start: float, say) -> TrainResult:
+def _report(config: dict, out: Path, result: TrainResult, cpu: float, clock: RunClock, say) -> TrainResult:
     """The final evaluation, the plots and summary.json of a finished run."""
     policy_path, timesteps, wall = result.policy_path, result.timesteps, result.wall_seconds
     if config["evaluation"]["final_games"]:
@@ -946,6 +977,6 @@ def _report(config: dict, out: Path, result: TrainResult, cpu: float, start: flo
         say(f"learning curves: {plot}")
     run_dir.atomic_write_bytes(out / "summary.json", json.dumps(
         {"timesteps": timesteps, "wall_seconds_training": round(wall, 1), "cpu_seconds_training": round(cpu, 1),
-         "wall_seconds_total": round(time.perf_counter() - start, 1), "policy": str(policy_path),
+         "wall_seconds_total": round(clock.wall(), 1), "policy": str(policy_path),
          "evaluation": result.evaluation}, indent=2).encode())
     return result

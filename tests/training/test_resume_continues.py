@@ -151,3 +151,72 @@ def test_every_periodic_evaluation_is_logged_at_its_step(nim, tmp_path, algorith
     if algorithm == "ppo":  # each update's train/* (pending at the evaluation of step 96) is in the next rollout's row
         regular = [r for r in progress if r.get("rollout/ep_rew_mean")]
         assert len(regular) == 4 and all(r.get("train/loss") for r in regular[1:])
+
+
+def _forge_elapsed(checkpoint, elapsed) -> None:
+    """Set ``elapsed`` in ``checkpoint``'s state.json and write the manifest to match (a checkpoint that verifies)."""
+    import hashlib
+    import json
+
+    state = json.loads((checkpoint / "state.json").read_text())
+    if elapsed is None:
+        state.pop("elapsed", None)
+    else:
+        state["elapsed"] = elapsed
+    data = json.dumps(state).encode()
+    (checkpoint / "state.json").write_bytes(data)
+    manifest = json.loads((checkpoint / "manifest.json").read_text())
+    manifest["files"]["state.json"] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (checkpoint / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_a_resumed_run_counts_its_training_time_on_from_the_checkpoint(nim, tmp_path):
+    """eval.csv's wall_seconds, the policy's and summary.json's training time go on across a resume: a run that
+    recorded 5,000 s at its checkpoint reports more than that after it; an older checkpoint (no time recorded) is
+    the control, counting from 0 as before."""
+    import json
+
+    from kakurega.agents.policy import read_policy
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=128, checkpoint={"every": 64, "keep": 1},
+                         evaluation={"every": 64, "games": 2, "final_games": 0})
+    train(config, quiet=True)
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_128"
+    state = json.loads((checkpoint / "state.json").read_text())
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert 0 < state["elapsed"]["wall_seconds"] <= summary["wall_seconds_training"] + 0.05
+    assert 0 < state["elapsed"]["cpu_seconds"] <= summary["cpu_seconds_training"] + 0.05
+    first = _rows(tmp_path / "run" / "eval.csv")
+    assert [int(r["timesteps"]) for r in first] == [64, 128]
+    assert float(first[0]["wall_seconds"]) <= float(first[1]["wall_seconds"]) <= state["elapsed"]["wall_seconds"] + 0.05
+
+    _forge_elapsed(checkpoint, {"wall_seconds": 5000.0, "cpu_seconds": 4000.0})
+    result = train(dict(config, total_timesteps=256), resume=True, quiet=True)
+    rows = _rows(tmp_path / "run" / "eval.csv")
+    assert [int(r["timesteps"]) for r in rows] == [64, 128, 192, 256]
+    assert rows[:2] == first
+    assert 5000 <= float(rows[2]["wall_seconds"]) <= float(rows[3]["wall_seconds"]) < 5000 + 600
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert 5000 < summary["wall_seconds_training"] <= summary["wall_seconds_total"] and summary["cpu_seconds_training"] > 4000
+    assert 5000 < float(read_policy(result.policy_path)[0]["wall_seconds_training"]) < 5600
+    saved = json.loads((tmp_path / "run" / "checkpoints" / "step_256" / "state.json").read_text())["elapsed"]
+    assert 5000 < saved["wall_seconds"] < 5600 and 4000 < saved["cpu_seconds"] < 4600
+
+    # the control: a checkpoint without a recorded time (written before it was) counts from 0
+    _forge_elapsed(tmp_path / "run" / "checkpoints" / "step_256", None)
+    train(dict(config, total_timesteps=320), resume=True, quiet=True)
+    last = _rows(tmp_path / "run" / "eval.csv")[-1]
+    assert int(last["timesteps"]) == 320 and float(last["wall_seconds"]) < 600
+
+
+@pytest.mark.parametrize("elapsed", [{"wall_seconds": -1.0, "cpu_seconds": 0.0}, {"wall_seconds": 1.0},
+                                     {"wall_seconds": float("nan"), "cpu_seconds": 0.0}, [1, 2],
+                                     {"wall_seconds": 1.0, "cpu_seconds": 1e11}, {"wall_seconds": True, "cpu_seconds": 0}])
+def test_a_checkpoint_with_a_malformed_training_time_is_refused(nim, tmp_path, elapsed, capsys):
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, checkpoint={"every": 64, "keep": 1})
+    train(config, quiet=True)
+    _forge_elapsed(tmp_path / "run" / "checkpoints" / "step_64", elapsed)
+    from kakurega.agents.training.checkpoint import CheckpointError, verify
+
+    with pytest.raises(CheckpointError, match="elapsed = .*expected \\{wall_seconds, cpu_seconds\\}"):
+        verify(tmp_path / "run" / "checkpoints" / "step_64")
