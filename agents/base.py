@@ -18,6 +18,7 @@ two kinds of agent are driven the same way.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -90,13 +91,35 @@ class AgentContext:
         )
 
 
+class StopSignal:
+    """A bot's ``should_stop`` while it thinks for a runner that bounds its time (the web app, ``kakurega play``):
+    true once any of ``flags`` is (the web app: the game abandoned, its tab closed) or, with a ``deadline``
+    (``time.monotonic()``), once the bot's time is up.
+
+    It holds those flags and the deadline only. A closure over the session handed the bot the session: its
+    ``__closure__`` reached the env and the true state (a seeker read the child's square through it).
+    """
+
+    __slots__ = ("_flags", "_deadline")
+
+    def __init__(self, *flags, deadline: float | None = None):
+        self._flags = tuple(flag for flag in flags if flag is not None)
+        self._deadline = deadline
+
+    def __call__(self) -> bool:
+        if any(flag() for flag in self._flags):
+            return True
+        return self._deadline is not None and time.monotonic() > self._deadline
+
+
 class Agent(ABC):
     """A player: observation dict in, legal action id out."""
 
     #: True for agents that search over determinizations (see choose_action)
     wants_sampler: bool = False
-    #: set by a runner that bounds thinking time (the web app): a searching agent calls it between
-    #: simulations and, once it returns True, plays its best move so far; None: search to the end
+    #: set by a runner that bounds thinking time (the web app, ``kakurega play``: a :class:`StopSignal`): a
+    #: searching agent calls it between simulations (IS-MCTS; Summer's heuristic between the start squares it
+    #: scores) and, once it returns True, plays its best move so far; None: search to the end
     should_stop: Callable[[], bool] | None = None
 
     #: the agent's own seed (a spec's ``seed=`` option), mixed into every seed a runner gives it by :meth:`reseed`

@@ -26,7 +26,10 @@ import argparse
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
+
+from kakurega.scripts.serve import MAX_MOVE_SECONDS, MIN_MOVE_SECONDS, MOVE_SECONDS  # a bot's time per move
 
 AGENT_SPEC_HELP = (
     "agent specs: random, heuristic (the game's rule-based player), pretrained (the shipped bot), "
@@ -229,7 +232,7 @@ def _seat_index(text: str, agents: list, rng) -> int | None:
 def cmd_play(args) -> int:
     import numpy as np
 
-    from kakurega.agents.base import AgentContext, choose_action, seat_seed
+    from kakurega.agents.base import AgentContext, StopSignal, choose_action, seat_seed
     from kakurega.agents.human import HumanAgent, show_view
     from kakurega.agents.record import describe_move
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
@@ -237,6 +240,10 @@ def cmd_play(args) -> int:
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import import_agent_modules, parse_options, resolve_env_name
 
+    if not MIN_MOVE_SECONDS <= args.move_seconds <= MAX_MOVE_SECONDS:  # NaN fails too
+        print(f"error: --move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got "
+              f"{args.move_seconds:g}", file=sys.stderr)
+        return 2
     import_agent_modules(args.imports)
     name = resolve_env_name(args.game)
     options = parse_options(args.option)
@@ -300,7 +307,12 @@ def cmd_play(args) -> int:
             if agent is human:
                 print("\n" + "-" * rule)
             show_view(agent, env, current, width=width)
-            action = choose_action(agent, env, current)
+            if agent is not human:  # a search plays its best move so far once its time is up
+                agent.should_stop = StopSignal(deadline=time.monotonic() + args.move_seconds)
+            try:
+                action = choose_action(agent, env, current)
+            finally:
+                agent.should_stop = None
             if agent is not human and action not in env.legal_actions():
                 # a bot's bug, said without the env's words for it: they speak of the bot's own hand
                 print(f"error: {lineup_specs[env.possible_agents.index(current)]} on {current} chose the illegal "
@@ -543,6 +555,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal; the bots' seeds are a hash of it (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
+    p.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
+                   help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g} "
+                        f"(default {MOVE_SECONDS:g}); a search then plays its best move so far")
     p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
                    help="import MODULE first (repeatable): a module that registers agent kinds, so that they can "
                         "be named in --opponents")

@@ -30,6 +30,7 @@ import threading
 import time
 from pathlib import Path
 
+from kakurega.agents.base import StopSignal
 from kakurega.agents.record import Record, Replayer, describe_move, new_seed, parse_record
 from kakurega.envs.core.safe_load import short_repr
 from kakurega.scripts.serve import MAX_RECORDS, MOVE_SECONDS  # defaults: records per server run, a bot's time per move
@@ -288,26 +289,6 @@ class GameSession:
         if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
             raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
         self._play(agent, action)
-
-
-class StopSignal:
-    """A bot's ``should_stop`` while it thinks in the web app: true once any of ``flags`` is (the game abandoned,
-    its tab closed) or, with a ``deadline`` (``time.monotonic()``), once the bot's time is up.
-
-    It holds those flags and the deadline only. A closure over the session handed the bot the session: its
-    ``__closure__`` reached the env and the true state (a seeker read the child's square through it).
-    """
-
-    __slots__ = ("_flags", "_deadline")
-
-    def __init__(self, *flags, deadline: float | None = None):
-        self._flags = tuple(flag for flag in flags if flag is not None)
-        self._deadline = deadline
-
-    def __call__(self) -> bool:
-        if any(flag() for flag in self._flags):
-            return True
-        return self._deadline is not None and time.monotonic() > self._deadline
 
 
 def _seat(agents: list[str], view: str | None) -> int | None:

@@ -169,6 +169,57 @@ def test_play_shows_only_the_humans_view(monkeypatch, capsys, tmp_path):
     assert mine in first_table and theirs not in first_table and spectator not in first_table
 
 
+def test_play_bounds_a_bots_thinking_time(monkeypatch, capsys):
+    """Each bot move is asked with a should_stop that turns true --move-seconds after the move was asked (so a
+    search plays its best move so far), and is taken away after the move; the human is never given one."""
+    import time as clock
+
+    from kakurega.agents import specs
+    from kakurega.agents.base import RandomAgent
+
+    asked = []
+
+    class Watched(RandomAgent):
+        def act(self, observation, sampler=None):
+            stop = self.should_stop
+            asked.append((stop is not None and not stop(), stop))
+            return super().act(observation, sampler)
+
+    real_make_agent = specs.make_agent
+    monkeypatch.setattr(specs, "make_agent", lambda spec, context, seed=None: Watched(context, seed)
+                        if spec == "random" else real_make_agent(spec, context, seed=seed))
+    typed = typist(capsys)
+    monkeypatch.setattr("builtins.input", typed)
+    assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2",
+                 "--move-seconds", "30"]) == 0
+    assert len(asked) > 3 and all(fresh for fresh, _ in asked)
+    stop = asked[0][1]
+    monkeypatch.setattr(clock, "monotonic", lambda: float("inf"))  # long after any deadline
+    assert stop() is True
+    # the control: without --move-seconds the bot still gets the default bound (10 s), never an endless search
+    asked.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr(specs, "make_agent", lambda spec, context, seed=None: Watched(context, seed))
+    monkeypatch.setattr("builtins.input", typist(capsys))
+    assert main(["play", "animal_chain", "--opponents", "random", "--seat", "0", "--seed", "2"]) == 0
+    assert asked and all(fresh and stop is not None for fresh, stop in asked)
+
+
+@pytest.mark.parametrize("seconds", ["0", "nan", "601", "-1"])
+def test_play_refuses_a_move_time_out_of_bounds(seconds, capsys):
+    assert main(["play", "animal_chain", "--opponents", "random", "--move-seconds", seconds]) == 2
+    assert "--move-seconds must be from 0.1 to 600" in capsys.readouterr().err
+
+
+def test_a_search_in_play_stops_at_its_move_time(monkeypatch, capsys):
+    """A search asked for 100,000 simulations a move (about 40 s each) plays each move within about --move-seconds."""
+    monkeypatch.setattr("builtins.input", typist(capsys))
+    start = __import__("time").process_time()
+    assert main(["play", "animal_chain", "--opponents", "ismcts:simulations=100000", "--seat", "0", "--seed", "2",
+                 "--move-seconds", "0.1", "--option", "max_turns=6"]) == 0
+    assert __import__("time").process_time() - start < 30
+
+
 def test_show_view_hands_over_own_view_and_action_names():
     from kakurega.agents.human import show_view
     from kakurega.agents.policy import context_for
