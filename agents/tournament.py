@@ -64,9 +64,16 @@ from kakurega.agents.human import show_view
 from kakurega.agents.outcome import DRAW, LOSS, SHARED, WIN, classify_outcome, rules_winners, win_share
 from kakurega.agents.training.run_dir import atomic_write_bytes
 
-#: how a table counts ties, printed under every per-agent table
-SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the zero-sum "
-              "rewards pay for); won: outright wins only")
+#: how a table counts ties, printed under every per-agent table of a game of two or more seats (score_note)
+SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/n, a loss 0 (what the default "
+              "zero-sum rewards pay for); won: outright wins only")
+#: the same for a solitaire game (one seat: no tie, no zero-sum reward)
+SOLITAIRE_SCORE_NOTE = "score: the share of games won (a won game 1, anything else 0)"
+
+
+def score_note(num_players: int) -> str:
+    """The line under a table of a game of ``num_players`` seats that says what its score counts."""
+    return SOLITAIRE_SCORE_NOTE if num_players == 1 else SCORE_NOTE
 
 #: the most games per pairing a tournament (and every command's ``--games``) plays: the training config's bound
 #: on ``evaluation.games``; more would run for weeks, and the per-game tallies would fill the memory
@@ -342,7 +349,7 @@ class TournamentResult:
                 f"{row['wins']:>5}  {row['shared_wins']:>6}  {row['draws']:>5}  {row['losses']:>5}  "
                 f"{row['mean_reward']:>11.3f}  [{rlow:>+7.3f},{rhigh:>+7.3f}]  {rating_of[row['agent']]['ordinal']:>7.2f}"
             )
-        lines.append(SCORE_NOTE)
+        lines.append(score_note(self.num_players))
         cut = [f"{row['agent']} {row['truncated']} of {row['games']}" for row in self.per_agent if row["truncated"]]
         if cut:
             lines.append("cut off by the step limit (scored as the rules score a cut-off game; where they do not, "

@@ -652,7 +652,7 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
             row = dict(summary)
             row.update(agent=label, opponent=opponent)
             rows.append(row)
-    table = evaluation_table(config, rows)
+    table = evaluation_table(config, rows, result.num_players if evaluation["final_opponents"] else 2)
     directory.mkdir(parents=True, exist_ok=True)
     run_dir.atomic_write_bytes(directory / "evaluation.json", json.dumps(rows, indent=2).encode())
     run_dir.atomic_write_bytes(directory / "evaluation.txt", (table + "\n").encode())
@@ -688,9 +688,9 @@ def _slug(spec: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in spec)[:40]
 
 
-def evaluation_table(config: dict, rows: list) -> str:
-    """The final evaluation as a plain-text table."""
-    from kakurega.agents.tournament import SCORE_NOTE
+def evaluation_table(config: dict, rows: list, num_players: int = 2) -> str:
+    """The final evaluation of a game of ``num_players`` seats as a plain-text table."""
+    from kakurega.agents.tournament import score_note
 
     head = (
         f"{config['env']} {config['env_kwargs'] or ''}: {config['algorithm']} policy, "
@@ -705,7 +705,7 @@ def evaluation_table(config: dict, rows: list) -> str:
             f"{r['opponent']:<14} {r['agent']:<18} {r['games']:>6} {r['score']:>6.3f} [{lo:.3f}, {hi:.3f}] "
             f"{r['wins']:>5} {r['shared_wins']:>6} {r['draws']:>5} {r['mean_reward']:>12.3f} [{rlo:+.3f}, {rhi:+.3f}]"
         )
-    lines.append(SCORE_NOTE)
+    lines.append(score_note(num_players))
     return "\n".join(lines)
 
 

@@ -262,3 +262,15 @@ def test_agents_built_in_this_process_cannot_be_sent_to_ray():
     result = run_tournament("animal_chain_v1", ["random (again)", "random"], games=2, tasks=PickledTasks(),
                             agents={"random (again)": "random"})
     assert result.agents == ["random (again)", "random"]
+
+
+def test_the_score_line_under_a_table_fits_the_number_of_seats():
+    """A solitaire table says its score is the share of games won; a table of two or more seats says how ties count
+    (the control: the two lines differ, and each table prints only its own)."""
+    from kakurega.agents.tournament import SCORE_NOTE, SOLITAIRE_SCORE_NOTE, run_tournament
+
+    alone = run_tournament("hidden_rooms_v0", ["random", "heuristic"], {"episode": "round"}, 2, 0).table()
+    table = run_tournament("animal_chain_v1", ["random", "heuristic"], {}, 2, 0).table()
+    assert SOLITAIRE_SCORE_NOTE != SCORE_NOTE
+    assert SOLITAIRE_SCORE_NOTE in alone and SCORE_NOTE not in alone and "zero-sum" not in alone
+    assert SCORE_NOTE in table and SOLITAIRE_SCORE_NOTE not in table
