@@ -268,7 +268,15 @@ def check_observations(make_env, seed=0, num_games=3):
 def reference_encoder(raw_env):
     """``encode(game, state, seat)`` of the env's game package (``envs/<game>/reference.py``)."""
     package = type(raw_env.game).__module__.rpartition(".")[0]
-    return importlib.import_module(package + ".reference").encode
+    try:
+        module = importlib.import_module(package + ".reference")
+    except ModuleNotFoundError as error:
+        if error.name != package + ".reference":
+            raise
+        raise AssertionError(f"{package}.reference not found: write encode(game, state, seat) there, the observation "
+                             "written plainly piece by piece, which the fast encoder is checked against "
+                             "(docs/adding_a_game.md, step 3)") from None
+    return module.encode
 
 
 def check_encoder_matches_reference(make_raw_env, seed=0, min_steps=300):

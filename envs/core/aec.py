@@ -79,7 +79,8 @@ class TurnBasedAECEnv(AECEnv):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "is_parallelizable": False, "render_fps": 1}
-    #: the game's picture maker, ``picture.scene(state, seat_or_None) -> Scene`` (set by each env module)
+    #: the game's picture maker, ``picture.scene(state, seat_or_None, last_move) -> Scene`` (``last_move``: the
+    #: ``(seat, action)`` just played, or None; set by each env module)
     picture = None
 
     def __init__(
