@@ -351,7 +351,9 @@ def make_agent(spec: str | AgentSpec, context: AgentContext, seed: int | None = 
         for kind in _LAZY_KINDS:  # list them too, imported or not
             _import_kind(kind)
         raise ValueError(
-            f"unknown agent kind {parsed.kind!r} in spec {parsed.text!r}; expected one of: "
+            f"unknown agent kind {parsed.kind!r} in spec {parsed.text!r} (a kind of your own: register it with "
+            "kakurega.agents.register_agent_kind in a module that --import names, or that your script imports); "
+            "expected one of: "
             + ", ".join(sorted(_KINDS))
         )
     if parsed.kind in _OPTIONS_ALLOWED:

@@ -65,6 +65,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
                         help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to "
                              f"{MAX_MOVE_SECONDS:g} (default {MOVE_SECONDS:g}); a search then plays its best move so far")
+    parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
+                        help="import MODULE first (repeatable): a module that registers agent kinds, so that the "
+                             "page can name them as opponents")
     parser.add_argument("--quiet", action="store_true", help="no request log")
     return parser
 
@@ -120,6 +123,9 @@ def run(args) -> int:
         print(f"warning: listening on {args.host}: anyone who can reach this address can use the app "
               "(and run any agent spec, policy files included; plain HTTP, no login); a game's seats stay "
               "behind their links", file=sys.stderr)
+    from kakurega.scripts.evaluate import import_agent_modules
+
+    import_agent_modules(args.imports)  # the user's agent kinds (a SystemExit in words when one does not import)
     app = create_app(record_dir=args.record_dir, host=args.host, data_dir=args.data_dir,
                      move_seconds=args.move_seconds, allow_hosts=args.allow_host, max_records=args.max_records)
     shown = f"[{args.host}]" if ":" in args.host else args.host

@@ -218,6 +218,37 @@ def test_serve_refuses_a_bad_port(capsys):
     assert "--port must be in 0..65535, got 70000" in capsys.readouterr().err
 
 
+def test_serve_imports_the_modules_that_register_agent_kinds(tmp_path, monkeypatch):
+    """--import MODULE is imported before the app is made, so the page can name its kinds; a module that does not
+    import stops the server in words before it listens."""
+    import kakurega.scripts.web.app as app_module
+    from kakurega.agents.specs import agent_kinds
+    from kakurega.scripts.serve import build_parser, run
+
+    (tmp_path / "my_serve_bots.py").write_text(
+        "from kakurega.agents import register_agent_kind\n"
+        "from kakurega.agents.base import RandomAgent\n"
+        "register_agent_kind('servebot', lambda context, seed, options, argument: RandomAgent(context, seed), 'a test bot')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kakurega.agents.specs as specs
+
+    monkeypatch.setattr(specs, "_KINDS", dict(specs._KINDS))  # the kind registered here goes with the test
+    seen = []
+
+    def stop(**_):
+        seen.append("servebot" in agent_kinds())
+        raise RuntimeError("the app would be made here")
+
+    monkeypatch.setattr(app_module, "create_app", stop)
+    assert "servebot" not in agent_kinds()  # the control: not registered before
+    with pytest.raises(RuntimeError, match="the app would be made here"):
+        run(build_parser().parse_args(["--port", "0", "--import", "my_serve_bots"]))
+    assert seen == [True]
+    with pytest.raises(SystemExit, match="--import no_such_module_of_bots: cannot import it"):
+        run(build_parser().parse_args(["--port", "0", "--import", "no_such_module_of_bots"]))
+
+
 def test_a_failing_bot_is_reported_and_the_game_kept(client):
     from kakurega.agents.base import Agent
     from kakurega.agents.specs import register_agent_kind
