@@ -62,6 +62,11 @@ def test_a_configuration_without_a_bot_says_in_words_which_options_have_one():
     assert str(error.value) == "no shipped bot for kakurenbo_v0 with 3 players; 4 players has one (or choose heuristic)"
     with pytest.raises(ValueError, match=r"^no shipped bot for animal_chain_v0; shipped bots play animal_chain_v1, "):
         find("animal_chain_v0")
+    # a data file option left at its default is named as the default, not as None
+    with pytest.raises(ValueError) as error:
+        find("animal_chain_v1", {"deck": "small/animal_chain_deck_12_1.yaml"})
+    assert str(error.value) == ("no shipped bot for animal_chain_v1 with deck small/animal_chain_deck_12_1.yaml; the "
+                                "default deck has one (or choose heuristic)")
 
 
 def test_the_default_opponent_is_the_shipped_bot_exactly_where_one_is_shipped():

@@ -75,8 +75,10 @@ def default_opponent(env_name: str, env_kwargs: dict | None = None) -> str:
 
 
 def _option_words(options: dict) -> str:
-    """``{"num_players": 3, "variant": "kurayami"}`` -> ``"3 players, variant kurayami"``."""
-    words = [f"{value} players" if key == "num_players" else f"{key} {value}" for key, value in options.items()]
+    """``{"num_players": 3, "variant": "kurayami"}`` -> ``"3 players, variant kurayami"``; a data file option left
+    at its default (None) -> ``"the default deck"``."""
+    words = [f"{value} players" if key == "num_players" else f"the default {key}" if value is None
+             else f"{key} {value}" for key, value in options.items()]
     return ", ".join(words) or "the default options"
 
 
