@@ -431,13 +431,17 @@ def test_bots_copy_and_pickle_in_either_build_and_play_on_as_the_original(name):
     for spec in specs:
         agent = make_agent(spec, context, seed=3)
         raw.reset(seed=5)
+        def over() -> bool:  # (a finished game's agents stay listed until they step out)
+            current = raw.agent_selection
+            return not raw.agents or raw.terminations[current] or raw.truncations[current]
+
         for _ in range(3):  # a few moves first: whatever the bot keeps between moves is copied too
-            if not raw.agents:
+            if over():
                 break
             raw.step(choose_action(agent, raw, raw.agent_selection))
         copies = [copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))]
         for _ in range(6):
-            if not raw.agents:
+            if over():
                 break
             seat = raw.agent_selection
             moves = [choose_action(bot, raw, seat) for bot in [agent, *copies]]

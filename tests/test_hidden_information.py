@@ -568,7 +568,9 @@ def _masks_after_an_illegal_move(env, seed: int) -> tuple[str, np.ndarray, list]
         if terminated or truncated:
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    env.reset(seed=seed) if not env.agents else None
+    _, _, terminated, truncated, _ = env.last()
+    if terminated or truncated:  # a short game ended among the random moves (its agents are still listed)
+        env.reset(seed=seed)
     obs, *_ = env.last()
     offender, offender_mask = env.agent_selection, np.array(obs["action_mask"])
     illegal = np.flatnonzero(offender_mask == 0)
