@@ -323,11 +323,32 @@ def check_encoder_matches_reference(make_raw_env, seed=0, min_steps=300):
             steps += 1
 
 
+def _to_a_decision_with_an_illegal_action(env, seed, games=20, steps=400):
+    """Reset ``env`` (raw or wrapped) and play random legal moves until the seat to act has an illegal action; its
+    mask, or None when none was met in ``games`` games (a game whose every action is always legal). The first
+    decision comes first: a game whose first decision has an illegal action is checked there, as before."""
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env.reset(seed=seed + game)
+        for _ in range(steps):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            mask = obs["action_mask"]
+            if not mask.all():
+                return np.array(mask)
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    return None
+
+
 def check_illegal_actions(make_raw_env, make_env, seed=0):
-    """The raw env raises with words; the wrapped env ends the game with the penalty."""
+    """The raw env raises with words; the wrapped env ends the game with the penalty (at the first decision that
+    has an illegal action: the first decision, or one met in random play)."""
     raw = make_raw_env()
-    raw.reset(seed=seed)
-    mask = raw.observe(raw.agent_selection)["action_mask"]
+    mask = _to_a_decision_with_an_illegal_action(raw, seed)
+    if mask is None:  # every action always legal: only the out-of-range and wrong-type actions below apply
+        raw.reset(seed=seed)
+        mask = np.array(raw.observe(raw.agent_selection)["action_mask"])
     illegal = np.flatnonzero(mask == 0)
     if illegal.size:
         bad = int(illegal[0])
@@ -349,10 +370,9 @@ def check_illegal_actions(make_raw_env, make_env, seed=0):
             raise AssertionError(f"raw env accepted action {bad_value!r}")
 
     env = make_env()
-    env.reset(seed=seed)
-    mask = env.observe(env.agent_selection)["action_mask"]
-    illegal = np.flatnonzero(mask == 0)
-    if illegal.size:
+    mask = _to_a_decision_with_an_illegal_action(env, seed)
+    illegal = np.flatnonzero(mask == 0) if mask is not None else []
+    if len(illegal):
         offender = env.agent_selection
         env.step(int(illegal[0]))
         assert all(env.terminations.values()) or all(env.truncations.values())
