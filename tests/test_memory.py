@@ -25,6 +25,9 @@ from kakurega.envs.registry import ENV_SPECS, latest_envs, make
 
 WARM_UP = 1000
 TOLERANCE = 0.05
+#: the least change counted as growth (an env of a few tens of KiB moves by more than 5 % with the allocator's
+#: pools alone; every shipped env holds 75 KiB or more, where 5 % is the larger)
+FLOOR = 16 * 1024
 LATEST = [(name, ENV_SPECS[name].configurations[0]) for name in latest_envs()]
 EVERY_LATEST = [(name, config) for name in latest_envs() for config in ENV_SPECS[name].configurations]
 
@@ -66,7 +69,7 @@ def memory_after(name: str, config: dict, checkpoints: list[int]) -> list[int]:
 
 def check_flat(name: str, config: dict, warm_up: int, later: int) -> None:
     warm, after = memory_after(name, config, [warm_up, later])
-    assert abs(after - warm) <= TOLERANCE * warm, (
+    assert abs(after - warm) <= max(TOLERANCE * warm, FLOOR), (
         f"{name} {config}: {warm / 1024:.0f} KiB after {warm_up} games, {after / 1024:.0f} KiB after {later}"
     )
 
@@ -100,4 +103,4 @@ def test_an_uncapped_cache_shows_growth(monkeypatch):
     monkeypatch.setattr(aec, "mask_cache_size", lambda num_actions: 1 << 30)
     name, config = LATEST[0]  # KAKURENBO: thousands of legal sets, most of them rare
     warm, after = memory_after(name, config, [200, 400])
-    assert after - warm > TOLERANCE * warm
+    assert after - warm > max(TOLERANCE * warm, FLOOR)
