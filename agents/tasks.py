@@ -74,9 +74,12 @@ def init_ray(address: str | None, say: Callable[[str], None] | None = None, **op
     """``ray.init(address=address, **options)``; a Ray Client address (``ray://``) whose server for this client
     died as it started is tried again, up to :data:`RAY_CLIENT_TRIES` tries in all (each retry said through
     ``say``). The last failure, and any other, is raised as Ray raised it."""
+    import random
+
     import ray
 
     for attempt in range(1, RAY_CLIENT_TRIES + 1):
+        state = random.getstate()  # ray.init draws from Python's global generator: leave a seeded run's as it was
         try:
             ray.init(address=address, **options)
             return
@@ -90,6 +93,8 @@ def init_ray(address: str | None, say: Callable[[str], None] | None = None, **op
                 say(f"Ray Client at {address}: the cluster's server for this connection died as it started "
                      f"(a known Ray race, ray-project/ray#63202); trying again ({attempt + 1} of {RAY_CLIENT_TRIES})")
             ray.shutdown()  # whatever the failed try left in this process
+        finally:
+            random.setstate(state)
 
 
 class LocalTasks:

@@ -194,6 +194,25 @@ def test_a_ray_client_server_that_died_as_it_started_is_tried_again(monkeypatch,
     assert len(said) == RAY_CLIENT_TRIES - 1 and "ray-project/ray#63202" in said[0] and f"2 of {RAY_CLIENT_TRIES}" in said[0]
 
 
+def test_starting_ray_leaves_pythons_global_generator_as_it_was(monkeypatch):
+    """ray.init draws from Python's global random (its session names): a seeded run's checkpoints save that
+    generator, so a run with pretrain.backend=ray saved other states than the same run without Ray."""
+    import random
+
+    from kakurega.agents.tasks import init_ray
+
+    def init(**_):
+        random.random()  # what ray.init does
+
+    monkeypatch.setattr(ray, "init", init)
+    random.seed(5)
+    before = random.getstate()
+    init_ray(None)
+    assert random.getstate() == before
+    init()  # the control: the stand-in does move the generator
+    assert random.getstate() != before
+
+
 def test_a_ray_client_server_that_keeps_dying_is_reported_after_the_last_try(monkeypatch):
     from kakurega.agents.tasks import RAY_CLIENT_TRIES, init_ray
 

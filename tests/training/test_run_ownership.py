@@ -533,3 +533,41 @@ def test_a_dqn_resume_after_ctrl_c_within_a_collection_stays_on_the_steps_of_a_r
         p.name for p in (whole / "checkpoints").iterdir())
 
 
+
+
+@pytest.mark.parametrize("algorithm,stops", [("ppo", (70, 90)), ("dqn", (65, 71))])
+def test_two_ctrl_c_within_one_rollout_save_the_same_checkpoint(nim, tmp_path, monkeypatch, algorithm, stops):
+    """Stopped at two moments of one rollout (PPO) or collection (DQN), a run saves the checkpoint of its start, the
+    global generators' states included: the dropped steps drew from them (PPO's sampling from torch's, MaskedDQN's
+    exploration from numpy's), and a resume from a checkpoint that kept those draws trained another policy. Both
+    equal the checkpoint the run never stopped saved at that step."""
+    from kakurega.agents.training.trainer import TrainingInterrupted, train
+
+    settings = dict(total_timesteps=96)
+    if algorithm == "dqn":
+        settings.update(dqn={"learning_starts": 16, "buffer_size": 1000, "batch_size": 16,
+                                              "train_freq": 4, "target_update_interval": 64})
+    whole = tmp_path / "whole"
+    config = (lambda out: _config(out, **settings)) if algorithm == "ppo" else (
+        lambda out: {**_config(out, **settings), "algorithm": "dqn"})
+    train(config(whole), quiet=True)
+    saved = []
+    for stop in stops:
+        out = tmp_path / f"stopped_{stop}"
+        with monkeypatch.context() as patch:
+            _stop_at(patch, stop)
+            with pytest.raises(TrainingInterrupted, match=r"checkpoint .*step_64 saved \(where the unfinished"):
+                train(config(out), quiet=True)
+        saved.append(out / "checkpoints" / "step_64")
+    saved.append(whole / "checkpoints" / "step_64")
+
+    def contents(checkpoint: Path) -> dict:
+        state = json.loads((checkpoint / "state.json").read_text())
+        state.pop("elapsed")  # the run's clock: when, not what
+        for episode in state["ep_info_buffer"]:  # SB3's episode statistics: "t" is the wall time at its end
+            episode["__items__"] = [item for item in episode["__items__"] if item[0] != "t"]
+        return {"state": state, **{name: (checkpoint / name).read_bytes()
+                                   for name in ("rng.safetensors", "weights.safetensors", "optimizer.safetensors")}}
+
+    first, second, never_stopped = (contents(path) for path in saved)
+    assert first == second == never_stopped
