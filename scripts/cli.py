@@ -687,10 +687,17 @@ def guarded(call) -> int:
         previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         status = _guarded(call)
+    except Exception:
+        if not _TERMINATED["fired"] or os.environ.get("KAKUREGA_DEBUG"):
+            raise
+        # SIGTERM raised inside code that turned it into another exception (Python wraps an exception raised in a
+        # class's __set_name__ as a RuntimeError: a SIGTERM while torch was being imported): still a SIGTERM
+        print("\ninterrupted (SIGTERM)", file=sys.stderr)
+        status = 130
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    return 143 if status == 130 and _TERMINATED["fired"] else status
+    return 143 if status != 0 and _TERMINATED["fired"] else status
 
 
 #: the extra (pyproject.toml) that installs each optional library a command may import

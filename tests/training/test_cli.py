@@ -490,6 +490,32 @@ def test_sigterm_stops_a_command_as_ctrl_c_does_with_exit_143(capsys):
     assert guarded(lambda: (_ for _ in ()).throw(KeyboardInterrupt())) == 130  # the control: Ctrl-C stays 130
 
 
+def test_a_sigterm_that_another_exception_wraps_still_exits_143(capsys):
+    """Python turns an exception raised in a class's __set_name__ into a RuntimeError: a SIGTERM that lands while
+    such a class is made (torch's imports) reached the command as a RuntimeError and left a traceback, exit 1."""
+    import os
+    import signal
+
+    from kakurega.scripts.cli import guarded
+
+    def command():
+        class Field:
+            def __set_name__(self, owner, name):
+                os.kill(os.getpid(), signal.SIGTERM)  # the handler raises in here
+
+        type("Made", (), {"field": Field()})  # RuntimeError: Error calling __set_name__ ... (Terminated)
+        return 0
+
+    assert guarded(command) == 143
+    assert capsys.readouterr().err.strip() == "interrupted (SIGTERM)"
+
+    def failing():  # the control: the same exception without a SIGTERM is no SIGTERM
+        raise RuntimeError("a bug")
+
+    with pytest.raises(RuntimeError, match="a bug"):
+        guarded(failing)
+
+
 def test_sigterm_during_training_saves_a_checkpoint_and_exits_143(nim, tmp_path, monkeypatch, capsys):
     import os
     import signal
