@@ -412,6 +412,9 @@ class Connection:
     def __init__(self, address: str | None = None):
         self.closed = threading.Event()
         self.queued = 0
+        #: requests waiting or being answered that may open another game (new, join, open_record, a long one):
+        #: while there are some, an ``abandon`` arriving is for a game not open yet, so it calls nothing off at once
+        self.switching = 0
         self.address = address
 
 
@@ -423,6 +426,12 @@ class Queued:
 
     def __init__(self, text: str, size: int):
         self.text, self.size = text, size
+
+
+def switches(message) -> bool:
+    """Whether a request waiting in its tab's queue may open another game in it (a long one is read in its turn)."""
+    return isinstance(message, Queued) or (isinstance(message, dict) and message.get("type") in ("new", "join",
+                                                                                                "open_record"))
 
 
 def utf8_size(text: str) -> int:
@@ -800,8 +809,9 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             listed = await anyio.to_thread.run_sync(_env_list)
             if not env_list:  # a request at the same time may have filled it during the await
                 env_list.extend(listed)
+        names = await anyio.to_thread.run_sync(sessions.data_files.names)  # a directory listing: not on the event loop
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
-                             "data_files": sessions.data_files.names(), "move_seconds": move_seconds})
+                             "data_files": names, "move_seconds": move_seconds})
 
     async def rules(request):
         from kakurega.envs.rules_pages import game_of, rules_page, title
@@ -839,6 +849,8 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
                 if isinstance(message, Queued):
                     connection.queued -= message.size
                 reply = await answer(message, connection)
+                if switches(message):
+                    connection.switching -= 1
                 try:
                     with anyio.fail_after(SEND_SECONDS):
                         await ws.send_text(json.dumps(reply))
@@ -881,7 +893,10 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
                         text = frame.get("text")
                         message = queued(text, connection)
                         if isinstance(message, dict) and message.get("type") == "abandon":
-                            sessions.call_off(connection)  # at once, not after the request a bot is thinking on
+                            if not connection.switching:  # else it is for a game a request before it opens
+                                sessions.call_off(connection)  # at once, not after the request a bot is thinking on
+                        elif switches(message):
+                            connection.switching += 1
                         await send.send(message)
                 # the tab is gone: its bot stops thinking, and what it had queued is dropped
                 connection.closed.set()

@@ -54,15 +54,17 @@ class DataFiles:
 
     def _files(self, directory: Path) -> dict[str, Path]:
         files: dict[str, Path] = {}
-        try:
-            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        try:  # only the names a data file may have are sorted and resolved (a directory may hold many other files)
+            with os.scandir(directory) as scan:
+                entries = sorted((entry for entry in scan if entry.name.endswith(SUFFIXES)),
+                                 key=lambda entry: entry.name)
         except OSError:
             return files
         for entry in entries:
             if len(files) >= MAX_FILES:
                 break
             path = Path(entry.path).resolve()
-            if entry.name.endswith(SUFFIXES) and path.parent == directory and path.is_file():
+            if path.parent == directory and path.is_file():
                 files[entry.name] = path  # a link to a file of the same directory is fine; one leading out is not
         return files
 

@@ -216,6 +216,9 @@ class GameSession:
             if self.over:
                 events.append("Game over. " + game.result_words(self.raw.game_state, seat)[0])
         if self.over:
+            # nothing moves any more: the bots (a search's rules and heuristics, their caches: tens of MB for a
+            # Summer game against ismcts) are let go now, not when the finished game gives its place
+            self.agents.clear()
             self.record.finish(self.raw)
             if self.record_dir is not None and self.record_quota is not None and not self.record_quota.take():
                 for events in self.events_of.values():

@@ -249,6 +249,25 @@ def test_serve_imports_the_modules_that_register_agent_kinds(tmp_path, monkeypat
         run(build_parser().parse_args(["--port", "0", "--import", "no_such_module_of_bots"]))
 
 
+def test_an_abandon_queued_behind_a_new_game_calls_off_that_game_not_the_one_left(client):
+    with connect(client) as ws:
+        first = new_game(ws, seat=0, agents=["random"])
+        # two clicks at once: start another game, and leave it
+        ws.send_text(json.dumps({"type": "new", "env": "animal_chain_v1", "seat": 0, "agents": ["random"]}))
+        ws.send_text(json.dumps({"type": "abandon"}))
+        second, left = json.loads(ws.receive_text()), json.loads(ws.receive_text())
+        assert second["type"] == "state" and second["game"] != first["game"], second
+        assert left["type"] != "error", left
+    with connect(client) as ws:  # the first game, back by its link, plays on
+        back = ask(ws, {"type": "join", "ticket": first["ticket"]})
+        assert back["type"] == "state" and back["game"] == first["game"], back
+        if back.get("waiting_for") == "you":
+            move = ask(ws, {"type": "act", "action": int(next(iter(back["legal"])))})
+        else:
+            move = ask(ws, {"type": "next"})
+        assert move["type"] == "state", move  # it was marked abandoned: "this game was abandoned; start a new one"
+
+
 def test_a_failing_bot_is_reported_and_the_game_kept(client):
     from kakurega.agents.base import Agent
     from kakurega.agents.specs import register_agent_kind
