@@ -30,7 +30,9 @@ def game_of(name: str) -> str:
         return get_spec(name).name.rpartition("_v")[0]
     except ValueError:
         games = sorted({spec.rpartition("_v")[0] for spec in ENV_SPECS})
-        raise ValueError(f"unknown game {name!r}; expected a game ({', '.join(games)}) or an env name "
+        from kakurega.envs.core.safe_load import short_repr
+
+        raise ValueError(f"unknown game {short_repr(name)}; expected a game ({', '.join(games)}) or an env name "
                          f"({', '.join(ENV_SPECS)})") from None
 
 

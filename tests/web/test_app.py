@@ -300,6 +300,8 @@ def test_the_rules_page_of_every_game(client):
         assert reply.json() == {"game": game_of(name), "title": title(name), "text": rules_page(name)}
     reply = client.get("/api/rules/chess")
     assert reply.status_code == 404 and reply.json()["error"].startswith("unknown game 'chess'; expected a game")
+    reply = client.get("/api/rules/" + "x" * 8000)  # an unknown name is quoted short, not repeated whole
+    assert reply.status_code == 404 and len(reply.json()["error"]) < 1000 and "x" * 200 not in reply.json()["error"]
     assert 'id="rules-button"' in client.get("/").text
 
 
