@@ -827,12 +827,30 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             message = parse_request(message.text)
         return handle(message, sessions, connection)
 
+    async def game_settled(message, connection) -> None:
+        """Wait in the event loop while a bot thinks about the game ``message`` is for (the tab's open game, or the
+        one a ``join`` names): a request waiting for a game's lock in a worker thread held that thread for up to
+        ``move_seconds`` (the guests' ``look`` of six tables of four people kept every other page waiting). A bot
+        that starts thinking after this check is still waited for in the thread (the check is made for every
+        request)."""
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "join" and isinstance(message.get("ticket"), str):
+            session = sessions.tickets.get(message["ticket"])
+        elif kind in ("look", "act", "next", "view", "seek"):  # those that take the tab's game's lock
+            session = sessions.current(connection)
+        else:  # new, open_record, abandon: never wait for the game the tab leaves
+            return
+        lock = getattr(session, "lock", None)
+        while lock is not None and lock.locked() and not connection.closed.is_set():
+            await anyio.sleep(0.05)
+
     async def answer(message, connection) -> dict:
         """The reply to one request (an exception, a malformed frame, is answered in words)."""
         if isinstance(message, Exception):
             return error_message(message)
         try:
             bot = isinstance(message, dict) and message.get("type") == "next"
+            await game_settled(message, connection)  # while a bot thinks about its game: here, holding no thread
             return await anyio.to_thread.run_sync(read_and_handle, message, connection,
                                                   limiter=bot_threads if bot else request_threads)
         except (RequestError, ValueError, TypeError) as error:

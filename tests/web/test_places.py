@@ -246,3 +246,45 @@ def test_one_address_holds_at_most_its_share_of_the_inline_decks(app):
         assert ask(two, chain_game(100))["type"] == "state"  # what fits in the share is held
     with client_at(app, "127.0.0.1") as client, connect(client) as three:  # the control: loopback, the whole budget
         assert ask(three, chain_game(200))["type"] == "state"
+
+
+def test_requests_for_a_game_whose_bot_thinks_wait_without_holding_a_request_thread(app, monkeypatch):
+    """While a bot thinks about a game (its lock held), the requests of that game's tabs (``look``, ``act``, ...)
+    once waited for the lock inside a request thread: more such tabs than threads left an unrelated person's
+    ``new`` waiting for the bots. They now wait in the event loop; the page and that person are answered."""
+    from kakurega.scripts.web import session as session_module
+
+    made = []
+    original = session_module.GameSession.__init__
+
+    def keep(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(session_module.GameSession, "__init__", keep)
+    with client_at(app, "127.0.0.1") as client, ExitStack() as stack:
+        tabs = [stack.enter_context(connect(client)) for _ in range(web.REQUEST_THREADS + 2)]
+        for tab in tabs:
+            assert ask(tab, KAKURENBO)["type"] == "state"
+        locks = [game.lock for game in made]
+        assert len(locks) == len(tabs)
+        for lock in locks:  # every game's bot "thinks"
+            lock.acquire()
+        try:
+            for tab in tabs:
+                tab.send_text(json.dumps({"type": "look"}))
+            time.sleep(0.5)  # the looks reach whatever they wait in
+            person = stack.enter_context(connect(client))
+            answered = {}
+            asker = threading.Thread(target=lambda: answered.setdefault("new", ask(person, KAKURENBO)["type"]),
+                                     daemon=True)
+            asker.start()
+            asker.join(WAIT_SECONDS)
+            waited = asker.is_alive()
+        finally:
+            for lock in locks:
+                lock.release()
+        asker.join(WAIT_SECONDS)
+        assert not waited, "a person's new game waited for the bots of other games"
+        assert answered == {"new": "state"}
+        assert all(json.loads(tab.receive_text())["type"] == "state" for tab in tabs)  # each look answered after
