@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from kakurega.scripts.serve import MAX_MOVE_SECONDS, MIN_MOVE_SECONDS, MOVE_SECONDS  # a bot's time per move
+from kakurega.scripts.serve import add_move_seconds_argument, move_seconds_error  # a bot's time per move
 
 AGENT_SPEC_HELP = (
     "agent specs: random, heuristic (the game's rule-based player), pretrained (the shipped bot), "
@@ -240,9 +240,8 @@ def cmd_play(args) -> int:
     from kakurega.envs.registry import make
     from kakurega.scripts.evaluate import import_agent_modules, parse_options, resolve_env_name
 
-    if not MIN_MOVE_SECONDS <= args.move_seconds <= MAX_MOVE_SECONDS:  # NaN fails too
-        print(f"error: --move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got "
-              f"{args.move_seconds:g}", file=sys.stderr)
+    if problem := move_seconds_error(args.move_seconds):
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     import_agent_modules(args.imports)
     name = resolve_env_name(args.game)
@@ -555,9 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed_number, default=None, help="seed of the deal; the bots' seeds are a hash of it (default: a new deal each time)")
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
-    p.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
-                   help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g} "
-                        f"(default {MOVE_SECONDS:g}); a search then plays its best move so far")
+    add_move_seconds_argument(p)
     p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
                    help="import MODULE first (repeatable): a module that registers agent kinds, so that they can "
                         "be named in --opponents")

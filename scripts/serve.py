@@ -34,6 +34,20 @@ STARTUP_FAILURE = 3
 HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
 
 
+def add_move_seconds_argument(parser: argparse.ArgumentParser) -> None:
+    """``--move-seconds``, a bot's time per move: the same option in ``kakurega serve`` and ``kakurega play``."""
+    parser.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
+                        help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to "
+                             f"{MAX_MOVE_SECONDS:g} (default {MOVE_SECONDS:g}); a search then plays its best move so far")
+
+
+def move_seconds_error(value: float) -> str | None:
+    """What is wrong with a ``--move-seconds`` value, in words; None when it is within the bounds (NaN is not)."""
+    if MIN_MOVE_SECONDS <= value <= MAX_MOVE_SECONDS:
+        return None
+    return f"--move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got {value:g}"
+
+
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(prog="kakurega serve")
     parser.description = (
@@ -62,9 +76,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         help="offer the data files (.yaml, .yml, .json) directly inside DIR to the page's file "
                              "options (deck, shape, map, booklet) by name, beside the shipped ones; a request "
                              "never gives a path")
-    parser.add_argument("--move-seconds", type=float, default=MOVE_SECONDS, metavar="S",
-                        help=f"the longest a bot thinks about one move, {MIN_MOVE_SECONDS:g} to "
-                             f"{MAX_MOVE_SECONDS:g} (default {MOVE_SECONDS:g}); a search then plays its best move so far")
+    add_move_seconds_argument(parser)
     parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
                         help="import MODULE first (repeatable): a module that registers agent kinds, so that the "
                              "page can name them as opponents")
@@ -85,9 +97,8 @@ def run(args) -> int:
     if not 0 <= args.port < 65536:
         print(f"error: --port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
-    if not MIN_MOVE_SECONDS <= args.move_seconds <= MAX_MOVE_SECONDS:  # NaN fails too
-        print(f"error: --move-seconds must be from {MIN_MOVE_SECONDS:g} to {MAX_MOVE_SECONDS:g}, got "
-              f"{args.move_seconds:g}", file=sys.stderr)
+    if problem := move_seconds_error(args.move_seconds):
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     if not 1 <= args.max_records <= MAX_RECORDS_LIMIT:
         print(f"error: --max-records must be from 1 to {MAX_RECORDS_LIMIT:,}, got {args.max_records}", file=sys.stderr)
