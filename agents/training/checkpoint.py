@@ -124,12 +124,29 @@ def _array(arrays: dict, name) -> np.ndarray:
 
 
 # ----------------------------------------------------------------- writing
+def global_rng_states() -> tuple:
+    """The states of the global generators a checkpoint keeps: torch's, numpy's and Python's."""
+    import torch
+
+    return torch.get_rng_state(), np.random.get_state(), random.getstate()
+
+
+def set_global_rng_states(states: tuple) -> None:
+    """Put back :func:`global_rng_states`' states (Python's state may come as lists, as JSON reads it)."""
+    import torch
+
+    torch_state, numpy_state, python_state = states
+    torch.set_rng_state(torch_state)
+    np.random.set_state(numpy_state)
+    random.setstate((python_state[0], tuple(python_state[1]), python_state[2]))
+
+
 def _model_state(model, replay: bool, elapsed: dict | None = None) -> tuple[dict, dict]:
     """``(json_state, {file: arrays})`` of everything needed to continue training ``model``."""
-    import torch
 
     files: dict[str, dict] = {"weights": {}, "optimizer": {}, "rng": {}}
     files["weights"] = {k: v.detach().cpu().contiguous().numpy().copy() for k, v in model.policy.state_dict().items()}
+    torch_rng, numpy_rng, python_rng = global_rng_states()
     state = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -143,9 +160,9 @@ def _model_state(model, replay: bool, elapsed: dict | None = None) -> tuple[dict
         "pending_logs": pending_logs(model),
         "optimizer": _split(model.policy.optimizer.state_dict(), files["optimizer"], "opt"),
         "rng": {
-            "torch": _split(torch.get_rng_state(), files["rng"], "torch"),
-            "numpy": _split(np.random.get_state(), files["rng"], "numpy"),
-            "python": _split(random.getstate(), files["rng"], "python"),
+            "torch": _split(torch_rng, files["rng"], "torch"),
+            "numpy": _split(numpy_rng, files["rng"], "numpy"),
+            "python": _split(python_rng, files["rng"], "python"),
         },
     }
     if elapsed is not None:
@@ -624,11 +641,8 @@ def _restore(model, state: dict, arrays, source: Path) -> None:
     for key, value in state["pending_logs"].items():  # the last update's records, written with the next row
         model.logger.record(key, value)
     rng = arrays("rng")
-    torch.set_rng_state(_join(state["rng"]["torch"], rng))
-    numpy_state = _join(state["rng"]["numpy"], rng, torch_tensors=False)
-    np.random.set_state(numpy_state)
-    python_state = _join(state["rng"]["python"], rng)
-    random.setstate((python_state[0], tuple(python_state[1]), python_state[2]))
+    set_global_rng_states((_join(state["rng"]["torch"], rng), _join(state["rng"]["numpy"], rng, torch_tensors=False),
+                           _join(state["rng"]["python"], rng)))
     if "replay" in state and getattr(model, "replay_buffer", None) is not None:
         buffer = model.replay_buffer
         for name, array in arrays("replay").items():

@@ -292,27 +292,6 @@ class RunClock:
         return {"wall_seconds": self.wall(), "cpu_seconds": self.cpu()}
 
 
-def _global_rng_states() -> tuple:
-    """torch's, numpy's and Python's global generators' states (what a checkpoint saves of them)."""
-    import random
-
-    import numpy as np
-    import torch
-
-    return torch.get_rng_state(), np.random.get_state(), random.getstate()
-
-
-def _set_global_rng_states(states: tuple) -> None:
-    import random
-
-    import numpy as np
-    import torch
-
-    torch.set_rng_state(states[0])
-    np.random.set_state(states[1])
-    random.setstate(states[2])
-
-
 class RolloutMark:
     """Where the rollout (PPO) or collection (DQN) under way started: its step, the episode statistics and what
     else a checkpoint of that step holds, the global generators' states included (the dropped steps drew from
@@ -358,7 +337,7 @@ class RolloutMark:
         self.weights = copy.deepcopy(model.policy.state_dict())
         self.optimizer = copy.deepcopy(model.policy.optimizer.state_dict())
         self.logs = checkpoints.pending_logs(model)  # the last update's records, not yet written
-        self.rng = _global_rng_states()
+        self.rng = checkpoints.global_rng_states()
         self.collecting = True
 
     def start_collection(self, model) -> None:
@@ -375,7 +354,7 @@ class RolloutMark:
         calls = int(model._n_calls)
         updates = (calls + model.train_freq.frequency) // period != calls // period
         self.target = copy.deepcopy(model.q_net_target.state_dict()) if updates else None
-        self.rng = _global_rng_states()
+        self.rng = checkpoints.global_rng_states()
         self.collecting = True
 
     def end(self) -> None:
@@ -388,7 +367,7 @@ class RolloutMark:
         model.ep_info_buffer = deque(self.episodes, maxlen=model._stats_window_size)
         self.collecting = False
         if self.rng is not None:  # the dropped steps' draws are undone too
-            _set_global_rng_states(self.rng)
+            checkpoints.set_global_rng_states(self.rng)
         if self.counters is not None:  # DQN
             model._episode_num, model._n_calls, model.exploration_rate, pos, full = self.counters
             model.replay_buffer.pos, model.replay_buffer.full = pos, full
