@@ -637,11 +637,13 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
     # an untrained network gains from the game's pruning too: then the network alone shows what it learned
     alone_spec = f"{policy_spec},prune=false" if proves_dominance(config["env"], config["env_kwargs"]) else None
     directory = out / "evaluation"
+    num_players = 2  # (read from the first tournament: a table with no opponent has no row to explain)
     for opponent in evaluation["final_opponents"]:
         result = run_tournament(
             config["env"], [policy_spec, opponent], config["env_kwargs"], games, evaluation["seed"],
             focal=policy_spec, progress=progress,
         )
+        num_players = result.num_players
         result.save(directory, stem=f"vs_{_slug(opponent)}")
         baseline = random_baseline(config, opponent, games, result=True)
         labelled = [("policy", result.per_agent[0]), ("random (baseline)", baseline.per_agent[0])]
@@ -659,7 +661,7 @@ def final_evaluation(config: dict, policy_path: Path, out: Path, progress=None) 
             row = dict(summary)
             row.update(agent=label, opponent=opponent)
             rows.append(row)
-    table = evaluation_table(config, rows, result.num_players if evaluation["final_opponents"] else 2)
+    table = evaluation_table(config, rows, num_players)
     directory.mkdir(parents=True, exist_ok=True)
     run_dir.atomic_write_bytes(directory / "evaluation.json", json.dumps(rows, indent=2).encode())
     run_dir.atomic_write_bytes(directory / "evaluation.txt", (table + "\n").encode())
