@@ -133,6 +133,9 @@ SEND_SECONDS = 30.0
 #: host names a server answers wherever it listens (beside IP addresses)
 LOCAL_NAMES = ("localhost",)
 _TYPES = ("new", "act", "next", "look", "join", "view", "open_record", "seek", "abandon")
+#: the requests that may open another game in their tab, and those that act on the tab's open game (its lock)
+_OPENING = ("new", "join", "open_record")
+_ON_OPEN_GAME = ("act", "next", "look", "view", "seek")
 #: the agent spec of a seat another person plays, joining by its own link
 HUMAN = "human"
 
@@ -430,8 +433,7 @@ class Queued:
 
 def switches(message) -> bool:
     """Whether a request waiting in its tab's queue may open another game in it (a long one is read in its turn)."""
-    return isinstance(message, Queued) or (isinstance(message, dict) and message.get("type") in ("new", "join",
-                                                                                                "open_record"))
+    return isinstance(message, Queued) or (isinstance(message, dict) and message.get("type") in _OPENING)
 
 
 def utf8_size(text: str) -> int:
@@ -836,7 +838,7 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "join" and isinstance(message.get("ticket"), str):
             session = sessions.tickets.get(message["ticket"])
-        elif kind in ("look", "act", "next", "view", "seek"):  # those that take the tab's game's lock
+        elif kind in _ON_OPEN_GAME:  # those that take the tab's game's lock
             session = sessions.current(connection)
         else:  # new, open_record, abandon: never wait for the game the tab leaves
             return
