@@ -305,7 +305,10 @@ def _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet
     elapsed = None
     if found is not None:
         path, contents = found
-        elapsed = checkpoints.restore(model, contents, path)
+        restored = checkpoints.restore(model, contents, path)
+        elapsed = restored["elapsed"]
+        if note := checkpoints.threads_note(restored["torch_threads"]):
+            say(note)
         shadow.push()
         say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
     elif config["pretrain"]["steps"]:

@@ -167,6 +167,9 @@ def _model_state(model, replay: bool, elapsed: dict | None = None) -> tuple[dict
     }
     if elapsed is not None:
         state["elapsed"] = {key: round(float(elapsed[key]), 3) for key in ELAPSED_KEYS}
+    import torch
+
+    state["torch_threads"] = int(torch.get_num_threads())  # the run's last bits depend on it (docs/training.md)
     if replay and getattr(model, "replay_buffer", None) is not None:
         buffer = model.replay_buffer
         files["replay"] = {name: getattr(buffer, name) for name in _REPLAY_ARRAYS if hasattr(buffer, name)}
@@ -201,7 +204,7 @@ def save(model, directory: Path, keep: int, replay: bool = False, sb3_zip: bool 
     """Write a checkpoint of ``model`` into ``directory`` atomically, keep the newest ``keep``; returns its path.
 
     ``elapsed`` (``{"wall_seconds", "cpu_seconds"}``): the run's training time so far, which a resumed run
-    counts on from (:func:`restore` returns it).
+    counts on from (:func:`restore` returns it, with the torch thread count the checkpoint records).
 
     A write that fails (a full disk) removes the half-written checkpoint and
     raises :class:`OSError` naming the file; the checkpoints before it are untouched.
@@ -492,6 +495,7 @@ _COUNTERS = ("num_timesteps", "n_updates", "episode_num", "n_calls")
 #: the run's training time a checkpoint records (seconds; absent from checkpoints before 2026-12-07)
 ELAPSED_KEYS = ("wall_seconds", "cpu_seconds")
 MAX_ELAPSED = 1e10  #: bound of a recorded time (about 317 years)
+MAX_THREADS = 1024  #: bound of a recorded torch thread count (the config's bound)
 MAX_COUNTER = 2**53  #: bound of a checkpoint's counters (every integer up to it is exact in JSON readers)
 _STATE_KEYS = ("algorithm", "num_timesteps", "n_updates", "episode_num", "n_calls", "exploration_rate",
                "ep_info_buffer", "optimizer", "rng")
@@ -531,6 +535,11 @@ def _read_state(data: bytes, source: Path) -> dict:
             _is_number(v) and 0 <= v <= MAX_ELAPSED for v in elapsed.values())):
         raise CheckpointError(f"{source}/state.json: elapsed = {short_repr(elapsed)}; expected "
                               f"{{{', '.join(ELAPSED_KEYS)}}}, each a number of seconds from 0 to {MAX_ELAPSED:g}")
+    threads = state.setdefault("torch_threads", None)  # (absent from checkpoints older than it: not known)
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 1 <= threads <= MAX_THREADS):
+        raise CheckpointError(f"{source}/state.json: torch_threads = {short_repr(threads)}; expected an integer from 1 "
+                              f"to {MAX_THREADS}")
     rate = state["exploration_rate"]
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
         raise CheckpointError(f"{source}/state.json: exploration_rate = {short_repr(rate)}; expected a number from 0 to 1")
@@ -557,9 +566,10 @@ def latest_good(directory: Path, say=print) -> tuple[Path, dict] | None:
     return None
 
 
-def restore(model, contents: dict, source: Path) -> dict | None:
-    """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config; returns the run's
-    training time the checkpoint recorded (``{"wall_seconds", "cpu_seconds"}``), None where it has none."""
+def restore(model, contents: dict, source: Path) -> dict:
+    """Load verified checkpoint ``contents`` into a freshly built ``model`` of the same config; returns what the
+    checkpoint recorded of the run: ``{"elapsed": {"wall_seconds", "cpu_seconds"}, "torch_threads": int}``, each
+    None where it has none (checkpoints older than 2026-12-07)."""
 
     def arrays(name: str) -> dict:
         data = contents.get(f"{name}.safetensors")
@@ -574,7 +584,21 @@ def restore(model, contents: dict, source: Path) -> dict | None:
         raise
     except (KeyError, IndexError, TypeError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{source} does not fit the model this config builds: {str(error)[:300]}") from None
-    return None if state["elapsed"] is None else {key: float(state["elapsed"][key]) for key in ELAPSED_KEYS}
+    elapsed = None if state["elapsed"] is None else {key: float(state["elapsed"][key]) for key in ELAPSED_KEYS}
+    return {"elapsed": elapsed, "torch_threads": state["torch_threads"]}
+
+
+def threads_note(recorded: int | None) -> str | None:
+    """A warning when this process runs torch on another number of threads than the checkpoint's run did (its
+    numbers then differ in the last bits from those of a run that never stopped); None when they agree."""
+    import torch
+
+    now = torch.get_num_threads()
+    if recorded is None or recorded == now:
+        return None
+    return (f"warning: the run saved this checkpoint with torch on {recorded} thread{'s' * (recorded != 1)}, this "
+            f"process uses {now}: the resumed run's numbers will differ in the last bits from a run that never "
+            "stopped (set torch_threads to the same count to repeat them)")
 
 
 def _check_optimizer_fits(optimizer, built: list[dict], source: Path) -> None:

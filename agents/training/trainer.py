@@ -892,7 +892,10 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         model = _build(config, vec_env, logger)
         if found is not None:
             path, contents = found
-            clock.resume(checkpoints.restore(model, contents, path))
+            restored = checkpoints.restore(model, contents, path)
+            clock.resume(restored["elapsed"])
+            if note := checkpoints.threads_note(restored["torch_threads"]):
+                say(note)
             # after build_model, which seeds the envs with config["seed"]: new games, not the run's opening ones
             vec_env.seed(resume_env_seed(config["seed"], model.num_timesteps))
             say(f"resuming {out} from {path.name} ({model.num_timesteps} steps)")
@@ -973,6 +976,13 @@ def policy_fields(config: dict) -> dict:
     return {**({"serves": served} if served else {}), **({"mix": True} if config["mix"] else {})}
 
 
+def _torch_threads() -> int:
+    """The threads torch computes on in this process (``torch_threads``, or the machine's cores where it is 0)."""
+    import torch
+
+    return torch.get_num_threads()
+
+
 def _report(config: dict, out: Path, result: TrainResult, cpu: float, clock: RunClock, say) -> TrainResult:
     """The final evaluation, the plots and summary.json of a finished run."""
     policy_path, timesteps, wall = result.policy_path, result.timesteps, result.wall_seconds
@@ -986,6 +996,6 @@ def _report(config: dict, out: Path, result: TrainResult, cpu: float, clock: Run
         say(f"learning curves: {plot}")
     run_dir.atomic_write_bytes(out / "summary.json", json.dumps(
         {"timesteps": timesteps, "wall_seconds_training": round(wall, 1), "cpu_seconds_training": round(cpu, 1),
-         "wall_seconds_total": round(clock.wall(), 1), "policy": str(policy_path),
+         "wall_seconds_total": round(clock.wall(), 1), "torch_threads": _torch_threads(), "policy": str(policy_path),
          "evaluation": result.evaluation}, indent=2).encode())
     return result

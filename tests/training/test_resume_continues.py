@@ -153,16 +153,17 @@ def test_every_periodic_evaluation_is_logged_at_its_step(nim, tmp_path, algorith
         assert len(regular) == 4 and all(r.get("train/loss") for r in regular[1:])
 
 
-def _forge_elapsed(checkpoint, elapsed) -> None:
-    """Set ``elapsed`` in ``checkpoint``'s state.json and write the manifest to match (a checkpoint that verifies)."""
+def _forge_elapsed(checkpoint, elapsed, key="elapsed") -> None:
+    """Set ``key`` (``elapsed``) in ``checkpoint``'s state.json (None: remove it) and write the manifest to match
+    (a checkpoint that verifies)."""
     import hashlib
     import json
 
     state = json.loads((checkpoint / "state.json").read_text())
     if elapsed is None:
-        state.pop("elapsed", None)
+        state.pop(key, None)
     else:
-        state["elapsed"] = elapsed
+        state[key] = elapsed
     data = json.dumps(state).encode()
     (checkpoint / "state.json").write_bytes(data)
     manifest = json.loads((checkpoint / "manifest.json").read_text())
@@ -219,4 +220,40 @@ def test_a_checkpoint_with_a_malformed_training_time_is_refused(nim, tmp_path, e
     from kakurega.agents.training.checkpoint import CheckpointError, verify
 
     with pytest.raises(CheckpointError, match="elapsed = .*expected \\{wall_seconds, cpu_seconds\\}"):
+        verify(tmp_path / "run" / "checkpoints" / "step_64")
+
+
+def test_a_resume_on_another_torch_thread_count_says_so(nim, tmp_path, capsys):
+    """A checkpoint records the torch threads its run computed on, and summary.json the run's; a resume on
+    another count warns that the last bits will differ (a config of torch_threads 0 on another machine passes the
+    config check). Controls: the same count, and an older checkpoint that recorded none, say nothing."""
+    import json
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, checkpoint={"every": 64, "keep": 1},
+                         torch_threads=1)
+    train(config, quiet=True)
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_64"
+    assert json.loads((checkpoint / "state.json").read_text())["torch_threads"] == 1
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["torch_threads"] == 1
+
+    train(dict(config, total_timesteps=128), resume=True)
+    assert "thread" not in capsys.readouterr().out
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_128"
+    _forge_elapsed(checkpoint, 3, key="torch_threads")
+    train(dict(config, total_timesteps=192), resume=True)
+    assert "saved this checkpoint with torch on 3 threads, this process uses 1" in capsys.readouterr().out
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_192"
+    _forge_elapsed(checkpoint, None, key="torch_threads")
+    train(dict(config, total_timesteps=256), resume=True)
+    assert "thread" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1025, 2.0, True, "4"])
+def test_a_checkpoint_with_a_malformed_thread_count_is_refused(nim, tmp_path, threads):
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=64, checkpoint={"every": 64, "keep": 1})
+    train(config, quiet=True)
+    _forge_elapsed(tmp_path / "run" / "checkpoints" / "step_64", threads, key="torch_threads")
+    from kakurega.agents.training.checkpoint import CheckpointError, verify
+
+    with pytest.raises(CheckpointError, match="torch_threads = .*expected an integer from 1 to 1024"):
         verify(tmp_path / "run" / "checkpoints" / "step_64")
