@@ -331,7 +331,9 @@ class Sessions:
             holder = self.open.get(ticket)
             if holder is not None and holder is not connection:
                 raise RequestError("this seat is already open in another tab or window; close it there (or start "
-                                   "a new game here)")
+                                   "a new game here). A tab that vanished without closing (a lost network, a "
+                                   "killed browser) holds the seat until the server finds it gone: try again "
+                                   "in a minute")
             self.release(connection)
             self.open[ticket] = connection
             return session
@@ -813,7 +815,8 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
                 env_list.extend(listed)
         names = await anyio.to_thread.run_sync(sessions.data_files.names)  # a directory listing: not on the event loop
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
-                             "data_files": names, "move_seconds": move_seconds})
+                             "data_files": names, "move_seconds": move_seconds,
+                             "max_message_bytes": MAX_MESSAGE_BYTES})
 
     async def rules(request):
         from kakurega.envs.rules_pages import game_of, rules_page, title

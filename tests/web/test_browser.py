@@ -139,6 +139,35 @@ def test_play_a_game_by_clicking_and_step_through_its_record(server, browser, sh
     assert page.errors == []
 
 
+def test_a_record_file_larger_than_the_server_takes_is_refused_in_words(server, browser, tmp_path):
+    """The page knows the server's message limit (``/api/envs``) and refuses a larger record before sending it:
+    the server would close the connection (code 1009, no words). The page keeps its connection and its table.
+    The control: a record just under the limit is sent (and refused by the server, in words, as not a record)."""
+    from kakurega.scripts.web.app import MAX_MESSAGE_BYTES
+
+    page = open_app(browser, server.url)
+    try:
+        open_setup(page)
+        large = tmp_path / "large.json"
+        large.write_text("x" * (MAX_MESSAGE_BYTES + 100_000))
+        page.set_input_files("#record-file", str(large))
+        page.click("#open-record")
+        page.wait_for_selector("#error:not([hidden])")
+        assert f"the server takes at most {MAX_MESSAGE_BYTES:,}" in page.inner_text("#error")
+        assert "kakurega replay FILE" in page.inner_text("#error")
+        small = tmp_path / "small.json"
+        small.write_text("x" * (MAX_MESSAGE_BYTES - 1000))
+        page.set_input_files("#record-file", str(small))
+        page.click("#open-record")
+        page.wait_for_function("!document.getElementById('error').textContent.includes('takes at most')")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "takes at most" not in page.inner_text("#error")
+        assert page.inner_text("#connection") == "connected"
+        assert page.errors == []
+    finally:
+        page.close()
+
+
 def test_setup_defaults_the_rules_and_the_result_in_words(server, browser, shots):
     from kakurega.agents.pretrained import default_opponent
     from kakurega.envs.registry import ENV_SPECS, latest_envs

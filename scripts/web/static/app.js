@@ -12,6 +12,7 @@ let botTimer = null;
 let paused = false;
 let replayTimer = null;
 let dataFiles = [];        // the data files the server offers (file options name one of them)
+let maxMessageBytes = Infinity;  // the largest message the server takes (UTF-8 bytes of its JSON)
 let agentsEdited = false;  // the person typed the other players: no more suggestions
 
 // ------------------------------------------------------------------ connection
@@ -23,7 +24,8 @@ function connect() {
     const ticket = new URLSearchParams(location.hash.slice(1)).get("seat");
     if (ticket) send({ type: "join", ticket: ticket });
   };
-  socket.onclose = lostConnection;
+  socket.onclose = (event) => lostConnection(event.code === 1009 ?
+    "The server closed the connection: a message was larger than it takes; reload the page." : LOST);
   socket.onmessage = (event) => receive(JSON.parse(event.data));
 }
 
@@ -31,7 +33,7 @@ function connect() {
 // highlighted moves off the table (nothing can be played any more).
 const LOST = "Lost the connection to the server; reload the page.";
 let disconnected = false;
-function lostConnection() {
+function lostConnection(why = LOST) {
   disconnected = true;
   $("connection").textContent = "disconnected (reload the page)";
   clearTimeout(botTimer);
@@ -43,9 +45,9 @@ function lostConnection() {
   table.dataset.legal = "";
   for (const shape of table.querySelectorAll("[data-actions]")) unmark(shape);
   clearMarks();
-  $("status").textContent = LOST;
+  $("status").textContent = why;
   document.body.dataset.connection = "lost";
-  showError(LOST);
+  showError(why);
 }
 
 // A message to the server; refused (in words, false) when the socket is not open.
@@ -54,9 +56,23 @@ function send(message) {
     showError(disconnected ? LOST : "Not connected to the server yet; wait a moment or reload the page.");
     return false;
   }
-  message.seen = eventCount;
-  socket.send(JSON.stringify(message));
+  const text = encoded(message);
+  if (text === null) return false;
+  socket.send(text);
   return true;
+}
+
+// The message as sent, or null (said in words) when it is larger than the server takes: the server would close
+// the connection, so nothing is sent.
+function encoded(message) {
+  message.seen = eventCount;
+  const text = JSON.stringify(message);
+  const size = new TextEncoder().encode(text).length;
+  if (size <= maxMessageBytes) return text;
+  showError(`That request is ${size.toLocaleString("en")} bytes; the server takes at most ` +
+    `${maxMessageBytes.toLocaleString("en")}` + (message.type === "open_record" ?
+    " (replay a record this large in the terminal: kakurega replay FILE)." : "."));
+  return null;
 }
 
 // The error banner floats over the page (it never moves the table); a click or the next answer dismisses it.
@@ -693,9 +709,11 @@ function openRecord() {
   const file = $("record-file").files[0];
   if (!file) { showError("Choose a game record file first."); return; }
   file.text().then((text) => {
+    const message = { type: "open_record", record: text, view: $("record-view").value.trim() || "spectator" };
+    if (encoded(message) === null) return;  // too large: the table on the page stays as it was
     current = null;
     $("events").innerHTML = "";
-    send({ type: "open_record", record: text, view: $("record-view").value.trim() || "spectator" });
+    send(message);
   });
 }
 
@@ -781,6 +799,7 @@ function init() {
   fetch("/api/envs").then((r) => r.json()).then((data) => {
     envs = data.envs;
     dataFiles = data.data_files;
+    maxMessageBytes = data.max_message_bytes ?? Infinity;
     for (const [kind, help] of Object.entries(data.agent_kinds)) {
       const option = document.createElement("option");
       option.value = kind;
