@@ -274,6 +274,13 @@ and `tests/conformance.py`, each with a leaky control that fails them):
   so the episode's return would be lost. The rules engine itself
   (`HiddenRoomsGame`) plays such rounds as the rules say (the round is a
   fail), for scenario tests.
+- The earliest a round can be escaped is turn 9 (one tile a turn on the 8
+  cells to (0, 0), the step onto it in turn 9, after that turn's monster
+  phase). The env warns (`UnwinnableWarning`, a `UserWarning`, naming the
+  monster) when a monster walks its whole path by turn 9 if it never chases
+  (a path of fewer than `9 * steps + 2` cells): its rounds are fails unless a
+  chase holds it back. It warns likewise of a `max_turns` under 9, which no
+  round can beat. The default booklet's paths take 24 to 43 turns.
 - The rules page's "at least 6 monsters" that "must differ in how they move
   and see" is a rule of the booklet's design: the default booklet meets it (7
   monsters, no two with the same steps, sight shape and sight range; a test

@@ -68,6 +68,9 @@ REWARD_OPTION = Option("reward", str, "match", "+1 / −1 when the match is won 
 MAX_TURNS_OPTION = Option("max_turns", int, 60, "turns per round; when turn ``max_turns`` ends without an escape "
                           "the round is a fail", low=1, high=MAX_TURNS)
 ESCAPES_TO_WIN, FAILS_TO_LOSE = 2, 3
+#: the first turn a round can be escaped in: a tile a turn on the 8 cells from (4, 4) to (0, 0), the last one
+#: placed in turn 8, and the step onto (0, 0) in turn 9's move (after that turn's monster phase)
+EARLIEST_ESCAPE_TURN = 2 * (GRID - 1) + 1
 #: the most decisions of one turn: two steps (or a step and "stop"), a search, a placement
 DECISIONS_PER_TURN = 4
 
@@ -220,6 +223,27 @@ class HiddenRoomsGame(Game):
         """How ``monster``'s first monster phase of a round ends: 0 when the child then gets its first move, else
         CAUGHT or MONSTER_EXITED (the round is decided before the child acts)."""
         return self.monster_phase(monster, self.paths[monster][0], 0, START_CELL)[3]
+
+    def exit_turn(self, monster: int) -> int:
+        """The turn at whose monster phase ``monster`` has walked its whole path if it never chases."""
+        return -(-(len(self.paths[monster]) - 1) // self.monsters[monster].steps)
+
+    def unwinnable(self) -> list[str]:
+        """Why rounds of these options can never be escaped (turn limit), or only if the monster chases (a path
+        walked before :data:`EARLIEST_ESCAPE_TURN`): an empty list when every round can be."""
+        notes = []
+        if self.max_turns < EARLIEST_ESCAPE_TURN:
+            notes.append(f"max_turns = {self.max_turns}: no round can be escaped (the earliest escape is in turn "
+                         f"{EARLIEST_ESCAPE_TURN}: a tile a turn on the way to (0, 0), then the step onto it)")
+        for index, monster in enumerate(self.monsters):
+            turn = self.exit_turn(index)
+            if turn <= EARLIEST_ESCAPE_TURN:
+                notes.append(
+                    f"monster {index} ({monster.name[:40]!r}) walks its whole path of {len(monster.path)} cells at "
+                    f"{monster.steps} step(s) a turn by turn {turn}, before the earliest escape (turn "
+                    f"{EARLIEST_ESCAPE_TURN}): its rounds can be escaped only while a chase holds it back "
+                    f"(a path of at least {EARLIEST_ESCAPE_TURN * monster.steps + 2} cells gives the child a chance)")
+        return notes
 
     def monster_phase(self, monster: int, cell: int, progress: int, child: int, chasing: bool = False):
         """The monster's whole phase: ``(cell, progress, chasing, outcome, trail)``.

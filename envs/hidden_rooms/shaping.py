@@ -37,6 +37,8 @@ shaped step rewards from differences of returns as for any game.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from kakurega.envs.core.options import Option
@@ -106,6 +108,10 @@ class ShapedHiddenRoomsGame(HiddenRoomsGame):
         return False
 
 
+class UnwinnableWarning(UserWarning):
+    """Options whose rounds can never be escaped, or only if the monster chases (``HiddenRoomsGame.unwinnable``)."""
+
+
 def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shaping: float) -> HiddenRoomsGame:
     """The rules for the env's options: with ``shaping=0`` the plain rules (no shaping code in the loop)."""
     monsters = load_booklet(booklet)
@@ -123,4 +129,7 @@ def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shapin
                 f"{monster.describe_sight()}); a round it starts would be decided before the child acts, which the "
                 "env cannot pay (a first round so decided is over at reset): lengthen its path, or give it fewer "
                 "steps or less sight of the start cell (4, 4)")
+    for note in game.unwinnable():
+        warnings.warn(UnwinnableWarning(f"hidden_rooms: {note}"), stacklevel=2)
     return game
+

@@ -127,3 +127,30 @@ def test_the_env_refuses_a_monster_that_decides_a_round_before_the_child_acts(tm
     ok = tmp_path / "ok.yaml"  # control: the first monster alone is accepted
     ok.write_text(yaml.safe_dump({"monsters": [dict(GOOD, name="Fine", path=[[0, 0], [0, 1], [0, 2], [0, 3]])]}))
     hidden_rooms_v0.env(booklet=str(ok)).reset(seed=0)
+
+
+def test_the_env_warns_of_a_booklet_or_turn_limit_that_no_round_can_beat(tmp_path):
+    """A path walked before the earliest escape (turn 9) makes its monster's rounds fails unless it chases, and a
+    turn limit under 9 makes every round one: the env says so when it is made. The default booklet and limit
+    (paths walked in 24 to 43 turns) are the control: no warning."""
+    import warnings
+
+    from kakurega.envs import hidden_rooms_v0
+    from kakurega.envs.hidden_rooms.shaping import UnwinnableWarning
+
+    far = [[4, 0], [4, 1]] * 10
+    path = tmp_path / "short.yaml"
+    path.write_text(yaml.safe_dump({"monsters": [dict(GOOD, name="Slow", path=far[:11], steps=1),
+                                                 dict(GOOD, name="Hasty", path=far[:19], steps=2)]}))
+    with pytest.warns(UnwinnableWarning) as caught:
+        hidden_rooms_v0.env(booklet=str(path))
+    assert [str(w.message) for w in caught] == [
+        "hidden_rooms: monster 1 ('Hasty') walks its whole path of 19 cells at 2 step(s) a turn by turn 9, before "
+        "the earliest escape (turn 9): its rounds can be escaped only while a chase holds it back (a path of at "
+        "least 20 cells gives the child a chance)"]
+    with pytest.warns(UnwinnableWarning, match="max_turns = 8: no round can be escaped"):
+        hidden_rooms_v0.env(max_turns=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hidden_rooms_v0.env().reset(seed=0)
+        hidden_rooms_v0.env(max_turns=9).reset(seed=0)

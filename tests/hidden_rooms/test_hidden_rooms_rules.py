@@ -401,3 +401,54 @@ def test_shaping_raises_the_highest_return_by_its_weight():
 
     game = ShapedHiddenRoomsGame(reward="per_round", shaping=0.5)
     assert game.return_bounds() == (-3.0, 2.5)  # the potential lies in [0, 1]
+
+
+# ------------------------------------------------------ rounds that cannot be won
+ROUTE = [(3, 4), (2, 4), (1, 4), (0, 4), (0, 3), (0, 2), (0, 1), (0, 0)]
+LUCKY = ["red 1", "red 2", "red 3", "red 4", "red 5", "blue 6", "blue 1", "blue 2"]  # each connects to the one before
+
+
+def _fastest_round(game):
+    """A round played as fast as the rules allow: the pile's top tiles connect in turn along ROUTE, one placed a
+    turn, the child stepping onto each the turn after. Returns (last turn, outcomes)."""
+    state = game.initial_state(rng())
+    lucky = [tile(name) for name in LUCKY]
+    state.pile = [t for t in state.pile if t not in lucky] + lucky[::-1]
+    placed = 0
+    while state.phase != OVER:
+        if state.phase == MOVE:
+            target = cell_of(*ROUTE[placed - 1])
+            (r, c), (tr, tc) = coords(state.child), coords(target)
+            action = STOP_MOVING if state.child == target else STEP + {(-1, 0): N, (0, -1): W}[(tr - r, tc - c)]
+        elif state.phase == SEARCH:
+            action = SEARCH_PILE
+        else:
+            (r, c), (tr, tc) = coords(state.child), ROUTE[placed]
+            action, placed = PLACE + {(-1, 0): N, (0, -1): W}[(tr - r, tc - c)], placed + 1
+        assert action in game.legal_actions(state)
+        game.apply_action(state, action, rng())
+    return state.turn, state.results
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_the_earliest_escape_and_the_paths_walked_before_it(steps):
+    """The fastest round escapes in turn EARLIEST_ESCAPE_TURN; a blind monster whose path is walked by then
+    (exit_turn <= 9) ends it first, one a cell longer does not. unwinnable() names the first, not the second."""
+    from kakurega.envs.hidden_rooms.rules import EARLIEST_ESCAPE_TURN
+
+    far = [(4, 0), (4, 1)] * 40
+    short = game_with(monster(far[:EARLIEST_ESCAPE_TURN * steps + 1], steps=steps), episode="round")
+    long = game_with(monster(far[:EARLIEST_ESCAPE_TURN * steps + 2], steps=steps), episode="round")
+    assert short.exit_turn(0) == EARLIEST_ESCAPE_TURN and long.exit_turn(0) == EARLIEST_ESCAPE_TURN + 1
+    assert _fastest_round(short) == (EARLIEST_ESCAPE_TURN, [MONSTER_EXITED])
+    assert _fastest_round(long) == (EARLIEST_ESCAPE_TURN, [ESCAPED])
+    assert len(short.unwinnable()) == 1 and "only while a chase holds it back" in short.unwinnable()[0]
+    assert long.unwinnable() == []
+
+
+def test_a_turn_limit_before_the_earliest_escape_is_named():
+    far = [(4, 0), (4, 1)] * 40
+    assert _fastest_round(game_with(monster(far), episode="round", max_turns=9)) == (9, [ESCAPED])
+    assert _fastest_round(game_with(monster(far), episode="round", max_turns=8)) == (8, [TURN_LIMIT])
+    assert game_with(monster(far), max_turns=9).unwinnable() == []
+    assert "max_turns = 8: no round can be escaped" in game_with(monster(far), max_turns=8).unwinnable()[0]
