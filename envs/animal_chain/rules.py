@@ -947,6 +947,15 @@ class AnimalChainGame(Game):
                         "face-up card linked to your own base row through face-up connected cards"
                     )
             if self.reach_rule and self.base_owner[where] == 1 - seat and connections:
+                if self.chain_rule and any(self.base_owner[q] != 1 - seat for q, _ in self.connections(state, t, where)):
+                    # it does connect outside the attacked row, but only to cards no chain of the mover reaches
+                    return (
+                        f"{self.card_in_frame(seat, t)} connects at {self.position_name(seat, where)} to linked "
+                        "cards only in your opponent's base row, and outside that row only to cards that are not "
+                        "linked to your base: under attack_rule='reach' a play onto the opponent's base must connect "
+                        "to a face-up card outside that row, and under the chain rule that card must be linked to "
+                        "your own base row"
+                    )
                 return (
                     f"{self.card_in_frame(seat, t)} connects at {self.position_name(seat, where)} only to cards of "
                     "your opponent's base row: under attack_rule='reach' a play onto the opponent's base must "

@@ -10,6 +10,8 @@ spectator knows the faces of open hands only.
 
 from __future__ import annotations
 
+from bisect import insort
+
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.rules import (
     A_DISCARD,
@@ -80,6 +82,10 @@ class _Words:
         self.game, self.before, self.after, self.viewer = game, before, after, viewer
         self.kind, self.arg, _offset = game.decode[action]
         self.known = None if viewer is None else game.known_row(after, viewer)
+        #: every hand as the move's events unfold (:meth:`replay`): a hand shown, swapped or opened is named as
+        #: it was at that event, not as it ends the move (phase 2 may start with several pairs to discard, and a
+        #: later leg pair swaps the hand an arm pair showed)
+        self.hands = [list(hand) for hand in before.hands]
 
     def who(self, seat: int) -> str:
         return "you" if seat == self.viewer else self.game.seat_name(seat)
@@ -105,12 +111,15 @@ class _Words:
         which card moved, else its colour."""
         before, after, viewer = self.before, self.after, self.viewer
         visible = self.game.faces_visible(before)
-        # the card's pair discarded in this move tells its face where faces were seen before it (a pair is then
-        # discarded as it forms, so ``dst``'s one new pair holds the card); at Kurayami's flip every hand's pairs go
-        # at once, some held face down all along, and which card moved stays unknown
-        discarded = (after.discarded_by[card >> 1] >= 0 and visible and sum(
+        # the card's pair discarded in this move tells its face where every hand was pair-free before it (phase 2:
+        # a pair is then discarded as it forms, so ``dst``'s one new pair holds the card). Not at the draw that ends
+        # phase 1: a Kakurenbo hand may have held a pair all along (phase 1 discards are a choice), and at Kurayami's
+        # flip every hand's pairs go at once, some held face down; which card moved stays unknown
+        discarded = (after.discarded_by[card >> 1] >= 0 and visible and before.phase == 2 and sum(
             1 for by, was in zip(after.discarded_by, before.discarded_by) if by == dst and was < 0) == 1)
-        public = discarded or after.open_hand[dst] or (src >= 0 and before.open_hand[src])
+        # a hand open before the move shows what arrives in it; one that opens during the move (a head pair at the
+        # start of phase 2) shows what it holds then, not which of those cards just arrived
+        public = discarded or before.open_hand[dst] or (src >= 0 and before.open_hand[src])
         seen = viewer is not None and viewer in (src, dst) and visible
         # a third player who placed the card at src, where it was the only card of its colour, still follows it
         followed = (viewer is not None and src >= 0 and self.game.known_row(before, viewer)[card] == src
@@ -121,6 +130,40 @@ class _Words:
         """The faces of ``seat``'s hand the viewer knows after the move, e.g. ``"head (red), waist (blue)"``."""
         cards = [c for c in self.after.hands[seat] if c != CURSE and self.located(c, seat)]
         return ", ".join(card_name(c) for c in sorted(cards)) or "no card"
+
+    def hand_now(self, seat: int) -> str:
+        """Every face of ``seat``'s hand at the event being told (for a viewer who sees that whole hand)."""
+        return ", ".join(card_name(c) for c in sorted(self.hands[seat]) if c != CURSE) or "no card"
+
+    def replay(self, event: tuple) -> None:
+        """Move the cards of ``self.hands`` as ``event`` did (the events are the rules' record, in order)."""
+        hands = self.hands
+        kind = event[0]
+        if kind == "draw":
+            insort(hands[event[1]], self.before.pile[-1])
+        elif kind == "takes the Curse":
+            hands[event[1]].append(CURSE)
+        elif kind in ("give", "take", "give Curse"):
+            actor, other, colour = event[1], event[2], event[3]
+            src, dst = (other, actor) if kind == "take" else (actor, other)
+            card = self.arg if kind == "give Curse" or self.kind == A_GIVE_CARD else self._left(src, colour)
+            hands[src].remove(card)
+            if kind == "give Curse":
+                hands[src].remove(CURSE)
+                hands[dst].append(CURSE)
+            insort(hands[dst], card)
+        elif kind == "discard":
+            hands[event[1]].remove(2 * event[2])
+            hands[event[1]].remove(2 * event[2] + 1)
+        elif kind == "exchanges hands":
+            a, b = event[1], event[2]
+            cards_a = [c for c in hands[a] if c != CURSE]
+            cards_b = [c for c in hands[b] if c != CURSE]
+            hands[a] = cards_b + [CURSE] * (CURSE in hands[a])
+            hands[b] = cards_a + [CURSE] * (CURSE in hands[b])
+        elif kind == "Curse passes":
+            hands[event[1]].remove(CURSE)
+            hands[event[2]].append(CURSE)
 
     def event(self, event: tuple) -> str:
         """One event of the move in the viewer's words."""
@@ -151,21 +194,22 @@ class _Words:
                 scorer = (seat - 1) % n
             elif functions and part == WAIST:
                 scorer = (seat + 1) % n
-            return words + f" ({POINTS[part]} points to {self.who(scorer)})"
+            points = POINTS[part]
+            return words + f" ({points} point{'s' if points != 1 else ''} to {self.who(scorer)})"
         if kind == "shows hand":
             seat, viewer = event[1], event[2]
             if viewer == self.viewer:
-                return f"{self.does(seat, 'shows')} you the hand: {self.hand_faces(seat)}"
+                return f"{self.does(seat, 'shows')} you the hand: {self.hand_now(seat)}"
             return f"{self.does(seat, 'shows')} the hand to {self.who(viewer)}"
         if kind == "exchanges hands":
             a, b = event[1], event[2]
             words = f"{self.who(a)} and {self.who(b)} exchange hands (the Curse stays)"
             if self.viewer in (a, b):
-                words += f": you now hold {self.hand_faces(self.viewer)}"
+                words += f": you now hold {self.hand_now(self.viewer)}"
             return words
         if kind == "opens hand":
             seat = event[1]
-            return f"{self.whose(seat)} hand is open from now on: {self.hand_faces(seat)}"
+            return f"{self.whose(seat)} hand is open from now on: {self.hand_now(seat)}"
         if kind == "flip":
             words = "everyone flips their cards and sees their faces"
             if self.viewer is not None:
@@ -200,7 +244,10 @@ class _Words:
         return f"the pile shows a {COLOURS[top & 1]} back: {self.does(after.actor, verb)} a card"
 
     def sentences(self) -> list[str]:
-        words = [self.event(event) for event in self.after.events]
+        words = []
+        for event in self.after.events:
+            self.replay(event)  # first, so that a swap's "you now hold" tells the hand it leaves
+            words.append(self.event(event))
         top = self.top()
         if top:
             words.append(top)

@@ -35,11 +35,14 @@ def result_words(game, state, viewer: int | None = None) -> list[str]:
     lines = []
     if game.is_truncated(state):
         rounds = len(state.history)
+        if game.score_truncation:
+            how = ": it is scored from the VP at that moment."
+        elif game.reward == "vp":  # VP are paid as they are scored, a cut-off game too: only no winner is named
+            how = ": nobody wins (this version names no winner for a cut-off game; the VP were paid as scored)."
+        else:
+            how = ": nobody wins (this version pays nothing for a cut-off game)."
         lines.append(f"The game reached its limit of {game.max_steps} actions after {rounds} of {game.num_players} "
-                     f"round{'s' if game.num_players != 1 else ''}" + (": it is scored from the VP at that moment."
-                                                                       if game.score_truncation else
-                                                                       ": nobody wins (this version pays nothing "
-                                                                       "for a cut-off game)."))
+                     f"round{'s' if game.num_players != 1 else ''}" + how)
     if not game.is_truncated(state) or game.score_truncation:
         winners = game.winners(state)
         lines.insert(0, wins(winners, viewer, f"{state.vp[winners[0]]} VP"))

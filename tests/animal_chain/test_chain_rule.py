@@ -237,3 +237,30 @@ def test_the_v1_env_defaults_to_the_chain_rule():
         AnimalChainGame(connection_rule=1)
     with pytest.raises(ValueError, match="building must be 'free' or 'per_position', got 'x'"):
         AnimalChainGame(building="x")
+
+
+def test_a_reach_refusal_under_the_chain_rule_does_not_deny_the_unlinked_card_outside_the_row():
+    """chain + reach: Dg|Fx onto r6c1 connects to r6c0 (linked, but in the attacked row) and to r5c2 (outside
+    that row, but linked to nobody). The play is illegal, and the refusal must not say that the card connects
+    only to cards of the opponent's base row (it names the unlinked card outside the row as the reason)."""
+    game = CHAIN_REACH
+    # r5c2 (Fx|Rb) shows Fx on its left to r6c1's SE side; it connects to nothing else that is face up
+    state = board_state(up={**BASES, **CHAIN_TO_R6C0, "r5c2": "Fx|Rb"}, hands=(("Dg|Fx",), ()), game=game)
+    assert game.neighbour_in[pos("r6c1")]["SE"] == pos("r5c2")
+    links = {game.position_names[q] for q, _ in game.connections(state, card("Dg|Fx"), pos("r6c1"))}
+    assert links == {"r6c0", "r5c2"}
+    linked = names(state.linked[0], game)
+    assert "r6c0" in linked and "r5c2" not in linked
+    action = play(state, 0, "Dg|Fx", "r6c1", game=game)
+    assert action not in game.legal_actions(state)
+    reason = game.illegal_reason(state, action)
+    assert "only to cards of your opponent's base row" not in reason
+    assert reason == (
+        "Dg|Fx connects at r6c1 to linked cards only in your opponent's base row, and outside that row only to "
+        "cards that are not linked to your base: under attack_rule='reach' a play onto the opponent's base must "
+        "connect to a face-up card outside that row, and under the chain rule that card must be linked to your "
+        "own base row"
+    )
+    # without the unlinked card outside the row the refusal stays the reach rule's own
+    state = board_state(up={**BASES, **CHAIN_TO_R6C0}, hands=(("Dg|Fx",), ()), game=game)
+    assert game.illegal_reason(state, action).startswith("Dg|Fx connects at r6c1 only to cards of your opponent's base row")

@@ -55,3 +55,23 @@ def test_an_arm_pair_shows_the_hand_to_one_neighbour_and_the_record_says_so(part
     for seat in range(4):
         if seat not in (1, viewer):
             assert 1 not in known_by(after, seat)
+
+
+def test_the_look_names_the_hand_shown_then_even_when_a_leg_pair_of_the_same_move_swaps_it():
+    """Phase 2 starts with several pairs to discard ("Automatic discards"): seat 0 draws the last body part, discards
+    its right arm pair (shows its hand to seat 3, its right neighbour) and then its right leg pair (swaps hands with
+    seat 3). The look was at the hand of that moment (head red and the right leg pair), not at the hand seat 0 ends
+    the move with (seat 3's old cards); the swap gives seat 3 the head alone. Left of seat 2 likewise."""
+    before = build(K4, {0: "RAr RAb RLr Hr", 1: "Hb Cr", 2: "LAr LAb LLr LLb Wb", 3: "Cb Wr"}, pile="RLb")
+    after = K4.clone(before)
+    K4.apply_action(after, K4.draw_action(), ScriptedRng())
+    assert hands_of(after) == {0: "Cb Wr K", 1: "Hb Cr", 2: "Hr", 3: "Wb"}
+    words = K4.public_action_string(before, K4.draw_action(), after, 3)
+    assert "player_0 shows you the hand: head (red), right leg (red), right leg (blue);" in words
+    assert "player_0 and you exchange hands (the Curse stays): you now hold head (red);" in words
+    assert "player_2 shows you the hand: waist (blue), left leg (red), left leg (blue);" in words
+    assert words.endswith("player_2 and you exchange hands (the Curse stays): you now hold waist (blue)")
+    # the others are told that a hand was shown, never its faces
+    for seat in (1, 2):
+        other = K4.public_action_string(before, K4.draw_action(), after, seat)
+        assert "player_0 shows the hand to player_3" in other and "right leg (red)" not in other

@@ -23,6 +23,20 @@ def test_control_words_that_say_only_who_moved_are_caught(name, config):
     check_control_words_that_say_only_who_moved_are_caught(name, config)
 
 
+def test_a_leg_pair_is_told_as_one_point():
+    """A leg pair scores 1 ("Components" table): the words say "1 point", never "1 points"."""
+    from kakurenbo.helpers import ScriptedRng, build, card
+
+    game = make("kakurenbo_v1", wrapped=False, num_players=4).game
+    before = build(game, {0: "K RLr Hr", 1: "RLb Cr", 2: "Hb Wr", 3: "Cb Wb"},
+                   discarded={"RA": 3, "LA": 3, "LL": 3})
+    action = game.curse_give_action(card("RLr"), 1)
+    after = game.clone(before)
+    game.apply_action(after, action, ScriptedRng())
+    words = game.public_action_string(before, action, after, None)
+    assert "player_1 discards the right leg pair (1 point to player_1)" in words, words
+
+
 def test_kakurenbo_words_name_who_gave_or_took_which_colour_and_faces_only_to_those_who_see_them():
     raw = make("kakurenbo_v1", wrapped=False, num_players=4)
     game = raw.game
@@ -97,3 +111,37 @@ def test_the_draw_that_ends_phase_1_in_kurayami_names_no_card_its_flip_could_hid
         return text
 
     assert _faces_told_apart(game, curse, old_words) > 0
+
+
+def test_the_draw_that_ends_phase_1_in_kakurenbo_names_no_card_to_the_others():
+    """Kakurenbo phase 1 never forces a discard, so the drawer of the last body part may have held a pair all along;
+    phase 2 then discards every pair at once (../shared/rules/kakurenbo.md, "Automatic discards"). The other seats
+    see a card of a colour drawn and a pair discarded, not which card was drawn: seat 0 holding Wr Cb and drawing
+    Wb, or holding the waist pair and drawing Cb, are the same to them. The words named the drawn card in the first
+    deal only ("player_0 draws waist (blue)"), and with a head pair, whose open hand shows the rest, in both deals
+    but different cards."""
+    from kakurenbo.helpers import ScriptedRng, build
+
+    game = make("kakurenbo_v1", wrapped=False, num_players=4).game
+    others = "RAb LAr LAb RLr RLb LLr LLb"
+    cases = [
+        # seat 0 holds one card of the pair and draws the other, or holds the pair and draws the chest (blue)
+        ({1: "Cr Hr", 2: "Hb RAr", 3: others}, ("Wr Cb", "Wb"), ("Wr Wb", "Cb")),
+        ({1: "Cr Wr", 2: "Wb RAr", 3: others}, ("Hr Cb", "Hb"), ("Hr Hb", "Cb")),  # the head opens the hand
+    ]
+    for rest, *deals in cases:
+        states = [build(game, {0: held, **rest}, pile=drawn) for held, drawn in deals]
+        assert all(states[0].knowledge[s] == states[1].knowledge[s] for s in (1, 2, 3))
+        assert states[0].colour_counts == states[1].colour_counts
+        for viewer in (None, 1, 2, 3):
+            told = set()
+            for before in states:
+                after = game.clone(before)
+                game.apply_action(after, game.draw_action(), ScriptedRng())
+                told.add(game.public_action_string(before, game.draw_action(), after, viewer).split(";")[0])
+            assert told == {"player_0 draws a blue card"}, (deals, viewer, told)
+    # the same over random games and re-deals each viewer cannot tell apart
+    curse = [(before, action, after) for before, action, after in move_transitions(game, seed=5, num_games=30, every=1)
+             if any(event[0] == "takes the Curse" for event in after.events)]
+    assert len(curse) >= 20
+    assert _faces_told_apart(game, curse, game.public_action_string) == 0

@@ -53,3 +53,17 @@ def test_summer_cut_off_says_how_it_is_scored_and_no_stroke_of_the_round_under_w
 def test_the_older_version_tells_its_ending_in_words_too():
     game, state = next(endings("summer_hide_and_seek_v1", [1]))
     assert in_words_only(game.result_words(state, 0)) and in_words_only(game.result_words(state, None))
+
+
+def test_a_cut_off_v0_game_in_vp_mode_does_not_say_it_pays_nothing():
+    """v0 with ``reward="vp"`` pays every VP as it is scored, a cut-off game too: its words may say that
+    nobody wins, not that the version pays nothing (that is so in "win" mode only)."""
+    game, state = first("summer_hide_and_seek_v0", lambda g, s: g.is_truncated(s) and any(s.vp), max_steps=9,
+                        reward="vp")
+    assert game.returns(state).tolist() == [float(vp) for vp in state.vp] and any(state.vp)  # VP were paid
+    words = game.result_words(state, None)
+    assert not any("pays nothing" in line for line in words)
+    assert any(line.startswith("The game reached its limit of 9 actions") and "the VP were paid as scored" in line
+               for line in words)
+    game, state = first("summer_hide_and_seek_v0", lambda g, s: g.is_truncated(s), max_steps=9)  # "win" mode
+    assert not game.returns(state).any() and any("pays nothing" in line for line in game.result_words(state, None))
