@@ -213,7 +213,7 @@ class _Words:
         if kind == "flip":
             words = "everyone flips their cards and sees their faces"
             if self.viewer is not None:
-                words += f": you hold {self.hand_faces(self.viewer)}"
+                words += f": you hold {self.hand_now(self.viewer)}"
             return words
         if kind == "takes the Curse":
             return f"{self.does(event[1], 'takes')} Kaku's Curse (the last body part is drawn): phase 2"

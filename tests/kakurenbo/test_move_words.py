@@ -145,3 +145,22 @@ def test_the_draw_that_ends_phase_1_in_kakurenbo_names_no_card_to_the_others():
              if any(event[0] == "takes the Curse" for event in after.events)]
     assert len(curse) >= 20
     assert _faces_told_apart(game, curse, game.public_action_string) == 0
+
+
+def test_the_kurayami_flip_tells_each_seat_the_hand_it_turned_up_before_its_pairs_go():
+    """At Kurayami's flip every seat sees its own faces, then every pair is discarded: the flip's words list the
+    hand that was turned up (its pairs included), as the discards that follow name them; they listed the hand left
+    after the discards ("you hold waist (red)" to a seat that turned up both heads too)."""
+    from kakurega.envs.kakurenbo.rules import KakurenboGame
+    from kakurenbo.helpers import ScriptedRng, build
+
+    game = KakurenboGame("kurayami", 3)
+    before = build(game, {0: "Hr Wr", 1: "Cr Cb RAr RAb LAr", 2: "LAb RLr RLb LLr LLb Wb"}, pile="Hb")
+    after = game.clone(before)
+    game.apply_action(after, 0, ScriptedRng())
+    assert ("flip",) in after.events
+    told = {viewer: game.public_action_string(before, 0, after, viewer) for viewer in (0, 1, None)}
+    assert "sees their faces: you hold head (red), head (blue), waist (red); you discard the head pair" in told[0]
+    assert ("you hold chest (red), chest (blue), right arm (red), right arm (blue), left arm (red); player_0 "
+            "discards the head pair") in told[1]
+    assert "everyone flips their cards and sees their faces; player_0 discards the head pair" in told[None]
