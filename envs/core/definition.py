@@ -40,7 +40,8 @@ from kakurega.envs.core.options import Option, check, signature
 #: the options every env has; the AEC base checks their values (it knows the render modes and the agents)
 RENDER_OPTIONS = (
     Option("render_mode", object, None, "what ``render()`` produces, one of the env's "
-           "``metadata[\"render_modes\"]`` (``\"ansi\"``: the text; see Render); None: no rendering",
+           "``metadata[\"render_modes\"]``: ``\"ansi\"`` returns the table as text, ``\"human\"`` prints it at every move, "
+           "``\"rgb_array\"`` returns its picture (an RGB array); None: no rendering",
            expected="None or one of the env's render modes"),
     Option("render_view", object, None, "whose view ``render()`` draws: None (a spectator, public "
            "information only) or an agent name", expected="None or an agent name"),
