@@ -255,9 +255,12 @@ def best_round(report: dict) -> int:
 
 def report_table(report: dict) -> str:
     """The exploitability curve as a Markdown table."""
+    # the games each figure played: --games rounded up to whole rotations of the seats
+    played = next((row["bot_vs_heuristic"]["games"] for row in report["rounds"]
+                   if "games" in row.get("bot_vs_heuristic", {})), report["games"])
     lines = [f"Hardening {report['config']} ({report['env']}, {report['env_kwargs']}): exploiters of "
              f"{report['exploit_budget']} learner steps, {report['exploiter_weight']} of the pool, "
-             f"{report['games']} games per figure (scores: a win 1, a shared win 1/k, a draw 1/n)",
+             f"{played} games per figure (scores: a win 1, a shared win 1/k, a draw 1/n)",
              "",
              "| round | exploiters in the pool | bot vs heuristic | best responder vs bot |",
              "|---|---|---|---|"]

@@ -32,7 +32,8 @@ rating updated game by game in a fixed order (the focal agent's return
 against the mean return of the other seats; solitaire: every agent's return on the
 same deal). A head-to-head matrix gives the score of the row agent against
 the column agent (two seats: a draw counts ½; solitaire: the share of deals
-where the row agent scored more, ties counting half).
+where the row agent scored more, won where the column agent did not, ties counting half: who won is the rules'
+call, as for the score, so a shaped or per-round return does not rank two lost games, or two won ones).
 
 The Wilson interval of the score treats the summed shares as successes; a
 share lies in [0, 1], so its variance is at most that of a win/loss game with
@@ -671,7 +672,7 @@ class _Tally:
         self.model = PlackettLuce()
         self.ratings = [self.model.rating(name=spec) for spec in specs]
         self.total_steps = 0
-        self.deal_returns: list[float] = []  # solitaire: every agent's return on the current deal
+        self.deal_returns: list[tuple] = []  # solitaire: every agent's (return, score) on the current deal
 
     def add(self, game: ScheduledGame, played: PlayedGame) -> None:
         self.total_steps += played.steps
@@ -682,19 +683,22 @@ class _Tally:
 
     def _add_solitaire(self, game: ScheduledGame, played: PlayedGame) -> None:
         (i,), returns, winners = game.lineup, played.returns, played.winners
-        self.stats[i].add(classify_outcome(returns, 0, winners), returns[0], win_share(returns, 0, winners),
-                          bool(played.truncated))
-        self.deal_returns.append(returns[0])
+        share = win_share(returns, 0, winners)
+        self.stats[i].add(classify_outcome(returns, 0, winners), returns[0], share, bool(played.truncated))
+        self.deal_returns.append((returns[0], share))
         if len(self.deal_returns) < self.k:
             return
-        scores, self.deal_returns = self.deal_returns, []
+        deal, self.deal_returns = self.deal_returns, []
+        # who beat whom on the deal is the rules' call, as every score's (a shaped or per-round return that ranks
+        # two failed games, or two won ones, does not make either a win); the ratings rate the returns
+        scores = [s for _, s in deal]
         for a in range(self.k):
             for b in range(self.k):
                 if a != b:
                     self.h2h_wins[a, b] += 1.0 if scores[a] > scores[b] else 0.5 if scores[a] == scores[b] else 0.0
                     self.h2h_games[a, b] += 1
         if self.k > 1:
-            rated = self.model.rate([[r] for r in self.ratings], scores=[float(x) for x in scores])
+            rated = self.model.rate([[r] for r in self.ratings], scores=[float(x) for x, _ in deal])
             self.ratings = [r[0] for r in rated]
 
     def _add_table(self, game: ScheduledGame, played: PlayedGame) -> None:

@@ -213,7 +213,7 @@ def balance_report(
     say("heuristic among random players" if not solitaire else "(solitaire: gaps from the tables)")
     groups = {"heuristic vs random": (tables["heuristic"] if solitaire else
                                       play(env_name, options, ["heuristic", "random"], games, seed, focal="heuristic"),
-                                      "heuristic", "random")}
+                                      "heuristic", "random", tables["random"])}
     if ismcts_budget > 0:
         if solitaire or ismcts_table:
             say(f"{ismcts} table")
@@ -221,7 +221,14 @@ def balance_report(
         say(f"{ismcts} among heuristics")
         hero = tables[ismcts] if solitaire else play(env_name, options, [ismcts, "heuristic"], ismcts_games, seed,
                                                       focal=ismcts)
-        groups["IS-MCTS vs heuristic"] = (hero, ismcts, "heuristic")
+        baseline = tables["heuristic"]
+        if set(hero.by_deal) - set(baseline.by_deal):
+            # more IS-MCTS games than --games: the gap is paired over every deal IS-MCTS played, so the heuristic
+            # table is played on those deals too (deal d is the same games whatever the count: the table's deals
+            # come first, unchanged); else the gap would rest on the table's deals alone, under a header naming all
+            say(f"heuristic table on the {len(hero.by_deal)} deals of the IS-MCTS games")
+            baseline = play(env_name, options, ["heuristic"], ismcts_games, seed)
+        groups["IS-MCTS vs heuristic"] = (hero, ismcts, "heuristic", baseline)
     report = {
         "env": env_name,
         "options": options,
@@ -232,8 +239,8 @@ def balance_report(
         "tables": {spec: g.summary() for spec, g in tables.items()},
         "gaps": {},
     }
-    for label, (hero, hero_spec, base_spec) in groups.items():
-        gap = paired_gap(hero, tables[base_spec], hero_spec)
+    for label, (hero, hero_spec, base_spec, baseline) in groups.items():
+        gap = paired_gap(hero, baseline, hero_spec)
         entry = {"hero": hero_spec, "baseline": base_spec, "gap": gap}
         if not solitaire:
             entry["hero_games"] = hero.summary()

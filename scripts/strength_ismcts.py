@@ -17,7 +17,7 @@ In the solitaire game (one seat) there are no opponents: every hero plays the
 same deals and is compared with random and heuristic play of those deals.
 
 Reported per row: the score, labelled "win rate" in the tables (a win 1, a top
-place shared by k seats 1/k, a loss 0; solitaire: 1 for a return > 0, see
+place shared by k seats 1/k, a loss 0; solitaire: 1 for a game won; who won is the rules' call, see
 :mod:`kakurega.agents.outcome`: the zero-sum rewards pay for it), mean return, both with 95 % confidence
 intervals over deals (normal approximation of the mean of per-deal averages),
 the paired difference to the baseline with its 95 % CI, and for IS-MCTS the
@@ -56,7 +56,7 @@ import numpy as np
 
 from kakurega.agents.base import AgentContext, choose_action
 from kakurega.agents.ismcts import ISMCTSAgent
-from kakurega.agents.outcome import win_share
+from kakurega.agents.outcome import rules_winners, win_share
 from kakurega.agents.specs import make_agent
 from kakurega.agents.tournament import play_game
 from kakurega.envs.registry import ENV_SPECS, make
@@ -102,7 +102,8 @@ def hero_per_deal(env, context, hero_spec: str, opponent_spec: str | None, deals
             result, _ = play_game(env, agents, seed=deal)
             if timer is not None:
                 timer.add(agents[seat])
-            deal_wins += win_share(result, seat) if len(result) > 1 else float(result[seat] > 0)
+            # who won is the rules' call (a Hidden Rooms match won 2-2 under reward=per_round returns 0)
+            deal_wins += win_share(result, seat, rules_winners(env.game, env.game_state))
             deal_returns += result[seat]
         wins.append(deal_wins / players)
         returns.append(deal_returns / players)

@@ -84,10 +84,13 @@ def write_report(runs_dir: Path, out: Path, env_names: list[str], note: str = ""
         "(`python -m kakurega.scripts.strength_report --train`), then evaluated greedily against "
         "uniformly random and heuristic opponents: seats rotated, the same deals for the bot and for "
         "the random baseline, 95% Wilson intervals for scores (a win 1, a win shared by k seats 1/k, a loss 0) "
-        "and normal intervals for mean rewards. "
+        "and for mean rewards that pay the score or take two values (the score's interval placed on the game's "
+        "return bounds), normal intervals clipped to the bounds for other mean rewards "
+        "(`kakurega.agents.tournament.mean_interval`). "
         "With more than two seats the bot plays against a table of copies of the opponent, so the "
         "\"random (baseline)\" row — a random player at the same table on the same deals — is the bar "
-        "to clear; a win is the highest final return at the table (see `kakurega.agents.outcome`).",
+        "to clear; who won is the rules' call where they say it, else the highest final return at the table "
+        "(see `kakurega.agents.outcome`).",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPU cores, Python {platform.python_version()}, "
         f"torch CPU. Written {time.strftime('%Y-%m-%d %H:%M')}"

@@ -63,7 +63,10 @@ def install_bot(policy_path: Path, env_name: str, env_kwargs: dict) -> Path:
 
 
 def greedy_agreement(original, copy, env_name: str, env_kwargs: dict, games: int = 20, seed: int = 0) -> float:
-    """Share of the decisions of ``games`` heuristic-played games where two policy files pick the same move."""
+    """Share of the decisions of ``games`` heuristic-played games where two policy files pick the same move.
+
+    The networks' greedy moves are compared (``mix=False``): a file with ``mix: true`` draws its mixed decisions from
+    its generator, and two draws of one file would disagree where the networks agree."""
     from kakurega.agents.base import choose_action
     from kakurega.agents.policy import context_for, load
     from kakurega.agents.specs import make_agent
@@ -71,7 +74,7 @@ def greedy_agreement(original, copy, env_name: str, env_kwargs: dict, games: int
 
     env = make(env_name, **env_kwargs).unwrapped
     context = context_for(env_name, env_kwargs)
-    a, b = load(original), load(copy)
+    a, b = load(original, mix=False), load(copy, mix=False)
     same = total = 0
     for game in range(games):
         env.reset(seed=seed + game)

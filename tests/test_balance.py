@@ -99,6 +99,26 @@ def test_a_shared_top_place_scores_its_share_and_counts_as_a_tie():
     assert summary["tied"].value == pytest.approx(0.5)
 
 
+def test_the_ismcts_gap_is_paired_over_every_deal_ismcts_played():
+    """More IS-MCTS games than --games: the gap once rested on the heuristic table's deals alone (1 of 3 here)
+    while the report named all the IS-MCTS games; the heuristic is now played on every deal of the IS-MCTS group."""
+    from kakurega.scripts.balance import play
+
+    options, ismcts = {"num_players": 4}, "ismcts:simulations=2"
+    report = balance_report("kakurenbo_v1", options, games=4, seed=3, ismcts_budget=2, ismcts_games=12)
+    assert (report["games"], report["ismcts_games"]) == (4, 12)
+    hero = play("kakurenbo_v1", options, [ismcts, "heuristic"], 12, 3, focal=ismcts)
+    heuristic = play("kakurenbo_v1", options, ["heuristic"], 12, 3)
+    assert len(hero.by_deal) == len(heuristic.by_deal) == 3
+    expected = paired_gap(hero, heuristic, ismcts)
+    first_deal_only = paired_gap(hero, play("kakurenbo_v1", options, ["heuristic"], 4, 3), ismcts)
+    assert expected.value != first_deal_only.value  # the case tells the two apart
+    gap = report["gaps"]["IS-MCTS vs heuristic"]["gap"]
+    assert (gap.value, gap.low, gap.high) == (expected.value, expected.low, expected.high)
+    # the table of the report is still the --games table
+    assert report["tables"]["heuristic"]["games"] == 4
+
+
 # ------------------------------------------------------------- smoke runs
 @pytest.mark.parametrize("env_name", list(ENV_SPECS))
 def test_balance_report_runs_on_every_registered_env(env_name):

@@ -139,3 +139,25 @@ def test_a_trained_policy_file_records_what_it_serves(tmp_path):
                     "evaluation": {"every": 0, "final_games": 0}, "checkpoint": {"every": 0},
                     "logging": {"tensorboard": False, "progress_bar": False}}, quiet=True)
     assert read_policy(result.policy_path)[0]["serves"] == [resolved_env_options("hidden_rooms_v0", {})]
+
+
+def test_strength_report_says_how_its_intervals_and_winners_are_counted(tmp_path):
+    """The report's header once said "normal intervals for mean rewards" and "a win is the highest final return";
+    its rows are the tournament's: the Wilson interval of a score-paying reward, the rules' winners."""
+    import json
+
+    import yaml
+
+    from kakurega.agents.tournament import run_tournament
+    from kakurega.scripts.strength_report import write_report
+
+    run = tmp_path / "runs" / "animal_chain_ppo"
+    run.mkdir(parents=True)
+    row = dict(run_tournament("animal_chain_v1", ["heuristic", "random"], {}, 20, 0, focal="heuristic").per_agent[0])
+    row.update(opponent="random", agent="policy")
+    (run / "summary.json").write_text(json.dumps({"timesteps": 1, "wall_seconds_training": 60, "evaluation": [row]}))
+    (run / "config.yaml").write_text(yaml.safe_dump({"env_kwargs": {}, "network": {"hidden": [8], "activation": "tanh"},
+                                                     "opponents": [{"agent": "heuristic", "weight": 1.0}]}))
+    text = write_report(tmp_path / "runs", tmp_path / "strength.md", ["animal_chain_v1"])
+    assert "normal intervals for mean rewards" not in text and "a win is the highest final return" not in text
+    assert "mean_interval" in text and "who won is the rules' call" in text

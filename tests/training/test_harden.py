@@ -107,3 +107,13 @@ def test_bad_settings_are_refused_before_round_0_is_trained(tmp_path):
         with pytest.raises(ValueError, match=words):
             harden(recipe, rounds=0, games=10, output_dir=out, quiet=True, **settings)
         assert not out.exists()
+
+
+def test_the_table_says_the_games_each_figure_played():
+    """Three seats: --games 400 plays 402 games a figure (whole rotations); the table once said 400."""
+    figure = {"score": 0.5, "score_ci95": [0.45, 0.55], "games": 402}
+    report = {"config": "recipe.yaml", "env": "secret_nim_v0", "env_kwargs": {"num_players": 3},
+              "exploit_budget": 64, "exploiter_weight": 0.3, "games": 400,
+              "rounds": [{"round": 0, "bot": "policy:a", "bot_vs_heuristic": figure, "exploiter": "policy:b",
+                          "exploiter_vs_bot": figure}]}
+    assert "402 games per figure" in report_table(report).splitlines()[0]

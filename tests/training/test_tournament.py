@@ -89,6 +89,26 @@ def test_solitaire_compares_agents_deal_by_deal():
     assert h2h[0][1] + h2h[1][0] == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("options", [{"episode": "round", "shaping": 1.0}, {"reward": "per_round"}])
+def test_solitaire_head_to_head_counts_who_won_not_the_return(options):
+    """With shaping (the Hidden Rooms training configs) or per-round rewards a return ranks two failed games (or two
+    won ones): the matrix once said the heuristic beat random on every deal where both failed."""
+    from kakurega.agents.outcome import win_share
+
+    won = {}
+
+    def on_game(record):
+        won.setdefault(record.deal, {})[record.lineup[0]] = win_share(record.returns, 0, record.winners)
+
+    result = run_tournament("hidden_rooms_v0", ["heuristic", "random"], options, games=40, seed=0, on_game=on_game)
+    deals = list(won.values())
+    assert any(d["heuristic"] == d["random"] == 0.0 for d in deals)  # both lost some deals
+    expected = sum(1.0 if d["heuristic"] > d["random"] else 0.5 if d["heuristic"] == d["random"] else 0.0
+                   for d in deals) / len(deals)
+    assert result.head_to_head[0][1] == pytest.approx(expected)
+    assert result.head_to_head[1][0] == pytest.approx(1 - expected)
+
+
 def test_outputs_json_csv_heatmap(nim, tmp_path):
     result = run_tournament(nim.NAME, ["random", "heuristic"], games=10, seed=0)
     paths = result.save(tmp_path)
