@@ -130,19 +130,3 @@ def test_pretrained_plays_every_registered_configuration_of_the_newest_versions(
 def test_where_no_bot_plays_the_words_say_which_options_have_one():
     with pytest.raises(ValueError, match=r"^no shipped bot for animal_chain_v0; shipped bots play animal_chain_v1, "):
         find("animal_chain_v0", {"attack_rule": "reach"})
-
-
-def test_the_install_check_compares_the_networks_greedy_moves():
-    """A file compared with itself agrees on every decision, a mixed-play file (the Summer 2p bot) too: its mixed
-    decisions, drawn from unseeded generators, once made a file disagree with itself on 10-20% of them."""
-    from kakurega.scripts.train_bots import greedy_agreement
-
-    path = find("summer_hide_and_seek_v2", {"num_players": 2})
-    assert read_meta(path).get("mix") is True
-    assert greedy_agreement(path, path, "summer_hide_and_seek_v2", {"num_players": 2}, games=4) == 1.0
-
-
-def read_meta(path):
-    from kakurega.agents.policy import read_policy
-
-    return read_policy(path)[0]

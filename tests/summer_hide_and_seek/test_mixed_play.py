@@ -303,3 +303,20 @@ def test_a_shortcuts_continue_met_without_the_turns_plan_is_played(name):
                                  np.random.default_rng(found)) == game.continue_action
                 found += 1
             game.apply_action(state, int(rng.choice(legal)), rng)
+
+
+def test_the_install_check_compares_the_networks_greedy_moves():
+    """A file compared with itself agrees on every decision, a mixed-play file (the Summer 2p bot) too: its mixed
+    decisions, drawn from unseeded generators, once made a file disagree with itself on 10-20% of them."""
+    from kakurega.agents.pretrained import find
+    from kakurega.scripts.train_bots import greedy_agreement
+
+    path = find("summer_hide_and_seek_v2", {"num_players": 2})
+    assert read_meta(path).get("mix") is True
+    assert greedy_agreement(path, path, "summer_hide_and_seek_v2", {"num_players": 2}, games=4) == 1.0
+
+
+def read_meta(path):
+    from kakurega.agents.policy import read_policy
+
+    return read_policy(path)[0]
