@@ -75,9 +75,10 @@ _SOURCE_KINDS = (str, os.PathLike, Mapping, type(None))
 # The options (envs/core/options.py): the env declares them, AnimalChainGame checks its arguments with them.
 DECK_OPTION = Option("deck", _SOURCE_KINDS, None, "path to a YAML/JSON deck file, or a mapping with the same "
                      "content; None: the packaged 60-card deck (format: ``kakurega.envs.animal_chain.data``)",
-                     expected="a path to a YAML/JSON file, a mapping or None (packaged default)")
+                     expected="a path to a YAML/JSON file, a mapping or None (packaged default)", loader=load_deck)
 SHAPE_OPTION = Option("shape", _SOURCE_KINDS, None, "path to a YAML/JSON board-shape file, or a mapping; None: the "
-                      "packaged 37-card board", expected="a path to a YAML/JSON file, a mapping or None (packaged default)")
+                      "packaged 37-card board",
+                      expected="a path to a YAML/JSON file, a mapping or None (packaged default)", loader=load_shape)
 MAX_TURNS_OPTION = Option("max_turns", int, 200, "play-phase turns (plays and passes; base building does not count) "
                           "before the game is truncated as a draw", low=1, high=MAX_TURNS)
 ATTACK_RULE_OPTION = Option("attack_rule", str, "rules_page", "when a play onto the opponent's base row is legal: "

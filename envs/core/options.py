@@ -1,11 +1,13 @@
 """Env options declared as data, and the one check every option goes through.
 
 An env module declares its options as :class:`Option` objects (name, type,
-default, allowed values or range, one line of doc). The same objects check
-the values (:func:`check`, :meth:`Option.check`), fill in defaults, give the
-generated ``raw_env`` its signature, and render the env card's Options table
-and ``kakurega envs``. Policy files read the defaults from them without
-building an env.
+default, allowed values or range, one line of doc; for an option that names
+a data file, the game's loader). The same objects check the values
+(:func:`check`, :meth:`Option.check`), fill in defaults, give the generated
+``raw_env`` its signature, and render the env card's Options table and
+``kakurega envs``; the web app offers a file option the data files its
+loader takes. Policy files read the defaults from them without building an
+env.
 
 A rules constructor (``Game.__init__``) that takes one of these options
 checks it with the very same ``Option`` object (``VARIANT.check(variant)``),
@@ -32,7 +34,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -52,6 +54,12 @@ class Option:
     accept numpy integers and floats accept any real number (both are
     returned as Python ``int``/``float``); ``True``/``False`` are never
     numbers.
+
+    ``loader`` (an option that names a data file): the game's own validating
+    loader, called with a file's path (``load_map``, ``load_booklet``, ...);
+    it raises a ``ValueError`` naming what is wrong with a file the game
+    cannot play with. The web app offers an option only the files its loader
+    takes.
     """
 
     name: str
@@ -62,6 +70,7 @@ class Option:
     low: float | None = None
     high: float | None = None
     expected: str = ""
+    loader: Callable[[str], Any] | None = None
 
     def with_default(self, default) -> Option:
         """This option with another default (a later version of a game changing one)."""

@@ -175,13 +175,6 @@ def validate_booklet(data, source: str = "booklet", quote: bool = True) -> tuple
     return monsters
 
 
-#: the env option naming the booklet (envs/core/options.py)
-BOOKLET_OPTION = Option("booklet", (str, os.PathLike, type(None)), None, "None loads the default booklet (7 "
-                        "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file (or a path "
-                        "that is no regular file) raises ``BookletError`` naming monster and field",
-                        expected="a file path (str or PathLike) to a YAML or JSON booklet, or None")
-
-
 def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
     """The monsters of the booklet at ``path`` (YAML or JSON), or of the default booklet."""
     if BOOKLET_OPTION.check(path) is None:
@@ -189,3 +182,11 @@ def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
         return validate_booklet(load_text(text, DEFAULT_BOOKLET, error=BookletError), DEFAULT_BOOKLET)
     source = os.fspath(path)
     return validate_booklet(load_file(source, error=BookletError, what="booklet file"), source, quote=False)
+
+
+#: the env option naming the booklet (envs/core/options.py), loaded by :func:`load_booklet`
+BOOKLET_OPTION = Option("booklet", (str, os.PathLike, type(None)), None, "None loads the default booklet (7 "
+                        "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file (or a path "
+                        "that is no regular file) raises ``BookletError`` naming monster and field",
+                        expected="a file path (str or PathLike) to a YAML or JSON booklet, or None",
+                        loader=load_booklet)

@@ -79,7 +79,7 @@ NUM_PLAYERS_OPTION = Option("num_players", int, 2, "players; each is the child i
 MAP_OPTION = Option("map", (str, os.PathLike, SummerMap, type(None)), None, "None (the shipped "
                     "``envs/data/summer_map.yaml``), a YAML file path, or a ``SummerMap``; a malformed map raises "
                     "``MapError`` naming the row, column or field",
-                    expected="None (default map), a YAML file path or a SummerMap")
+                    expected="None (default map), a YAML file path or a SummerMap", loader=load_map)
 STRICT_MOVES_OPTION = Option("strict_moves", bool, False, "also apply the white-end rule to moves (the seed's most "
                              "literal reading)")
 #: versions 0 and 1 ("win" is the shared-win scheme of :mod:`kakurega.envs.core.rewards`)

@@ -58,7 +58,8 @@ ever blocking, and a closed tab calls off its bot's thinking. Bots think in
 busy the bots are), and a reply the page does not take
 within :data:`SEND_SECONDS` (it stopped reading) ends its connection. Options
 that name a file take only the names the app offers
-(:mod:`kakurega.scripts.web.data_files`); Animal Chain decks sent inline hold
+(:mod:`kakurega.scripts.web.data_files`), and the page lists for each only
+the files its loader loads; Animal Chain decks sent inline hold
 at most :data:`MAX_INLINE_DECK_CARDS` cards in all the games held. A client
 on another machine gets a share of the places: :data:`MAX_CONNECTIONS_PER_ADDRESS`
 tabs, :data:`MAX_SESSIONS_PER_ADDRESS` games and :data:`MAX_INLINE_DECK_CARDS_PER_ADDRESS`
@@ -529,6 +530,13 @@ def option_field(option) -> dict:
     return {**field, "type": "file", "default": None}
 
 
+def _data_file_lists(data_files: DataFiles, env_names: list[str]) -> tuple[list[str], dict]:
+    """Every offered data file's name (``data_files``, what a request may name), and each env's file options with
+    the names of those the option loads (``file_choices``, what the page offers it)."""
+    offered = data_files.offered()
+    return sorted(offered), data_files.choices(env_names, offered)
+
+
 def _agent_kinds() -> dict:
     from kakurega.agents.specs import agent_kinds
 
@@ -813,9 +821,11 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             listed = await anyio.to_thread.run_sync(_env_list)
             if not env_list:  # a request at the same time may have filled it during the await
                 env_list.extend(listed)
-        names = await anyio.to_thread.run_sync(sessions.data_files.names)  # a directory listing: not on the event loop
+        # a directory listing, and files tried by their options' loaders: not on the event loop
+        names, file_choices = await anyio.to_thread.run_sync(_data_file_lists, sessions.data_files,
+                                                             [env["name"] for env in env_list])
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
-                             "data_files": names, "move_seconds": move_seconds,
+                             "data_files": names, "file_choices": file_choices, "move_seconds": move_seconds,
                              "max_message_bytes": MAX_MESSAGE_BYTES})
 
     async def rules(request):

@@ -12,13 +12,33 @@ name into the file's path before it builds the env, so a game's record holds
 that path and replays anywhere the file is; a record opened in the app may
 name a file by that path only if it is one the app offers.
 
+The page offers each file option only the files it can load
+(:meth:`DataFiles.choices`): a file is tried with the option's own
+validating loader (``Option.loader``: ``load_deck``, ``load_shape``,
+``load_map``, ``load_booklet``), so a map is never offered as a deck. A file
+the loader refuses, or that cannot be read, is left out of that option's
+list, never an error of the listing. Each answer is kept by the file's path,
+inode, size and change times (at most :data:`MAX_CHECKS` of them), so a page
+load tries only the files that changed since the last one; and one listing
+tries files for :data:`CHECK_SECONDS` at most (a file near the 1 MB limit
+takes seconds to parse): files left untried are offered to every option, as
+before, and tried by the next listing. The check only narrows what the page
+offers: :meth:`DataFiles.resolve` accepts any offered name (the env then
+loads the file and says what is wrong with it).
+
 >>> DataFiles().resolve("summer_hide_and_seek_v1", {"map": "summer_map.yaml"})["map"].endswith("summer_map.yaml")
 True
+>>> DataFiles().choices(["summer_hide_and_seek_v1"])
+{'summer_hide_and_seek_v1': {'map': ['summer_map.yaml']}}
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+import time
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 
@@ -28,6 +48,14 @@ from kakurega.envs.core.safe_load import short_repr
 SUFFIXES = (".yaml", ".yml", ".json")
 #: files of a data directory listed at most (the first ones by name)
 MAX_FILES = 1000
+#: answers "does this loader load this file" kept (the oldest go first): room for every file offered
+#: (a data directory's and the shipped ones) tried by a few loaders
+MAX_CHECKS = 8 * MAX_FILES
+#: seconds one listing spends trying files it has no answer for (a large file takes seconds to parse): the files left
+#: are offered to every option untried, and the next listing goes on
+CHECK_SECONDS = 2.0
+
+log = logging.getLogger("kakurega.scripts.web")
 
 
 class DataFileError(ValueError):
@@ -36,12 +64,17 @@ class DataFileError(ValueError):
 
 def file_options(env_name: str) -> set[str]:
     """The options of ``env_name`` that accept a file path."""
+    return set(file_loaders(env_name))
+
+
+def file_loaders(env_name: str) -> dict[str, Callable | None]:
+    """Each option of ``env_name`` that accepts a file path, with its loader (``Option.loader``; None: none)."""
     from kakurega.envs.registry import get_spec
 
     definition = get_spec(env_name).definition()
     if definition is None:
-        return set()
-    return {option.name for option in definition.all_options
+        return {}
+    return {option.name: option.loader for option in definition.all_options
             if isinstance(option.kind, tuple) and os.PathLike in option.kind}
 
 
@@ -51,6 +84,11 @@ class DataFiles:
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.shipped = Path(str(resources.files("kakurega.envs").joinpath("data"))).resolve()
         self.data_dir = None if data_dir is None else Path(data_dir).resolve()
+        #: (loader, path, inode, size, mtime_ns, ctime_ns) -> whether the loader loads the file, least recently used
+        #: first
+        self._checked: dict[tuple, bool] = {}
+        self._lock = threading.Lock()  # guards _checked
+        self._trying = threading.Lock()  # held by the listing that tries files
 
     def _files(self, directory: Path) -> dict[str, Path]:
         files: dict[str, Path] = {}
@@ -78,6 +116,66 @@ class DataFiles:
     def names(self) -> list[str]:
         """The names a request may give a file option."""
         return sorted(self.offered())
+
+    def choices(self, env_names: Iterable[str], offered: dict[str, Path] | None = None) -> dict[str, dict]:
+        """Env name -> file option -> the names of the ``offered`` files (default: :meth:`offered`) that option's
+        loader loads, for each of ``env_names`` with file options. Reads and parses files: not on the event loop.
+
+        Files not yet tried are tried for :data:`CHECK_SECONDS` at most (plus the file being tried then); those left
+        are offered untried, and tried by the next listing.
+        """
+        offered = self.offered() if offered is None else offered
+        deadline = time.monotonic() + CHECK_SECONDS
+        # one listing tries files at a time: one at the same time waits for its answers, within its own time
+        trying = self._trying.acquire(timeout=CHECK_SECONDS)
+        until = deadline if trying else False
+        try:
+            choices: dict[str, dict[str, list[str]]] = {}
+            for env_name in env_names:
+                loaders = file_loaders(env_name)
+                if loaders:  # an option without a loader is offered every file; a file not known yet, too
+                    choices[env_name] = {option: sorted(name for name, path in offered.items() if loader is None
+                                                        or self.loads(loader, path, until) is not False)
+                                         for option, loader in sorted(loaders.items())}
+            return choices
+        finally:
+            if trying:
+                self._trying.release()
+
+    def loads(self, loader: Callable, path: Path, until: float | bool = True) -> bool | None:
+        """Whether ``loader`` loads the file at ``path`` (a file that cannot be read, or that it refuses: False),
+        the answer kept while the file stays the same; a file not tried yet is tried only while ``until`` (a
+        :func:`time.monotonic` deadline, or a bool) allows, else None (not known)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        key = (loader, str(path), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        with self._lock:
+            known = self._checked.pop(key, None)
+            if known is not None:
+                self._checked[key] = known  # again the newest
+                return known
+        if until is False or (until is not True and time.monotonic() >= until):
+            return None
+        known = self._try(loader, path)
+        with self._lock:
+            while len(self._checked) >= MAX_CHECKS:
+                del self._checked[next(iter(self._checked))]  # the answer used least recently
+            self._checked[key] = known
+        return known
+
+    @staticmethod
+    def _try(loader: Callable, path: Path) -> bool:
+        try:
+            loader(str(path))
+        except (ValueError, TypeError, OSError):  # the loaders' own errors (ValueErrors) say the file is not for it
+            return False
+        except Exception as error:  # a loader's bug: the file is left out, the page still loads
+            log.warning("data file %s left out: %s raised %s", path.name, getattr(loader, "__name__", loader),
+                        type(error).__name__)
+            return False
+        return True
 
     def resolve(self, env_name: str, options: dict, where: str = "options") -> dict:
         """``options`` with every file option's name replaced by the offered file's path; refused otherwise."""

@@ -42,17 +42,20 @@ def free_port() -> int:
 
 
 class Server:
-    """``kakurega serve`` in a subprocess on a free port, stopped on exit."""
+    """``kakurega serve`` in a subprocess on a free port (``data_dir``: its ``--data-dir``), stopped on exit."""
 
-    def __init__(self, record_dir):
+    def __init__(self, record_dir, data_dir=None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.record_dir = record_dir
+        self.data_dir = data_dir
         self.process = None
 
     def __enter__(self) -> Server:
         command = [sys.executable, "-m", "kakurega.scripts.cli", "serve", "--port", str(self.port),
                    "--record-dir", str(self.record_dir), "--quiet"]
+        if self.data_dir is not None:
+            command += ["--data-dir", str(self.data_dir)]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -11,6 +11,7 @@ Without Chromium the tests are skipped, saying why; with
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -210,6 +211,45 @@ def test_setup_defaults_the_rules_and_the_result_in_words(server, browser, shots
     assert "+1" not in page.inner_text("#result") and "terminated" not in page.inner_text("#result")
     page.screenshot(path=os.path.join(shots, "animal_chain-result.png"))
     assert page.errors == []
+
+
+def test_a_file_option_offers_the_files_it_loads(browser, shots, tmp_path):
+    """Summer's map list holds the maps, not the decks or a broken map of ``--data-dir``; a game starts on the
+    data directory's map chosen there."""
+    from importlib import resources
+
+    def shipped(name: str) -> str:
+        return resources.files("kakurega.envs").joinpath("data", name).read_text(encoding="utf-8")
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "my_map.yaml").write_text(shipped("summer_map.yaml"))
+    (data / "my_deck.yaml").write_text(shipped("animal_chain_deck.yaml"))
+    (data / "broken_map.yaml").write_text("name: half a map\n")
+    with Server(tmp_path / "records", data_dir=data) as server:
+        page = open_app(browser, server.url)
+        open_setup(page)
+        page.check("#older")
+
+        def offered(env: str, option: str) -> list:
+            page.select_option("#env", env)
+            values = page.evaluate(f"[...document.querySelector('[data-option={option}]').options].map((o) => o.value)")
+            return [json.loads(value) for value in values]
+
+        assert offered("summer_hide_and_seek_v1", "map") == [None, "my_map.yaml", "summer_map.yaml"]
+        assert offered("animal_chain_v1", "deck") == [None, "animal_chain_deck.yaml", "my_deck.yaml"]
+        assert offered("animal_chain_v1", "shape") == [None, "animal_chain_shape.yaml"]
+        assert offered("hidden_rooms_v0", "booklet") == [None, "hidden_rooms_monsters.yaml"]
+        page.select_option("#env", "summer_hide_and_seek_v1")
+        page.select_option("#preset", "0")
+        page.select_option("#seat", "0")
+        page.fill("#agents", "random")
+        page.select_option("[data-option=map]", json.dumps("my_map.yaml"))
+        page.click("#start")
+        page.wait_for_selector("#table[data-waiting-for]", timeout=30_000)
+        page.screenshot(path=os.path.join(shots, "summer-own-map.png"))
+        assert page.locator("#error").is_hidden() and page.errors == []
+        page.close()
 
 
 def test_watch_bots_play_each_other(server, browser, shots):

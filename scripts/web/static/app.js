@@ -13,6 +13,7 @@ let paused = false;
 let replayTimer = null;
 let dataFiles = [];        // the data files the server offers (file options name one of them)
 let maxMessageBytes = Infinity;  // the largest message the server takes (UTF-8 bytes of its JSON)
+let fileChoices = {};      // env name -> file option -> the offered files that option loads
 let agentsEdited = false;  // the person typed the other players: no more suggestions
 
 // ------------------------------------------------------------------ connection
@@ -524,7 +525,7 @@ function fillFields(env) {
     let input;
     if (field.type === "select" || field.type === "file") {
       input = document.createElement("select");
-      const choices = field.type === "select" ? field.choices : [null, ...dataFiles];
+      const choices = field.type === "select" ? field.choices : [null, ...filesFor(env, field)];
       for (const choice of choices) {
         input.add(new Option(choice === null ? "the shipped one" : String(choice), JSON.stringify(choice)));
       }
@@ -545,6 +546,12 @@ function fillFields(env) {
     else { label.append(`${field.name} `); label.appendChild(input); }
     box.appendChild(label);
   }
+}
+
+// The data files a file option is offered: those its loader loads (a server that does not say: every one).
+function filesFor(env, field) {
+  const files = (fileChoices[env.name] || {})[field.name];
+  return Array.isArray(files) ? files : dataFiles;
 }
 
 function setFields(options) {
@@ -800,6 +807,7 @@ function init() {
     envs = data.envs;
     dataFiles = data.data_files;
     maxMessageBytes = data.max_message_bytes ?? Infinity;
+    fileChoices = data.file_choices ?? {};
     for (const [kind, help] of Object.entries(data.agent_kinds)) {
       const option = document.createElement("option");
       option.value = kind;
