@@ -42,7 +42,7 @@ The table is generated from the module's ``DEFINITION`` (see
 | ``shape`` | a path to a YAML/JSON file, a mapping or None (packaged default) | ``None`` | path to a YAML/JSON board-shape file, or a mapping; None: the packaged 37-card board |
 | ``max_turns`` | an integer from 1 to 100000 | ``200`` | play-phase turns (plays and passes; base building does not count) before the game is truncated as a draw |
 | ``attack_rule`` | ``'rules_page'``, ``'reach'`` | ``'rules_page'`` | when a play onto the opponent's base row is legal: ``"rules_page"`` like any play; ``"reach"`` it must connect to a counted neighbour *outside* the opponent's base row |
-| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` prints it at every move, ``"rgb_array"`` returns its picture (an RGB array); None: no rendering |
+| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` shows the picture in a window at every move, ``"rgb_array"`` returns the picture (an RGB array); None: no rendering |
 | ``render_view`` | None or an agent name | ``None`` | whose view ``render()`` draws: None (a spectator, public information only) or an agent name |
 <!-- end of options table -->
 

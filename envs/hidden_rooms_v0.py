@@ -186,7 +186,7 @@ The table is generated from the module's ``DEFINITION`` (see
 | ``reward`` | ``'match'``, ``'per_round'`` | ``'match'`` | +1 / −1 when the match is won / lost, or at each escape / fail (see Rewards) |
 | ``max_turns`` | an integer from 1 to 10000 | ``60`` | turns per round; when turn ``max_turns`` ends without an escape the round is a fail |
 | ``shaping`` | a number in [0, 1] | ``0.0`` | weight ``k`` of the progress shaping (see Rewards); 0 = off; for training, not for scoring |
-| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` prints it at every move, ``"rgb_array"`` returns its picture (an RGB array); None: no rendering |
+| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` shows the picture in a window at every move, ``"rgb_array"`` returns the picture (an RGB array); None: no rendering |
 | ``render_view`` | None or an agent name | ``None`` | whose view ``render()`` draws: None (a spectator, public information only) or an agent name |
 <!-- end of options table -->
 

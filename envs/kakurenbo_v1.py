@@ -47,7 +47,7 @@ The table is generated from the module's ``DEFINITION`` (see
 | ``num_players`` | an integer from 3 to 5 | ``4`` | players at the table |
 | ``max_steps`` | an integer from 1 to 1000000 | ``200`` | agent actions after which the game is truncated and scored as ended |
 | ``reward`` | ``'zero_sum'``, ``'shared_win'``, ``'points'`` | ``'zero_sum'`` | ``"zero_sum"``: n/(n−1)·(1/k − 1/n) to each of k winners, −1/(n−1) to every other player (a lone winner +1); ``"shared_win"``: +1 each winner, −1 everyone else; ``"points"``: points as scored |
-| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` prints it at every move, ``"rgb_array"`` returns its picture (an RGB array); None: no rendering |
+| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` shows the picture in a window at every move, ``"rgb_array"`` returns the picture (an RGB array); None: no rendering |
 | ``render_view`` | None or an agent name | ``None`` | whose view ``render()`` draws: None (a spectator, public information only) or an agent name |
 <!-- end of options table -->
 

@@ -36,7 +36,7 @@ The table is generated from the module's ``DEFINITION`` (see
 | ``strict_moves`` | True or False | ``False`` | also apply the white-end rule to moves (the seed's most literal reading) |
 | ``reward`` | ``'win'``, ``'vp'`` | ``'win'`` | ``"win"``: +1 each winner, −1 each other player at the end; ``"vp"``: VP as they are scored |
 | ``max_steps`` | an integer from 1 to 1000000 | ``1000`` | actions after which the game is truncated |
-| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` prints it at every move, ``"rgb_array"`` returns its picture (an RGB array); None: no rendering |
+| ``render_mode`` | None or one of the env's render modes | ``None`` | what ``render()`` produces, one of the env's ``metadata["render_modes"]``: ``"ansi"`` returns the table as text, ``"human"`` shows the picture in a window at every move, ``"rgb_array"`` returns the picture (an RGB array); None: no rendering |
 | ``render_view`` | None or an agent name | ``None`` | whose view ``render()`` draws: None (a spectator, public information only) or an agent name |
 <!-- end of options table -->
 

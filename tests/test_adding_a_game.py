@@ -92,27 +92,26 @@ def test_the_env_module_on_the_page_declares_what_the_definition_takes():
     assert used and used <= fields, f"the page declares fields EnvDefinition lacks: {used - fields}"
     assert "DEFINITION.factories(__name__)" in block and hasattr(EnvDefinition, "factories")
     doc = DOC.read_text(encoding="utf-8")
-    option_call = re.search(r"`ROUNDS_OPTION = (Option\(.*?\))`", doc).group(1)
-    rounds = eval(option_call, {"Option": Option})
-    assert rounds.check(3) == 3
-    with pytest.raises(ValueError, match="rounds must be an integer from 1 to 9"):
-        rounds.check(10)
+    option_call = re.search(r"`LIMIT_OPTION = (Option\(.*?\))`", doc).group(1)
+    assert eval(option_call, {"Option": Option}) == toy_game.LIMIT_OPTION
+    with pytest.raises(ValueError, match="limit must be an integer from 4 to 10"):
+        toy_game.ToyGame(limit=11)
 
 
 @pytest.fixture
 def toy_registered(monkeypatch):
-    """The toy game added as the page says: env module, heuristic module, registry entry."""
-    from kakurega.envs.core.aec import wrap
-
+    """The toy game added as the page says: env module (the page's block, run), heuristic module, registry entry."""
+    _layout, env_code, spec_code, heuristic_code = code_blocks()
+    for folder_module in re.findall(r"^from (kakurega\.envs\.toy\.\w+) import", env_code, flags=re.M):
+        monkeypatch.setitem(sys.modules, folder_module, toy_game)  # tests/toy_game.py holds the folder's code
     env_module = types.ModuleType("kakurega.envs.toy_v0", "Toy env card.")
-    env_module.raw_env = lambda **options: toy_game.raw_env(**options)
-    env_module.env = lambda **options: wrap(env_module.raw_env(**options))
+    monkeypatch.setitem(sys.modules, env_module.__name__, env_module)
+    exec(compile(env_code, "docs/adding_a_game.md (envs/toy_v0.py)", "exec"), env_module.__dict__)
+    assert env_module.DEFINITION == toy_game.DEFINITION, "the page's env module declares another env than the toy's"
     heuristic_module = types.ModuleType("kakurega.agents.heuristics.toy")
-    _layout, _env_module, spec_code, heuristic_code = code_blocks()
     exec(compile(heuristic_code, "docs/adding_a_game.md (agents/heuristics/toy.py)", "exec"), heuristic_module.__dict__)
     spec = eval(spec_code, {"EnvSpec": registry.EnvSpec})
-    monkeypatch.setitem(sys.modules, "kakurega.envs.toy_v0", env_module)
-    monkeypatch.setitem(sys.modules, "kakurega.agents.heuristics.toy", heuristic_module)
+    monkeypatch.setitem(sys.modules, heuristic_module.__name__, heuristic_module)
     monkeypatch.setitem(registry.ENV_SPECS, spec.name, spec)
     return spec
 
@@ -130,6 +129,7 @@ def test_the_worked_example_runs_through_the_generic_machinery(toy_registered):
     check_observations(factory)
     check_copy_continues_identically(factory)
     raw = registry.make(name, wrapped=False)
+    assert registry.make(name, wrapped=False, limit=5).game.limit == 5  # an option, through the page's declaration
     check_leaks(raw, random_states(raw.game, seed=0, num_games=5, every=1))
     text = playthroughs.play(name, {})
     assert text.startswith(f"# kakurega playthrough: {name} {{}}") and "  action: " in text and "end after" in text

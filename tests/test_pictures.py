@@ -255,6 +255,34 @@ def test_pettingzoos_render_test_passes(name, monkeypatch):
     render_test(env_fn)
 
 
+def test_an_env_without_a_picture_offers_the_text_alone(monkeypatch):
+    """The render modes listed are those that work: an env declared without a picture lists and takes ``ansi``
+    alone, and so does its single-seat view; the control: the same declaration with its picture lists the image
+    modes, which need the picture."""
+    from dataclasses import replace
+
+    from kakurega.agents.training.view import SingleAgentView
+    from kakurega.envs.registry import get_spec
+
+    module = get_spec(SOME_ENV).load()
+    assert module.raw_env().metadata["render_modes"] == ["ansi", "human", "rgb_array"]
+    without = replace(module.DEFINITION, picture=None)
+    raw = without.build()
+    raw.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="has no picture maker"):
+        raw.scene()  # what rgb_array and human would draw
+    assert raw.metadata["render_modes"] == ["ansi"]
+    with pytest.raises(RenderModeError, match=r"render_mode='rgb_array' is not supported; expected one of \['ansi'\]"):
+        without.build(render_mode="rgb_array")
+    text = without.build(render_mode="ansi", render_view="player_0")
+    text.reset(seed=0)
+    assert isinstance(text.render(), str) and text.render()
+    monkeypatch.setattr(module, "raw_env", without.factories(module.__name__)[0])
+    assert SingleAgentView(SOME_ENV).metadata["render_modes"] == ["ansi"]
+    with pytest.raises(RenderModeError, match="not supported"):
+        SingleAgentView(SOME_ENV, render_mode="rgb_array")
+
+
 def test_human_mode_without_pygame_says_what_to_install(monkeypatch):
     real_import = builtins.__import__
 

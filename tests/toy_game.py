@@ -1,16 +1,24 @@
-"""A tiny 3-player game on the shared AEC base, for testing the base itself.
+"""A tiny 3-player game on the shared AEC base: the worked example of docs/adding_a_game.md, and a game for
+testing the base itself.
 
 Each turn the player to act adds 1, 2 or 3 to a running total (add 3 is legal
-only while the total is even); whoever brings the total to 10 or more loses
-(-1) and the others win (+1). Every seat holds a private secret digit that
-only it observes.
+only while the total is even); whoever brings the total to ``limit`` (10 by
+default) or more loses (-1) and the others win (+1). Every seat holds a
+private secret digit that only it observes. ``DEFINITION`` declares the env as
+the page's env module does, each part here standing in for its module of
+``envs/toy/``.
 """
 
 import numpy as np
 
-from kakurega.envs.core.aec import TurnBasedAECEnv
+from kakurega.envs.core.definition import EnvDefinition
 from kakurega.envs.core.game import TERMINAL, Game
 from kakurega.envs.core.layout import ObservationLayout
+from kakurega.envs.core.options import Option
+from kakurega.envs.core.picture import Scene, Text, button
+from kakurega.envs.core.state_vector import StateVector
+
+LIMIT_OPTION = Option("limit", int, 10, "the total that loses", low=4, high=10)
 
 
 class ToyState:
@@ -26,8 +34,9 @@ class ToyGame(Game):
     num_players = 3
     num_actions = 3
 
-    def __init__(self):
-        self.options = {}
+    def __init__(self, limit=LIMIT_OPTION.default):
+        self.limit = LIMIT_OPTION.check(limit)
+        self.options = {"limit": self.limit}
 
     def initial_state(self, rng):
         return ToyState(int(x) for x in rng.integers(0, 10, size=3))
@@ -42,7 +51,7 @@ class ToyGame(Game):
 
     def apply_action(self, state, action, rng):
         state.total += action + 1
-        if state.total >= 10:
+        if state.total >= self.limit:
             state.loser = state.turn % 3
         state.turn += 1
 
@@ -85,5 +94,60 @@ def render_text(state, viewer):
     return f"total {state.total}{own}"
 
 
-def raw_env(render_mode=None):
-    return TurnBasedAECEnv(ToyGame(), LAYOUT, encode, render_text, render_mode=render_mode)
+class ToyObserver:
+    """``ToyObserver(game)``: the layout and the encoder above."""
+
+    layout = LAYOUT
+    encode = staticmethod(encode)
+
+    def __init__(self, game):
+        self.game = game
+
+
+class ToyRenderer:
+    """``ToyRenderer(game)``: the text above (it takes no ``width``: it is drawn in full)."""
+
+    render_text = staticmethod(render_text)
+
+    def __init__(self, game):
+        self.game = game
+
+
+class ToyPicture:
+    """``ToyPicture(game)``: the total, the viewer's secret and the buttons of the seat to act."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def scene(self, state, viewer=None, last_move=None):
+        scene = Scene(600, 400, title="Toy")
+        scene.add(Text(300, 120, f"total {state.total}", size=40))
+        if viewer is not None:
+            scene.add(Text(300, 200, f"your secret: {state.secrets[viewer]}", size=20))
+            if self.game.current_player(state) == viewer:
+                for action in self.game.legal_actions(state):
+                    scene.add(*button(140 + 110 * action, 300, 90, 30, f"add {action + 1}", (action,)))
+        return scene
+
+
+class ToyStateVector(StateVector):
+    """``env.state()``: every seat's observation; each secret is its seat's, so no fact is unseen."""
+
+    def __init__(self, game, observer):
+        super().__init__(game, observer, [])
+
+    def write_unseen(self, state, unseen):
+        pass
+
+
+DEFINITION = EnvDefinition(
+    game_name="toy",
+    version=0,
+    options=(LIMIT_OPTION,),
+    game=ToyGame,
+    observer=ToyObserver,
+    renderer=ToyRenderer,
+    picture=ToyPicture,
+    state_vector=ToyStateVector,
+)
+raw_env, env = DEFINITION.factories(__name__)

@@ -86,6 +86,9 @@ class SingleAgentView(gymnasium.Env):
             raise TypeError(f"{type(self).__name__}: render_view is not an option of the single-seat view, which "
                             "always draws the learner's view; give render_mode only")
         self.raw = make(env_name, wrapped=False, **self.env_kwargs)
+        # the view draws the env's picture: an env without one renders text only
+        modes = [mode for mode in self.metadata["render_modes"] if mode in self.raw.metadata["render_modes"]]
+        self.metadata = {**self.metadata, "render_modes": modes}
         self.context = AgentContext.from_env(self.raw, env_name, self.env_kwargs)
         self.num_players = self.context.num_players
         if not (isinstance(learner_seat, str) and learner_seat == "random") and not (

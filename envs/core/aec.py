@@ -98,9 +98,13 @@ class TurnBasedAECEnv(AECEnv):
     ):
         super().__init__()
         # PettingZoo's aec_to_parallel (which this flag gates) needs the agents to act in a fixed
-        # cycle: a one-seat game does; a turn-based game of several seats does not (players act
-        # several times in a row). turn_based_aec_to_parallel works on every env, flag or not.
-        self.metadata = {**self.metadata, "is_parallelizable": game.num_players == 1}
+        # cycle, which the game declares (Game.turns_cycle). turn_based_aec_to_parallel works on
+        # every env, flag or not. Without a picture only the text renders.
+        self.metadata = {
+            **self.metadata,
+            "is_parallelizable": game.turns_cycle(),
+            "render_modes": self.metadata["render_modes"] if picture is not None else ["ansi"],
+        }
         if name is not None:  # the env's registry name: metadata["name"], str(env)
             self.metadata = {**self.metadata, "name": name}
         check_render_mode(render_mode, self.metadata["render_modes"])

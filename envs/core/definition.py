@@ -40,8 +40,9 @@ from kakurega.envs.core.options import Option, check, signature
 #: the options every env has; the AEC base checks their values (it knows the render modes and the agents)
 RENDER_OPTIONS = (
     Option("render_mode", object, None, "what ``render()`` produces, one of the env's "
-           "``metadata[\"render_modes\"]``: ``\"ansi\"`` returns the table as text, ``\"human\"`` prints it at every move, "
-           "``\"rgb_array\"`` returns its picture (an RGB array); None: no rendering",
+           "``metadata[\"render_modes\"]``: ``\"ansi\"`` returns the table as text, ``\"human\"`` shows "
+           "the picture in a window at every move, ``\"rgb_array\"`` returns the picture (an RGB array); None: "
+           "no rendering",
            expected="None or one of the env's render modes"),
     Option("render_view", object, None, "whose view ``render()`` draws: None (a spectator, public "
            "information only) or an agent name", expected="None or an agent name"),
@@ -64,7 +65,7 @@ class EnvDefinition:
     renderer: Callable[[Game], Any]
     #: fixed rule settings of this version: keyword arguments of ``game`` that are not options
     rules: dict = field(default_factory=dict)
-    #: ``picture(game)``: the game's picture object, or None when the game has none
+    #: ``picture(game)``: the game's picture object, or None when the game has none (the env then renders text only)
     picture: Callable[[Game], Any] | None = None
     #: ``state_vector(game, observer)``: the game's :class:`~kakurega.envs.core.state_vector.StateVector`
     #: (``env.state()``, for centralised training only), or None when the game has none

@@ -166,6 +166,12 @@ class Game(ABC):
         VP as scored, a match paid per round, shaping). The OpenSpiel bridge declares its reward model by it."""
         return False
 
+    def turns_cycle(self) -> bool:
+        """True when the seats act in rounds 0, 1, ..., n-1 (none skipped, none twice in a row) and every game
+        ends with a round's last seat: what PettingZoo's ``aec_to_parallel`` needs (``metadata["is_parallelizable"]``).
+        The default claims it for one seat only."""
+        return self.num_players == 1
+
     @abstractmethod
     def action_to_string(self, state, action: int) -> str:
         """The action in words, for logs, errors and renders."""

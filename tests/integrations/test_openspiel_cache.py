@@ -66,8 +66,10 @@ def test_kept_answers_equal_fresh_ones_over_random_games(case):
     game = _game(case)
     rng = np.random.default_rng(7)
     sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
-    checked = 0
-    for _ in range(4):
+    checked = clones = worlds = 0
+    for deals in range(100):  # four deals; a short game has few positions in each, so it is dealt on until the counts
+        if deals >= 4 and checked > 100 and clones and worlds:
+            break
         state = game.new_initial_state()
         assert _mismatches(state) == []
         states = [state]
@@ -79,14 +81,16 @@ def test_kept_answers_equal_fresh_ones_over_random_games(case):
                 roll = rng.random()
                 if roll < 0.05 and len(states) < 3:
                     states.append(state.clone())  # a clone carries on later, from this position
+                    clones += 1
                 elif roll < 0.08 and not state.is_chance_node():
                     state = state.resample_from_infostate(state.current_player(), sampler)
+                    worlds += 1
                     continue
                 legal = state.legal_actions()
                 legal.append(-1)  # the list handed out is the caller's: changing it changes nothing kept
                 state.apply_action(int(rng.choice(legal[:-1])))
             assert _mismatches(state) == []
-    assert checked > 100
+    assert checked > 100 and clones and worlds, (checked, clones, worlds, deals)
 
 
 @pytest.mark.parametrize("case", GAMES)
