@@ -73,7 +73,7 @@ class HumanAgent(Agent):
             for line in wrap("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules, moves "
                              "this list again; q quits):", self._width):
                 self.output_fn(line)
-            for line in menu_lines(names, self._notes):
+            for line in menu_lines(names, self._notes, width=self._width):
                 self.output_fn(line)
 
         show_moves()
@@ -95,7 +95,8 @@ class HumanAgent(Agent):
             picked = choose(answer, names, in_grid)
             if isinstance(picked, int):
                 return picked
-            self.output_fn(picked)
+            for line in wrap(picked, self._width):
+                self.output_fn(line)
 
 
     def _rules(self) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from kakurega.envs.core.safe_load import short_repr
+from kakurega.envs.core.text_layout import wrap
 
 #: a square or board position as the games name it, e.g. ``r6c5``
 SQUARE = re.compile(r"\br(\d{1,2})c(\d{1,2})\b")
@@ -68,8 +69,12 @@ def choose(answer: str, names: dict[int, str], in_grid=frozenset()) -> int | str
         keys = f"a key ({_key_list(keyed)}) or " if keyed else ""
         square = f" or a square such as {example}" if example else ""
         return f"{shown} is not a legal move; type {keys}words of a move listed above{square}."
-    listed = ", ".join(f"[{a}] {names[a]}" for a in fits[:4]) + (", ..." if len(fits) > 4 else "")
-    return f"{shown} fits {len(fits)} moves: {listed}; type more of the move or its key."
+    # a square of the grid has no key: it is listed without one, and typing its id picks nothing
+    listed = ", ".join(names[a] if a in in_grid else f"[{a}] {names[a]}" for a in fits[:4]) + (
+        ", ..." if len(fits) > 4 else "")
+    more = "type more of the move or its key" if any(a not in in_grid for a in fits) else (
+        f"type more of the move, e.g. its square{' such as ' + example if example else ''}")
+    return f"{shown} fits {len(fits)} moves: {listed}; {more}."
 
 
 def _key_list(names: dict[int, str]) -> str:
@@ -93,36 +98,45 @@ def grid_moves(names: dict[int, str], notes: dict[int, str] | None = None) -> fr
     return frozenset(move[0] for moves in _grids(names, notes or {}).values() for move in moves)
 
 
-def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None) -> list[str]:
+def menu_lines(names: dict[int, str], notes: dict[int, str] | None = None, width: int | None = None) -> list[str]:
     """The menu: one ``[key] name`` line a move; a long run of moves that differ by a square only as its squares
-    row by row (``r0: c0 c5 c7``: type ``r0c5``)."""
+    row by row (``r0: c0 c5 c7``: type ``r0c5``).
+
+    ``width``: the terminal's columns (None: no limit): a long move wraps under its name, and a grid's rows break
+    between squares, never inside one (a terminal breaking ``r3: c1`` after ``c`` showed a square that is not
+    there)."""
     notes = notes or {}
     grids = _grids(names, notes)
     in_grid = {move[0] for moves in grids.values() for move in moves}
     lines = []
-    width = max((len(str(a)) for a in names), default=1)
+    digits = max((len(str(a)) for a in names), default=1)
     for action, name in sorted(names.items()):
         if action not in in_grid:
             note = f"   <- {notes[action]}" if action in notes else ""
-            lines.append(f"  [{action:>{width}}] {name}{note}")
+            lines.extend(wrap(f"  [{action:>{digits}}] {name}{note}", width, indent=" " * (digits + 5)))
     squares = [SQUARE.search(name).group(0) for name in names.values() if SQUARE.search(name)]
     for prefix, moves in grids.items():
         alone = all(squares.count(square) == 1 for _, square, _, _ in moves)
         how = f"type the square, e.g. {moves[0][1]}" if alone else f"type words of the move and the square, e.g. {names[moves[0][0]]!r}"
-        lines.append(f"  {prefix.strip()} ... ({how}):")
-        lines.extend(_grid(moves))
+        lines.extend(wrap(f"  {prefix.strip()} ... ({how}):", width))
+        lines.extend(_grid(moves) if width is None else _grid(moves, max(8, min(76, width - 4))))
     return lines
 
 
 def _grid(moves: list[tuple[int, str, int, int]], width: int = 76) -> list[str]:
-    """The squares row by row, e.g. ``r0: c0 c5 c7   r1: c1 c3``, wrapped to ``width`` characters."""
+    """The squares row by row, e.g. ``r0: c0 c5 c7   r1: c1 c3``, wrapped to ``width`` characters (then indented
+    by 4): rows side by side while they fit, a row longer than ``width`` broken between its squares."""
     rows: dict[int, list[int]] = {}
     for _, _, row, col in moves:
         rows.setdefault(row, []).append(col)
     parts = [f"r{row}: " + " ".join(f"c{col}" for col in sorted(cols)) for row, cols in sorted(rows.items())]
     lines = [""]
     for part in parts:
+        if len(part) > width:  # a row of its own, on as many lines as it takes, continued under its first square
+            pieces = wrap(part, width, indent=" " * (part.index(":") + 2))
+            lines[-1:] = ([lines[-1]] if lines[-1] else []) + pieces + [""]
+            continue
         if lines[-1] and len(lines[-1]) + 3 + len(part) > width:
             lines.append("")
         lines[-1] += ("   " if lines[-1] else "") + part
-    return ["    " + line for line in lines]
+    return ["    " + line for line in lines if line]

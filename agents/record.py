@@ -89,8 +89,11 @@ class Record:
 
     @classmethod
     def start(cls, env_name: str, options: dict, seed: int, agents: dict) -> Record:
-        """An empty record of a game about to be played (moves are appended as played)."""
-        options = {k: v for k, v in options.items() if k not in COSMETIC_OPTIONS}
+        """An empty record of a game about to be played (moves are appended as played). An option naming a data
+        file is written as the file's absolute path, so the record replays from any folder."""
+        files = _file_options(env_name)
+        options = {k: os.path.abspath(os.fspath(v)) if k in files and isinstance(v, (str, os.PathLike)) else v
+                   for k, v in options.items() if k not in COSMETIC_OPTIONS}
         try:
             json.dumps(options, allow_nan=False)
         except (TypeError, ValueError) as error:
@@ -443,3 +446,14 @@ def parse_view(raw, view: str | None) -> str | None:
     if view in raw.possible_agents:
         return view
     raise ValueError(f"view {view!r}: expected spectator, an agent name ({', '.join(raw.possible_agents)}) or a seat number")
+
+
+def _file_options(env_name: str) -> set[str]:
+    """The options of registered env ``env_name`` that name a data file (none for an env not registered)."""
+    from kakurega.envs.registry import get_spec
+
+    try:
+        definition = get_spec(env_name).definition()
+    except ValueError:
+        return set()
+    return set() if definition is None else {option.name for option in definition.all_options if option.names_a_file}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -71,6 +72,11 @@ class Option:
     high: float | None = None
     expected: str = ""
     loader: Callable[[str], Any] | None = None
+
+    @property
+    def names_a_file(self) -> bool:
+        """True for an option that accepts a file path (``map``, ``deck``, ``shape``, ``booklet``)."""
+        return isinstance(self.kind, tuple) and os.PathLike in self.kind
 
     def with_default(self, default) -> Option:
         """This option with another default (a later version of a game changing one)."""

@@ -22,7 +22,8 @@ def result_words(game, state, viewer: int | None = None) -> list[str]:
         lines.append("Nobody wins: only a player with no cards left can win, and every player still holds cards.")
     if holder >= 0:
         lost = state.scores[holder]
-        void = f": {'your' if holder == viewer else 'its'} {lost} point{'s' if lost != 1 else ''} are void" if lost else ""
+        void = (f": {'your' if holder == viewer else 'its'} {lost} {'points are' if lost != 1 else 'point is'} void"
+                if lost else "")
         verb = "are" if holder == viewer else "is"
         lines.append(sentence(f"{who(holder, viewer)} {verb} left holding Kaku's Curse{void}."))
     still = [s for s in range(game.num_players) if state.hands[s] and s != holder]

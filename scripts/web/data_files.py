@@ -74,8 +74,7 @@ def file_loaders(env_name: str) -> dict[str, Callable | None]:
     definition = get_spec(env_name).definition()
     if definition is None:
         return {}
-    return {option.name: option.loader for option in definition.all_options
-            if isinstance(option.kind, tuple) and os.PathLike in option.kind}
+    return {option.name: option.loader for option in definition.all_options if option.names_a_file}
 
 
 class DataFiles:

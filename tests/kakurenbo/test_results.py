@@ -13,7 +13,7 @@ def test_kakurenbo_a_lone_winner_the_curse_holder_and_the_scores():
     words = game.result_words(state, None)
     assert words[0] == f"player_{winner} wins with {scores[winner]} point{'s' * (scores[winner] != 1)}."
     assert words[1] == (f"player_{holder} is left holding Kaku's Curse: its {state.scores[holder]} "
-                        f"point{'s' * (state.scores[holder] != 1)} are void.")
+                        f"{'point is' if state.scores[holder] == 1 else 'points are'} void.")
     assert words[-1] == "Final scores: " + ", ".join(
         f"player_{s} {v}" + (" (Kaku's Curse)" if s == holder else "") for s, v in enumerate(scores)) + "."
     mine = game.result_words(state, winner)
@@ -54,3 +54,11 @@ def test_kakurenbo_cut_off_by_the_step_limit_says_so():
 def test_the_older_version_tells_its_ending_in_words_too():
     game, state = next(endings("kakurenbo_v0", [1]))
     assert in_words_only(game.result_words(state, 0)) and in_words_only(game.result_words(state, None))
+
+
+def test_one_void_point_is_said_in_the_singular():
+    """'player_0 is left holding Kaku's Curse: its 1 point are void.'"""
+    for viewer, whose in ((None, "its"), ("holder", "your")):
+        game, state = first("kakurenbo_v1", lambda g, s: s.scores[s.curse_holder] == 1, num_players=5)
+        seat = state.curse_holder if viewer == "holder" else None
+        assert f": {whose} 1 point is void." in game.result_words(state, seat)[1]

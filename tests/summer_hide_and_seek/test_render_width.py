@@ -56,3 +56,16 @@ def test_play_fits_the_table_to_a_40_column_terminal(monkeypatch, capsys):
     assert "\nmap\n" in table and "belief" not in table.split("\nmap\n")[0]
     assert all(len(line) <= 40 for line in table.splitlines()), [line for line in table.splitlines() if len(line) > 40]
     assert "Your moves (type a [key] or a move's\n    words" in out  # the prompt's words wrapped too
+
+
+def test_play_fits_the_seekers_menu_and_its_hints_to_a_40_column_terminal(monkeypatch, capsys):
+    """The table fitted 40 columns but the moves below it did not: the seeker's squares, row beside row, and the
+    hints after a wrong answer ran past the edge, and the terminal broke them inside a square."""
+    monkeypatch.setattr(text_layout, "terminal_width", lambda stream=None: 40)
+    typed = typist(capsys, ["place", "zz", "q"])
+    monkeypatch.setattr("builtins.input", typed)
+    assert main(["play", NAME, "--seat", "1", "--seed", "1"]) == 130  # a seeker first
+    out = "".join(typed.printed) + capsys.readouterr().out
+    menu = out.split("Your moves", 1)[1]
+    assert "place piece on" in menu and "fits 56 moves" in menu and "'zz' is not a legal move" in menu
+    assert all(len(line) <= 40 for line in out.splitlines()), [line for line in out.splitlines() if len(line) > 40]

@@ -169,6 +169,35 @@ def test_play_shows_only_the_humans_view(monkeypatch, capsys, tmp_path):
     assert mine in first_table and theirs not in first_table and spectator not in first_table
 
 
+def test_a_record_of_a_game_on_a_data_file_replays_from_any_folder(monkeypatch, capsys, tmp_path):
+    """--option deck=data/deck.yaml went into the record as written: the record replayed only from the folder the
+    game was played in ('cannot read the deck file' elsewhere), where the web app's records hold the full path.
+    Records of play and of evaluate --record-dir now hold it absolute."""
+    import shutil
+    from importlib import resources
+
+    played, elsewhere = tmp_path / "played", tmp_path / "elsewhere"
+    (played / "data").mkdir(parents=True)
+    elsewhere.mkdir()
+    shutil.copy(str(resources.files("kakurega.envs").joinpath("data", "animal_chain_deck.yaml")),
+                played / "data" / "deck.yaml")
+    monkeypatch.chdir(played)
+    monkeypatch.setattr("builtins.input", typist(capsys))
+    assert main(["play", "animal_chain_v1", "--opponents", "random", "--seat", "0", "--seed", "2", "--option",
+                 "deck=data/deck.yaml", "--record", "game.json"]) == 0
+    deck = Path(json.loads((played / "game.json").read_text())["options"]["deck"])
+    assert deck.is_absolute() and deck.resolve() == (played / "data" / "deck.yaml").resolve()
+    # evaluate --record-dir writes its records through the same Record.start
+    assert main(["evaluate", "animal_chain_v1", "--agents", "random", "heuristic", "--games", "2", "--quiet",
+                 "--option", "deck=data/deck.yaml", "--record-dir", "records"]) == 0
+    monkeypatch.chdir(elsewhere)
+    for record in [played / "game.json", *sorted((played / "records").glob("game-*.json"))]:
+        assert Path(json.loads(record.read_text())["options"]["deck"]).is_absolute()
+        capsys.readouterr()
+        assert main(["replay", str(record)]) == 0
+        assert "the replayed returns match the record" in capsys.readouterr().out
+
+
 def test_play_bounds_a_bots_thinking_time(monkeypatch, capsys):
     """Each bot move is asked with a should_stop that turns true --move-seconds after the move was asked (so a
     search plays its best move so far), and is taken away after the move; the human is never given one."""

@@ -69,6 +69,27 @@ def test_a_long_square_menu_is_a_grid_that_fits_a_terminal():
         assert choose(square, names) == action
 
 
+@pytest.mark.parametrize("width", [40, 80])
+def test_a_menu_fits_the_terminal_and_breaks_a_grid_between_squares(width):
+    """A row of a 32-column map (``r0: c0 c1 ... c31``, 100 characters) or two rows side by side at 40 columns
+    went out past the terminal's edge, which broke it inside a square (``r3: c`` / ``1 c3``)."""
+    names = {100 * row + col: f"place piece on r{row}c{col}" for row in range(3) for col in range(32) if col % 7}
+    names[9999] = "give Kaku's Curse with right arm (blue) to player_2 and say so in a long line"
+    lines = menu_lines(names, width=width)
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    grid = lines[lines.index(next(line for line in lines if line.endswith("):"))) + 1:]  # below its header
+    shown, row = set(), None
+    for line in grid:  # a row's squares go on under it; every token whole
+        for token in line.split():
+            if token.endswith(":"):
+                row = token[1:-1]
+            else:
+                assert re.fullmatch(r"c\d+", token), (token, line)
+                shown.add(f"r{row}c{token[1:]}")
+    assert shown == {name.split()[-1] for action, name in names.items() if action != 9999}
+    assert menu_lines(names) == menu_lines(names, width=None)  # no width: the full lines, as before
+
+
 @pytest.mark.parametrize("answer", ["[", "()", ",", ";", " [ ] "])
 def test_punctuation_alone_fits_no_move(answer):
     """Punctuation is dropped from an answer's words: nothing left, which every move 'fitted'."""
@@ -95,6 +116,30 @@ def test_a_number_picks_no_square_of_a_grid_and_the_hints_name_squares():
         assert "number in brackets" not in said and "a square such as r" in said and "key (" not in said
     square = env.unwrapped.game.map.square_name(env.unwrapped.game.describe_action(min(in_grid))[1])
     assert choose(square, names, in_grid) == min(in_grid)
+
+
+def test_an_ambiguous_answer_offers_only_keys_that_are_keys():
+    """'place' at a Summer seeker's grid listed '[113] place piece on r0c0, ...; type more of the move or its key',
+    and typing 113 then said '113 is no move here': a square of the grid has no key, so none is offered."""
+    from kakurega.agents.move_menu import grid_moves
+
+    env = make("summer_hide_and_seek_v2", wrapped=False)
+    env.reset(seed=0)
+    names = {a: env.action_to_string(a) for a in env.legal_actions()}
+    in_grid = grid_moves(names)
+    takes = {1236 + k: f"pass and take the face-down card at r{2 + k // 7}c{k % 7}" for k in range(14)}
+    mixed = {717: "play Br|Ct onto r2c0", 902: "play Pg|Ct onto r2c0", **takes}  # Animal Chain, late: keys and a grid
+    for menu, answer in ((names, "start"), (mixed, "r2c0"), (mixed, "take r2")):
+        grid = grid_moves(menu)
+        said = choose(answer, menu, grid)
+        assert isinstance(said, str) and " fits " in said, said
+        offered = re.findall(r"\[(\d+)\]", said)
+        for key in offered:  # every key the hint offers plays its move when typed
+            assert choose(key, menu, grid) == int(key), (said, key)
+        assert ("its key" in said) == bool(offered), said
+    assert "e.g. its square such as r" in choose("start", names, in_grid)
+    assert "[717] play Br|Ct onto r2c0, [902] play Pg|Ct onto r2c0, pass and take the face-down card at r2c0;" in (
+        choose("r2c0", mixed, grid_moves(mixed)))
 
 
 def test_moves_shows_the_table_and_the_moves_again():
