@@ -296,7 +296,7 @@ and `tests/conformance.py`, each with a leaky control that fails them):
 `python -m kakurega.scripts.balance_hidden_rooms --rounds 2000` (seeds 0..1999,
 one round each, 95% Wilson intervals):
 
-| player | escapes | rate | 95% CI | caught | monster exit | turn limit |
+| player | escapes | rate | 95% CI | caught | monster walked its path | turn limit |
 |---|---|---|---|---|---|---|
 | heuristic child | 1094/2000 | 54.7% | 52.5%..56.9% | 34 | 770 | 102 |
 | uniform random legal play | 0/2000 | 0.0% | 0.0%..0.2% | 1302 | 698 | 0 |

@@ -55,7 +55,7 @@ PHASE_NAMES = ("child moves", "child searches", "child places", "monster moves",
 
 # ----------------------------------------------------------- round outcomes
 ESCAPED, CAUGHT, MONSTER_EXITED, TURN_LIMIT = 1, 2, 3, 4
-OUTCOME_NAMES = {ESCAPED: "escaped", CAUGHT: "caught", MONSTER_EXITED: "monster reached its exit", TURN_LIMIT: "turn limit"}
+OUTCOME_NAMES = {ESCAPED: "escaped", CAUGHT: "caught", MONSTER_EXITED: "monster walked its whole path", TURN_LIMIT: "turn limit"}
 
 EPISODES = ("match", "round")
 REWARDS = ("match", "per_round")

@@ -60,3 +60,12 @@ def test_hidden_rooms_a_real_ending_agrees_with_its_returns():
         won = game.returns(state)[0] > 0
         assert game.result_words(state, 0)[0].startswith("You won the match" if won else "You lost the match")
         assert len(game.round_words(state, 0)) == len(state.results) == state.escapes + state.fails
+
+
+def test_the_round_list_names_a_walked_path_as_the_result_words_do():
+    """The render's and the picture's list of rounds said "monster reached its exit" where the result says "walked
+    its whole path": "exit" is the child's way out, (0, 0)."""
+    from kakurega.envs.hidden_rooms.rules import MONSTER_EXITED, OUTCOME_NAMES
+
+    assert OUTCOME_NAMES[MONSTER_EXITED] == "monster walked its whole path"
+    assert not any("exit" in name for name in OUTCOME_NAMES.values())
