@@ -24,6 +24,8 @@ from kakurega.envs.core.text_layout import wrap
 RULES_WORDS = ("rules", "help", "?")
 #: answers that show the table and the moves again
 MENU_WORDS = ("moves", "menu", "list")
+#: answers that quit the game, once said twice in a row (the game is then abandoned, unrecorded)
+QUIT_WORDS = ("q", "quit", "exit")
 
 
 class HumanAgent(Agent):
@@ -71,7 +73,7 @@ class HumanAgent(Agent):
             if self._view_text:
                 self.output_fn(self._view_text)
             for line in wrap("Your moves (type a [key] or a move's words, e.g. a square; rules shows the rules, moves "
-                             "this list again; q quits):", self._width):
+                             "this list again; q twice quits):", self._width):
                 self.output_fn(line)
             for line in menu_lines(names, self._notes, width=self._width):
                 self.output_fn(line)
@@ -83,8 +85,15 @@ class HumanAgent(Agent):
                 answer = self.input_fn("Your move: ")
             except EOFError:
                 raise KeyboardInterrupt("input closed") from None
-            if answer.strip().lower() in ("q", "quit", "exit"):
-                raise KeyboardInterrupt("player quit")
+            if answer.strip().lower() in QUIT_WORDS:
+                try:  # one slip of the keyboard ("exit" is a Hidden Rooms square's name) must not end the game
+                    again = self.input_fn("Quit this game? Type q again to quit, anything else to go on: ")
+                except EOFError:
+                    raise KeyboardInterrupt("input closed") from None
+                if again.strip().lower() in QUIT_WORDS:
+                    raise KeyboardInterrupt("player quit")
+                show_moves()
+                continue
             if answer.strip().lower() in RULES_WORDS:
                 self.output_fn(self._rules())
                 show_moves()  # the page scrolled the table and the moves away

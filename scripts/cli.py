@@ -543,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play a game in the terminal against any agents",
                        description="Play GAME in the terminal. You see only your own view of the table, and your "
                        "legal moves listed by name with keys; type a key or a move's words to play (rules at "
-                       "the prompt prints the rules; q quits). "
+                       "the prompt prints the rules; q twice quits). "
                        + AGENT_SPEC_HELP + ".")
     p.add_argument("game", help="env name, e.g. kakurenbo_v1 or kakurenbo")
     p.add_argument("--opponents", nargs="*", metavar="SPEC",

@@ -47,7 +47,7 @@ def test_at_80_columns_map_and_panel_stay_side_by_side():
 
 def test_play_fits_the_table_to_a_40_column_terminal(monkeypatch, capsys):
     monkeypatch.setattr(text_layout, "terminal_width", lambda stream=None: 40)
-    typed = typist(capsys, ["q"])
+    typed = typist(capsys, ["q", "q"])
     monkeypatch.setattr("builtins.input", typed)
     assert main(["play", NAME, "--seat", "0", "--seed", "1"]) == 130
     out = "".join(typed.printed) + capsys.readouterr().out
@@ -62,7 +62,7 @@ def test_play_fits_the_seekers_menu_and_its_hints_to_a_40_column_terminal(monkey
     """The table fitted 40 columns but the moves below it did not: the seeker's squares, row beside row, and the
     hints after a wrong answer ran past the edge, and the terminal broke them inside a square."""
     monkeypatch.setattr(text_layout, "terminal_width", lambda stream=None: 40)
-    typed = typist(capsys, ["place", "zz", "q"])
+    typed = typist(capsys, ["place", "zz", "q", "q"])
     monkeypatch.setattr("builtins.input", typed)
     assert main(["play", NAME, "--seat", "1", "--seed", "1"]) == 130  # a seeker first
     out = "".join(typed.printed) + capsys.readouterr().out

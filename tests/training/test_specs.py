@@ -184,6 +184,22 @@ def test_human_agent_maps_numbers_to_legal_actions_only(nim):
     quitter = HumanAgent(context, 0, input_fn=lambda prompt: "q", output_fn=lambda s: None)
     with pytest.raises(KeyboardInterrupt):
         quitter.act({"observation": np.zeros(14, np.float32), "action_mask": mask})
+    # a quit word is asked again: anything else goes on (Hidden Rooms' "exit" square once ended a match at once)
+    answers, prompts = iter(["exit", "no", "2"]), []
+    going_on = HumanAgent(context, 0, input_fn=lambda prompt: prompts.append(prompt) or next(answers),
+                          output_fn=lambda s: None)
+    assert going_on.act({"observation": np.zeros(14, np.float32), "action_mask": mask}) == 2
+    assert prompts[1].startswith("Quit this game? Type q again")
+    typed = iter(["quit"])
+
+    def closed_after_quit(prompt):
+        for answer in typed:
+            return answer
+        raise EOFError
+
+    closed = HumanAgent(context, 0, input_fn=closed_after_quit, output_fn=lambda s: None)
+    with pytest.raises(KeyboardInterrupt):  # input closed at the question: the game ends, as at the prompt
+        closed.act({"observation": np.zeros(14, np.float32), "action_mask": mask})
 
 
 def test_temperature_samples_from_the_tempered_policy(nim, tmp_path):
