@@ -27,7 +27,8 @@ from kakurega.envs.hidden_rooms.rules import (
 
 LEGEND = (
     "legend: R3 = red 3 (R red, B blue, G green, Y yellow), S0 = start tile, .. = dark; "
-    "@ child, M monster, E exit; path grid: steps until the monster's path reaches the cell, X its last cell"
+    "@ child, M monster, ! both (caught), E exit; path grid: steps until the monster's path reaches the cell, X its "
+    "last cell"
 )
 
 

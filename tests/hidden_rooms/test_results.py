@@ -69,3 +69,17 @@ def test_the_round_list_names_a_walked_path_as_the_result_words_do():
 
     assert OUTCOME_NAMES[MONSTER_EXITED] == "monster walked its whole path"
     assert not any("exit" in name for name in OUTCOME_NAMES.values())
+
+
+def test_every_mark_of_the_room_is_in_the_legend():
+    """The room marks the child (@), the monster (M), the exit (E) and a caught child (!, child and monster on one
+    cell); the legend named all but the last."""
+    from hidden_rooms.hidden_rooms_helpers import game_with, monster, table
+    from kakurega.envs.hidden_rooms.render import LEGEND, HiddenRoomsRenderer
+
+    game = game_with(monster([(4, 3), (4, 4), (3, 4)] * 4))
+    caught = table(game, child=(4, 4), monster_cell=(4, 4), progress=1)
+    room = HiddenRoomsRenderer(game).render_text(caught, 0).split("legend:")[0]
+    assert " !S0 " in room
+    for mark in "@M!E":
+        assert f"{mark} " in LEGEND.split("path grid")[0], mark
