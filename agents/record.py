@@ -453,7 +453,6 @@ def _file_options(env_name: str) -> set[str]:
     from kakurega.envs.registry import get_spec
 
     try:
-        definition = get_spec(env_name).definition()
+        return set(get_spec(env_name).file_options())
     except ValueError:
         return set()
-    return set() if definition is None else {option.name for option in definition.all_options if option.names_a_file}

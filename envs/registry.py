@@ -66,6 +66,13 @@ class EnvSpec:
         """The env module's :class:`~kakurega.envs.core.definition.EnvDefinition` (None for a module without one)."""
         return getattr(self.load(), "DEFINITION", None)
 
+    def file_options(self) -> dict:
+        """Each option that names a data file (``Option.names_a_file``), with its loader (``Option.loader``)."""
+        definition = self.definition()
+        if definition is None:
+            return {}
+        return {option.name: option.loader for option in definition.all_options if option.names_a_file}
+
     def option_defaults(self) -> dict:
         """Every game option at its default (render options left out), read without building an env.
 

@@ -137,7 +137,7 @@ class ToyStateVector(StateVector):
         super().__init__(game, observer, [])
 
     def write_unseen(self, state, unseen):
-        pass
+        """Nothing to write: the toy game has no fact that some seat does not see."""
 
 
 DEFINITION = EnvDefinition(

@@ -132,4 +132,3 @@ def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shapin
     for note in game.unwinnable():
         warnings.warn(UnwinnableWarning(f"hidden_rooms: {note}"), stacklevel=2)
     return game
-

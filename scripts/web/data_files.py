@@ -71,10 +71,7 @@ def file_loaders(env_name: str) -> dict[str, Callable | None]:
     """Each option of ``env_name`` that accepts a file path, with its loader (``Option.loader``; None: none)."""
     from kakurega.envs.registry import get_spec
 
-    definition = get_spec(env_name).definition()
-    if definition is None:
-        return {}
-    return {option.name: option.loader for option in definition.all_options if option.names_a_file}
+    return get_spec(env_name).file_options()
 
 
 class DataFiles:
