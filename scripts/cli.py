@@ -234,7 +234,7 @@ def cmd_play(args) -> int:
 
     from kakurega.agents.base import AgentContext, StopSignal, choose_action, seat_seed
     from kakurega.agents.human import HumanAgent, show_view
-    from kakurega.agents.record import describe_move
+    from kakurega.agents.record import describe_move, describe_opening
     from kakurega.agents.specs import make_agent, parse_spec, require_unattended, seat_lineup
     from kakurega.envs.core.text_layout import terminal_width, wrap
     from kakurega.envs.registry import make
@@ -297,6 +297,8 @@ def cmd_play(args) -> int:
     env.reset(seed=record.seed if record else args.seed)
     for agent in seats:
         agent.reset()
+    for line in describe_opening(env, me):
+        say(f"- {line}")
     try:
         while True:
             current = env.agent_selection

@@ -102,7 +102,7 @@ def _result(replayer) -> str:
 
 
 def _show_in_terminal(record, args) -> int:
-    from kakurega.agents.record import Replayer, describe_move, parse_view
+    from kakurega.agents.record import Replayer, describe_move, describe_opening, parse_view
     from kakurega.envs.core.text_layout import terminal_width, wrap
 
     replayer = Replayer(record)
@@ -117,6 +117,8 @@ def _show_in_terminal(record, args) -> int:
     say(f"view: {view or 'spectator (public information only)'}; the rules: kakurega rules {record.env}")
     total = len(record.moves)
     say(f"\n--- the deal ({raw.agent_selection} to move)")
+    for line in describe_opening(raw, view):
+        say(f"- {line}")
     print(raw.render_text(view, width=width))
     while replayer.next_move() is not None:
         if args.step and not _wait():
@@ -193,11 +195,11 @@ def _caption(frame, text: str, band: int = 1):
 
 def _captions(record, view) -> list[str]:
     """Every frame's caption, from a replay without pictures (the band's height needs the longest first)."""
-    from kakurega.agents.record import Replayer, describe_move
+    from kakurega.agents.record import Replayer, describe_move, describe_opening
 
     replayer = Replayer(record)
     raw, total = replayer.raw, len(record.moves)
-    captions = [f"{record.env}: the deal"]
+    captions = ["; ".join([f"{record.env}: the deal", *describe_opening(raw, view)])]
     while replayer.next_move() is not None:
         agent, action = replayer.next_move()
         before = raw.game.clone(raw.game_state)

@@ -49,3 +49,21 @@ def test_move_words_tell_each_viewer_only_what_it_knows_long(name, config):
     moves = moves_of(raw, seed=41, num_games=6, every=1, count=80)
     check_move_word_leaks(raw.game, moves)
     check_move_words_complete(raw.game, moves[::4], raw.render_state)
+
+
+@pytest.mark.parametrize("name,config", CASES)
+def test_opening_words_tell_each_viewer_only_what_it_knows(name, config):
+    """What the rules played before the first decision (``Game.opening_words``) is told alike for every re-deal of
+    what a seat cannot see, to that seat and to the spectator (the Hidden Rooms control names the pile's top)."""
+    import numpy as np
+
+    raw = make(name, wrapped=False, **config)
+    game = raw.game
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        state = game.initial_state(rng)
+        for seat in range(game.num_players):
+            for _ in range(3):
+                twin = game.resample_hidden(state, seat, rng)
+                for viewer in (seat, None):
+                    assert game.opening_words(twin, viewer) == game.opening_words(state, viewer), (seed, seat)

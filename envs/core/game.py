@@ -187,6 +187,17 @@ class Game(ABC):
         """
         return f"player_{self.current_player(before)} moved"
 
+    def opening_words(self, state, viewer: int | None = None) -> list[str]:
+        """What happened by itself before the first decision of the new game ``state``, in ``viewer``'s words.
+
+        The moves' words (:meth:`public_action_string`) tell everything that
+        follows a move; this tells what the table shows before any move, where
+        the rules played something (Hidden Rooms: the first round's monster
+        appears and moves). Equal for any two states the viewer cannot tell
+        apart. This default tells nothing: a deal is shown by the table.
+        """
+        return []
+
     def result_words(self, state, viewer: int | None = None) -> list[str]:
         """How a finished game ended, for ``viewer`` (a seat, "you"; None: a spectator): the headline first.
 

@@ -4,6 +4,8 @@ The child sees the whole table but the pile's order, so the words tell the
 child's action in full (the tile drawn, where it went), then what happened
 by itself: the monster's steps (and whether it chased), the end of a round
 and the score, the next round's monster. A spectator gets the same words.
+The first round's monster, which appears and moves before any decision, is
+told by ``opening_words``.
 """
 
 from __future__ import annotations
@@ -69,11 +71,16 @@ class _Words:
             won = after.escapes > before.escapes if self.game.episode == "round" else after.escapes >= 2
             words.append("the " + self.game.episode + (" is won" if won else " is lost"))
         elif after.rounds > before.rounds:
-            monster = self.game.monsters[after.monster]
-            start = self.game.paths[after.monster][0]
-            words.append(f"round {after.rounds}: the monster {monster.name} appears on {coords(start)}")
-            if after.turn:
-                words.append(self._monster(after.monster, start, 0, START_CELL, False))
+            words += self.round_start(after)
+        return words
+
+    def round_start(self, state) -> list[str]:
+        """The round of ``state`` begins: its monster appears and, once the first turn began, takes its phase."""
+        monster = self.game.monsters[state.monster]
+        start = self.game.paths[state.monster][0]
+        words = [f"round {state.rounds}: the monster {monster.name} appears on {coords(start)}"]
+        if state.turn:
+            words.append(self._monster(state.monster, start, 0, START_CELL, False))
         return words
 
     def _action(self) -> str:
@@ -115,6 +122,21 @@ class _Words:
         steps = " -> ".join(str(coords(c)) for c in [cell, *trail])
         return (f"the monster {game.monsters[monster].name} moves {steps}"
                 + (f" (chasing {'you' if self.child == 'you' else 'the child'})" if chased else ""))
+
+
+def opening_words(game, state, viewer: int | None) -> list[str]:
+    """``viewer``'s words for what happened before the first decision: the first round's monster appears and takes
+    the first turn's phase (what :func:`public_action_string` tells of every later round).
+
+    A booklet may start a monster within reach of the child, so rounds can end before any decision: their lines
+    (:func:`~kakurega.envs.hidden_rooms.results.round_words`) come first, then the round now played, if any.
+    """
+    from kakurega.envs.hidden_rooms.results import round_words
+
+    words = round_words(game, state, viewer)
+    if state.phase != OVER:
+        words += _Words(game, state, -1, state, viewer).round_start(state)
+    return words
 
 
 def public_action_string(game, before, action: int, after, viewer: int | None) -> str:

@@ -554,6 +554,13 @@ class HiddenRoomsGame(Game):
 
         return public_action_string(self, before, action, after, viewer)
 
+    def opening_words(self, state: HiddenRoomsState, viewer: int | None = None) -> list[str]:
+        """The first round's monster appears and takes its first phase before any decision
+        (:func:`~kakurega.envs.hidden_rooms.moves.opening_words`)."""
+        from kakurega.envs.hidden_rooms.moves import opening_words
+
+        return opening_words(self, state, viewer)
+
     def illegal_reason(self, state: HiddenRoomsState, action: int) -> str:
         """Why ``action`` is illegal now, in the rules' words."""
         phase = state.phase

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from kakurega.agents.base import StopSignal
-from kakurega.agents.record import Record, Replayer, describe_move, new_seed, parse_record
+from kakurega.agents.record import Record, Replayer, describe_move, describe_opening, new_seed, parse_record
 from kakurega.envs.core.safe_load import short_repr
 from kakurega.scripts.serve import MAX_RECORDS, MOVE_SECONDS  # defaults: records per server run, a bot's time per move
 
@@ -173,6 +173,8 @@ class GameSession:
         self.events = self.events_of[self.view]
         self.lock = threading.Lock()  # one request at a time: a bot's move runs in a worker thread
         self.raw.reset(seed=self.seed)
+        for view, events in self.events_of.items():  # what the rules played before the first decision
+            events += describe_opening(self.raw, view)
         for agent in self.agents.values():
             agent.reset()
 
@@ -323,7 +325,7 @@ class ReplaySession:
         # every move and the ending checked now, so a bad record is refused when opened
         self.replayer.seek(len(self.record.moves))
         self.replayer.check_end()
-        self.replayer.seek(0)
+        self.seek(0)
 
     def seek(self, position) -> None:
         """Go to the position after ``position`` moves (the deal is 0); the move that led there is described."""
@@ -333,6 +335,7 @@ class ReplaySession:
         self.last_move = ""
         if position == 0:
             self.replayer.seek(0)
+            self.last_move = "; ".join(describe_opening(self.replayer.raw, self.view))
             return
         self.replayer.seek(position - 1)
         agent, action = self.replayer.next_move()

@@ -736,7 +736,7 @@ function showReplay(message) {
   $("position").value = message.position;
   $("position-label").textContent = `move ${message.position} / ${message.moves}`;
   $("status").textContent = `Replay of ${titleOf(message.env)} (view: ${message.view || "spectator"}). ` +
-    (message.move || "The deal.");
+    (message.position ? message.move : ["The deal.", message.move].filter(Boolean).join(" "));
   drawTable(message, new Set());
   showResult(message);
   if (replayTimer !== null && message.position >= message.moves) stopReplay();
