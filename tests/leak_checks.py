@@ -716,21 +716,44 @@ def public_action(game, action: int):
     return None
 
 
+def public_draw(game, before, action, sample):
+    """``sample`` (``before`` re-dealt for a seat) drawing what ``action`` draws in ``before``, where every viewer
+    sees the draw and the state may forget it; else ``sample`` unchanged.
+
+    A Hidden Rooms child sees the tile it takes from the pile (the rules
+    page), but a tile that cannot be placed while the memory area is full
+    goes back into the pile with the memory's tiles, reshuffled, and the
+    state forgets it; the moves the child cannot tell apart still draw that
+    tile (any other would have been told, though the spill hides it after).
+    """
+    if game.name == "hidden_rooms":
+        from kakurega.envs.hidden_rooms.rules import SEARCH_PILE
+
+        if action == SEARCH_PILE:
+            pile = sample.pile
+            at = pile.index(before.pile[-1])
+            pile[at], pile[-1] = pile[-1], pile[at]
+    return sample
+
+
 def alternative_moves(game, before, action, after, seat: int, index: int, samples: int = 2, chance: int = 2):
     """Moves ``seat`` cannot tell from ``before -> action -> after``: ``(before', action', after')``.
 
-    ``before'`` is ``before`` re-dealt for the seat (``resample_hidden``);
-    every legal action there is applied with ``chance`` chance draws, and a
-    result is kept when the seat's information after it is what it is after
-    the true move (the seat knew the same before and after). The mover
-    knows its own action, and everyone a public one (:func:`public_action`):
-    then only ``action`` itself is tried.
+    ``before'`` is ``before`` re-dealt for the seat (``resample_hidden``),
+    drawing what the true move draws where the draw is seen
+    (:func:`public_draw`); every legal action there is applied with
+    ``chance`` chance draws, and a result is kept when the seat's
+    information after it is what it is after the true move (the seat knew
+    the same before and after). The mover knows its own action, and
+    everyone a public one (:func:`public_action`): then only ``action``
+    itself is tried.
     """
     target = information(game, after, seat)
     mover = game.current_player(before) == seat
     public = public_action(game, action)
     for k in range(samples):
-        sample = game.resample_hidden(before, seat, np.random.default_rng([index, seat, k]))
+        sample = public_draw(game, before, action,
+                             game.resample_hidden(before, seat, np.random.default_rng([index, seat, k])))
         for other in [action] if mover or public is not None else game.legal_actions(sample):
             for c in range(chance):
                 result = game.clone(sample)

@@ -1,16 +1,18 @@
-"""Hidden Rooms' moves in public words: the leaky control that the generic completeness check catches, and the
-words of what happens before the first decision (the first round's monster appears and moves)."""
+"""Hidden Rooms' moves in public words: the leaky control that the generic completeness check catches, the
+words of what happens before the first decision (the first round's monster appears and moves), and the generic
+leak check made exact across a spill."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from leak_checks import check_last_move_mark_leaks, check_move_word_leaks, move_transitions
 from move_word_checks import check_control_words_that_say_only_who_moved_are_caught
 
 from hidden_rooms.hidden_rooms_helpers import game_with, monster
 from kakurega.envs import make
 from kakurega.envs.hidden_rooms.moves import opening_words
-from kakurega.envs.hidden_rooms.rules import OVER, HiddenRoomsGame, coords
+from kakurega.envs.hidden_rooms.rules import MEMORY_CAPACITY, OVER, SEARCH_PILE, HiddenRoomsGame, coords, tile_name
 
 
 @pytest.mark.parametrize("name,config", [("hidden_rooms_v0", {})])
@@ -122,3 +124,30 @@ def test_the_terminal_and_the_web_tell_the_opening(monkeypatch, capsys, tmp_path
     replay.seek(1)
     replay.seek(0)
     assert replay.message()["move"] == "; ".join(expected)
+
+
+def spilling_draws(game, seed: int, num_games: int) -> list:
+    """The pile draws of random games whose tile could not be placed while the memory area was full: the tile and
+    the memory's went back into the pile, reshuffled."""
+    return [(before, action, after) for before, action, after in move_transitions(game, seed, num_games, every=1)
+            if action == SEARCH_PILE and len(before.memory) == MEMORY_CAPACITY and not after.memory]
+
+
+def test_the_move_word_check_is_exact_across_a_spill():
+    """The child sees the tile it draws (../shared/rules/hidden_rooms.md, "Hidden information"); after a spill the
+    state no longer holds it, so re-deals that drew another tile that could not be placed left the child knowing
+    the same, and the generic check compared "you draw green 4 ... go back into the pile" with "you draw red 4 ...":
+    a false alarm. The re-deals now draw the true tile (``leak_checks.public_draw``), and words that name the top
+    of the pile after the spill (its order is hidden) are still caught."""
+    raw = make("hidden_rooms_v0", wrapped=False)
+    game = raw.game
+    spills = spilling_draws(game, seed=31, num_games=40)
+    assert len(spills) >= 5
+    check_move_word_leaks(game, spills)
+    check_last_move_mark_leaks(game, raw.picture, spills[:3])
+
+    def new_top_told(before, action, after, viewer):  # the control: the hidden order leaks
+        return game.public_action_string(before, action, after, viewer) + f"; {tile_name(after.pile[-1])} is on top"
+
+    with pytest.raises(AssertionError, match="differ between moves seat 0 cannot tell apart"):
+        check_move_word_leaks(game, spills, words=new_top_told)

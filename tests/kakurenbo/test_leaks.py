@@ -1,12 +1,15 @@
 """Hidden information: what each observation reveals, how knowledge moves, and determinization."""
 
+import copy
+
 import numpy as np
 import pytest
 from conformance import check_leaks, random_states
+from leak_checks import information, words_of
 
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.observation import KakurenboObserver
-from kakurega.envs.kakurenbo.rules import GIVE_CARD, TAKE, KakurenboGame
+from kakurega.envs.kakurenbo.rules import DRAW, GIVE_CARD, TAKE, KakurenboGame
 from kakurega.envs.kakurenbo_v0 import raw_env
 from kakurenbo.helpers import SHORT_PARTS, ScriptedRng, build, card, known_by
 
@@ -274,3 +277,176 @@ def test_infos_hold_only_the_action_mask_of_the_agent_to_act(variant):
             assert set(info) == {"action_mask"}
             assert info["action_mask"].any() == (agent == env.agent_selection)
         env.step(int(rng.choice(env.legal_actions())))
+
+
+# ------------------------------------------------ Kurayami's flip: hand-built twins
+def before_the_flip(raw, seed: int) -> None:
+    """Reset ``raw`` (a Kurayami env) with ``seed`` and play at random up to the draw that ends phase 1: the last
+    body-part card on the pile, the Curse under it."""
+    rng = np.random.default_rng(seed)
+    raw.reset(seed=seed)
+    while not (raw.game_state.stage == DRAW and len(raw.game_state.pile) == 2):
+        raw.step(int(rng.choice(raw.legal_actions())))
+
+
+def flip_twin(game, before, viewer, rng, attempts: int = 20):
+    """A state ``viewer`` cannot tell from ``before`` (the draw before Kurayami's flip), before the flip or after it;
+    None when ``attempts`` deals all left a pair in a hand.
+
+    Nobody has seen a face in phase 1 (../shared/rules/kakurenbo.md, Kurayami); at the flip the viewer sees its own
+    hand and every pair discarded. So the cards the other seats keep are dealt again among the other seats' places
+    of their colour (the pile's top among them when another seat draws), the pairs stay with their discarders, and
+    the drawer's cards of the drawn colour are shuffled between its hand and the top (it never saw which it drew).
+    A deal that leaves a pair in a hand is dealt again: the flip would discard it for all to see.
+    """
+    assert before.stage == DRAW and len(before.pile) == 2 and all(c == -1 for row in before.knowledge for c in row)
+    after = game.clone(before)
+    game.apply_action(after, game.draw_action(), np.random.default_rng(0))
+    paired = {c for c in range(14) if after.discarded_by[c >> 1] >= 0}
+    drawer, drawn = before.actor, before.pile[-1]
+    held = [list(hand) for hand in before.hands]  # each seat's cards at the flip, the drawn card last
+    held[drawer].append(drawn)
+    for _ in range(attempts):
+        kept = [[c for s, cs in enumerate(held) if s != viewer for c in cs if c not in paired and c & 1 == colour]
+                for colour in (0, 1)]
+        dealt = [iter(rng.permutation(cards).tolist()) for cards in kept]
+        new = [[c if s == viewer or c in paired else next(dealt[c & 1]) for c in cs] for s, cs in enumerate(held)]
+        if any(c ^ 1 in cs for cs in new for c in cs if c not in paired):
+            continue
+        places = [i for i, c in enumerate(new[drawer]) if c & 1 == drawn & 1]
+        for i, c in zip(places, rng.permutation([new[drawer][i] for i in places]).tolist()):
+            new[drawer][i] = c
+        twin = game.clone(before)
+        twin.hands = [sorted(cs[:-1] if s == drawer else cs) for s, cs in enumerate(new)]
+        twin.pile = [CURSE, new[drawer][-1]]
+        return twin
+    return None
+
+
+def shown_to(raw, seat: int, pictures: bool) -> dict:
+    """Everything ``raw`` hands ``seat`` now, and the spectator (who knows less than any seat), by channel."""
+    agent = raw.possible_agents[seat]
+    observation = raw.observe(agent)
+    shown = {
+        "observation": observation["observation"].tobytes(),
+        "action mask": observation["action_mask"].tobytes(),
+        "infos": {key: value.tobytes() for key, value in raw.infos[agent].items()},
+        "reward": (raw.rewards[agent], raw._cumulative_rewards[agent]),
+        "end": (raw.terminations[agent], raw.truncations[agent]),
+        "agent to act": raw.agent_selection,
+        "render": raw.render_text(agent),
+        "spectator render": raw.render_text(None),
+        "words": words_of(raw.game, raw.game_state, seat),
+    }
+    if pictures:
+        shown.update(picture=raw.scene(agent), spectator_picture=raw.scene(None))
+    return shown
+
+
+def check_flip_twins(raw, seeds, twins: int = 2, depth: int = 4, words=None, pictures: int = 3) -> dict:
+    """Every channel of every seat is the same in a game and in its hand-built twins (:func:`flip_twin`) at the flip.
+
+    Re-deals (``resample_hidden``) before the flip almost never turn up the viewer's hand and discards: at 3 players
+    8 of 1,200 re-deals of flip moments matched, so the re-deal checks say next to nothing about the flip. For each
+    seed's game, each seat and each of ``twins`` twins, the game and the twin are played on alike (one env and a
+    copy with the twin's state, equal generators): before the draw, after the flip, and after each of ``depth``
+    random moves while the seat knows the same in both (``leak_checks.information``), the seat's observation,
+    action mask, infos, reward, end flags, render and result words, the agent to act, the spectator's render (and
+    in the first ``pictures`` games, both pictures right after the flip) must be equal, and so must the
+    seat's and the spectator's words for each move (``words``, default the rules' ``public_action_string``).
+    Returns counts: ``compared`` (moments), ``flips`` (twins compared across the flip), ``changed`` (twins not
+    equal to the game).
+    """
+    game = raw.game
+    words = words or game.public_action_string
+    counts = {"compared": 0, "flips": 0, "changed": 0}
+
+    def same(envs, seat, where, with_pictures=False):
+        shown = [shown_to(env, seat, with_pictures) for env in envs]
+        differ = [channel for channel in shown[0] if shown[0][channel] != shown[1][channel]]
+        assert not differ, f"{where}: seat {seat} is shown another {', '.join(differ)} in a state it cannot tell apart"
+        counts["compared"] += 1
+
+    for game_number, seed in enumerate(seeds):
+        before_the_flip(raw, seed)
+        rng = np.random.default_rng([seed, 1])
+        for seat in range(game.num_players):
+            for k in range(twins):
+                twin_state = flip_twin(game, raw.game_state, seat, rng)
+                if twin_state is None:
+                    continue
+                counts["changed"] += game.fingerprint(twin_state) != game.fingerprint(raw.game_state)
+                envs = [copy.deepcopy(raw), copy.deepcopy(raw)]
+                envs[1].game_state = twin_state
+                envs[1]._after_transition()
+                where = f"game {seed}, twin {k} for seat {seat}"
+                same(envs, seat, f"{where}, before the flip")
+                for step in range(depth + 1):
+                    if envs[0].terminations[envs[0].agent_selection] or envs[0].truncations[envs[0].agent_selection]:
+                        break
+                    action = 0 if step == 0 else int(rng.choice(envs[0].legal_actions()))
+                    if action not in envs[1].legal_actions():
+                        break  # the actor (another seat) can tell the two apart
+                    befores = [game.clone(env.game_state) for env in envs]
+                    for env in envs:
+                        env.step(action)
+                    if information(game, envs[0].game_state, seat) != information(game, envs[1].game_state, seat):
+                        assert step, f"{where}: the seat knows more after the flip in one of them (a bad twin)"
+                        break
+                    move = "the flip" if step == 0 else f"move {step} after the flip"
+                    for viewer in (seat, None):
+                        told = [words(b, action, env.game_state, viewer) for b, env in zip(befores, envs)]
+                        assert told[0] == told[1], (
+                            f"{where}: the words of {move} for {'the spectator' if viewer is None else f'seat {seat}'} "
+                            f"differ between states seat {seat} cannot tell apart:\n  game: {told[0]!r}\n  twin: {told[1]!r}")
+                    same(envs, seat, f"{where}, after {move}", with_pictures=step == 0 and game_number < pictures)
+                    counts["flips"] += step == 0
+    return counts
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_the_kurayami_flip_shows_each_seat_only_its_own_faces(n):
+    raw = raw_env(variant="kurayami", num_players=n)
+    counts = check_flip_twins(raw, seeds=range(10))
+    assert counts["flips"] >= 16 * n and counts["changed"] >= 10 * n, counts
+
+
+def test_the_flip_twin_check_catches_words_that_name_the_drawn_card():
+    from kakurega.envs.kakurenbo.rules import card_name
+
+    raw = raw_env(variant="kurayami", num_players=4)
+    game = raw.game
+
+    def old_words(before, action, after, viewer):  # the control: the words of old named the card that ended phase 1
+        told = game.public_action_string(before, action, after, viewer)  # whenever its pair went at the flip
+        card = before.pile[-1] if ("flip",) in after.events else CURSE
+        if card != CURSE and after.discarded_by[card >> 1] >= 0:
+            told = told.replace(" draws a red card", f" draws {card_name(card)}", 1).replace(
+                " draws a blue card", f" draws {card_name(card)}", 1)
+        return told
+
+    with pytest.raises(AssertionError, match="the words of the flip for (seat .|the spectator) differ"):
+        check_flip_twins(raw, seeds=range(10), words=old_words)
+
+
+def test_the_flip_twin_check_catches_an_observation_of_a_neighbours_faces(monkeypatch):
+    raw = raw_env(variant="kurayami", num_players=4)
+    honest = raw.encode
+
+    def neighbour_shown(state, seat):  # the control: from the flip on, the faces of the left neighbour's hand
+        faces = np.zeros(15, dtype=np.float32)
+        if state.phase == 2:
+            faces[state.hands[(seat + 1) % 4]] = 1
+        return np.append(honest(state, seat), faces)
+
+    monkeypatch.setattr(raw, "encode", neighbour_shown)
+    with pytest.raises(AssertionError, match="after the flip: seat . is shown another observation"):
+        check_flip_twins(raw, seeds=range(10))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_the_kurayami_flip_shows_each_seat_only_its_own_faces_long(n):
+    raw = raw_env(variant="kurayami", num_players=n)
+    counts = check_flip_twins(raw, seeds=range(100, 200), twins=3, depth=8, pictures=10)
+    assert counts["flips"] >= 250 * n, counts
