@@ -267,13 +267,14 @@ and `tests/conformance.py`, each with a leaky control that fails them):
 - The turn limit is a fail by the rules (a termination, not a truncation).
 - Memory is kept sorted by tile id, so "memory slot k" has a canonical meaning.
 - A booklet path must not start on the child's start cell (4, 4). The env
-  also refuses (`BookletError`, naming it) a monster that ends a round in its
-  first monster phase, before the child's first move (it catches the child
-  on (4, 4), or walks its whole path): a first round so decided is over at
-  `reset()`, where no reward can be paid (Gymnasium's `reset` carries none),
-  so the episode's return would be lost. The rules engine itself
-  (`HiddenRoomsGame`) plays such rounds as the rules say (the round is a
-  fail), for scenario tests.
+  also refuses (`BookletError`, naming the booklet and the monster) a
+  monster that ends a round in its first monster phase, before the child's
+  first move (it catches the child on (4, 4), or walks its whole path): a
+  first round so decided is over at `reset()`, where no reward can be paid
+  (Gymnasium's `reset` carries none), so the episode's return would be
+  lost. The option's loader refuses it too, so the web app never offers
+  such a booklet. The rules engine itself (`HiddenRoomsGame`) plays such
+  rounds as the rules say (the round is a fail), for scenario tests.
 - The earliest a round can be escaped is turn 9 (one tile a turn on the 8
   cells to (0, 0), the step onto it in turn 9, after that turn's monster
   phase). The env warns (`UnwinnableWarning`, a `UserWarning`, naming the

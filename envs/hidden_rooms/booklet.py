@@ -184,9 +184,22 @@ def load_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
     return validate_booklet(load_file(source, error=BookletError, what="booklet file"), source, quote=False)
 
 
-#: the env option naming the booklet (envs/core/options.py), loaded by :func:`load_booklet`
+def load_playable_booklet(path: str | os.PathLike | None = None) -> tuple[Monster, ...]:
+    """The monsters of the booklet at ``path`` (:func:`load_booklet`), refused as the env refuses them: a monster
+    that decides a round before the child acts (``shaping.refuse_decided_rounds``) is a :class:`BookletError` too.
+    The ``booklet`` option's loader, so the web app offers only the booklets the env plays."""
+    from kakurega.envs.hidden_rooms.rules import HiddenRoomsGame  # (both import this module)
+    from kakurega.envs.hidden_rooms.shaping import refuse_decided_rounds
+
+    monsters = load_booklet(path)
+    refuse_decided_rounds(HiddenRoomsGame(monsters), path)
+    return monsters
+
+
+#: the env option naming the booklet (envs/core/options.py), loaded by :func:`load_booklet`; its loader,
+#: :func:`load_playable_booklet`, refuses what the env refuses
 BOOKLET_OPTION = Option("booklet", (str, os.PathLike, type(None)), None, "None loads the default booklet (7 "
                         "monsters); format in ``kakurega.envs.hidden_rooms.booklet``; a bad file (or a path "
                         "that is no regular file) raises ``BookletError`` naming monster and field",
                         expected="a file path (str or PathLike) to a YAML or JSON booklet, or None",
-                        loader=load_booklet)
+                        loader=load_playable_booklet)

@@ -37,13 +37,14 @@ shaped step rewards from differences of returns as for any game.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
 
 from kakurega.envs.core.options import Option
 from kakurega.envs.core.safe_load import short_repr
-from kakurega.envs.hidden_rooms.booklet import BookletError, load_booklet
+from kakurega.envs.hidden_rooms.booklet import DEFAULT_BOOKLET, BookletError, load_booklet
 from kakurega.envs.hidden_rooms.rules import CAUGHT, EMPTY, EXIT_CELL, NEIGHBOURS, NUM_CELLS, HiddenRoomsGame, coords
 
 #: Manhattan distance of every cell to the exit
@@ -119,16 +120,25 @@ def hidden_rooms_game(booklet, episode: str, reward: str, max_turns: int, shapin
         game = ShapedHiddenRoomsGame(monsters, episode, reward, max_turns, shaping=shaping)
     else:
         game = HiddenRoomsGame(monsters, episode=episode, reward=reward, max_turns=max_turns)
-    for index, monster in enumerate(monsters):
+    refuse_decided_rounds(game, booklet)
+    for note in game.unwinnable():
+        warnings.warn(UnwinnableWarning(f"hidden_rooms: {note}"), stacklevel=2)
+    return game
+
+
+def refuse_decided_rounds(game: HiddenRoomsGame, booklet=None) -> None:
+    """Refuse (``BookletError`` naming the booklet file, None: the default one, and the monster) a monster of
+    ``game`` that ends a round in its first monster phase: a first round so decided is over at reset, before any
+    reward can be paid. The env checks every booklet so, and so does the ``booklet`` option's loader
+    (``booklet.load_playable_booklet``)."""
+    source = DEFAULT_BOOKLET if booklet is None else os.fspath(booklet)
+    for index, monster in enumerate(game.monsters):
         outcome = game.first_phase_outcome(index)
         if outcome:  # a round decided before the child acts: at reset, before any reward can be paid
             what = "catches the child" if outcome == CAUGHT else "reaches the end of its path"
             raise BookletError(
-                f"monster {index} ({short_repr(monster.name)}): {what} in its first monster phase, before the "
-                f"child's first move (path of {len(monster.path)} cells, {monster.steps} step(s), sight "
+                f"{source}: monster {index} ({short_repr(monster.name)}): {what} in its first monster phase, before "
+                f"the child's first move (path of {len(monster.path)} cells, {monster.steps} step(s), sight "
                 f"{monster.describe_sight()}); a round it starts would be decided before the child acts, which the "
                 "env cannot pay (a first round so decided is over at reset): lengthen its path, or give it fewer "
                 "steps or less sight of the start cell (4, 4)")
-    for note in game.unwinnable():
-        warnings.warn(UnwinnableWarning(f"hidden_rooms: {note}"), stacklevel=2)
-    return game

@@ -59,7 +59,9 @@ busy the bots are), and a reply the page does not take
 within :data:`SEND_SECONDS` (it stopped reading) ends its connection. Options
 that name a file take only the names the app offers
 (:mod:`kakurega.scripts.web.data_files`), and the page lists for each only
-the files its loader loads; Animal Chain decks sent inline hold
+the files its loader loads (those not tried yet apart); a game the env
+refuses to build with a file is refused in words naming the file as the
+page knows it. Animal Chain decks sent inline hold
 at most :data:`MAX_INLINE_DECK_CARDS` cards in all the games held. A client
 on another machine gets a share of the places: :data:`MAX_CONNECTIONS_PER_ADDRESS`
 tabs, :data:`MAX_SESSIONS_PER_ADDRESS` games and :data:`MAX_INLINE_DECK_CARDS_PER_ADDRESS`
@@ -88,7 +90,7 @@ from pathlib import Path
 
 from kakurega.agents.record import parse_record
 from kakurega.envs.core.safe_load import short_repr
-from kakurega.scripts.web.data_files import DataFiles
+from kakurega.scripts.web.data_files import DataFiles, by_name
 from kakurega.scripts.web.session import (
     MAX_RECORDS,
     MOVE_SECONDS,
@@ -530,11 +532,12 @@ def option_field(option) -> dict:
     return {**field, "type": "file", "default": None}
 
 
-def _data_file_lists(data_files: DataFiles, env_names: list[str]) -> tuple[list[str], dict]:
-    """Every offered data file's name (``data_files``, what a request may name), and each env's file options with
-    the names of those the option loads (``file_choices``, what the page offers it)."""
+def _data_file_lists(data_files: DataFiles, env_names: list[str]) -> tuple[list[str], dict, dict]:
+    """Every offered data file's name (``data_files``, what a request may name), each env's file options with the
+    names of those the option loads (``file_choices``, what the page offers it), and with the names of those its
+    loader has not tried yet (``unchecked_files``, offered apart as not checked yet)."""
     offered = data_files.offered()
-    return sorted(offered), data_files.choices(env_names, offered)
+    return sorted(offered), *data_files.listing(env_names, offered)
 
 
 def _agent_kinds() -> dict:
@@ -559,10 +562,13 @@ def _new_game(message: dict, sessions: Sessions, connection) -> tuple[GameSessio
     options = message.get("options") or {}
     if not isinstance(options, dict):
         raise RequestError("new: 'options' must be an object of env options, e.g. {\"num_players\": 3}")
-    options = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
-    with sessions.deck_room(name, options, connection) as room:  # an inline deck: room before it is built
-        session = _build_game(name, options, message, sessions)
-        return session, sessions.add(session, connection, room)
+    resolved = sessions.data_files.resolve(name, options, "new: options")  # file names, never paths
+    try:
+        with sessions.deck_room(name, resolved, connection) as room:  # an inline deck: room before it is built
+            session = _build_game(name, resolved, message, sessions)
+            return session, sessions.add(session, connection, room)
+    except ValueError as error:  # e.g. a deck too small for the board: the env names the file by its path
+        raise RequestError(by_name(str(error), options, resolved)) from error
 
 
 def _build_game(name: str, options: dict, message: dict, sessions: Sessions) -> GameSession:
@@ -822,11 +828,11 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             if not env_list:  # a request at the same time may have filled it during the await
                 env_list.extend(listed)
         # a directory listing, and files tried by their options' loaders: not on the event loop
-        names, file_choices = await anyio.to_thread.run_sync(_data_file_lists, sessions.data_files,
-                                                             [env["name"] for env in env_list])
+        names, file_choices, unchecked = await anyio.to_thread.run_sync(_data_file_lists, sessions.data_files,
+                                                                        [env["name"] for env in env_list])
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
-                             "data_files": names, "file_choices": file_choices, "move_seconds": move_seconds,
-                             "max_message_bytes": MAX_MESSAGE_BYTES})
+                             "data_files": names, "file_choices": file_choices, "unchecked_files": unchecked,
+                             "move_seconds": move_seconds, "max_message_bytes": MAX_MESSAGE_BYTES})
 
     async def rules(request):
         from kakurega.envs.rules_pages import game_of, rules_page, title

@@ -15,16 +15,18 @@ name a file by that path only if it is one the app offers.
 The page offers each file option only the files it can load
 (:meth:`DataFiles.choices`): a file is tried with the option's own
 validating loader (``Option.loader``: ``load_deck``, ``load_shape``,
-``load_map``, ``load_booklet``), so a map is never offered as a deck. A file
-the loader refuses, or that cannot be read, is left out of that option's
-list, never an error of the listing. Each answer is kept by the file's path,
-inode, size and change times (at most :data:`MAX_CHECKS` of them), so a page
-load tries only the files that changed since the last one; and one listing
-tries files for :data:`CHECK_SECONDS` at most (a file near the 1 MB limit
-takes seconds to parse): files left untried are offered to every option, as
-before, and tried by the next listing. The check only narrows what the page
-offers: :meth:`DataFiles.resolve` accepts any offered name (the env then
-loads the file and says what is wrong with it).
+``load_map``, ``load_playable_booklet``), so a map is never offered as a
+deck. A file the loader refuses, or that cannot be read, is left out of that
+option's list, never an error of the listing. Each answer is kept by the
+file's path, inode, size and change times (at most :data:`MAX_CHECKS` of
+them), so a page load tries only the files that changed since the last one;
+and one listing tries files for :data:`CHECK_SECONDS` at most (a file near
+the 1 MB limit takes seconds to parse): files left untried are listed apart,
+as not checked yet (:meth:`DataFiles.listing`; the page offers them in a
+group of their own), and tried by the next listing. The check only narrows
+what the page offers: :meth:`DataFiles.resolve` accepts any offered name
+(the env then loads the file and says what is wrong with it, e.g. a deck too
+small for the board chosen).
 
 >>> DataFiles().resolve("summer_hide_and_seek_v1", {"map": "summer_map.yaml"})["map"].endswith("summer_map.yaml")
 True
@@ -52,7 +54,7 @@ MAX_FILES = 1000
 #: (a data directory's and the shipped ones) tried by a few loaders
 MAX_CHECKS = 8 * MAX_FILES
 #: seconds one listing spends trying files it has no answer for (a large file takes seconds to parse): the files left
-#: are offered to every option untried, and the next listing goes on
+#: are listed as not checked yet, and the next listing goes on
 CHECK_SECONDS = 2.0
 
 log = logging.getLogger("kakurega.scripts.web")
@@ -72,6 +74,16 @@ def file_loaders(env_name: str) -> dict[str, Callable | None]:
     from kakurega.envs.registry import get_spec
 
     return get_spec(env_name).file_options()
+
+
+def by_name(words: str, named: dict, resolved: dict) -> str:
+    """``words`` (an error about the options ``resolved`` by :meth:`DataFiles.resolve` from ``named``) with the path
+    of every file the request named given back as that name: the page knows a file by its name only."""
+    paths = {resolved[option]: name for option, name in named.items()
+             if isinstance(name, str) and isinstance(resolved.get(option), str) and resolved[option] != name}
+    for path in sorted(paths, key=len, reverse=True):  # a longer path first: one may begin with another
+        words = words.replace(path, paths[path])
+    return words
 
 
 class DataFiles:
@@ -115,10 +127,15 @@ class DataFiles:
 
     def choices(self, env_names: Iterable[str], offered: dict[str, Path] | None = None) -> dict[str, dict]:
         """Env name -> file option -> the names of the ``offered`` files (default: :meth:`offered`) that option's
-        loader loads, for each of ``env_names`` with file options. Reads and parses files: not on the event loop.
+        loader loads, for each of ``env_names`` with file options (:meth:`listing`, without the files not tried)."""
+        return self.listing(env_names, offered)[0]
+
+    def listing(self, env_names: Iterable[str], offered: dict[str, Path] | None = None) -> tuple[dict, dict]:
+        """:meth:`choices`, and env name -> file option -> the names of the ``offered`` files that option's loader
+        has not tried yet (only the options with some). Reads and parses files: not on the event loop.
 
         Files not yet tried are tried for :data:`CHECK_SECONDS` at most (plus the file being tried then); those left
-        are offered untried, and tried by the next listing.
+        are in the second list, not the first, and tried by the next listing.
         """
         offered = self.offered() if offered is None else offered
         deadline = time.monotonic() + CHECK_SECONDS
@@ -127,13 +144,21 @@ class DataFiles:
         until = deadline if trying else False
         try:
             choices: dict[str, dict[str, list[str]]] = {}
+            unchecked: dict[str, dict[str, list[str]]] = {}
             for env_name in env_names:
                 loaders = file_loaders(env_name)
-                if loaders:  # an option without a loader is offered every file; a file not known yet, too
-                    choices[env_name] = {option: sorted(name for name, path in offered.items() if loader is None
-                                                        or self.loads(loader, path, until) is not False)
-                                         for option, loader in sorted(loaders.items())}
-            return choices
+                if not loaders:
+                    continue
+                choices[env_name] = {}
+                for option, loader in sorted(loaders.items()):
+                    # an option without a loader is offered every file
+                    loads = {name: True if loader is None else self.loads(loader, path, until)
+                             for name, path in sorted(offered.items())}
+                    choices[env_name][option] = [name for name, known in loads.items() if known]
+                    if None in loads.values():
+                        unchecked.setdefault(env_name, {})[option] = [name for name, known in loads.items()
+                                                                      if known is None]
+            return choices, unchecked
         finally:
             if trying:
                 self._trying.release()

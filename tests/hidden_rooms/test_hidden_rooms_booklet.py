@@ -129,6 +129,26 @@ def test_the_env_refuses_a_monster_that_decides_a_round_before_the_child_acts(tm
     hidden_rooms_v0.env(booklet=str(ok)).reset(seed=0)
 
 
+
+def test_the_web_app_does_not_offer_a_booklet_the_env_refuses(tmp_path):
+    """The ``booklet`` option's loader refuses what the env refuses, so the web app's booklet list leaves out a
+    booklet whose monster decides a round before the child acts (it was offered, and the game failed only when
+    started); the refusal names the file. The control: a booklet the env plays is offered."""
+    from kakurega.envs.hidden_rooms.booklet import BOOKLET_OPTION
+    from kakurega.scripts.web.data_files import DataFiles
+
+    data = tmp_path / "data"
+    data.mkdir()
+    instant = data / "instant.yaml"
+    instant.write_text(yaml.safe_dump({"monsters": [dict(GOOD, path=[[3, 4], [2, 4]], steps=1, sight_range=1)]}))
+    (data / "fine.yaml").write_text(yaml.safe_dump({"monsters": [dict(GOOD, path=[[0, 0], [0, 1], [0, 2], [0, 3]])]}))
+    assert load_booklet(str(instant))  # the format is fine: only the env refuses it
+    with pytest.raises(BookletError) as refused:
+        BOOKLET_OPTION.loader(str(instant))
+    assert str(refused.value).startswith(f"{instant}: monster 0 ('Kappa'): catches the child"), refused.value
+    offered = DataFiles(data).choices(["hidden_rooms_v0"])["hidden_rooms_v0"]["booklet"]
+    assert offered == ["fine.yaml", "hidden_rooms_monsters.yaml"]
+
 def test_the_env_warns_of_a_booklet_or_turn_limit_that_no_round_can_beat(tmp_path):
     """A path walked before the earliest escape (turn 9) makes its monster's rounds fails unless it chases, and a
     turn limit under 9 makes every round one: the env says so when it is made. The default booklet and limit

@@ -169,6 +169,37 @@ def test_a_record_file_larger_than_the_server_takes_is_refused_in_words(server, 
         page.close()
 
 
+
+def test_a_record_is_encoded_once_per_click(server, browser, tmp_path):
+    """Opening a record (up to 2.5 MB) turns it into the message's text once: its size is checked on that text
+    and that text is sent (it was encoded twice, once to check and once to send). The server refuses this
+    record in words, which shows the click went through."""
+    page = open_app(browser, server.url)
+    try:
+        open_setup(page)
+        page.evaluate("""() => {
+          window.recordEncodings = { json: 0, bytes: 0 };
+          const stringify = JSON.stringify, encode = TextEncoder.prototype.encode;
+          JSON.stringify = function (value, ...rest) {
+            if (value && value.type === "open_record") window.recordEncodings.json += 1;
+            return stringify.call(this, value, ...rest);
+          };
+          TextEncoder.prototype.encode = function (text) {
+            if (typeof text === "string" && text.includes('"open_record"')) window.recordEncodings.bytes += 1;
+            return encode.call(this, text);
+          };
+        }""")
+        record = tmp_path / "record.json"
+        record.write_text("x" * 100_000)
+        page.set_input_files("#record-file", str(record))
+        page.click("#open-record")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "takes at most" not in page.inner_text("#error")  # sent, and refused by the server
+        assert page.evaluate("window.recordEncodings") == {"json": 1, "bytes": 1}
+        assert page.errors == []
+    finally:
+        page.close()
+
 def test_setup_defaults_the_rules_and_the_result_in_words(server, browser, shots):
     from kakurega.agents.pretrained import default_opponent
     from kakurega.envs.registry import ENV_SPECS, latest_envs
@@ -251,6 +282,48 @@ def test_a_file_option_offers_the_files_it_loads(browser, shots, tmp_path):
         assert page.locator("#error").is_hidden() and page.errors == []
         page.close()
 
+
+
+def test_files_not_checked_yet_are_offered_apart(browser, tmp_path):
+    """A listing that had no time to try a file (a large new data directory) names it in ``unchecked_files``:
+    the page offers it in a group of its own, marked as not checked yet, under each file option (it was offered
+    among the files the option loads); it can be chosen all the same."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "later.yaml").write_text("name: not tried yet\n")
+    listed = {}
+
+    def as_if_untried(route):  # the server's own listing, with later.yaml not tried yet by any option
+        listing = route.fetch().json()
+        for env, options in listing["file_choices"].items():
+            for option in options:
+                listing.setdefault("unchecked_files", {}).setdefault(env, {})[option] = ["later.yaml"]
+        listed.update(listing)
+        route.fulfill(json=listing)
+
+    with Server(tmp_path / "records", data_dir=data) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.route("**/api/envs", as_if_untried)
+        page.goto(server.url)
+        page.wait_for_selector("body[data-ready=true]")
+        open_setup(page)
+        page.check("#older")
+        env, options = next(iter(listed["file_choices"].items()))
+        option, loaded = next(iter(options.items()))
+        assert "later.yaml" not in loaded  # no loader takes it: the server never offered it to the option
+        page.select_option("#env", env)
+        select = f"select[data-option={option}]"
+        plain = page.evaluate(f"[...document.querySelectorAll('{select} > option')].map((o) => o.value)")
+        assert [json.loads(value) for value in plain] == [None, *loaded]
+        groups = page.evaluate(f"[...document.querySelectorAll('{select} > optgroup')].map((g) => "
+                               "[g.label, [...g.children].map((o) => o.value)])")
+        assert groups == [["not checked yet (reload the page to check them)", [json.dumps("later.yaml")]]]
+        page.select_option(select, json.dumps("later.yaml"))
+        assert page.input_value(select) == json.dumps("later.yaml")
+        assert errors == []
+        page.close()
 
 def test_watch_bots_play_each_other(server, browser, shots):
     page = open_app(browser, server.url)

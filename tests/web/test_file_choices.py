@@ -163,25 +163,53 @@ def test_an_unchanged_file_is_tried_once_and_the_answers_kept_are_bounded(tmp_pa
     assert [key[1] for key in files._checked] == [str(tmp_path / "d.yaml"), str(tmp_path / "e.yaml")]
 
 
-def test_a_listing_tries_files_for_a_bounded_time_and_the_next_one_goes_on(tmp_path, monkeypatch):
-    """A file near the 1 MB limit takes seconds to parse: a page load tries files for ``CHECK_SECONDS`` at most,
-    offers the files left untried to every option (as the page did before) and the next page load goes on."""
+def test_a_listing_tries_files_for_a_bounded_time_and_lists_the_files_left_apart(tmp_path, monkeypatch):
+    """A file near the 1 MB limit takes seconds to parse: a page load tries files for ``CHECK_SECONDS`` at most and
+    lists the files left as not checked yet, apart from the files the option loads (they were once offered to
+    every option: on a large new data directory, decks were offered as maps); the next page load goes on."""
     calls = []
 
-    def slow_loader(path):
+    def slow_map_loader(path):
         calls.append(os.path.basename(path))
         time.sleep(0.2)
-        raise ValueError("not a map")
+        if "deck" in os.path.basename(path):
+            raise ValueError("not a map")
 
-    for index in range(5):
-        (tmp_path / f"slow_{index}.yaml").write_text("name: x\n")
+    decks, maps = [f"deck_{index}.yaml" for index in range(3)], [f"map_{index}.yaml" for index in range(3)]
+    for name in decks + maps:
+        (tmp_path / name).write_text("name: x\n")
     monkeypatch.setattr(data_files, "CHECK_SECONDS", 0.3)
-    monkeypatch.setattr(data_files, "file_loaders", lambda env_name: {"map": slow_loader})
+    monkeypatch.setattr(data_files, "file_loaders", lambda env_name: {"map": slow_map_loader})
+    offered = {name: tmp_path / name for name in decks + maps}  # (the shipped files aside)
+    assert DataFiles(tmp_path).choices(["summer"], offered)["summer"]["map"] == []  # all untried: none offered
+    calls.clear()
     files = DataFiles(tmp_path)
-    untried = []
+    listings = []
     for _ in range(10):
-        untried.append(len([name for name in files.choices(["summer"])["summer"]["map"] if name.startswith("slow")]))
-        if untried[-1] == 0:
+        choices, unchecked = files.listing(["summer"], offered)
+        listings.append((choices["summer"]["map"], unchecked.get("summer", {}).get("map", [])))
+        if not listings[-1][1]:
             break
-    assert untried[0] >= 3 and untried[-1] == 0, untried  # at most 2 tried by the first listing, all in the end
-    assert len(calls) == len(set(calls)) and {f"slow_{index}.yaml" for index in range(5)} <= set(calls)  # once each
+    offered, untried = listings[0]
+    assert len(untried) >= 4 and set(offered) | set(untried) <= set(decks + maps), listings  # at most 2 tried
+    assert all(set(offered) <= set(maps) for offered, _ in listings), listings  # never a deck as a map
+    assert all(set(offered) | set(untried) >= set(maps) for offered, untried in listings), listings  # every map
+    assert listings[-1] == (maps, []) and "summer" not in unchecked, listings  # all tried in the end: none apart
+    assert len(calls) == len(set(calls)) and set(decks + maps) <= set(calls)  # once each
+
+
+def test_the_page_listing_gives_the_files_not_checked_yet_apart(tmp_path, monkeypatch):
+    """``/api/envs``: ``unchecked_files`` names, by env and option, the files the listing had no time to try
+    (``CHECK_SECONDS`` spent); ``file_choices`` holds only files the option's loader loaded."""
+    monkeypatch.setattr(data_files, "CHECK_SECONDS", 0.0)  # no time at all: nothing is tried
+    with TestClient(create_app(record_dir=tmp_path / "records", host="127.0.0.1", data_dir=data_dir(tmp_path)),
+                    base_url="http://127.0.0.1") as client:
+        listing = client.get("/api/envs").json()
+        every_file = listing["data_files"]
+        assert listing["file_choices"]["summer_hide_and_seek_v1"] == {"map": []}
+        assert listing["unchecked_files"]["summer_hide_and_seek_v1"] == {"map": every_file}
+        assert set(listing["unchecked_files"]) == set(listing["file_choices"])
+        monkeypatch.setattr(data_files, "CHECK_SECONDS", 60.0)  # the next page load tries them all
+        listing = client.get("/api/envs").json()
+        assert listing["unchecked_files"] == {}
+        assert listing["file_choices"]["summer_hide_and_seek_v1"] == {"map": ["my_map.yaml", "summer_map.yaml"]}

@@ -14,6 +14,7 @@ let replayTimer = null;
 let dataFiles = [];        // the data files the server offers (file options name one of them)
 let maxMessageBytes = Infinity;  // the largest message the server takes (UTF-8 bytes of its JSON)
 let fileChoices = {};      // env name -> file option -> the offered files that option loads
+let uncheckedFiles = {};   // env name -> file option -> the offered files the server has not tried for it yet
 let agentsEdited = false;  // the person typed the other players: no more suggestions
 
 // ------------------------------------------------------------------ connection
@@ -51,13 +52,13 @@ function lostConnection(why = LOST) {
   showError(why);
 }
 
-// A message to the server; refused (in words, false) when the socket is not open.
+// A message to the server (or its text, from encoded); refused (in words, false) when the socket is not open.
 function send(message) {
   if (disconnected || !socket || socket.readyState !== WebSocket.OPEN) {
     showError(disconnected ? LOST : "Not connected to the server yet; wait a moment or reload the page.");
     return false;
   }
-  const text = encoded(message);
+  const text = typeof message === "string" ? message : encoded(message);
   if (text === null) return false;
   socket.send(text);
   return true;
@@ -529,6 +530,13 @@ function fillFields(env) {
       for (const choice of choices) {
         input.add(new Option(choice === null ? "the shipped one" : String(choice), JSON.stringify(choice)));
       }
+      const unchecked = field.type === "file" ? (uncheckedFiles[env.name] || {})[field.name] || [] : [];
+      if (unchecked.length) {  // files the server had no time to try yet: offered apart, as what they are
+        const group = document.createElement("optgroup");
+        group.label = "not checked yet (reload the page to check them)";
+        for (const name of unchecked) group.appendChild(new Option(name, JSON.stringify(name)));
+        input.appendChild(group);
+      }
     } else {
       input = document.createElement("input");
       if (field.type === "checkbox") input.type = "checkbox";
@@ -548,7 +556,8 @@ function fillFields(env) {
   }
 }
 
-// The data files a file option is offered: those its loader loads (a server that does not say: every one).
+// The data files a file option is offered: those its loader loads (a server that does not say: every one); those
+// not tried yet come apart (uncheckedFiles).
 function filesFor(env, field) {
   const files = (fileChoices[env.name] || {})[field.name];
   return Array.isArray(files) ? files : dataFiles;
@@ -717,10 +726,11 @@ function openRecord() {
   if (!file) { showError("Choose a game record file first."); return; }
   file.text().then((text) => {
     const message = { type: "open_record", record: text, view: $("record-view").value.trim() || "spectator" };
-    if (encoded(message) === null) return;  // too large: the table on the page stays as it was
+    const encodedMessage = encoded(message);  // once: a record may be megabytes
+    if (encodedMessage === null) return;  // too large: the table on the page stays as it was
     current = null;
     $("events").innerHTML = "";
-    send(message);
+    send(encodedMessage);
   });
 }
 
@@ -808,6 +818,7 @@ function init() {
     dataFiles = data.data_files;
     maxMessageBytes = data.max_message_bytes ?? Infinity;
     fileChoices = data.file_choices ?? {};
+    uncheckedFiles = data.unchecked_files ?? {};
     for (const [kind, help] of Object.entries(data.agent_kinds)) {
       const option = document.createElement("option");
       option.value = kind;

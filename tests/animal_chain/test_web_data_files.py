@@ -1,0 +1,58 @@
+"""Animal Chain in the web app: a deck that loads but cannot fill the board chosen is offered (it fits another
+board), and starting a game with it is refused in words that name the files as the page knows them."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from importlib import resources
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # Starlette announces a move from httpx to httpx2; httpx still drives it
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from kakurega.scripts.web import data_files  # noqa: E402
+from kakurega.scripts.web.app import create_app  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+
+ENV = "animal_chain_v1"
+
+
+def small_data(tmp_path):
+    """A data directory with the 13-card deck and the 4-card board of the exact-solver tests."""
+    data = tmp_path / "data"
+    data.mkdir()
+    small = resources.files("kakurega.envs").joinpath("data", "small")
+    (data / "tiny_deck.yaml").write_text(small.joinpath("animal_chain_deck_12_1.yaml").read_text(encoding="utf-8"))
+    (data / "tiny_board.yaml").write_text(small.joinpath("animal_chain_shape_1_2_1.yaml").read_text(encoding="utf-8"))
+    return data
+
+
+def test_a_deck_too_small_for_the_board_is_refused_naming_the_files_as_offered(tmp_path, monkeypatch):
+    """The refusal names the deck by the name the page offered it under (the env's words named the server's path
+    to it, a directory the page never sees), its cards and the cards the board needs. The same deck on the board
+    it fits starts a game (the control: the deck is rightly offered)."""
+    monkeypatch.setattr(data_files, "CHECK_SECONDS", 60.0)  # a busy test machine tries every file all the same
+    data = small_data(tmp_path)
+    with TestClient(create_app(record_dir=tmp_path / "records", host="127.0.0.1", data_dir=data),
+                    base_url="http://127.0.0.1") as client:
+        choices = client.get("/api/envs").json()["file_choices"][ENV]
+        assert "tiny_deck.yaml" in choices["deck"] and "tiny_board.yaml" in choices["shape"]
+        with client.websocket_connect("/ws", headers={"origin": "http://127.0.0.1", "host": "127.0.0.1"}) as ws:
+            ws.send_text(json.dumps({"type": "new", "env": ENV, "options": {"deck": "tiny_deck.yaml"}, "seat": 0,
+                                     "agents": ["random"]}))
+            refused = ws.receive_json()
+            ws.send_text(json.dumps({"type": "new", "env": ENV, "seat": 0, "agents": ["random"],
+                                     "options": {"deck": "tiny_deck.yaml", "shape": "tiny_board.yaml"}}))
+            started = ws.receive_json()
+    assert refused["type"] == "error", refused
+    assert refused["message"].startswith("tiny_deck.yaml: cards = 13 cards in all: too few to fill the board of "
+                                         "animal_chain_shape.yaml (37 cards)"), refused
+    assert "expected at least 46" in refused["message"] and str(data) not in refused["message"], refused
+    assert started["type"] == "state" and started["env"] == ENV, started.get("message")
