@@ -3,7 +3,7 @@
 | | |
 |---|---|
 | Import | `from kakurega.envs import hidden_rooms_v0` |
-| Create | `hidden_rooms_v0.env(booklet=None, episode="match", reward="match", max_turns=60, shaping=0.0, render_mode=None)` |
+| Create | `hidden_rooms_v0.env(booklet=None, episode="match", reward="match", max_turns=60, shaping=0.0, render_mode=None, render_view=None)` |
 | Gymnasium | `gymnasium.make("kakurega.envs:kakurega/HiddenRooms-v0", **same options)` (the id is registered by `import kakurega.envs`; the `kakurega.envs:` prefix imports it first) |
 | Agents | `["player_0"]` (the child; solitaire) |
 | Action space | `Discrete(17)` |

@@ -1,7 +1,8 @@
 """Retrain the shipped bots from scratch: every config in ``configs/bots/``, then install the policy files.
 
     kakurega train-bots                       # all of them (make bots)
-    kakurega train-bots --only hidden_rooms   # the configs whose file name contains this
+    kakurega train-bots --only hidden_rooms   # the config of that name (a word no config is named: every
+                                              # config whose file name contains it, e.g. --only kakurenbo)
 
 Each config trains in ``runs/bots/<config name>/`` (replacing an earlier run
 there) with its own fixed seed, and its final policy file is copied into the
@@ -21,10 +22,14 @@ from pathlib import Path
 
 
 def bot_configs(directory: Path, only=()) -> list[Path]:
-    """The bot configs in ``directory`` (those whose name contains one of ``only``, if given)."""
+    """The bot configs in ``directory``; with ``only``, those each word names: a config's whole name (file name
+    without ``.yaml``) selects that config alone (``animal_chain``, not ``animal_chain_any`` too), another word
+    every config whose name contains it (``kakurenbo``: all six)."""
     configs = sorted(directory.glob("*.yaml"))
     if only:
-        configs = [c for c in configs if any(word in c.stem for word in only)]
+        names = {c.stem for c in configs}
+        configs = [c for c in configs if any(word == c.stem or (word not in names and word in c.stem)
+                                             for word in only)]
     return configs
 
 
@@ -93,7 +98,8 @@ def main(argv=None) -> int:
     repo = Path(__file__).resolve().parents[1]
     parser = argparse.ArgumentParser(prog="kakurega train-bots", description=__doc__.split("\n\n")[0])
     parser.add_argument("--configs", type=Path, default=repo / "configs" / "bots", help="folder of bot configs")
-    parser.add_argument("--only", nargs="*", default=(), help="only configs whose name contains one of these words")
+    parser.add_argument("--only", nargs="*", default=(), help="only these configs: a config's name (its file name without .yaml) selects it alone, another "
+                        "word every config whose name contains it")
     parser.add_argument("--runs", type=Path, default=Path("runs/bots"), help="where the runs go (default runs/bots)")
     parser.add_argument("--no-install", action="store_true", help="train only; leave the shipped files alone")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or tables")

@@ -1,5 +1,7 @@
 """The balance report (``kakurega balance``): its statistics on known cases, and a smoke run on every env."""
 
+import re
+
 import pytest
 
 from kakurega.envs.registry import ENV_SPECS
@@ -156,3 +158,40 @@ def test_balance_command_line(capsys, tmp_path):
     assert refused.value.code == 2
     assert "argument --games: expected a whole number of games from 1 to 1,000,000, got '0'" in capsys.readouterr().err
 
+
+
+# ------------------------------------------------------------- the page
+def option_rows(text: str) -> dict[str, str]:
+    """``{flag: default as written}`` of docs/balance.md's option table (``| `--games N` | 200 | ... |``)."""
+    return {flag: default.strip() for flag, default in re.findall(r"^\| `(--[a-z-]+)[^`]*` \| ([^|]+) \|", text, re.M)}
+
+
+def table_errors(rows: dict[str, str], parser) -> list[str]:
+    """Where the table and ``parser`` disagree: an option the table lacks or the parser lacks, or another default
+    (the table writes None, "" and [] as none, False as off, and a default taken from another option as that option)."""
+    actions = {action.option_strings[0]: action for action in parser._actions
+               if action.option_strings and action.option_strings[0] != "-h"}
+    errors = [f"the table lacks {flag}" for flag in actions if flag not in rows]
+    errors += [f"the parser has no {flag}" for flag in rows if flag not in actions]
+    for flag, written in rows.items():
+        if flag in actions:
+            default = actions[flag].default
+            said = "none" if default in (None, "", []) else "off" if default is False else str(default)
+            if written.strip("`") != said and not (default is None and written.strip("`") in actions):
+                errors.append(f"{flag}: the table says {written}, the parser {default!r}")
+    return errors
+
+
+def test_the_page_s_option_table_is_the_command_s():
+    from pathlib import Path
+
+    from kakurega.scripts.balance import build_parser
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "balance.md").read_text(encoding="utf-8")
+    rows = option_rows(page)
+    assert len(rows) >= 9, rows
+    assert table_errors(rows, build_parser()) == []
+    wrong = {**rows, "--games": "400", "--gamez": "1"}
+    del wrong["--quiet"]
+    assert table_errors(wrong, build_parser()) == [  # the control
+        "the table lacks --quiet", "the parser has no --gamez", "--games: the table says 400, the parser 200"]

@@ -6,6 +6,8 @@ progressive widening."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import toy_game
@@ -323,6 +325,43 @@ def test_choices_ignore_the_hidden_part_of_the_true_state(name, config, options,
 
 
 # ------------------------------------------------------------ spec and tournament
+def search_page_options(text: str) -> dict[str, str]:
+    """``{option: default as written}`` of docs/search.md's table of the spec's options."""
+    section = text.split("## Options (spec `ismcts:key=value,...`)", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", section, re.M))
+
+
+def option_table_errors(rows: dict[str, str]) -> list[str]:
+    """Where the page's table and the spec kind disagree: an option one of them lacks (``max_rollout_depth`` is
+    ``depth``'s other spelling), or a default other than the agent's (``leaf`` and ``seed`` depend on the run)."""
+    import inspect
+
+    from kakurega.agents.ismcts import _OPTIONS
+
+    defaults = {name: parameter.default for name, parameter in inspect.signature(ISMCTSAgent).parameters.items()}
+    options = set(_OPTIONS) - {"max_rollout_depth"}
+    errors = [f"the page lacks {name}" for name in sorted(options - set(rows))]
+    errors += [f"the spec has no option {name}" for name in sorted(set(rows) - options)]
+    for name in sorted(set(rows) & options):
+        default, written = defaults.get(_OPTIONS[name][0]), rows[name].strip().strip("`")
+        if default is not None and (written != default if isinstance(default, str) else float(written) != default):
+            errors.append(f"{name}: the page says {written}, the agent {default!r}")
+    return errors
+
+
+def test_the_search_page_s_option_table_is_the_spec_kind_s():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "search.md").read_text(encoding="utf-8")
+    rows = search_page_options(page)
+    assert len(rows) >= 9, rows
+    assert option_table_errors(rows) == []
+    wrong = {**rows, "c": "1.4", "budget": "3"}
+    del wrong["widen"]
+    assert option_table_errors(wrong) == [  # the control
+        "the page lacks widen", "the spec has no option budget", "c: the page says 1.4, the agent 0.7"]
+
+
 def test_spec_kind():
     env = make("animal_chain_v0")
     context = context_of(env, "animal_chain_v0")

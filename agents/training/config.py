@@ -118,12 +118,16 @@ SCHEMA: dict[str, Any] = {
     "env_kwargs": Key("dict", {}, "options passed to the env constructor, e.g. {num_players: 4}"),
     "algorithm": Key("str", REQUIRED, "ppo (sb3-contrib MaskablePPO) or dqn (kakurega MaskedDQN)", choices=("ppo", "dqn")),
     "total_timesteps": Key("int", REQUIRED, "learner steps to train for (opponent moves are not counted)", minimum=1, maximum=MAX_STEPS),
-    "seed": Key("int", 0, "seed of everything: envs, opponents, network init", minimum=0, maximum=MAX_SEED),
+    "seed": Key("int", 0, "seed of everything: envs, opponents, network init (a run repeats its numbers on the same "
+                "kind of machine with the same `torch_threads`; its files differ only in the times they record, "
+                "`wall_seconds` and the policy's `wall_seconds_training`)", minimum=0, maximum=MAX_SEED),
     "n_envs": Key("int", 8, "parallel copies of the env", minimum=1, maximum=256),
     "vec_env": Key("str", "dummy", "dummy (one process) or subproc (one process per env)", choices=("dummy", "subproc")),
     "learner_seat": Key("seat", "random", "the learner's seat each episode: random or a fixed seat number"),
     "device": Key("str", "cpu", "torch device (cpu, cuda, cuda:N, mps, auto); one torch cannot find here is refused"),
-    "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default)", minimum=0, maximum=1024),
+    "torch_threads": Key("int", 1, "torch CPU threads (0 = torch's default, the machine's cores: the last bits of a "
+                         "seeded run's numbers then depend on the machine, as they do on the CPU's instruction set)",
+                         minimum=0, maximum=1024),
     "output_dir": Key("str_or_none", None, "where the run writes its files (default runs/<name>)"),
     "init_policy": Key("str_or_none", None, "PPO only: a policy file (.safetensors) of this env whose weights the run "
                        "starts from instead of a fresh network (fine-tuning, e.g. a shipped bot under other options); "

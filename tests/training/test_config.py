@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from kakurega.agents.training.config import ConfigError, all_keys, load_config, validate_config
+from kakurega.agents.training.config import ConfigError, all_keys, load_config, schema_markdown, validate_config
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = {"env": "kakurenbo_v0", "algorithm": "ppo", "total_timesteps": 1000}
@@ -97,6 +97,18 @@ def test_training_guide_documents_every_key():
     guide = (ROOT / "docs" / "training.md").read_text()
     missing = [key for key in all_keys() if f"`{key}`" not in guide]
     assert not missing, f"docs/training.md does not document: {missing}"
+
+
+def test_the_guide_s_config_reference_is_the_schema_table():
+    """The "Config reference" table is ``schema_markdown()`` row for row: every type, default and meaning as the
+    validator has it (run ``python -m kakurega.agents.training.config`` for the table)."""
+    guide = (ROOT / "docs" / "training.md").read_text()
+    table = schema_markdown()
+    stale = [row for row in table.splitlines() if row not in guide.splitlines()]
+    assert not stale, "docs/training.md's config reference differs from the schema in these rows:\n" + "\n".join(stale)
+    assert table in guide, "docs/training.md's config reference has rows the schema does not (or in another order)"
+    changed = table.replace("| `n_envs` | an integer in [1, 256] | `8` |", "| `n_envs` | an integer in [1, 256] | `4` |")
+    assert changed != table and changed not in guide, "control: a changed default is not in the guide"
 
 
 def test_strength_report_finds_the_config_of_every_newest_env():
