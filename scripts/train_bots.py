@@ -2,7 +2,7 @@
 
     kakurega train-bots                       # all of them (make bots)
     kakurega train-bots --only hidden_rooms   # the config of that name (a word no config is named: every
-                                              # config whose file name contains it, e.g. --only kakurenbo)
+                                              # config whose file name contains it)
 
 Each config trains in ``runs/bots/<config name>/`` (replacing an earlier run
 there) with its own fixed seed, and its final policy file is copied into the
@@ -24,7 +24,7 @@ from pathlib import Path
 def bot_configs(directory: Path, only=()) -> list[Path]:
     """The bot configs in ``directory``; with ``only``, those each word names: a config's whole name (file name
     without ``.yaml``) selects that config alone (``animal_chain``, not ``animal_chain_any`` too), another word
-    every config whose name contains it (``kakurenbo``: all six)."""
+    every config whose name contains it."""
     configs = sorted(directory.glob("*.yaml"))
     if only:
         names = {c.stem for c in configs}

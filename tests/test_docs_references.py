@@ -343,7 +343,7 @@ def test_a_recipes_whole_name_selects_it_alone():
     recipes = ROOT / "configs" / "bots"
     stems = sorted(path.stem for path in recipes.glob("*.yaml"))
     prefixes = [a for a in stems if any(b != a and b.startswith(a) for b in stems)]
-    assert len(prefixes) >= 3  # animal_chain, kakurenbo_kakurenbo, kakurenbo_kurayami
+    assert len(prefixes) >= 3  # recipes whose names begin other recipes' names
     for name in prefixes:
         assert [path.stem for path in bot_configs(recipes, [name])] == [name]
     assert [path.stem for path in bot_configs(recipes, [prefixes[0], "summer"])] == sorted(
