@@ -128,8 +128,9 @@ def opening_words(game, state, viewer: int | None) -> list[str]:
     """``viewer``'s words for what happened before the first decision: the first round's monster appears and takes
     the first turn's phase (what :func:`public_action_string` tells of every later round).
 
-    A booklet may start a monster within reach of the child, so rounds can end before any decision: their lines
-    (:func:`~kakurega.envs.hidden_rooms.results.round_words`) come first, then the round now played, if any.
+    The rules engine plays a booklet whose monster ends a round before any decision (the env refuses one:
+    ``shaping.refuse_decided_rounds``): such rounds' lines (:func:`~kakurega.envs.hidden_rooms.results.round_words`)
+    come first, then the round now played, if any.
     """
     from kakurega.envs.hidden_rooms.results import round_words
 
