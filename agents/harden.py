@@ -19,7 +19,14 @@ on a bot recipe:
 Each round reports the bot's score against the heuristic (paired,
 seat-rotated deals, 95% interval) and the exploiter's score against the bot
 (in a two-player game a lower bound of the best-response score, which is
-(1 + exploitability)/2 where results are +1/-1): the exploitability curve. The loop stops after ``rounds`` rounds or once an
+(1 + exploitability)/2 where results are +1/-1): the exploitability curve.
+The exploiter is the exploit run's **last stage** (its full budget), the
+policy that joins the next rounds' pool, and its figure is that stage's
+measurement, not the highest of the run's stages
+(:func:`kakurega.agents.exploit.worst_case`, which leans upward: it is picked
+for its own luck too); every stage's score is kept in the round's
+``exploiter_curve``, and the printed line names the highest stage too where
+it is another one. The loop stops after ``rounds`` rounds or once an
 exploiter scores at most ``stop_at`` (the upper end of its interval). The
 bot of every round stays in its run directory; ``kakurega train-bots`` style
 installation is left to the user (``report["best"]`` names the round whose
@@ -233,15 +240,25 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
                 exploiters.append(row["exploiter"])
             low, high = row["exploiter_vs_bot"]["score_ci95"]
             say(f"   round {r}: bot vs heuristic {row['bot_vs_heuristic']['score']:.3f}; "
-                f"its best responder {row['exploiter_vs_bot']['score']:.3f} [{low:.3f}, {high:.3f}]")
+                f"its exploiter (the exploit run's last stage) {row['exploiter_vs_bot']['score']:.3f} "
+                f"[{low:.3f}, {high:.3f}]{_highest_stage(row)}")
             if high <= stop_at:
-                say(f"   the best responder's score is at most {stop_at}: stopping")
+                say(f"   the exploiter's score (last stage) is at most {stop_at}: stopping")
                 break
         report["rounds"] = report["rounds"][: r + 1]
         report["best"] = best_round(report)
         save()
         print(report_table(report))  # the result, with --quiet too (it silences the progress only)
         return report
+
+
+def _highest_stage(row: dict) -> str:
+    """``; its highest stage ...`` where an earlier stage of the round's exploit run scored more than its last."""
+    curve = row.get("exploiter_curve") or []
+    top = max(curve, key=lambda stage: stage["score"], default=None)
+    if top is None or top["score"] <= row["exploiter_vs_bot"]["score"]:
+        return ""
+    return f"; its highest stage, budget {top['budget']}, scored {top['score']:.3f}"
 
 
 def best_round(report: dict) -> int:
@@ -262,7 +279,7 @@ def report_table(report: dict) -> str:
              f"{report['exploit_budget']} learner steps, {report['exploiter_weight']} of the pool, "
              f"{played} games per figure (scores: a win 1, a shared win 1/k, a draw 1/n)",
              "",
-             "| round | exploiters in the pool | bot vs heuristic | best responder vs bot |",
+             "| round | exploiters in the pool | bot vs heuristic | exploiter (last stage) vs bot |",
              "|---|---|---|---|"]
     def cell(item):
         if not item:
@@ -274,6 +291,6 @@ def report_table(report: dict) -> str:
         lines.append(f"| {row['round']} | {row['round']} | {cell(row.get('bot_vs_heuristic'))} | "
                      f"{cell(row.get('exploiter_vs_bot'))} |")
     if "best" in report:
-        lines += ["", f"Best round: {report['best']} (lowest best-responder score among rounds that kept round 0's "
-                  "score against the heuristic)."]
+        lines += ["", f"Best round: {report['best']} (lowest exploiter score, each the exploit run's last stage, "
+                  "among rounds that kept round 0's score against the heuristic)."]
     return "\n".join(lines)

@@ -21,7 +21,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.description = (
         "Train a bot from its recipe, learn a best response to it (kakurega exploit), add that exploiter frozen to "
         "the recipe's opponent pool, retrain, and repeat; report per round the bot's score against the heuristic "
-        "and its best responder's score against it (the exploitability curve). See kakurega.agents.harden."
+        "and its exploiter's score against it (the exploit run's last stage, not its highest: the exploitability "
+        "curve). See kakurega.agents.harden."
     )
     parser.add_argument("config", help="a PPO bot recipe, e.g. configs/bots/summer_hide_and_seek_2p.yaml")
     parser.add_argument("--rounds", type=int, default=2,
@@ -35,7 +36,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--games", type=games_count, default=400, help="games per measurement, 1 to 1,000,000 (default 400)")
     parser.add_argument("--eval-seed", type=seed_number, default=12345, help="seed of the measured deals (default 12345)")
     parser.add_argument("--stop-at", type=float, default=0.60,
-                        help="stop once a best responder's score interval lies at or below this (default 0.60)")
+                        help="stop once an exploiter's score interval (its last stage's) lies at or below this "
+                        "(default 0.60)")
     parser.add_argument("--output", default=None, help="run directory (default runs/harden_<config name>)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--resume", action="store_true", help="keep the finished rounds and continue the others (an "

@@ -188,7 +188,9 @@ SCHEMA: dict[str, Any] = {
                        "null: a Ray started on this machine for the data step"),
     },
     "evaluation": {
-        "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none)", minimum=0, maximum=MAX_STEPS),
+        "every": Key("int", 20_000, "learner steps between evaluations during training (0 = none); each plays the policy as "
+                     "trained up to its row's step, taken at the next rollout's start or at the end of training",
+                     minimum=0, maximum=MAX_STEPS),
         "games": Key("int", 100, "games per evaluation during training", minimum=1, maximum=1_000_000),
         "opponent": Key("str", "heuristic", "agent spec the periodic evaluation plays against"),
         "final_opponents": Key("str_list", ["random", "heuristic"], "agent specs of the final evaluation"),

@@ -148,10 +148,13 @@ def plot_learning_curves(run_dir, output=None) -> Path | None:
         xs, ys = progress[key]
         if xs:
             ax.plot(xs, ys, label=label)
+    if ax.lines:
+        ax.legend(loc="best")
+    else:  # e.g. a short DQN run, which logs its episodes every 100 games
+        ax.text(0.5, 0.5, "no training episodes logged yet", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("learner steps")
     ax.set_title("training episodes (vs the opponent pool)")
     ax.grid(alpha=0.3)
-    ax.legend(loc="best")
     ax = axes[1]
     if eval_rows:
         xs, ys = evaluations["score"]

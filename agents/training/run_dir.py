@@ -511,6 +511,29 @@ def _keep_row(row: list, width: int, column: int, step: int) -> bool:
         return False  # a garbled row
 
 
+def last_step(path: Path, step_column: str) -> int:
+    """The largest ``step_column`` of CSV ``path``'s whole rows (0 when it has none, or there is no file): where
+    a run's schedule of rows (eval.csv's evaluations) stands. Read row by row, as :func:`cut_csv` reads it."""
+    if not path.is_file():
+        return 0
+    last = 0
+    try:
+        with open(path, newline="", encoding="utf-8") as source:
+            rows = csv.reader(source)
+            header = next(rows, None)
+            if not header or step_column not in header:
+                return 0
+            column = header.index(step_column)
+            for row in rows:
+                if len(row) == len(header):
+                    with contextlib.suppress(ValueError, OverflowError):
+                        last = max(last, int(float(row[column])))
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ConfigError(f"{path}: not a readable UTF-8 CSV file ({str(error)[:200]}); a run writes its CSV logs "
+                          "as UTF-8 CSV, so something else changed this file: repair or remove it, then resume") from None
+    return last
+
+
 def append_csv_row(path: Path, header: list, row: list) -> None:
     """Append ``row`` to CSV ``path`` (``header`` first when the file is new), never through a link or into a FIFO."""
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)

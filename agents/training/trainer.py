@@ -11,7 +11,8 @@ A run directory (``output_dir``, default ``runs/<name>``) holds::
     league/snapshot_<N>.safetensors  frozen snapshots of the self-play league
     logs/part<K>/               SB3 progress.csv and TensorBoard events (one part per resume)
                                 (a first row holds the optional behaviour-cloning warm start: pretrain/*)
-    eval.csv                    periodic evaluation against ``evaluation.opponent``
+    eval.csv                    periodic evaluation against ``evaluation.opponent``: each row the policy as
+                                trained up to its step (:class:`Evaluations`)
     evaluation/                 final evaluation: JSON, CSV, heatmaps, evaluation.txt
     plots/learning_curve.png    learning curves
 
@@ -312,8 +313,8 @@ class RolloutMark:
     collections, updates, checkpoints and logged rows fall on the steps of a
     run never interrupted, and it stops where that run stops
     (``total_timesteps`` rounded up to whole rollouts or collections), never
-    past it. What those steps wrote (an evaluation row, a league snapshot,
-    events) lies after the checkpoint, so the resume cuts it back.
+    past it. What those steps wrote (a league snapshot, events) lies after
+    the checkpoint, so the resume cuts it back.
     """
 
     def __init__(self):
@@ -384,7 +385,43 @@ class RolloutMark:
             model.logger.record(key, value)
 
 
-def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | None = None):
+class Evaluations:
+    """The periodic evaluation (``evaluation.every``): the policy as trained so far, against ``evaluation.opponent``.
+
+    An evaluation is due once the step count has crossed a multiple of ``every`` since the run's last one (the
+    newest eval.csv row, which a resume has cut back to its checkpoint: an evaluation a Ctrl-C or a kill left
+    unwritten is taken by the resumed run). It is taken only where every step counted has been learned from: when
+    a rollout (DQN: a collection) starts, after the update (gradient steps) of the one before, just before that
+    step's checkpoint, and once training has ended (:meth:`take` after ``learn``). So the row of step ``N`` plays
+    the weights of the checkpoint of step ``N`` (at most one row a rollout), and a row at the run's last step is
+    the figure of ``policy.safetensors``. (Taken at the crossing step itself, within PPO's rollout or DQN's
+    collection, it would play the weights from before the update that ends there: up to one rollout older.)
+    """
+
+    def __init__(self, config: dict, out: Path, clock: RunClock):
+        self.config, self.out, self.clock = config, out, clock
+        self.last = run_dir.last_step(out / "eval.csv", "timesteps")
+        self.baseline = None  # the random player's score on the evaluation deals (computed once)
+
+    def take(self, model) -> None:
+        """Evaluate ``model`` if an evaluation is due at its step: an eval.csv row and ``eval/*`` records, written
+        at once as a progress.csv row (and TensorBoard events) of their own at this step."""
+        from kakurega.agents.training.export import policy_metadata
+
+        step = int(model.num_timesteps)
+        if not _crossed(self.last, step, self.config["evaluation"]["every"]):
+            return
+        config = self.config
+        meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
+                                       move_features=config["network"]["move_features"])
+        self.baseline = periodic_evaluation(config, self.out, meta, layers, step, self.clock.wall(), model.logger,
+                                            self.baseline)
+        self.last = step
+        write_records(model.logger, "eval/", step)
+
+
+def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | None = None,
+               evaluations: Evaluations | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
     from kakurega.agents.training.export import policy_metadata, save_policy
@@ -485,41 +522,14 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
                 self.logger.record(key, value)
             return True
 
-    class EvalCallback(BaseCallback):
-        """Every ``evaluation.every`` steps: the current greedy policy against ``evaluation.opponent``."""
-
-        def _on_training_start(self) -> None:
-            self._last = self.num_timesteps
-            self._baseline = None
-
-        def _evaluate(self) -> None:
-            meta, layers = learner_snapshot(self.model)
-            wall = clock.wall()
-            self._baseline = periodic_evaluation(config, out, meta, layers, self.num_timesteps, wall, self.logger,
-                                                 self._baseline)
-
-        def _on_step(self) -> bool:
-            if _crossed(self._last, self.num_timesteps, config["evaluation"]["every"]):
-                self._last = self.num_timesteps
-                self._evaluate()
-                if not self._logs_now():
-                    write_records(self.logger, "eval/", self.num_timesteps)
-            return True
-
-        def _logs_now(self) -> bool:
-            """Whether SB3 writes the logs at this very step anyway: PPO (log_interval 1) after a rollout's last
-            step. Otherwise (PPO within a rollout, DQN, which logs every 100 games) the evaluation is written at
-            once, at its step, so none is overwritten by the next, logged at a later step or never written."""
-            local = self.locals
-            return config["algorithm"] == "ppo" and local.get("n_steps") == local.get("n_rollout_steps", 0) - 1
-
     class CheckpointCallback(BaseCallback):
         """A checkpoint each time the step count crosses a multiple of ``checkpoint.every``, taken when a rollout
         starts: PPO's after the update of the previous one, DQN's after the previous collection's steps (each stored
         in the replay buffer, counted and its games ended) and their gradient steps. So no collected step is lost or
         half counted, and a resumed run's rollouts and updates start on the same steps as before (its games are new
-        ones, see the module doc). It runs last, so everything a step wrote (evaluation rows, snapshots) precedes
-        the checkpoint.
+        ones, see the module doc). The periodic evaluation due at that step (:class:`Evaluations`) is taken just
+        before it, of the same weights. It runs last, so everything a step wrote (an evaluation row, snapshots)
+        precedes the checkpoint.
         """
 
         def _on_training_start(self) -> None:
@@ -533,8 +543,10 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
                 saved["step"] = now
 
         def _on_rollout_start(self) -> None:
-            if mark is not None:  # (first: a Ctrl-C while the checkpoint is written goes back to this step)
+            if mark is not None:  # (first: a Ctrl-C while it evaluates or saves goes back to this step)
                 (mark.start if config["algorithm"] == "ppo" else mark.start_collection)(self.model)
+            if evaluations is not None:
+                evaluations.take(self.model)
             self._maybe_save()
 
         def _on_rollout_end(self) -> None:
@@ -548,7 +560,7 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
             if mark is not None:
                 mark.end()  # the last update has ended: a Ctrl-C from now on saves it
 
-    callbacks = [OutcomeCallback(), EvalCallback(), CheckpointCallback()]
+    callbacks = [OutcomeCallback(), CheckpointCallback()]
     if uses_league:
         callbacks.insert(1, LeagueCallback())
     return callbacks
@@ -886,6 +898,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     clock = RunClock()
     model = vec_env = None
     mark = RolloutMark()
+    evaluations = Evaluations(config, out, clock)  # (after the resume's cut-back: its last row is the checkpoint's)
     try:  # Ctrl-C from here on is answered by the handler below (the logs and envs are made inside)
         logger = configure(str(out / "logs" / f"part{part}"), formats)
         vec_env = make_vec_env(config)
@@ -918,11 +931,12 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=_callbacks(config, out, clock, mark),
+                callback=_callbacks(config, out, clock, mark, evaluations),
                 progress_bar=config["logging"]["progress_bar"] and not quiet,
                 reset_num_timesteps=found is None,
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
+        evaluations.take(model)  # the final policy, after the last update, where the schedule asks for it
         save_checkpoint(model, config, out, clock)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         from kakurega.agents.training.export import export_policy

@@ -117,3 +117,29 @@ def test_the_table_says_the_games_each_figure_played():
               "rounds": [{"round": 0, "bot": "policy:a", "bot_vs_heuristic": figure, "exploiter": "policy:b",
                           "exploiter_vs_bot": figure}]}
     assert "402 games per figure" in report_table(report).splitlines()[0]
+
+
+def test_a_round_shows_its_exploit_runs_last_stage_and_says_so(nim, recipe, tmp_path, monkeypatch, capsys):
+    """Each round's exploiter is the exploit run's last stage (the policy that joins the pool), not its highest
+    stage (exploit.worst_case): the printed line and the table once called it the "best responder" alone, which
+    in exploit's words is the highest. They say "last stage" and the line names the highest where another scored more."""
+    from kakurega.agents import exploit as exploit_module
+
+    def stage(budget, score):
+        wins = round(score * 20)
+        return {"agent": f"policy:stage_{budget}.safetensors", "budget": budget, "learner_steps": budget,
+                "cpu_seconds_training": 0.0, "games": 20, "score": score, "score_ci95": [score - 0.1, score + 0.05],
+                "wins": wins, "shared_wins": 0, "draws": 0, "losses": 20 - wins, "mean_reward": 2 * score - 1}
+
+    stages = [stage(16, 0.9), stage(32, 0.8), stage(64, 0.7)]
+    monkeypatch.setattr(exploit_module, "exploit", lambda *args, **kwargs: {"learned": stages})
+    report = harden(recipe, rounds=0, exploit_budget=64, games=20, warm_start=0, output_dir=tmp_path / "h")
+    row = report["rounds"][0]
+    assert row["exploiter"] == "policy:stage_64.safetensors" and row["exploiter_vs_bot"]["score"] == 0.7
+    assert exploit_module.worst_case({"learned": stages})["score"] == 0.9  # the control: the highest is another
+    assert [s["score"] for s in row["exploiter_curve"]] == [0.9, 0.8, 0.7]
+    printed = capsys.readouterr().out
+    line = next(text for text in printed.splitlines() if text.strip().startswith("round 0:"))
+    assert "its exploiter (the exploit run's last stage) 0.700 [0.600, 0.750]" in line
+    assert "its highest stage, budget 16, scored 0.900" in line
+    assert "| exploiter (last stage) vs bot |" in printed and "| 0.700 [0.600, 0.750] |" in printed

@@ -96,3 +96,15 @@ def test_the_evaluation_panel_reads_the_last_opponent_and_skips_empty_cells(run)
     assert rows == 2 and last == {"opponent": "heuristic"}
     assert list(series["score"][0]) == [100, 200] and list(series["score_ci_high"][1]) == [0.9]
     assert plots.plot_learning_curves(run) == run / "plots" / "learning_curve.png"
+
+
+def test_a_run_with_evaluations_but_no_logged_episodes_plots_without_a_warning(run):
+    """A short DQN run logs its episodes every 100 games: progress.csv may hold evaluation rows only. The training
+    panel then says so, instead of matplotlib warning on the run's terminal that the legend has nothing in it."""
+    import warnings
+
+    (run / "logs" / "part0" / "progress.csv").write_text("time/total_timesteps,eval/score\n64,0.5\n128,0.6\n")
+    (run / "eval.csv").write_text(EVAL_HEADER + "64,0.5,0.1,0.9,0.4,random\n128,0.6,0.2,0.95,0.4,random\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert plots.plot_learning_curves(run) == run / "plots" / "learning_curve.png"

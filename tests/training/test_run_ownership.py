@@ -457,18 +457,22 @@ def test_a_ctrl_c_keeps_the_snapshot_pool_of_the_step_it_goes_back_to(nim, tmp_p
     assert len(list((out / "league").iterdir())) <= 6  # at most three pools' files
 
 
-def test_a_dqn_ctrl_c_during_an_evaluation_leaves_the_step_out_whole(nim, tmp_path, monkeypatch):
-    """SB3 counts a step's transitions before its callbacks and stores them after: a Ctrl-C in a callback (an
-    evaluation takes seconds) checkpoints the step before it, every counter whole, instead of a half-done step."""
-    from kakurega.agents.training import trainer
+def test_a_dqn_ctrl_c_during_a_steps_callback_leaves_the_step_out_whole(nim, tmp_path, monkeypatch):
+    """SB3 counts a step's transitions before its callbacks and stores them after: a Ctrl-C in a callback (a league
+    snapshot being written) checkpoints the step before it, every counter whole, instead of a half-done step.
+    (An evaluation is taken at a collection's start, a whole step: tests/training/test_evaluation_rows.py.)"""
+    from kakurega.agents.training import export, trainer
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
+    real = export.save_policy
 
-    monkeypatch.setattr(trainer, "periodic_evaluation", interrupted)
+    def interrupted(path, *args, **kwargs):
+        if "snapshot_" in str(path):
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(export, "save_policy", interrupted)
     out = tmp_path / "dqn"
-    config = tiny_config(nim.NAME, "dqn", out, total_timesteps=400, evaluation={"every": 100, "games": 2,
-                                                                                 "final_games": 0},
+    config = tiny_config(nim.NAME, "dqn", out, total_timesteps=400, league={"snapshot_every": 100},
                          checkpoint={"every": 0, "keep": 2, "save_replay_buffer": True}, dqn={"train_freq": 1})
     with pytest.raises(trainer.TrainingInterrupted, match=r"at step 100: checkpoint .*step_98 saved \(where the "
                                                           r"unfinished collection started: its 2 steps are collected "
@@ -477,6 +481,8 @@ def test_a_dqn_ctrl_c_during_an_evaluation_leaves_the_step_out_whole(nim, tmp_pa
     state = json.loads((out / "checkpoints" / "step_98" / "state.json").read_text())
     assert state["num_timesteps"] == 98 == state["n_calls"] * 2 == state["replay"]["pos"] * 2
     assert state["episode_num"] == len(state["ep_info_buffer"])
+
+
 def test_a_ppo_ctrl_c_while_the_checkpoint_of_a_rollouts_start_is_written_keeps_the_finished_rollout(nim, tmp_path,
                                                                                                 monkeypatch):
     """The checkpoint at a rollout's start follows a whole rollout and its update: a Ctrl-C while it is written
