@@ -16,7 +16,11 @@ How the pieces map:
 
 - **Rules**: the game's own rules engine (``kakurega.envs.core.game.Game``):
   ``legal_actions``, ``apply_action``, ``current_player``, ``returns``,
-  ``action_to_string``, no re-implementation.
+  ``action_to_string``, no re-implementation. The engine's ``apply_action``
+  takes legal moves only, so ``state.apply_action`` checks first: an illegal
+  move, an action id out of range, a move after the end or a seed value that
+  is no chance outcome raises a ``ValueError`` in the rules' words (as the
+  env's ``step`` does) and changes nothing.
 - **Chance** is *explicit* (``ChanceMode.EXPLICIT_STOCHASTIC``) and all of it
   comes first: a new state is a chance node that draws a 32-bit seed in
   ``SEED_DRAWS`` uniform outcomes of ``SEED_OUTCOMES`` each; the seed starts
@@ -167,6 +171,16 @@ class _Shared:
         self._redeal_state["state"]["state"] = value
         self._redeal.bit_generator.state = self._redeal_state
         return self._redeal
+
+
+def not_a_legal_move(rules, state, player, action: int) -> ValueError:
+    """The error for applying ``action``, which is no legal move of ``player`` in ``state``, in the rules' words."""
+    if player == pyspiel.PlayerId.TERMINAL:
+        return ValueError(f"apply_action({action}): the game is over; a terminal state takes no move")
+    if not 0 <= action < rules.num_actions:
+        return ValueError(f"action {action} is out of range: expected a legal action id in [0, {rules.num_actions})")
+    return ValueError(f"illegal action {action} ({rules.action_to_string(state, action)}) for player {player}: "
+                      f"{rules.illegal_reason(state, action)}")
 
 
 class KakuregaGame(pyspiel.Game):
@@ -331,12 +345,24 @@ class KakuregaState(pyspiel.State):
         return core.legal_actions()
 
     def _apply_action(self, action):
-        """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator."""
+        """Apply a seed draw or the current player's action; chance inside the rules uses this state's generator.
+
+        Anything else (an illegal move, a move after the end, a seed value that is no outcome) raises a
+        ``ValueError`` in words: the rules' ``apply_action`` takes legal moves only (fed another, it failed
+        deep inside or, for some games, played on from a wrong state)."""
         core = self._core
         if core.state is None:  # pyspiel hands the action over as an int
+            if not 0 <= action < SEED_OUTCOMES:
+                raise ValueError(f"seed draw {action} is not an outcome of this chance node: expected an integer in "
+                                 f"[0, {SEED_OUTCOMES})")
             core.deal(action)
-        else:
-            core.apply(action)
+            return
+        legal = core.legal
+        if legal is None:  # the legal actions are kept until the move: most callers have just asked for them
+            legal = core.legal = [] if core.player is TERMINAL_PLAYER else core.shared.game.legal_actions(core.state)
+        if action not in legal:
+            raise not_a_legal_move(core.shared.game, core.state, core.player, action)
+        core.apply(action)
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A state ``player_id`` cannot tell from this one: hidden cards re-dealt, future chance re-seeded."""

@@ -56,6 +56,7 @@ from kakurega.integrations.openspiel import (
     KakuregaGame,
     KakuregaObserver,
     game_parameters,
+    not_a_legal_move,
     reward_model,
 )
 from kakurega.integrations.openspiel import _Shared as Shared
@@ -185,6 +186,8 @@ def _child(shared: Shared, node: Node, action: int) -> Node:
         if node.draw is not None:
             child = _step(shared, node.rules_state, node.pending, node.actor, node.outcomes + (action,), node.lines)
         else:
+            if action not in node.legal:  # the rules take legal moves only; nor may the tree keep another's child
+                raise not_a_legal_move(shared.game, node.rules_state, node.player, action)
             child = _step(shared, node.rules_state, action, node.player, (), node.lines)
         node.children[action] = child
     return child

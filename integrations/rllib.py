@@ -13,7 +13,12 @@ seat received since its previous observation (opponents' moves included), paid
 with its next observation; when the game ends every learning agent receives
 its final observation and reward. Observations are each player's own: another
 player's view never appears under an agent's id. An illegal action (possible
-only without masking) ends the game with -1 for its player, as ``env()`` does.
+only without masking) ends the game with -1 for its player, as ``env()`` does;
+an action that is no integer in range is refused in words (a ``TypeError`` or
+``ValueError``), as the single-seat views refuse it. A game that ends before
+any learning seat acts is dealt again (at most
+:data:`~kakurega.agents.training.view.MAX_REDEALS` in a row; then a
+``RuntimeError`` names the env's options).
 A game cut off at its step or turn limit ends *terminated*, not truncated:
 the rules score it, its last rewards are its result, and RLlib's value
 targets bootstrap through a truncation (they would add the critic's value of
@@ -54,6 +59,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from kakurega.agents.outcome import classify_outcome, rules_winners, win_share
+from kakurega.agents.training.view import MAX_REDEALS
 
 MAPPINGS = ("shared", "per_seat", "learner")
 ENV_NAME = "kakurega"
@@ -89,13 +95,16 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         self.possible_agents = list(self.raw.possible_agents)
         self.agents = list(self.possible_agents)
         layout, num_actions = self.context.layout, self.context.num_actions
-        space = gymnasium.spaces.Dict(
-            {
-                "action_mask": gymnasium.spaces.Box(0.0, 1.0, (num_actions,), np.float32),
-                "observations": gymnasium.spaces.Box(0.0, layout.high.copy(), (layout.size,), np.float32),
-            }
-        )
-        self.observation_spaces = {a: space for a in self.possible_agents}
+        # one space object per agent: each has its own sampler, which seeding another agent's leaves alone
+        self.observation_spaces = {
+            a: gymnasium.spaces.Dict(
+                {
+                    "action_mask": gymnasium.spaces.Box(0.0, 1.0, (num_actions,), np.float32),
+                    "observations": gymnasium.spaces.Box(0.0, layout.high.copy(), (layout.size,), np.float32),
+                }
+            )
+            for a in self.possible_agents
+        }
         self.action_spaces = {a: gymnasium.spaces.Discrete(num_actions) for a in self.possible_agents}
         self.pool = None
         self.learner_seat = config.get("learner_seat", "random")
@@ -115,6 +124,16 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         """Deal a new game; returns the observation of the first learning agent to act."""
         if seed is not None:
             self.rng = np.random.default_rng([seed, self.worker_index])
+        for _ in range(MAX_REDEALS):
+            if not self._deal():
+                return self._observations(), {}
+        # (a loop, not a recursion: a step limit that ends every deal first overflowed the stack)
+        raise RuntimeError(f"{self.env_name}: {MAX_REDEALS} games in a row ended before a learning seat acted (the "
+                           "frozen seats' moves ended each one, or the env's step limit cut it off first: its options "
+                           f"{self.env_kwargs or 'the defaults'}; a step limit must leave a learning seat a move)")
+
+    def _deal(self) -> bool:
+        """Deal one game and let frozen seats move; True when it ended before any learner acted."""
         self.raw.reset(seed=int(self.rng.integers(2**31 - 1)))
         self._frozen = {}
         if self.pool is not None:
@@ -127,17 +146,15 @@ class KakuregaMultiAgentEnv(MultiAgentEnv):
         self._totals = {a: 0.0 for a in self.possible_agents}
         self._started = set()
         self._collect_rewards()
-        over = self._advance()
-        if over:  # the game ended before any learner acted: deal again
-            return self.reset(options=options)
-        return self._observations(), {}
+        return self._advance()
 
     def step(self, action_dict):
         """Apply the acting agent's action, let frozen seats move, return the next learner's observation."""
         agent = self.raw.agent_selection
         if agent not in action_dict:
             raise ValueError(f"step() needs an action of {agent!r}, the agent to act; got actions of {sorted(action_dict)}")
-        self.raw.step(int(action_dict[agent]))
+        # an integer (numpy's included) in range, or a TypeError/ValueError saying so: int() made 1.5, "1" and True moves
+        self.raw.step(self.raw.unwrapped.validate_action(action_dict[agent]))
         self._collect_rewards()
         over = self._advance()
         if over:

@@ -150,6 +150,45 @@ def test_wrapped_env_refuses_a_boolean_where_action_1_is_illegal(boolean):
     assert all(env.terminations.values()) and env._cumulative_rewards[agent] == -1
 
 
+_UNDER_O = """
+import warnings
+import numpy as np
+from kakurega.envs import make
+if __debug__:
+    raise SystemExit("not under -O")
+warnings.simplefilter("ignore")  # PettingZoo announces an illegal move
+env = make(ENV)
+env.reset(seed=0)
+mask = env.observe(env.agent_selection)["action_mask"]
+legal, illegal = int(np.flatnonzero(mask)[0]), int(np.flatnonzero(mask == 0)[0])
+assert not mask[1] and not mask[-1], "pick a position where True (1) and -1 (the last id) are illegal moves"
+for bad in (illegal + 0.5, str(illegal), True, -1, 10**6, legal + 0.5):
+    try:
+        env.step(bad)
+    except AssertionError as error:
+        assert str(error).startswith("action is not in action space: got "), error
+    else:
+        raise SystemExit(f"{bad!r} was taken as a move")
+    assert env.unwrapped.num_steps == 0 and not any(env.terminations.values()), bad
+env.step(legal)
+print("ok", env.unwrapped.num_steps)
+"""
+
+
+def test_the_wrapped_env_refuses_what_is_not_an_action_under_python_O_too():
+    """``python -O`` strips assert statements: the wrapped env's check was one, so a float or a string was int()-ed
+    into an action id, True read as 1 and -1 as the last id: where that id was illegal the player lost the game for a
+    move it never made (else the raw env's TypeError came instead); 10**6 failed with a bare IndexError."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-O", "-c", f"ENV = {ENV!r}\n" + _UNDER_O], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout.split() == ["ok", "1"], done.stdout + done.stderr
+
+
 # ------------------------------------------------ 4. HiddenRoomsGymEnv.close() closes its window
 @pytest.fixture
 def dummy_display(monkeypatch):

@@ -132,6 +132,51 @@ def test_out_of_space_actions(bad):
         raw.step(bad)
 
 
+OUTSIDE_THE_SPACE = [(1.5, r"1\.5 of type float for player_0"), ("1", "'1' of type str for player_0"),
+                     (True, "True of type bool for player_0"), (np.array([1]), r"array\(\[1\]\) of type ndarray for player_0"),
+                     (3, "3 of type int for player_0"), (-1, "-1 of type int for player_0"),
+                     (None, r"None for player_0, whose game goes on \(None steps out an agent whose game is over\)")]
+
+
+@pytest.mark.parametrize("bad, given", OUTSIDE_THE_SPACE, ids=[repr(bad) for bad, _ in OUTSIDE_THE_SPACE])
+def test_an_action_outside_the_space_is_named_with_what_was_expected(bad, given):
+    """PettingZoo's words, then what was given and what was expected (they said neither)."""
+    env = wrap(raw_env())
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match=rf"^action is not in action space: got {given}; expected an integer "
+                                             r"in \[0, 3\)$"):
+        env.step(bad)
+    assert env.unwrapped.num_steps == 0 and not any(env.terminations.values())
+    env.step(np.int64(1))  # the control: an integer plays
+    assert env.unwrapped.num_steps == 1
+
+
+def test_an_action_outside_the_space_for_a_done_agent_says_none_is_expected():
+    env = wrap(raw_env())
+    env.reset(seed=0)
+    while not env.terminations[env.agent_selection]:
+        env.step(0)
+    with pytest.raises(AssertionError, match=r"got 1\.5 of type float for player_\d; expected None \(its game is over\)"):
+        env.step(1.5)
+    env.step(None)  # the control: None steps the done agent out
+    assert len(env.agents) == 2
+
+
+def test_each_agent_has_its_own_observation_space_sampler():
+    """Seeding one agent's space (PettingZoo's seed_test seeds each agent's) leaves another's stream alone: the
+    agents shared one space object, so seeding player_1's reseeded player_0's."""
+    env = wrap(raw_env())
+    first, second = (env.observation_space(agent) for agent in env.possible_agents[:2])
+    assert first is not second and first == second
+    first.seed(0)
+    expected = first.sample()["observation"]
+    first.seed(0)
+    second.seed(1)
+    second.sample()
+    assert np.array_equal(first.sample()["observation"], expected)
+    assert env.action_space("player_0") is not env.action_space("player_1")  # as the action spaces already were
+
+
 def test_raw_env_refuses_booleans():
     raw = raw_env()
     raw.reset(seed=0)

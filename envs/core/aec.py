@@ -125,13 +125,17 @@ class TurnBasedAECEnv(AECEnv):
             )
         self.render_view = render_view
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, layout.high, shape=(layout.size,), dtype=layout.dtype),
-                "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
-            }
-        )
-        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        # one space object per agent, as the action spaces: each has its own sampler, which seeding another
+        # agent's (PettingZoo's seed_test seeds each agent's) leaves alone
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, layout.high, shape=(layout.size,), dtype=layout.dtype),
+                    "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
         #: the game's :class:`~kakurega.envs.core.state_vector.StateVector` (``state()``), or None
         self.state_vector = state_vector
         if state_vector is not None:
@@ -519,9 +523,11 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     - calls out of order (``step``/``observe``/``render``/``agent_iter`` before
       ``reset``, reading ``agents``, ``rewards``... before ``reset``) raise
       PettingZoo's errors; stepping with no agents left warns;
-    - an action outside the action space fails the assertion
-      ``"action is not in action space"`` (``None`` only for dead agents; a
-      boolean is refused too, as the raw env refuses it);
+    - an action outside the action space raises PettingZoo's
+      ``AssertionError("action is not in action space")``, followed by what
+      was given and what was expected (``None`` only for dead agents; a
+      boolean is refused too, as the raw env refuses it); raised, not
+      asserted, so it holds under ``python -O`` too;
     - an illegal action (mask 0) ends the game for everyone, the offender
       getting ``ILLEGAL_ACTION_PENALTY`` and the others 0.
 
@@ -621,7 +627,9 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         if action is None and dead:
             env.step(action)
             return
-        assert self._in_action_space(action), "action is not in action space"
+        if not self._in_action_space(action):
+            # raised, not asserted: under ``python -O`` an assert is gone, and int() below made 1.5, "1" or True an id
+            raise AssertionError(self._not_an_action(action, agent, dead))
         if dead:
             env.step(action)
         elif not env._legal_flags[int(action)]:
@@ -652,6 +660,13 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
         return _AgentIterable(self, max_iter)
+
+    def _not_an_action(self, action, agent: str, dead: bool) -> str:
+        """PettingZoo's words for an action outside the action space, with what was given and what was expected."""
+        expected = "None (its game is over)" if dead else f"an integer in [0, {self._num_actions})"
+        given = (f"None for {agent}, whose game goes on (None steps out an agent whose game is over)" if action is None
+                 else f"{short_repr(action)} of type {type(action).__name__} for {agent}")
+        return f"action is not in action space: got {given}; expected {expected}"
 
     def _in_action_space(self, action) -> bool:
         """``Discrete(n).contains(action)`` without its numpy overhead for plain ints.

@@ -185,6 +185,42 @@ def test_asking_for_an_information_state_tensor_says_there_is_none():
         state.information_state_tensor(0)
 
 
+@pytest.mark.parametrize("env_name", list(ENV_SPECS))
+def test_apply_action_refuses_what_is_no_legal_move_in_words_and_changes_nothing(env_name):
+    """The rules' apply_action takes legal moves only: fed an illegal one, Animal Chain's played it into a finished
+    game, Summer's and Hidden Rooms' failed with a bare KeyError or IndexError; a move after the end and a seed
+    value that is no chance outcome were taken too. Each is refused in words and the state plays on unchanged,
+    whether or not its legal actions were asked for first."""
+    game = _load(env_name)
+    n = game.num_distinct_actions()
+    fresh = game.new_initial_state()
+    with pytest.raises(ValueError, match=rf"seed draw {bridge.SEED_OUTCOMES} is not an outcome of this chance node"):
+        fresh.apply_action(bridge.SEED_OUTCOMES)
+    assert fresh.history() == [] and fresh.is_chance_node()
+    rules = game.shared.game
+    rng = np.random.default_rng(0)
+    state, refused = _deal(game), 0
+    while not state.is_terminal():
+        asked = refused % 2 == 0  # the legal actions asked for first (as play does), or not (as a replay)
+        legal = state.legal_actions() if asked else rules.legal_actions(state.state)
+        illegal = [a for a in range(n) if a not in legal]
+        if illegal and refused < 4:
+            history, player = state.history(), state.current_player()
+            action = illegal[int(rng.integers(len(illegal)))]
+            with pytest.raises(ValueError, match=rf"^illegal action {action} \(.+\) for player {player}: .+"):
+                state.apply_action(action)
+            with pytest.raises(ValueError, match=rf"^action {n} is out of range: expected a legal action id in \[0, {n}\)"):
+                state.apply_action(n)
+            assert state.history() == history and state.legal_actions() == legal
+            refused += 1
+        state.apply_action(int(rng.choice(legal)))  # the control: a legal move plays
+    assert refused
+    returns = state.returns()
+    with pytest.raises(ValueError, match=r"apply_action\(0\): the game is over"):
+        state.apply_action(0)
+    assert state.is_terminal() and state.returns() == returns
+
+
 def test_serialized_states_round_trip():
     game = _load("animal_chain_v0")
     state = _deal(game)

@@ -60,6 +60,35 @@ def test_every_configuration_is_registered_and_builds():
 
 
 @pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+def test_an_illegal_move_is_refused_in_words_and_kept_nowhere_in_the_tree(name):
+    """A move the rules do not allow was stepped through the rules (which take legal moves only) and its node kept
+    in the game's shared tree; an action id out of range failed with a bare IndexError, a move after the end was
+    taken. Each is refused in words (as a chance outcome that is no outcome already was) and the tree is unchanged."""
+    game = exact.load(name)
+    n = game.num_distinct_actions()
+    rng = np.random.default_rng(0)
+    state, refused = game.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(int(rng.choice([outcome for outcome, _ in state.chance_outcomes()])))
+            continue
+        legal, node, history = state.legal_actions(), state.node, state.history()
+        illegal = [a for a in range(n) if a not in legal]
+        if illegal:
+            with pytest.raises(ValueError, match=rf"^illegal action {illegal[0]} \(.+\) for player {state.current_player()}: "):
+                state.apply_action(illegal[0])
+            with pytest.raises(ValueError, match=rf"^action {n} is out of range: expected a legal action id in \[0, {n}\)"):
+                state.apply_action(n)
+            assert state.node is node and state.history() == history
+            assert illegal[0] not in node.children and n not in node.children
+            refused += 1
+        state.apply_action(int(rng.choice(legal)))  # the control: a legal move plays
+    assert refused
+    with pytest.raises(ValueError, match=r"apply_action\(0\): the game is over"):
+        state.apply_action(0)
+
+
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
 def test_the_tree_is_enumerated_with_chance_summing_to_one(name):
     game = exact.load(name)
     pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)

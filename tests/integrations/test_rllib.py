@@ -79,6 +79,49 @@ def test_env_runners_envs_deal_their_own_games():
     assert deals(1, 2) != deals(2, 2)
 
 
+NOT_ACTIONS = [(1.5, TypeError), ("1", TypeError), (True, TypeError), (np.array([0]), TypeError), (None, TypeError),
+               (10**6, ValueError), (-1, ValueError)]
+
+
+@pytest.mark.parametrize("bad, error", NOT_ACTIONS, ids=[repr(bad) for bad, _ in NOT_ACTIONS])
+def test_step_refuses_what_is_not_an_integer_action_in_words(bad, error):
+    """int() made 1.5 and "1" the action 1 and True action 1 (a move played, or an illegal move that lost the game),
+    and a 1-element array a numpy error: each is refused as the views refuse it, and nothing is played."""
+    env = bridge.KakuregaMultiAgentEnv({"env": "kakurenbo_v1", "seed": 0})
+    (agent, observation), = env.reset(seed=0)[0].items()
+    n = env.action_spaces[agent].n
+    with pytest.raises(error, match=rf"action .*expected an integer in \[0, {n}\)|action must be an integer in \[0, {n}\)"):
+        env.step({agent: bad})
+    assert env.raw.unwrapped.num_steps == 0 and not any(env.raw.terminations.values())
+    env.step({agent: np.int64(np.flatnonzero(observation["action_mask"])[0])})  # the control: numpy integers play
+    assert env.raw.unwrapped.num_steps >= 1
+
+
+def test_a_step_limit_that_leaves_no_learning_seat_a_move_is_named():
+    """Deals that end before any learning seat acts are dealt again, at most MAX_REDEALS times, then refused in words
+    (as the single-seat view does); the re-deal recursed without a bound and overflowed the stack."""
+    config = {"env": "kakurenbo_v1", "env_kwargs": {"num_players": 3, "max_steps": 1}, "mapping": "learner",
+              "opponents": ["random"], "seed": 0}
+    with pytest.raises(RuntimeError, match=r"1000 games in a row ended before a learning seat acted .*'max_steps': 1") as refused:
+        bridge.KakuregaMultiAgentEnv({**config, "learner_seat": 2}).reset(seed=0)
+    assert not isinstance(refused.value, RecursionError)
+    obs, _ = bridge.KakuregaMultiAgentEnv({**config, "learner_seat": 0}).reset(seed=0)  # the control: seat 0 moves first
+    assert list(obs) == ["player_0"]
+
+
+def test_each_agent_has_its_own_observation_space_sampler():
+    """Seeding one agent's space leaves another's stream alone (one space object served every agent)."""
+    env = bridge.KakuregaMultiAgentEnv({"env": "kakurenbo_v1"})
+    first, second = env.observation_spaces["player_0"], env.observation_spaces["player_1"]
+    assert first is not second and first == second
+    first.seed(0)
+    expected = first.sample()["observations"]
+    first.seed(0)
+    second.seed(1)
+    second.sample()
+    assert np.array_equal(first.sample()["observations"], expected)
+
+
 def test_mappings_name_their_modules():
     assert bridge.module_ids("per_seat", 3) == ["seat_0", "seat_1", "seat_2"]
     assert bridge.policy_mapping_fn("per_seat")("player_2", None) == "seat_2"
