@@ -103,6 +103,12 @@ MAX_SERVED = 64  #: bound of the other configurations one file may declare it se
 MAX_TENSORS = 8 * MAX_LAYERS
 #: bound of a policy file's safetensors header (its metadata, and a line per tensor), checked before it is parsed
 MAX_POLICY_HEADER = 1_000_000
+#: bound of the numbers a policy file's tensors hold together, checked from the header before any tensor is read
+#: (each is read as float32: 1 GiB; every network ``kakurega train`` builds has fewer, its training state being
+#: at most 4 GiB at 16 bytes a number or more)
+MAX_POLICY_NUMBERS = 2**28
+#: bound of a policy file's size: its header and MAX_POLICY_NUMBERS float32 numbers, checked before it is read
+MAX_POLICY_BYTES = 8 + MAX_POLICY_HEADER + 4 * MAX_POLICY_NUMBERS
 #: the pieces of an observation dict a network may read, and the default input
 INPUT_PIECES = ("observation", "action_mask", "move_features")
 DEFAULT_INPUTS = ("observation",)
@@ -296,26 +302,44 @@ def _resolve(path: Path) -> Path:
 
 
 def _check_safetensors_bytes(path: Path) -> None:
-    """Refuse anything that is not a well-formed safetensors container, naming what it looks like."""
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        head = f.read(9)
-    if len(head) == 9:
-        (header_len,) = struct.unpack("<Q", head[:8])
-        # a safetensors file: a little-endian header length (under 100 MB, so its high bytes are zero: no pickle
-        # starts so), then the JSON header; the length's first byte may be anything, '(' or 0x80 included
-        if head[8:9] == b"{" and header_len < MAX_SAFETENSORS_HEADER:
-            if header_len > MAX_POLICY_HEADER:
-                raise PolicyFileError(
-                    f"{path}: a safetensors header of {header_len} bytes; a policy file's header (its metadata and "
-                    f"a line per tensor) holds at most {MAX_POLICY_HEADER}"
-                )
-            if header_len <= size - 8:
+    """Refuse anything that is not a well-formed safetensors container of a policy's size, naming what it looks
+    like; the tensors' sizes are read from the header, before any tensor is."""
+    from kakurega.envs.core.safe_load import NotRegularFile, open_regular, read_at_most
+
+    try:
+        descriptor, info = open_regular(path)
+    except NotRegularFile as error:
+        raise PolicyFileError(f"policy file {path} is {error.strerror}, not a regular file; expected a policy file "
+                              "(policy.safetensors) or a run directory holding one") from None
+    except OSError as error:
+        raise PolicyFileError(f"policy file {path} cannot be read ({error.strerror or error})") from None
+    size = info.st_size
+    try:
+        head = read_at_most(descriptor, 9)
+        if len(head) == 9:
+            (header_len,) = struct.unpack("<Q", head[:8])
+            # a safetensors file: a little-endian header length (under 100 MB, so its high bytes are zero: no pickle
+            # starts so), then the JSON header; the length's first byte may be anything, '(' or 0x80 included
+            if head[8:9] == b"{" and header_len < MAX_SAFETENSORS_HEADER:
+                if header_len > MAX_POLICY_HEADER:
+                    raise PolicyFileError(
+                        f"{path}: a safetensors header of {header_len} bytes; a policy file's header (its metadata "
+                        f"and a line per tensor) holds at most {MAX_POLICY_HEADER}"
+                    )
+                if header_len > size - 8:
+                    raise PolicyFileError(
+                        f"{path} is a safetensors file cut short or corrupt: its header needs {header_len + 8} bytes, "
+                        f"the file holds {size}; copy or export the policy again"
+                    )
+                if size > MAX_POLICY_BYTES:
+                    raise PolicyFileError(f"{path}: {size} bytes; a policy file holds at most {MAX_POLICY_BYTES} (its "
+                                          f"header and {MAX_POLICY_NUMBERS} float32 numbers)")
+                _check_declared_numbers(path, head[8:] + read_at_most(descriptor, header_len - 1))
                 return
-            raise PolicyFileError(
-                f"{path} is a safetensors file cut short or corrupt: its header needs {header_len + 8} bytes, the file "
-                f"holds {size}; copy or export the policy again"
-            )
+    except OSError as error:
+        raise PolicyFileError(f"policy file {path} cannot be read ({error.strerror or error})") from None
+    finally:
+        os.close(descriptor)
     if head[:4] == b"PK\x03\x04":
         raise PolicyFileError(
             f"{path} is a zip archive (a torch .pt file or an SB3 .zip checkpoint, which contain pickles); "
@@ -331,6 +355,29 @@ def _check_safetensors_bytes(path: Path) -> None:
     if len(head) < 9:
         raise PolicyFileError(f"{path} is too short ({size} bytes) to be a safetensors policy file")
     raise PolicyFileError(f"{path} is corrupt or not a safetensors policy file (bad header)")
+
+
+def _check_declared_numbers(path: Path, header: bytes) -> None:
+    """Refuse a header whose tensors hold more than :data:`MAX_POLICY_NUMBERS` numbers together (a sparse file
+    may declare gigabytes it does not store); a header that is not what safetensors reads is left to it."""
+    declared = load_text(header, f"{path}: safetensors header", json_only=True, max_bytes=MAX_POLICY_HEADER,
+                         error=PolicyFileError)
+    if not isinstance(declared, dict):
+        return
+    numbers = 0
+    for name, entry in declared.items():
+        shape = entry.get("shape") if isinstance(entry, dict) and name != "__metadata__" else None
+        if not isinstance(shape, list) or not all(_is_int(n) and n >= 0 for n in shape) or 0 in shape:
+            continue
+        count = 1
+        for n in shape:  # stopped at the bound: a shape of many dimensions never makes a huge product
+            count *= n
+            if count > MAX_POLICY_NUMBERS:
+                break
+        numbers += count
+    if numbers > MAX_POLICY_NUMBERS:
+        raise PolicyFileError(f"{path}: its tensors hold {numbers} numbers; a policy file holds at most "
+                              f"{MAX_POLICY_NUMBERS} (MAX_POLICY_NUMBERS)")
 
 
 def read_policy(path: str | os.PathLike, with_value: bool = False):

@@ -24,6 +24,7 @@ file, and no policy object travels: a task receives names, seeds and options.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -144,6 +145,10 @@ class RayTasks:
             raise ValueError(f"cpus: expected a positive number of CPUs for a local Ray, got {cpus!r}")
         if cpus is not None and self.address is not None:
             raise ValueError(f"cpus={cpus} sizes a Ray started here; the cluster at {self.address} has its own CPUs")
+        machine = os.cpu_count() or 1
+        if cpus is not None and cpus > machine:  # Ray runs a worker process (about 100 MB) for each CPU it may use
+            raise ValueError(f"cpus={cpus}: a Ray started here may use at most the {machine} CPUs of this machine "
+                             "(it starts a worker process for each CPU it is given)")
         self.requested_cpus = cpus
         self.nodes: list[str] = []
         self._started = False

@@ -67,6 +67,10 @@ REFERENCE = "pettingzoo/tictactoe_v3"
 BOOL = np.dtype(np.bool_)
 #: the clock of the throughput measurements: CPU time of this process
 CLOCK = time.process_time
+#: bounds of the budget arguments (every mode): an hour per measurement, a thousand repeats and chunks
+MAX_SECONDS, MAX_REPEATS, MAX_CHUNKS = 3600.0, 1000, 1000
+#: bound of ``--training-steps`` (learner steps per training measurement)
+MAX_TRAINING_STEPS = 10_000_000
 
 
 @dataclass
@@ -418,8 +422,8 @@ def _training(args, parser) -> int:
     if opponents != bench_training.DEFAULT_OPPONENTS:
         _check_opponents(args.only, opponents, parser)
     for name, value, ok, expected in (
-        ("--training-steps", args.training_steps, args.training_steps >= 1, "an integer >= 1"),
-        ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
+        ("--training-steps", args.training_steps, 1 <= args.training_steps <= MAX_TRAINING_STEPS,
+         f"an integer from 1 to {MAX_TRAINING_STEPS:,}"),
         ("--vec-envs", args.vec_envs, set(vec_envs) <= {"dummy", "subproc"} and len(set(vec_envs)) == len(vec_envs),
          "a comma-separated list of dummy and subproc"),
     ):
@@ -456,16 +460,18 @@ def main(argv: list[str] | None = None) -> int:
         prog="kakurega bench",
         description="Benchmark every kakurega env against PettingZoo's tictactoe_v3 and leduc_holdem_v4 (random legal play).",
     )
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds of play per measurement (default 2.0)")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats; medians are reported (default 3)")
-    parser.add_argument(
-        "--chunks", type=int, default=10, help="alternating chunks of each env and tictactoe per measurement (default 10)"
-    )
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help=f"seconds of play per measurement, at most {MAX_SECONDS:g} (default 2.0)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help=f"interleaved repeats, 1 to {MAX_REPEATS}; medians are reported (default 3)")
+    parser.add_argument("--chunks", type=int, default=10,
+                        help=f"alternating chunks of each env and tictactoe per measurement, 1 to {MAX_CHUNKS} (default 10)")
     parser.add_argument("--json", default="runs/bench.json", help="where to write the JSON report (default runs/bench.json)")
     parser.add_argument("--only", default=None, help="only kakurega envs whose name contains this text")
     parser.add_argument("--training", action="store_true",
                         help="measure MaskablePPO learner steps/s instead (every env and connect_four_v3)")
-    parser.add_argument("--training-steps", type=int, default=8192, help="learner steps per training measurement")
+    parser.add_argument("--training-steps", type=int, default=8192,
+                        help=f"learner steps per training measurement, 1 to {MAX_TRAINING_STEPS:,}")
     parser.add_argument("--bridge", action="store_true",
                         help="measure the OpenSpiel bridge against the rules engine (kakurega.scripts.bench_bridge)")
     parser.add_argument("--ismcts", action="store_true", help="with --bridge: also IS-MCTS CPU per move against ISMCTSBot")
@@ -487,6 +493,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure games/s of each shipped bot against the heuristic over random self-play "
                         "(scripts/bench_evaluate.py)")
     args = parser.parse_args(argv)
+    # every mode measures for --seconds, --repeats times (a NaN or an infinity of seconds never ended)
+    for name, value, ok, expected in (
+        ("--seconds", args.seconds, 0 < args.seconds <= MAX_SECONDS,
+         f"a number of seconds > 0, at most {MAX_SECONDS:g}"),
+        ("--repeats", args.repeats, 1 <= args.repeats <= MAX_REPEATS, f"an integer from 1 to {MAX_REPEATS}"),
+        ("--chunks", args.chunks, 1 <= args.chunks <= MAX_CHUNKS, f"an integer from 1 to {MAX_CHUNKS}"),
+    ):
+        if not ok:
+            parser.error(f"{name} must be {expected}, got {value}")
     if args.profile and not args.training:
         parser.error("--profile goes with --training (it profiles a learner step)")
     if args.ops and not args.profile:
@@ -517,13 +532,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.training:
         return _training(args, parser)
-    for name, value, ok, expected in (
-        ("--seconds", args.seconds, args.seconds > 0, "a number of seconds > 0"),
-        ("--repeats", args.repeats, args.repeats >= 1, "an integer >= 1"),
-        ("--chunks", args.chunks, args.chunks >= 1, "an integer >= 1"),
-    ):
-        if not ok:
-            parser.error(f"{name} must be {expected}, got {value}")
     report = run(args.seconds, args.repeats, args.only, args.chunks)
     write_report(args.json, report)  # first: the measurements are kept whatever becomes of the printing
     table = format_table(report)

@@ -118,7 +118,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser, what: str) -> None:
                         help="with --backend ray: the cluster (auto, HOST:PORT or ray://HOST:PORT); default: a Ray "
                              "started here for the run")
     parser.add_argument("--cpus", type=int, default=None, metavar="N",
-                        help="with --backend ray and no --address: CPUs of the Ray started here (default: all)")
+                        help="with --backend ray and no --address: CPUs of the Ray started here, at most this "
+                             "machine's (default: all)")
 
 
 def task_runner_of(args):

@@ -26,6 +26,7 @@ import argparse
 import difflib
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -38,6 +39,10 @@ HEAD_STEPS = 12
 TAIL_STEPS = 4
 #: where the files live, in the source checkout (:func:`~kakurega.scripts.destination.checkout_path`)
 CHECKOUT_DIR = "tests/playthroughs"
+#: the first line of every playthrough file starts so: ``--regenerate`` removes a stale ``.txt`` file only if it does
+HEADER = "# kakurega playthrough: "
+#: the largest playthrough file read (the longest is about 100 KiB)
+MAX_FILE_BYTES = 10_000_000
 
 
 def number(value) -> str:
@@ -114,7 +119,7 @@ def play(name: str, config: dict, seed: int = SEED) -> str:
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     header = [
-        f"# kakurega playthrough: {name} {json.dumps(config, sort_keys=True)}",
+        f"{HEADER}{name} {json.dumps(config, sort_keys=True)}",
         f"# seed {seed} for the deal and the uniformly random legal moves (numpy default_rng({seed}))",
         "# regenerate: kakurega playthroughs --regenerate (review the diff: it is a change of behaviour)",
         f"# steps after the first {HEAD_STEPS} and before the last {TAIL_STEPS}: one line each, ending in [a digest of "
@@ -195,8 +200,12 @@ def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    """Regenerate or check the files named by ``args``; prints a diff for each file that differs."""
-    from kakurega.scripts.destination import checkout_path
+    """Regenerate or check the files named by ``args``; prints a diff for each file that differs.
+
+    ``--regenerate`` replaces each file (a link at its name is replaced, never written through) and removes the
+    stale playthroughs of configurations that no longer exist: only ``.txt`` files that begin as a playthrough
+    does (:data:`HEADER`); any other file in ``--dir`` is left alone."""
+    from kakurega.scripts.destination import checkout_path, write_text_file
 
     cases = [(name, config) for name, config in configurations() if args.env in (None, name)]
     if not cases:
@@ -209,10 +218,10 @@ def run(args) -> int:
         path = path_of(args.dir, name, config)
         text = play(name, config)
         if args.regenerate:
-            path.write_text(text, encoding="utf-8")
+            write_text_file(path, text)
             print(f"wrote {path} ({len(text.encode()) // 1024} KiB)")
             continue
-        expected = path.read_text(encoding="utf-8") if path.exists() else ""
+        expected = _read(path)
         if text != expected:
             failed += 1
             print(diff(expected, text, path) if expected else f"{path}: missing (run with --regenerate)")
@@ -221,9 +230,42 @@ def run(args) -> int:
     if args.regenerate and args.env is None:
         known = {path_of(args.dir, name, config).name for name, config in cases}
         for stale in sorted(set(p.name for p in args.dir.glob("*.txt")) - known):
-            (args.dir / stale).unlink()
-            print(f"removed {stale} (no such configuration)")
+            if _is_playthrough(args.dir / stale):
+                (args.dir / stale).unlink()
+                print(f"removed {stale} (no such configuration)")
+            else:
+                print(f"left alone {stale} (not a playthrough file)")
     return 1 if failed else 0
+
+
+def _read(path: Path) -> str:
+    """The text of the playthrough file ``path`` ("" when there is none); a FIFO, a device or a directory at its
+    name is a ``ValueError`` in words, never waited on."""
+    from kakurega.envs.core.safe_load import NotRegularFile, open_regular, read_at_most
+
+    if not path.exists():
+        return ""
+    try:
+        descriptor, _ = open_regular(path)
+    except NotRegularFile as error:
+        raise ValueError(f"{path}: {error.strerror}, not a regular file; expected a playthrough file (text)") from None
+    try:
+        data = read_at_most(descriptor, MAX_FILE_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes; a playthrough file is at most that")
+    return data.decode("utf-8", errors="replace")
+
+
+def _is_playthrough(path: Path) -> bool:
+    """True for a regular file (not a link) whose text begins as a playthrough's (:data:`HEADER`)."""
+    from kakurega.agents.training.run_dir import read_regular
+
+    try:
+        return read_regular(path, len(HEADER.encode())) == HEADER.encode()
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":

@@ -93,6 +93,34 @@ def test_bench_rejects_bad_budget(capsys):
         assert f"{bad[0]} must be" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("mode", [[], ["--evaluate"], ["--bridge"], ["--compiled-gain"], ["--training"]])
+@pytest.mark.parametrize("bad", [["--seconds", "nan"], ["--seconds", "inf"], ["--seconds", "3601"],
+                                 ["--repeats", "0"], ["--repeats", "1001"], ["--chunks", "1001"]])
+def test_every_mode_refuses_an_endless_budget_before_measuring(mode, bad, tmp_path, capsys, monkeypatch):
+    """--seconds nan or inf measured for ever (--evaluate and --bridge checked nothing; the plain bench took inf),
+    and --repeats 0 ended in 'no median for empty data'."""
+    from kakurega.scripts import bench_bridge, bench_evaluate
+
+    def never(*args, **kwargs):
+        raise AssertionError("measured before checking the budget")
+
+    monkeypatch.setattr(bench, "run", never)
+    monkeypatch.setattr(bench, "compiled_gain", never)
+    monkeypatch.setattr(bench_evaluate, "evaluation_speed", never)
+    monkeypatch.setattr(bench_bridge, "main", never)
+    monkeypatch.setattr(bench_training, "training_throughput", never)
+    with pytest.raises(SystemExit):
+        bench.main([*mode, *bad, "--json", str(tmp_path / "bench.json")])
+    assert f"{bad[0]} must be" in capsys.readouterr().err
+
+
+def test_the_largest_budgets_are_accepted(monkeypatch, tmp_path):  # the control
+    monkeypatch.setattr(bench, "run", lambda *args, **kwargs: {"rows": [], "compiled_modules": []})
+    monkeypatch.setattr(bench, "format_table", lambda report: "")
+    assert bench.main(["--seconds", str(bench.MAX_SECONDS), "--repeats", str(bench.MAX_REPEATS), "--chunks",
+                       str(bench.MAX_CHUNKS), "--json", str(tmp_path / "bench.json")]) == 0
+
+
 def test_bench_says_when_no_kakurega_env_matched(tmp_path, capsys):
     out = tmp_path / "bench.json"
     assert bench.main(["--seconds", "0.02", "--repeats", "1", "--json", str(out), "--only", "no_such_env"]) == 0

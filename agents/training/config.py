@@ -33,6 +33,11 @@ MAX_LAYERS, MAX_LAYER_SIZE = 16, 4096  #: network.hidden bounds
 MAX_BUFFER_BYTES = 8 * 2**30
 #: bound of the network's training state: weights, gradients and Adam moments (and DQN's target network)
 MAX_NETWORK_BYTES = 4 * 2**30
+#: env copies ``vec_env: subproc`` may run, one process each (a Python with torch: about 250 MB), on a machine of at
+#: most this many CPUs; a machine with more CPUs may run one per CPU (:func:`max_subproc_envs`)
+MAX_SUBPROC_ENVS = 16
+#: memory the league's snapshots may take: every env copy keeps its own copy of each snapshot's weights
+MAX_LEAGUE_BYTES = 4 * 2**30
 
 
 class ConfigError(ValueError):
@@ -431,6 +436,12 @@ def validate_config(data: dict, overrides=()) -> dict:
     for i, spec in enumerate(config["evaluation"]["final_opponents"]):
         _check_unattended_spec(f"evaluation.final_opponents[{i}]", spec, "the final evaluation")
     _check_unattended_spec("evaluation.opponent", config["evaluation"]["opponent"], "the periodic evaluation")
+    if config["vec_env"] == "subproc" and config["n_envs"] > max_subproc_envs():
+        raise ConfigError(
+            f"config key 'n_envs': vec_env subproc runs each env copy in a process of its own (a Python with torch, "
+            f"about 250 MB): at most {max_subproc_envs()} here ({MAX_SUBPROC_ENVS}, or one per CPU on a machine with "
+            f"more), got {config['n_envs']}; use vec_env: dummy for more env copies"
+        )
     if config["network"]["feature_head"] and not (config["network"]["move_features"] and config["algorithm"] == "ppo"):
         raise ConfigError("config key 'network.feature_head': the head scores actions by their move features; "
                           "it needs network.move_features: true and algorithm ppo")
@@ -463,6 +474,11 @@ def validate_config(data: dict, overrides=()) -> dict:
         raise ConfigError(f"config key 'output_dir': expected a directory path, got {short_repr(config['output_dir'])}")
     _check_env(config)
     return config
+
+
+def max_subproc_envs() -> int:
+    """The most env copies ``vec_env: subproc`` runs here: :data:`MAX_SUBPROC_ENVS`, or this machine's CPUs if more."""
+    return max(MAX_SUBPROC_ENVS, os.cpu_count() or 1)
 
 
 def _check_env(config: dict) -> None:
@@ -500,6 +516,7 @@ def _check_env(config: dict) -> None:
             raise ConfigError(f"config key 'network.feature_head': the move features of {config['env']} are not one "
                               "row per action; set feature_head: false")
     _check_network_size(config, floats, context.num_actions)
+    _check_league_size(config, floats, context.num_actions)
     _check_serves(config, context)
     if config["mix"]:
         from kakurega.agents.mixed_play import mixed_play_path
@@ -559,13 +576,14 @@ def network_bytes(config: dict, inputs: int, actions: int) -> int:
     """Bytes of the network's training state: 4-byte weights, their gradients and two Adam moments each
     (PPO: policy and value networks; DQN: the Q-network, plus its target network's weights)."""
     hidden = list(config["network"]["hidden"])
-
-    def parameters(sizes):
-        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
-
     if config["algorithm"] == "ppo":
-        return 4 * 4 * (parameters([inputs, *hidden, actions]) + parameters([inputs, *hidden, 1]))
-    return 4 * 5 * parameters([inputs, *hidden, actions])
+        return 4 * 4 * (_parameters([inputs, *hidden, actions]) + _parameters([inputs, *hidden, 1]))
+    return 4 * 5 * _parameters([inputs, *hidden, actions])
+
+
+def _parameters(sizes: list) -> int:
+    """Weights and biases of an MLP of layer ``sizes``."""
+    return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
 
 
 def _check_network_size(config: dict, inputs: int, actions: int) -> None:
@@ -575,6 +593,23 @@ def _check_network_size(config: dict, inputs: int, actions: int) -> None:
             f"config key 'network.hidden': a network of layers {config['network']['hidden']} on {inputs} observation "
             f"values and {actions} actions would take {needed / 2**30:.1f} GiB to train (weights, gradients, Adam "
             f"moments); the limit is {MAX_NETWORK_BYTES / 2**30:g} GiB (MAX_NETWORK_BYTES): use smaller layers"
+        )
+
+
+def _check_league_size(config: dict, inputs: int, actions: int) -> None:
+    """Refuse a league whose snapshots would take more than :data:`MAX_LEAGUE_BYTES`: each of the ``n_envs`` env
+    copies reads every snapshot in its pool (up to ``league.max_snapshots``) and keeps its float32 weights."""
+    league = config["league"]
+    if not {e["agent"] for e in config["opponents"]} & {"self", "snapshots"} or not league["snapshot_every"]:
+        return  # no league: no snapshot is taken
+    weights = _parameters([max(inputs, 1), *config["network"]["hidden"], max(actions, 1)])
+    needed = 4 * weights * league["max_snapshots"] * config["n_envs"]
+    if needed > MAX_LEAGUE_BYTES:
+        raise ConfigError(
+            f"config key 'league.max_snapshots': each of the n_envs={config['n_envs']} env copies keeps up to "
+            f"{league['max_snapshots']} snapshots of the policy ({weights} weights, float32) in memory: "
+            f"{needed / 2**30:.1f} GiB; the limit is {MAX_LEAGUE_BYTES / 2**30:g} GiB (MAX_LEAGUE_BYTES): keep fewer "
+            "snapshots, use fewer env copies or smaller layers"
         )
 
 

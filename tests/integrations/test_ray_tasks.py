@@ -128,6 +128,22 @@ def test_a_ray_started_for_the_run_is_shut_down_and_a_task_error_comes_back_as_i
     assert str(missing) in str(caught.value)
 
 
+def test_a_local_ray_of_more_cpus_than_the_machine_has_is_refused_before_it_starts(monkeypatch):
+    """--cpus sized the local Ray as asked: --cpus 1000 made Ray start a worker process (about 100 MB each) for every
+    game task it could then run at once, until memory ran out."""
+    import os
+
+    from kakurega.scripts.cli import main
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    with pytest.raises(ValueError, match="cpus=3: a Ray started here may use at most the 2 CPUs of this machine"):
+        task_runner("ray", cpus=3)
+    with pytest.raises(SystemExit, match="at most the 2 CPUs of this machine"):
+        main(["evaluate", "animal_chain_v1", "--agents", "random", "--games", "2", "--backend", "ray", "--cpus", "3"])
+    assert not ray.is_initialized()
+    assert task_runner("ray", cpus=2).requested_cpus == 2  # the control: the machine's own count (nothing started)
+
+
 def test_addresses_and_options_are_checked_before_anything_starts():
     for good in ("auto", "127.0.0.1:6379", "head.example.org:6379", "ray://10.0.0.5:10001", None):
         assert check_address(good) == good

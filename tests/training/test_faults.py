@@ -375,6 +375,37 @@ def test_config_errors_are_found_when_the_config_loads(tmp_path, change, message
     assert not (tmp_path / "run").exists()  # nothing written: a corrected rerun is not refused
 
 
+def test_more_subprocess_env_copies_than_memory_holds_are_refused(tmp_path, monkeypatch):
+    """vec_env subproc with n_envs 256 started 256 processes of about 250 MB each (over 60 GB)."""
+    from kakurega.agents.training.config import MAX_SUBPROC_ENVS, ConfigError, validate_config
+
+    config = _tiny("kakurenbo_v0", "ppo", tmp_path / "run", vec_env="subproc", n_envs=MAX_SUBPROC_ENVS + 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    with pytest.raises(ConfigError, match=rf"'n_envs': vec_env subproc .* at most {MAX_SUBPROC_ENVS} here "
+                                          rf".*got {MAX_SUBPROC_ENVS + 1}"):
+        validate_config(config)
+    validate_config({**config, "vec_env": "dummy"})  # the controls: one process, or as many processes as allowed
+    validate_config({**config, "n_envs": MAX_SUBPROC_ENVS})
+    monkeypatch.setattr(os, "cpu_count", lambda: 4 * MAX_SUBPROC_ENVS)
+    validate_config({**config, "n_envs": 4 * MAX_SUBPROC_ENVS})  # a machine of more CPUs: one process per CPU
+
+
+def test_a_league_whose_snapshots_would_fill_memory_is_refused(tmp_path):
+    """Every env copy reads and keeps each snapshot of its pool: 8 copies x 1000 snapshots of a [1024, 1024]
+    policy took about 38 GB as the pool filled (measured: 760 MB for 20 snapshots)."""
+    from kakurega.agents.training.config import ConfigError, validate_config
+
+    config = _tiny("kakurenbo_v0", "ppo", tmp_path / "run", n_envs=8, network={"hidden": [1024, 1024]},
+                   league={"snapshot_every": 1000, "max_snapshots": 1000})
+    with pytest.raises(ConfigError, match=r"'league.max_snapshots': each of the n_envs=8 env copies keeps up to 1000 "
+                                          r"snapshots .* \d+\.\d GiB; the limit is 4 GiB \(MAX_LEAGUE_BYTES\)"):
+        validate_config(config)
+    # the controls: a pool of a few snapshots, no league, or no snapshot ever taken
+    validate_config({**config, "league": {**config["league"], "max_snapshots": 20}})
+    validate_config({**config, "opponents": ["random"]})
+    validate_config({**config, "league": {**config["league"], "snapshot_every": 0}})
+
+
 def test_config_file_with_duplicate_keys_is_refused(tmp_path):
     from kakurega.agents.training.config import ConfigError, load_config
 

@@ -109,6 +109,27 @@ def test_bad_settings_are_refused_before_round_0_is_trained(tmp_path):
         assert not out.exists()
 
 
+def test_a_budget_or_warm_start_over_the_training_bounds_is_refused_before_round_0(tmp_path, monkeypatch):
+    """An exploit budget over total_timesteps' bound, or a warm start over pretrain.steps', was refused only by
+    round 0's exploit, once round 0's whole bot had trained."""
+    from kakurega.agents.harden import harden
+    from kakurega.agents.training import trainer
+    from kakurega.agents.training.config import MAX_STEPS
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained before checking the settings")
+
+    monkeypatch.setattr(trainer, "train", never)
+    recipe = "configs/bots/summer_hide_and_seek_2p.yaml"
+    for settings, words in (({"exploit_budget": MAX_STEPS + 1}, "budget must be a whole number"),
+                            ({"warm_start": 10**7 + 1}, "warm start must be")):
+        with pytest.raises(ValueError, match=words):
+            harden(recipe, rounds=0, games=10, output_dir=tmp_path / "h", quiet=True, **settings)
+    with pytest.raises(AssertionError, match="trained before"):  # the control: the largest settings reach training
+        harden(recipe, rounds=0, games=10, output_dir=tmp_path / "h", quiet=True, exploit_budget=MAX_STEPS,
+               warm_start=10**7)
+
+
 def test_the_table_says_the_games_each_figure_played():
     """Three seats: --games 400 plays 402 games a figure (whole rotations); the table once said 400."""
     figure = {"score": 0.5, "score_ci95": [0.45, 0.55], "games": 402}

@@ -259,6 +259,41 @@ def test_a_file_padded_with_tensors_is_refused_from_its_header(trained, tmp_path
         read_policy(_padded(trained, tmp_path, 20_000))
 
 
+def _declaring(path, dtype: str, shape: list, itemsize: int):
+    """A sparse safetensors file (no disk space used) of one tensor of ``shape``: its bytes are all declared."""
+    size = itemsize * int(np.prod(shape))
+    header = json.dumps({"__metadata__": {"kakurega_policy": "{}"},
+                         "layer_0.weight": {"dtype": dtype, "shape": shape, "data_offsets": [0, size]}}).encode()
+    header += b" " * (-len(header) % 8)
+    with open(path, "wb") as file:
+        file.write(struct.pack("<Q", len(header)) + header)
+        file.truncate(8 + len(header) + size)
+    return path
+
+
+def test_a_policy_file_declaring_gigabytes_is_refused_before_a_tensor_is_read(tmp_path, monkeypatch):
+    """A 4 KB sparse file declaring a 6 GB tensor was read whole (memory exhausted, or a MemoryError traceback);
+    an int8 tensor is read as float32, four times its bytes. The file's size and its tensors' numbers are checked
+    from the header, before safetensors opens the file."""
+    import safetensors
+
+    from kakurega.agents.policy import MAX_POLICY_BYTES, MAX_POLICY_NUMBERS
+
+    def never(*args, **kwargs):
+        raise AssertionError("the file was opened for its tensors")
+
+    monkeypatch.setattr(safetensors, "safe_open", never)
+    huge = _declaring(tmp_path / "huge.safetensors", "F32", [2**15, 2**14 + 2**12], 4)  # 2.5 GiB
+    with pytest.raises(PolicyFileError, match=f"bytes; a policy file holds at most {MAX_POLICY_BYTES}"):
+        read_policy(huge)
+    wide = _declaring(tmp_path / "wide.safetensors", "I8", [2**15, 2**14 + 1], 1)  # 512 MiB of int8: 2 GiB as float32
+    with pytest.raises(PolicyFileError, match=rf"tensors hold \d+ numbers; a policy file holds at most {MAX_POLICY_NUMBERS}"):
+        read_policy(wide)
+    small = _declaring(tmp_path / "small.safetensors", "I8", [2**10, 2**10], 1)  # the control: opened
+    with pytest.raises(AssertionError, match="opened for its tensors"):
+        read_policy(small)
+
+
 def test_a_saved_policy_reaches_the_disk_before_it_replaces_the_old_one(nim, trained, tmp_path, monkeypatch):
     """The file is fsynced before its rename over the old one, and the folder after it: a power cut leaves the
     old policy or the new one, never an empty file under the policy's name."""
