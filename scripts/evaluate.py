@@ -32,18 +32,20 @@ def resolve_env_name(name: str) -> str:
 
 
 def parse_options(pairs: list[str] | None) -> dict:
-    """``["num_players=4", "variant=kurayami"]`` -> ``{"num_players": 4, "variant": "kurayami"}`` (YAML scalars)."""
+    """``["num_players=4", "variant=kurayami"]`` -> ``{"num_players": 4, "variant": "kurayami"}`` (YAML scalars).
+
+    A malformed pair or value is a ``ValueError`` in words (the command line's ``error:``, exit status 2)."""
     from kakurega.envs.core.safe_load import SafeLoadError, load_text, short_repr
 
     options = {}
     for pair in pairs or []:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
-            raise SystemExit(f"--option {short_repr(pair)}: expected KEY=VALUE, e.g. num_players=4")
+            raise ValueError(f"--option {short_repr(pair)}: expected KEY=VALUE, e.g. num_players=4")
         try:  # the safe loader: no alias bomb, deep nesting or duplicate key on the command line either
             options[key.strip()] = load_text(value, f"--option {short_repr(key.strip(), 40)}", max_bytes=100_000)
         except SafeLoadError as error:
-            raise SystemExit(str(error)) from None
+            raise ValueError(str(error)) from None
     return options
 
 

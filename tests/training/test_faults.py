@@ -329,8 +329,19 @@ def test_an_option_alias_bomb_is_refused_fast():
     from kakurega.scripts.evaluate import parse_options
 
     bomb = "{" + alias_bomb("deck").replace("\n", ", ").rstrip(", ") + "}"
-    with pytest.raises(SystemExit, match="max_nodes"):
+    with pytest.raises(ValueError, match="max_nodes"):
         parse_options([f"deck={bomb}"])
+
+
+def test_a_malformed_option_is_an_error_of_the_command_line(capsys):
+    """``--option`` that is no KEY=VALUE or no YAML: ``error:`` and exit status 2, as every other bad input (it
+    printed the words alone and exited 1)."""
+    from kakurega.scripts.cli import main
+
+    for option, words in [("num_players=[", "not valid YAML"), ("num_players", "expected KEY=VALUE")]:
+        assert main(["evaluate", "kakurenbo", "--agents", "random", "--games", "1", "--option", option]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --option ") and words in err, err
 
 
 # --------------------------------------------------------------------- configs
