@@ -507,6 +507,17 @@ def test_reset_refuses_a_seed_that_is_not_an_integer_in_words(seed):
     assert env.agent_selection in env.agents
 
 
+def test_reset_takes_a_numpy_integer_held_as_an_array():
+    """``np.array(3)`` (what ``rng.integers(10, size=())`` gives) seeds as 3 does (numpy's own ``default_rng`` failed
+    on it: "len() of unsized object")."""
+    env, twin = make(ENV, wrapped=False), make(ENV, wrapped=False)
+    env.reset(seed=np.array(3))
+    twin.reset(seed=3)
+    assert env.game_state == twin.game_state or repr(env.game_state) == repr(twin.game_state)
+    assert np.array_equal(env.observe(env.agent_selection)["observation"],
+                          twin.observe(twin.agent_selection)["observation"])
+
+
 def test_a_step_limit_that_leaves_the_learner_no_move_is_named_when_every_deal_ends_first():
     """A limit of one step ends every deal before the last seat moves: the view's refusal names the limit."""
     name = next(n for n in sorted(ENV_SPECS) if "max_steps" in make(n, wrapped=False).options)
