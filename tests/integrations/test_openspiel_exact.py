@@ -330,6 +330,79 @@ def test_the_whole_study_runs_on_the_tiny_configuration(tmp_path, monkeypatch):
         assert row["score_ci95"][0] <= greedy["best_response_score"] + 1e-9
 
 
+@pytest.mark.parametrize("name", TEST_CONFIGURATIONS)
+def test_the_exact_best_response_earns_its_value_in_the_env(name):
+    """The exact figures are the env's: OpenSpiel's best response to uniform play, played in the PettingZoo env
+    against uniformly random opponents, earns its exact value there in each seat. The env deals and draws with its
+    seeded generator (not the enumeration), and the responder's information state is rebuilt from what the env shows
+    its seat (a line per step where it is to act or its view changed, with its own action): a tree whose chance or
+    information states differed from the env's would miss its value or ask for a state it never holds.
+    Control: the value of uniform play (0) is rejected by the same test."""
+    import hashlib
+
+    from open_spiel.python.algorithms import best_response
+
+    import kakurega.envs as envs
+
+    config = exact.configuration(name)
+    game = exact.load(name)
+    env = envs.make(config.env_name, **config.env_options())
+    rng = np.random.default_rng(0)
+
+    def digest(observation):
+        return hashlib.blake2b(np.ascontiguousarray(observation).tobytes(), digest_size=8).hexdigest()
+
+    for seat in range(2):
+        responder = best_response.BestResponsePolicy(game, seat, pyspiel_policy.UniformRandomPolicy(game))
+        value = responder.value(game.new_initial_state())
+        agent, returns = env.possible_agents[seat], []
+        for _ in range(3000):
+            env.reset(seed=int(rng.integers(2**31)))
+            lines, total = [], 0.0
+            while not (env.terminations[agent] or env.truncations[agent]):
+                view = digest(env.observe(agent)["observation"])
+                if env.agent_selection == agent or not lines or lines[-1].partition(" ")[0] != view:
+                    lines.append(view)
+                mover = env.agent_selection
+                if mover == agent:
+                    action = responder.best_response_action(f"p{seat}\n" + "\n".join(lines))
+                    lines[-1] += f" a{action}"
+                else:
+                    action = int(rng.choice(np.flatnonzero(env.observe(mover)["action_mask"])))
+                env.step(action)
+                total += env.rewards[agent]
+            returns.append(total)
+        error = 4 * np.std(returns) / np.sqrt(len(returns))
+        assert abs(np.mean(returns) - value) < error, (seat, np.mean(returns), value, error)
+        assert abs(np.mean(returns) - 0.0) > error and value > 0.04  # control: the test tells the value apart
+
+
+def test_the_study_refuses_a_bad_setting_before_any_work(tmp_path, monkeypatch, capsys):
+    """A setting the approximate best response would refuse is refused before the tree, CFR+ and the bot's
+    training (minutes on the small configurations), and nothing is written (a negative warm start once failed
+    only after all three, a bot run left behind)."""
+    import kakurega.scripts.exact_exploitability as study
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the study started its work")
+
+    monkeypatch.setattr(exact, "tree_size", no_work)
+    output = tmp_path / "study"
+    for settings, words in (({"warm_start": -1}, "warm start must be a whole number of moves from 0"),
+                            ({"abr_budget": 0}, "budget must be a whole number of learner steps"),
+                            ({"games": 0}, "games must be at least 1"), ({"seed": -1}, "seed: expected a non-negative")):
+        with pytest.raises(ValueError, match=words):
+            study.run("animal_chain_tiny", **{"iterations": 1, "steps": 64, "output": output, "quiet": True, **settings})
+    assert not output.exists()
+    with pytest.raises(SystemExit):
+        study.main(["--game", "animal_chain_tiny", "--warm-start", "-1", "--output", str(output)])
+    assert "--warm-start must be 0 or more moves (0 = none), got -1" in capsys.readouterr().err
+    assert not output.exists()
+    # control: a good setting reaches the work
+    with pytest.raises(AssertionError, match="started its work"):
+        study.run("animal_chain_tiny", iterations=1, steps=64, warm_start=0, output=output, quiet=True)
+
+
 def test_exact_games_of_any_options_leave_nothing_behind(monkeypatch):
     monkeypatch.setattr(exact, "_CUSTOM_GAMES", {})
     names_before = set(vars(exact))
