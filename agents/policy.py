@@ -623,7 +623,10 @@ def check_compatible(meta: dict, context: AgentContext, source: str = "policy", 
         if not differences and env_options != policy_options and env_options in meta.get("serves", []):
             _check_served(meta, context, source)
             return
+        files = _file_options(context.env_name)
         for key in sorted(set(env_options) | set(policy_options)):
+            if key in files and _same_file(policy_options.get(key), env_options.get(key)):
+                continue  # one data file named two ways (relative and absolute, through a link)
             if policy_options.get(key, "<unset>") != env_options.get(key, "<unset>"):
                 differences.append(
                     f"option {key}: policy {policy_options.get(key, '<unset>')!r}, env {env_options.get(key, '<unset>')!r}"
@@ -633,6 +636,25 @@ def check_compatible(meta: dict, context: AgentContext, source: str = "policy", 
             f"{source} was trained for {meta['env']} {meta['env_options']} and does not fit this env: "
             + "; ".join(differences)
         )
+
+
+def _file_options(env_name: str) -> set:
+    """The options of ``env_name`` that name a data file (none for an env the registry does not know)."""
+    from kakurega.envs.registry import ENV_SPECS
+
+    spec = ENV_SPECS.get(env_name)
+    return set() if spec is None else set(spec.file_options())
+
+
+def _same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` (other values: False) name one existing file: a policy trained with a data file
+    plays with that file however the path is written (the file's content is the env's to check, as always)."""
+    if not (isinstance(a, str) and isinstance(b, str)) or a == b:
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # a path that is gone, or one no file system can hold
+        return False
 
 
 def _check_served(meta: dict, context: AgentContext, source: str) -> None:

@@ -95,3 +95,26 @@ def test_the_shipped_monster_names_are_printable():
     from kakurega.envs.hidden_rooms.booklet import load_booklet
 
     assert all(m.name.isprintable() and m.description.isprintable() for m in load_booklet())
+
+
+def test_a_policy_plays_with_its_booklet_however_the_path_is_written(tmp_path, monkeypatch):
+    """A policy trained with ``booklet=PATH`` fits an env made with the same file named another way (relative, or
+    through a link): the file decides, not the spelling. Another file with the same monsters is still another
+    option value (the control)."""
+    import shutil
+    from importlib import resources
+
+    from kakurega.agents.policy import PolicyFileError, check_compatible, context_for, resolved_env_options
+
+    booklet = tmp_path / "booklet.yaml"
+    shutil.copyfile(resources.files("kakurega.envs").joinpath("data", "hidden_rooms_monsters.yaml"), booklet)
+    (tmp_path / "link.yaml").symlink_to(booklet)
+    shutil.copyfile(booklet, tmp_path / "copy.yaml")
+    trained = context_for("hidden_rooms_v0", {"booklet": str(booklet)})
+    meta = {"env": "hidden_rooms_v0", "env_options": resolved_env_options("hidden_rooms_v0", {"booklet": str(booklet)}),
+            "observation_size": trained.layout.size, "num_actions": trained.num_actions}
+    monkeypatch.chdir(tmp_path)
+    for same in ("booklet.yaml", "link.yaml", str(tmp_path / "." / "booklet.yaml")):
+        check_compatible(meta, context_for("hidden_rooms_v0", {"booklet": same}))
+    with pytest.raises(PolicyFileError, match="option booklet: policy"):
+        check_compatible(meta, context_for("hidden_rooms_v0", {"booklet": "copy.yaml"}))
