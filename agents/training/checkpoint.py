@@ -267,6 +267,11 @@ def remove(path: Path) -> None:
         (path.parent / extra).unlink(missing_ok=True)
 
 
+def step_of(path: Path) -> int:
+    """The step of checkpoint ``path`` (``step_<N>``: :func:`verify` checks that its state holds ``N``)."""
+    return int(Path(path).name[len(PREFIX):])
+
+
 def checkpoints(directory: Path) -> list[Path]:
     """Checkpoint directories in ``directory``, oldest first (temporary ones and links excluded)."""
     found = [p for p in Path(directory).glob(f"{PREFIX}*")

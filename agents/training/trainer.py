@@ -274,6 +274,7 @@ class RunClock:
         self._cpu = cpu
         self._wall_start, self._cpu_start = time.perf_counter(), cpu()
         self.resumed = False
+        self._held = None
 
     def resume(self, elapsed: dict | None) -> None:
         """Count on from a checkpoint's ``elapsed`` (None: it recorded none, an older checkpoint)."""
@@ -282,11 +283,20 @@ class RunClock:
             self._cpu_start -= elapsed["cpu_seconds"]
             self.resumed = True
 
+    def hold_at(self, elapsed: dict) -> None:
+        """Count no more: the run's time is ``elapsed`` (a checkpoint's). A resume of a finished run trains
+        nothing, so the time it spends building and reporting is not the run's."""
+        self._held = (elapsed["wall_seconds"], elapsed["cpu_seconds"], time.perf_counter())
+
     def wall(self) -> float:
-        return time.perf_counter() - self._wall_start
+        return self._held[0] if self._held else time.perf_counter() - self._wall_start
 
     def cpu(self) -> float:
-        return self._cpu() - self._cpu_start
+        return self._held[1] if self._held else self._cpu() - self._cpu_start
+
+    def total(self) -> float:
+        """The run's time with its final report: :meth:`wall`, and the time since a hold (:meth:`hold_at`)."""
+        return self.wall() + (time.perf_counter() - self._held[2] if self._held else 0.0)
 
     def elapsed(self) -> dict:
         """What a checkpoint records (:func:`~kakurega.agents.training.checkpoint.save`)."""
@@ -899,14 +909,24 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     model = vec_env = None
     mark = RolloutMark()
     evaluations = Evaluations(config, out, clock)  # (after the resume's cut-back: its last row is the checkpoint's)
+    # a resume of a finished run (its checkpoint at total_timesteps) trains nothing: it writes the policy and the
+    # report again, and no log part, checkpoint or time of its own
+    finished = found is not None and checkpoints.step_of(found[0]) >= config["total_timesteps"]
     try:  # Ctrl-C from here on is answered by the handler below (the logs and envs are made inside)
-        logger = configure(str(out / "logs" / f"part{part}"), formats)
+        if finished:
+            from stable_baselines3.common.logger import Logger
+
+            logger = Logger(folder=None, output_formats=[])
+        else:
+            logger = configure(str(out / "logs" / f"part{part}"), formats)
         vec_env = make_vec_env(config)
         model = _build(config, vec_env, logger)
         if found is not None:
             path, contents = found
             restored = checkpoints.restore(model, contents, path)
             clock.resume(restored["elapsed"])
+            if finished and restored["elapsed"] is not None:
+                clock.hold_at(restored["elapsed"])  # nothing to train: the run's time is the checkpoint's
             if note := checkpoints.threads_note(restored["torch_threads"]):
                 say(note)
             # after build_model, which seeds the envs with config["seed"]: new games, not the run's opening ones
@@ -937,7 +957,8 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
                 log_interval=1 if config["algorithm"] == "ppo" else 100,
             )
         evaluations.take(model)  # the final policy, after the last update, where the schedule asks for it
-        save_checkpoint(model, config, out, clock)
+        if not finished:
+            save_checkpoint(model, config, out, clock)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         from kakurega.agents.training.export import export_policy
 
@@ -1010,6 +1031,6 @@ def _report(config: dict, out: Path, result: TrainResult, cpu: float, clock: Run
         say(f"learning curves: {plot}")
     run_dir.atomic_write_bytes(out / "summary.json", json.dumps(
         {"timesteps": timesteps, "wall_seconds_training": round(wall, 1), "cpu_seconds_training": round(cpu, 1),
-         "wall_seconds_total": round(clock.wall(), 1), "torch_threads": _torch_threads(), "policy": str(policy_path),
+         "wall_seconds_total": round(clock.total(), 1), "torch_threads": _torch_threads(), "policy": str(policy_path),
          "evaluation": result.evaluation}, indent=2).encode())
     return result

@@ -255,3 +255,29 @@ def test_a_checkpoint_with_a_malformed_thread_count_is_refused(nim, tmp_path, th
 
     with pytest.raises(CheckpointError, match="torch_threads = .*expected an integer from 1 to 1024"):
         verify(tmp_path / "run" / "checkpoints" / "step_64")
+
+
+def test_a_resume_of_a_finished_run_trains_nothing_and_changes_nothing_of_it(nim, tmp_path):
+    """``--resume`` of a run at its total_timesteps writes the policy and the report again, and no new log part,
+    checkpoint or time: summary.json's training time and the checkpoint stay the run's (they grew by the resume's
+    build and report before). The control: a resume that trains on adds its part and its time."""
+    import json
+
+    config = tiny_config(nim.NAME, "ppo", tmp_path / "run", total_timesteps=128, checkpoint={"every": 64, "keep": 2})
+    train(config, quiet=True)
+    run = tmp_path / "run"
+
+    def state():
+        checkpoints = sorted(p.name for p in (run / "checkpoints").iterdir())
+        newest = run / "checkpoints" / checkpoints[-1] / "state.json"
+        summary = json.loads((run / "summary.json").read_text())
+        return (sorted(p.name for p in (run / "logs").iterdir()), checkpoints, newest.read_bytes(),
+                summary["wall_seconds_training"] if "wall_seconds_training" in summary else summary)
+
+    before = state()
+    train(config, resume=True, quiet=True)
+    assert state() == before
+    assert (run / "policy.safetensors").is_file()
+    train(dict(config, total_timesteps=192), resume=True, quiet=True)
+    after = state()
+    assert after[0] == [*before[0], "part1"] and after[1] != before[1] and after[3] != before[3]
