@@ -72,9 +72,17 @@ SCORE_NOTE = ("score: a win 1, a win shared by k seats 1/k, a draw of n seats 1/
 SOLITAIRE_SCORE_NOTE = "score: the share of games won (a won game 1, anything else 0)"
 
 
+#: what a mean reward is at tables of three seats or more, where the agents' means need not add up to 0
+MANY_SEATS_NOTE = ("mean reward: the agent's own seat's return in its games (one seat of it, the others copies of "
+                   "another agent), so the agents' means need not add up to 0 even where every game's rewards do")
+
+
 def score_note(num_players: int) -> str:
-    """The line under a table of a game of ``num_players`` seats that says what its score counts."""
-    return SOLITAIRE_SCORE_NOTE if num_players == 1 else SCORE_NOTE
+    """The lines under a table of a game of ``num_players`` seats that say what its score (and, at three seats or
+    more, its mean reward) counts."""
+    if num_players == 1:
+        return SOLITAIRE_SCORE_NOTE
+    return SCORE_NOTE if num_players == 2 else f"{SCORE_NOTE}\n{MANY_SEATS_NOTE}"
 
 #: the most games per pairing a tournament (and every command's ``--games``) plays: the training config's bound
 #: on ``evaluation.games``; more would run for weeks, and the per-game tallies would fill the memory

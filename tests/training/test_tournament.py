@@ -294,3 +294,16 @@ def test_the_score_line_under_a_table_fits_the_number_of_seats():
     assert SOLITAIRE_SCORE_NOTE != SCORE_NOTE
     assert SOLITAIRE_SCORE_NOTE in alone and SCORE_NOTE not in alone and "zero-sum" not in alone
     assert SCORE_NOTE in table and SOLITAIRE_SCORE_NOTE not in table
+
+
+def test_a_table_of_three_seats_or_more_says_what_its_mean_reward_is():
+    """At three seats or more each agent's games are its own (its seat, the others another agent's copies), so the
+    agents' mean rewards need not add up to 0: the table says so; a two-seat table (both seats counted) does not."""
+    from kakurega.agents.tournament import MANY_SEATS_NOTE, run_tournament
+    from kakurega.envs import make
+    from kakurega.envs.registry import latest_envs
+
+    name = next(n for n in sorted(latest_envs()) if len(make(n, wrapped=False).possible_agents) >= 3)
+    many = run_tournament(name, ["random", "heuristic"], {}, 3, 0)
+    assert MANY_SEATS_NOTE in many.table()
+    assert MANY_SEATS_NOTE not in run_tournament("animal_chain_v1", ["random", "heuristic"], {}, 2, 0).table()
