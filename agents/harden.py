@@ -58,6 +58,9 @@ from kakurega.agents.training.config import ConfigError
 REPORT = "harden.json"
 #: the issue's target for a hardened two-player bot: its best responder's score at most this
 DEFAULT_STOP_AT = 0.60
+#: the most retraining rounds: each trains a bot and its exploiter (hours at the recipes' budgets), and every
+#: exploiter stays in the opponent pool of every later round (a network in each env copy)
+MAX_ROUNDS = 100
 
 
 def pool_with_exploiters(opponents: list, exploiters: list[str], weight: float) -> list[dict]:
@@ -157,8 +160,9 @@ def harden(config_path: str | Path, rounds: int = 2, exploit_budget: int | None 
     from kakurega.envs.core.safe_load import load_file
 
     say = (lambda *a: None) if quiet else print
-    if rounds < 0:
-        raise ValueError(f"rounds must be at least 0 (0 = train and measure the recipe's bot only), got {rounds}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be a whole number from 0 (train and measure the recipe's bot only) to "
+                         f"{MAX_ROUNDS}, got {rounds!r}")
     check_games(games)
     if not 0 <= stop_at <= 1:
         raise ValueError(f"stop_at is a score between 0 and 1, got {stop_at}")

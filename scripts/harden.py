@@ -26,7 +26,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     parser.add_argument("config", help="a PPO bot recipe, e.g. configs/bots/summer_hide_and_seek_2p.yaml")
     parser.add_argument("--rounds", type=int, default=2,
-                        help="retraining rounds after round 0 (default 2; each adds one exploiter)")
+                        help="retraining rounds after round 0, 0 to 100 (default 2; each adds one exploiter)")
     parser.add_argument("--exploit-budget", type=int, default=None, metavar="STEPS",
                         help="learner steps of each best responder (default: the recipe's total_timesteps)")
     parser.add_argument("--exploiter-weight", type=float, default=0.3,

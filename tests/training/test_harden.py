@@ -83,7 +83,9 @@ def test_resume_keeps_finished_rounds_and_a_rerun_without_it_is_refused(nim, rec
 
 def test_bad_input_is_refused_before_any_work(nim, recipe, tmp_path):
     out = tmp_path / "never"
-    for kwargs, words in (({"rounds": -1}, "rounds"), ({"games": 0}, "games"), ({"stop_at": 1.5}, "stop_at"),
+    for kwargs, words in (({"rounds": -1}, "rounds"), ({"rounds": 101}, "rounds must be a whole number from 0 .* to "
+                                                                          "100, got 101"),
+                          ({"rounds": 1.5}, "rounds"), ({"games": 0}, "games"), ({"stop_at": 1.5}, "stop_at"),
                           ({"exploiter_weight": 1.0}, "exploiter_weight")):
         with pytest.raises(ValueError, match=words):
             harden(recipe, output_dir=out, quiet=True, **kwargs)
