@@ -174,8 +174,11 @@ class TurnBasedAECEnv(AECEnv):
             if isinstance(seed, (str, bytes, float, bool, np.bool_, np.floating)):  # numpy's words name "entropy"
                 raise TypeError(f"reset(seed={short_repr(seed)}): expected None or a non-negative integer, got "
                                 f"{type(seed).__name__}")
-            if isinstance(seed, np.ndarray) and seed.ndim == 0 and seed.dtype.kind in "iu":
-                seed = int(seed)  # a numpy integer scalar as an array (np.array(3)): the integer it holds
+            if isinstance(seed, np.ndarray) and seed.ndim == 0:  # a numpy scalar held as an array (np.array(3))
+                if seed.dtype.kind not in "iu":  # numpy's words: "len() of unsized object"
+                    raise TypeError(f"reset(seed={short_repr(seed)}): expected None or a non-negative integer, got "
+                                    f"a one-value array of {seed.dtype.name}")
+                seed = int(seed)  # the integer it holds
             self.rng = np.random.default_rng(seed)
         self.game_state = self.game.initial_state(self.rng)
         #: ``(seat, action)`` of the last move (None before the first): the pictures outline what it touched

@@ -309,12 +309,16 @@ class ReplaySession:
 
         self.id = secrets.token_urlsafe(12)
         self.record = text if isinstance(text, Record) else parse_record(text, source)
-        from kakurega.scripts.web.data_files import DataFiles
+        from kakurega.scripts.web.data_files import DataFiles, by_name
 
         # the record's options may name only files the app offers (default: the shipped ones)
         data_files = DataFiles() if data_files is None else data_files
-        self.record.options = data_files.resolve(self.record.env, self.record.options, f"{source}: options")
-        self.replayer = Replayer(self.record)
+        named = self.record.options
+        self.record.options = data_files.resolve(self.record.env, named, f"{source}: options")
+        try:
+            self.replayer = Replayer(self.record)
+        except ValueError as error:  # e.g. a deck too small for the board: the env names the file by its path
+            raise RequestError(by_name(str(error), named, self.record.options)) from error
         try:
             self.view = parse_view(self.replayer.raw, view)
         except ValueError as error:

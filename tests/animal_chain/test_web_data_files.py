@@ -56,3 +56,24 @@ def test_a_deck_too_small_for_the_board_is_refused_naming_the_files_as_offered(t
                                          "animal_chain_shape.yaml (37 cards)"), refused
     assert "expected at least 46" in refused["message"] and str(data) not in refused["message"], refused
     assert started["type"] == "state" and started["env"] == ENV, started.get("message")
+
+
+def test_a_record_naming_a_deck_too_small_for_its_board_is_refused_naming_the_file_as_offered(tmp_path):
+    """A replay opened from a record whose options name an offered file by its name is refused as a new game is:
+    the env's words named the server's path to the file (the record named it by its name)."""
+    from kakurega.agents import record
+
+    data = small_data(tmp_path)
+    uploaded = {"format": record.FORMAT, "version": record.VERSION, "env": ENV, "env_version": 1,
+                "options": {"deck": "tiny_deck.yaml"}, "seed": 1, "agents": {"player_0": "random", "player_1": "random"},
+                "moves": [], "end": "terminated", "returns": {"player_0": 0.0, "player_1": 0.0}}
+    with TestClient(create_app(record_dir=tmp_path / "records", host="127.0.0.1", data_dir=data),
+                    base_url="http://127.0.0.1") as client:
+        with client.websocket_connect("/ws", headers={"origin": "http://127.0.0.1", "host": "127.0.0.1"}) as ws:
+            ws.send_text(json.dumps({"type": "open_record", "record": json.dumps(uploaded), "view": "spectator"}))
+            refused = ws.receive_json()
+    assert refused["type"] == "error", refused
+    assert refused["message"].startswith("the uploaded record: options: animal_chain_v1 refuses them: tiny_deck.yaml: "
+                                         "cards = 13 cards in all: too few to fill the board of "
+                                         "animal_chain_shape.yaml (37 cards)"), refused
+    assert str(data) not in refused["message"], refused

@@ -129,13 +129,15 @@ def test_the_env_refuses_a_monster_that_decides_a_round_before_the_child_acts(tm
     hidden_rooms_v0.env(booklet=str(ok)).reset(seed=0)
 
 
-
-def test_the_web_app_does_not_offer_a_booklet_the_env_refuses(tmp_path):
+def test_the_web_app_does_not_offer_a_booklet_the_env_refuses(tmp_path, monkeypatch):
     """The ``booklet`` option's loader refuses what the env refuses, so the web app's booklet list leaves out a
     booklet whose monster decides a round before the child acts (it was offered, and the game failed only when
     started); the refusal names the file. The control: a booklet the env plays is offered."""
     from kakurega.envs.hidden_rooms.booklet import BOOKLET_OPTION
+    from kakurega.scripts.web import data_files
     from kakurega.scripts.web.data_files import DataFiles
+
+    monkeypatch.setattr(data_files, "CHECK_SECONDS", 60.0)  # a busy test machine tries every file all the same
 
     data = tmp_path / "data"
     data.mkdir()
@@ -148,6 +150,7 @@ def test_the_web_app_does_not_offer_a_booklet_the_env_refuses(tmp_path):
     assert str(refused.value).startswith(f"{instant}: monster 0 ('Kappa'): catches the child"), refused.value
     offered = DataFiles(data).choices(["hidden_rooms_v0"])["hidden_rooms_v0"]["booklet"]
     assert offered == ["fine.yaml", "hidden_rooms_monsters.yaml"]
+
 
 def test_the_env_warns_of_a_booklet_or_turn_limit_that_no_round_can_beat(tmp_path):
     """A path walked before the earliest escape (turn 9) makes its monster's rounds fails unless it chases, and a
