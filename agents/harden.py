@@ -56,7 +56,7 @@ from kakurega.agents.specs import with_path
 from kakurega.agents.training.config import ConfigError
 
 REPORT = "harden.json"
-#: the issue's target for a hardened two-player bot: its best responder's score at most this
+#: the target for a hardened two-player bot: its best responder's score at most this
 DEFAULT_STOP_AT = 0.60
 #: the most retraining rounds: each trains a bot and its exploiter (hours at the recipes' budgets), and every
 #: exploiter stays in the opponent pool of every later round (a network in each env copy)

@@ -104,9 +104,10 @@ MAX_TENSORS = 8 * MAX_LAYERS
 #: bound of a policy file's safetensors header (its metadata, and a line per tensor), checked before it is parsed
 MAX_POLICY_HEADER = 1_000_000
 #: bound of the numbers a policy file's tensors hold together, checked from the header before any tensor is read
-#: (each is read as float32: 1 GiB; every network ``kakurega train`` builds has fewer, its training state being
-#: at most 4 GiB at 16 bytes a number or more)
-MAX_POLICY_NUMBERS = 2**28
+#: (each is read as float32: about 1 GiB; every network ``kakurega train`` builds has fewer, its training state
+#: being at most 4 GiB at 16 bytes a weight or more: 2**28 weights, and the 2**22 leave room for the layer
+#: norms and int8 scales that bound does not count)
+MAX_POLICY_NUMBERS = 2**28 + 2**22
 #: bound of a policy file's size: its header and MAX_POLICY_NUMBERS float32 numbers, checked before it is read
 MAX_POLICY_BYTES = 8 + MAX_POLICY_HEADER + 4 * MAX_POLICY_NUMBERS
 #: the pieces of an observation dict a network may read, and the default input

@@ -129,6 +129,15 @@ def _call(fn: Callable, item):
     return ray.get_runtime_context().get_node_id(), fn(item)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its CPU affinity where the system tells it (a container's or ``taskset``'s
+    share of the machine), else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no affinity on this system
+        return os.cpu_count() or 1
+
+
 class RayTasks:
     """Runs every item as one Ray task (1 CPU each, spread over the nodes); results come back in the items' order.
 
@@ -145,7 +154,7 @@ class RayTasks:
             raise ValueError(f"cpus: expected a positive number of CPUs for a local Ray, got {cpus!r}")
         if cpus is not None and self.address is not None:
             raise ValueError(f"cpus={cpus} sizes a Ray started here; the cluster at {self.address} has its own CPUs")
-        machine = os.cpu_count() or 1
+        machine = usable_cpus()
         if cpus is not None and cpus > machine:  # Ray runs a worker process (about 100 MB) for each CPU it may use
             raise ValueError(f"cpus={cpus}: a Ray started here may use at most the {machine} CPUs of this machine "
                              "(it starts a worker process for each CPU it is given)")

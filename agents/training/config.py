@@ -477,8 +477,11 @@ def validate_config(data: dict, overrides=()) -> dict:
 
 
 def max_subproc_envs() -> int:
-    """The most env copies ``vec_env: subproc`` runs here: :data:`MAX_SUBPROC_ENVS`, or this machine's CPUs if more."""
-    return max(MAX_SUBPROC_ENVS, os.cpu_count() or 1)
+    """The most env copies ``vec_env: subproc`` runs here: :data:`MAX_SUBPROC_ENVS`, or the CPUs this process may
+    use if more (:func:`~kakurega.agents.tasks.usable_cpus`)."""
+    from kakurega.agents.tasks import usable_cpus
+
+    return max(MAX_SUBPROC_ENVS, usable_cpus())
 
 
 def _check_env(config: dict) -> None:
@@ -586,13 +589,30 @@ def _parameters(sizes: list) -> int:
     return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
 
 
+def policy_numbers(config: dict, inputs: int, actions: int) -> int:
+    """At most the numbers the run's policy file holds: the policy and value networks' weights and biases, and for
+    each of their layers' units a layer norm's two and an int8 row's scale (whether the file has them or not)."""
+    hidden = list(config["network"]["hidden"])
+    units = 2 * sum(hidden) + actions + 1
+    return _parameters([inputs, *hidden, actions]) + _parameters([inputs, *hidden, 1]) + 3 * units
+
+
 def _check_network_size(config: dict, inputs: int, actions: int) -> None:
+    from kakurega.agents.policy import MAX_POLICY_NUMBERS
+
     needed = network_bytes(config, max(inputs, 1), max(actions, 1))
     if needed > MAX_NETWORK_BYTES:
         raise ConfigError(
             f"config key 'network.hidden': a network of layers {config['network']['hidden']} on {inputs} observation "
             f"values and {actions} actions would take {needed / 2**30:.1f} GiB to train (weights, gradients, Adam "
             f"moments); the limit is {MAX_NETWORK_BYTES / 2**30:g} GiB (MAX_NETWORK_BYTES): use smaller layers"
+        )
+    numbers = policy_numbers(config, max(inputs, 1), max(actions, 1))
+    if numbers > MAX_POLICY_NUMBERS:  # a policy file its own run could not load back
+        raise ConfigError(
+            f"config key 'network.hidden': a network of layers {config['network']['hidden']} on {inputs} observation "
+            f"values and {actions} actions would save a policy file of up to {numbers:,} numbers; a policy file "
+            f"holds at most {MAX_POLICY_NUMBERS:,} (MAX_POLICY_NUMBERS): use smaller layers"
         )
 
 

@@ -136,6 +136,7 @@ def test_a_local_ray_of_more_cpus_than_the_machine_has_is_refused_before_it_star
     from kakurega.scripts.cli import main
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     with pytest.raises(ValueError, match="cpus=3: a Ray started here may use at most the 2 CPUs of this machine"):
         task_runner("ray", cpus=3)
     with pytest.raises(SystemExit, match="at most the 2 CPUs of this machine"):
@@ -268,3 +269,19 @@ def test_kakurega_train_and_ray_tasks_connect_through_the_retrying_init(monkeypa
     tasks = RayTasks(address="ray://127.0.0.1:10001")
     tasks.__enter__()
     assert tasks._started and [c["address"] for c in calls if c != "shutdown"] == ["ray://127.0.0.1:10001"] * 2
+
+
+def test_a_process_held_to_fewer_cpus_than_the_machine_has_counts_its_own(monkeypatch):
+    """A container or ``taskset`` that gives this process 2 of a machine's 64 CPUs: a local Ray may use 2, not 64
+    (the machine's count alone let --cpus 64 start 64 workers on 2 CPUs)."""
+    import os
+
+    from kakurega.agents.tasks import usable_cpus
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert usable_cpus() == 2
+    with pytest.raises(ValueError, match="cpus=3: a Ray started here may use at most the 2 CPUs"):
+        task_runner("ray", cpus=3)
+    monkeypatch.delattr(os, "sched_getaffinity")  # a system without affinity: the machine's count (the control)
+    assert usable_cpus() == 64 and task_runner("ray", cpus=3).requested_cpus == 3

@@ -392,12 +392,14 @@ def test_more_subprocess_env_copies_than_memory_holds_are_refused(tmp_path, monk
 
     config = _tiny("kakurenbo_v0", "ppo", tmp_path / "run", vec_env="subproc", n_envs=MAX_SUBPROC_ENVS + 1)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     with pytest.raises(ConfigError, match=rf"'n_envs': vec_env subproc .* at most {MAX_SUBPROC_ENVS} here "
                                           rf".*got {MAX_SUBPROC_ENVS + 1}"):
         validate_config(config)
     validate_config({**config, "vec_env": "dummy"})  # the controls: one process, or as many processes as allowed
     validate_config({**config, "n_envs": MAX_SUBPROC_ENVS})
     monkeypatch.setattr(os, "cpu_count", lambda: 4 * MAX_SUBPROC_ENVS)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4 * MAX_SUBPROC_ENVS)), raising=False)
     validate_config({**config, "n_envs": 4 * MAX_SUBPROC_ENVS})  # a machine of more CPUs: one process per CPU
 
 

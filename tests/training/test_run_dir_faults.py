@@ -390,3 +390,32 @@ def test_written_files_follow_the_umask(tmp_path):
             os.umask(old)
         for name in (f"new_{umask}", f"whole_{umask}", f"rows_{umask}.csv"):
             assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
+
+
+def test_a_network_whose_policy_file_could_not_be_loaded_back_is_refused(nim, tmp_path, monkeypatch):
+    """The training-state bound (4 GiB) does not count a policy file's layer norms and int8 scales: a network sized
+    at that bound could save a file that read_policy refuses. The config is checked against the file's bound too;
+    ``policy_numbers`` is at least what a saved file holds (counted from a real run's file, the control)."""
+    import json
+    import struct
+
+    from kakurega.agents import policy
+    from kakurega.agents.training.config import ConfigError, policy_numbers, validate_config
+    from kakurega.agents.training.trainer import train
+
+    config = _config(tmp_path / "run", network={"hidden": [16, 8]})
+    result = train(validate_config(dict(config)), quiet=True)
+    raw = result.policy_path.read_bytes()
+    header = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])
+    held = 0
+    for name, entry in header.items():
+        if name != "__metadata__":
+            count = 1
+            for n in entry["shape"]:
+                count *= n
+            held += count
+    meta, _ = policy.read_policy(result.policy_path)
+    assert 0 < held <= policy_numbers(config, meta["observation_size"], meta["num_actions"])
+    monkeypatch.setattr(policy, "MAX_POLICY_NUMBERS", held - 1)
+    with pytest.raises(ConfigError, match=r"'network.hidden'.* policy file of up to [\d,]+ numbers.*MAX_POLICY_NUMBERS"):
+        validate_config(dict(config))
