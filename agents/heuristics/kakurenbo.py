@@ -449,10 +449,18 @@ class KakurenboMoveFeatures:
         rows[legal_array] = np.maximum(table, 0.0, out=table).T
         return rows.ravel()
 
+    @staticmethod
+    def proves_dominance(game) -> bool:
+        """Whether :meth:`dominated` can prove anything under ``game``'s options: not with ``reward="points"``,
+        which pays a seat its own points, so a sole win need not pay the most nor a loss the least."""
+        return game.reward != "points"
+
     def dominated(self, observation: dict) -> np.ndarray | None:
         """Which actions a sure ending beats (:func:`~kakurega.agents.heuristics.kakurenbo_endings.dominated`),
         as a mask over the actions, from the seat's observation only (a rule of the game: the same in every
-        version of the features)."""
+        version of the features); None with ``reward="points"`` (see :meth:`proves_dominance`)."""
+        if not self.proves_dominance(self._heuristic.game):
+            return None
         legal = np.asarray(observation["action_mask"]).nonzero()[0]
         mask = np.zeros(self.num_actions, dtype=bool)
         endings = self._heuristic.sure_endings(observation, legal)

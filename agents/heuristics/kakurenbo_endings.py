@@ -19,6 +19,10 @@ apart, so the marks hold no more than the observation does.
   (it keeps one either way), when the partner of its one card is located
   elsewhere or is not of colour C, or when that partner is located in V's
   hand as V's only card of colour C; otherwise the move is left unmarked.
+  Only a player with an empty hand can win there: an end that leaves no hand
+  empty has no winner, which zero-sum rewards pay every seat 0 (more than a
+  loss), so it is left unmarked; the shared-win rewards pay every seat -1
+  (a loss).
 
 Every other move leaves a card besides the Curse in every hand that holds it
 (or is chance), so it never ends the game. The step limit is not counted: a
@@ -28,6 +32,7 @@ move that is cut off by it is not marked.
 from __future__ import annotations
 
 from kakurega.agents.heuristics.kakurenbo_reading import KakurenboReader, Reading
+from kakurega.envs.core.rewards import SHARED_WIN
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
     A_TAKE,
@@ -63,7 +68,7 @@ def sure_endings(game, layout, observation: dict, legal, reading: Reading | None
         if stage == CURSE_GIVE and kind == A_CURSE_GIVE:
             outcome = _curse_give(n, reading, arg, k)
         elif stage == DICE_TAKE and kind == A_TAKE:
-            outcome = _dice_take(n, reading, holder, arg, k)
+            outcome = _dice_take(n, reading, holder, arg, k, game.win_scheme)
         else:
             outcome = None
         if outcome is not None:
@@ -88,8 +93,12 @@ def dominated(endings: dict[int, str], legal) -> list[int]:
     return losses if len(losses) < len(legal) else []
 
 
-def _verdict(final: list[float], candidates: list[int]) -> str:
-    """Row 0's outcome when the game ends with ``final`` scores and only ``candidates`` may win."""
+def _verdict(final: list[float], candidates: list[int], scheme: str = SHARED_WIN) -> str | None:
+    """Row 0's outcome when the game ends with ``final`` scores and only ``candidates`` may win; with no candidate
+    nobody wins, a loss for every seat under ``scheme`` shared-win rewards, and None under zero-sum ones (every
+    seat gets 0, more than a loss)."""
+    if not candidates:
+        return LOSS if scheme == SHARED_WIN else None
     if 0 not in candidates:
         return LOSS
     best = max(final[r] for r in candidates)
@@ -116,13 +125,14 @@ def _curse_give(n, reading: Reading, card, k) -> str | None:
     return _verdict(final, [r for r in range(n) if r != k])
 
 
-def _dice_take(n, reading: Reading, holder, colour, k) -> str | None:
-    """The outcome of taking ``colour`` from row ``k`` after the dice, when it surely ends the game, else None."""
+def _dice_take(n, reading: Reading, holder, colour, k, scheme: str) -> str | None:
+    """The outcome of taking ``colour`` from row ``k`` after the dice, when it surely ends the game, else None
+    (``scheme``: the game's win rewards, see :func:`_verdict`)."""
     counts = reading.hand_size
     mine = reading.mine
     if len(mine) != counts[0]:
         return None  # some own card not located (never so once faces are seen)
-    outcomes = {_take_outcome(n, counts, reading.scores, holder, mine, paired, k)
+    outcomes = {_take_outcome(n, counts, reading.scores, holder, mine, paired, k, scheme)
                 for paired in _pairings(reading, mine, colour, k)}
     return outcomes.pop() if len(outcomes) == 1 else None
 
@@ -142,7 +152,7 @@ def _pairings(reading: Reading, mine, colour, k) -> tuple[bool, ...]:
     return (True,) if reading.counts[k][colour] == 1 else (True, False)
 
 
-def _take_outcome(n, counts, scores, holder, mine, paired: bool, k) -> str | None:
+def _take_outcome(n, counts, scores, holder, mine, paired: bool, k, scheme: str) -> str | None:
     """The outcome of the take when the card taken pairs (``paired``) or not, if the game ends; else None."""
     emptied = counts[0] == 1 and paired
     if not (holder == k and counts[k] == 1) and not (holder == 0 and emptied):
@@ -155,4 +165,4 @@ def _take_outcome(n, counts, scores, holder, mine, paired: bool, k) -> str | Non
         final[0] += POINTS[mine[0] >> 1]
     if holder >= 0:
         final[holder] = 0.0
-    return _verdict(final, [r for r in range(n) if left[r] == 0 and r != holder])
+    return _verdict(final, [r for r in range(n) if left[r] == 0 and r != holder], scheme)

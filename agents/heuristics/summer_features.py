@@ -136,9 +136,9 @@ class SummerMoveFeatures:
 
     def _bits(self, planes: np.ndarray) -> int:
         """The squares where any of the flat map planes ``planes`` is non-zero, as a bitmask (terrain cells are 0
-        in every plane)."""
+        in every plane). A square set in several planes (two seekers' pieces on one square) counts once."""
         cells = planes.nonzero()[0]
-        return sum(1 << s for s in self._square_of_cell[cells % self._square_of_cell.size].tolist()) if cells.size else 0
+        return sum(1 << s for s in set(self._square_of_cell[cells % self._square_of_cell.size].tolist()))
 
     def _read_stroke(self, plane: np.ndarray) -> tuple[list[int], int, int]:
         """:func:`read_stroke` of the flat stroke plane ``plane`` (the features and then :meth:`dominated` read

@@ -193,8 +193,9 @@ def _ac_confirm_stop(game, state, seat, action, rng) -> str | None:
 
 
 # ---------------------------------------------------------------- Hidden Rooms
-def _hr_outcomes(game, state, rng) -> set[str]:
-    """How the child's current turn can end, over every way to finish its moves: "caught", "escaped", "alive"...
+def _hr_outcomes(game, state, action, rng) -> set[str]:
+    """How the child's current turn can end after ``action``, over every way to finish its moves: "caught",
+    "escaped", "alive"... (a step onto the exit ends the round at once: "escaped").
 
     Searching and placing move neither the child nor the monster, so the turn is
     finished without searching.
@@ -216,7 +217,7 @@ def _hr_outcomes(game, state, rng) -> set[str]:
             return found
         return walk(_hr_after(game, s, hr.NO_SEARCH if s.phase == hr.SEARCH else hr.DECLINE, rng))
 
-    return walk(state)
+    return walk(_hr_after(game, state, action, rng))
 
 
 def _hr_after(game, state, action, rng):
@@ -249,7 +250,7 @@ def _hr_avoid_capture(game, state) -> Claim | None:
     rng = np.random.default_rng(0)
     bad, saving = [], []
     for action in game.legal_actions(state):
-        outcomes = _hr_outcomes(game, _hr_after(game, state, action, rng), rng)
+        outcomes = _hr_outcomes(game, state, action, rng)
         if outcomes == {"caught"}:
             bad.append(action)
         elif outcomes & {"alive", "escaped"}:
@@ -262,7 +263,7 @@ def _hr_avoid_capture(game, state) -> Claim | None:
 
 
 def _hr_confirm_capture(game, state, seat, action, rng) -> str | None:
-    outcomes = _hr_outcomes(game, _hr_after(game, state, action, rng), rng)
+    outcomes = _hr_outcomes(game, state, action, rng)
     return None if outcomes == {"caught"} else f"the turn can end {sorted(outcomes)}, not only caught"
 
 

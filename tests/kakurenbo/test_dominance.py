@@ -103,3 +103,26 @@ def test_the_shipped_bot_solves_its_suite_pruned_and_not_without_pruning(options
     pruned, network = result.scores
     assert pruned.failed == []
     assert len(network.failed) > 0
+
+
+def test_points_rewards_prove_nothing():
+    """``reward="points"`` pays a seat its own points: the sure sole win of the suite's first curse_win position
+    pays the giver its points, not the most a seat can get (going on may score it more pairs), so nothing is pruned
+    there; the default rewards prune every other give (a control)."""
+    from dataclasses import replace
+
+    from kakurega.agents.move_features import proves_dominance
+    from kakurega.agents.tactics import replay
+
+    position = next(p for p in find_suite("kakurenbo_v1").positions if p.category == "curse_win")
+    for reward, proved in (("zero_sum", True), ("points", False)):
+        options = {**position.options, "reward": reward}
+        raw = replay("kakurenbo_v1", replace(position, options=options))
+        game, state = raw.game, raw.game_state
+        mask = KakurenboMoveFeatures(AgentContext.from_env(raw, "kakurenbo_v1", options)).dominated(
+            raw.observe(position.seat))
+        assert (mask is not None and mask.any()) == proved == proves_dominance("kakurenbo_v1", options)
+        after = game.clone(state)
+        game.apply_action(after, position.claimed[0], np.random.default_rng(0))
+        assert after.over and game.winners(after) == [state.actor]
+        assert (game.returns(after)[state.actor] == game.return_bounds()[1]) == proved

@@ -31,8 +31,8 @@ NOTE = {WIN: WINS, SHARE: SHARES, LOSS: ""}
 class Reader:
     """The sure endings and the features of one configuration, read from a state's observation for its actor."""
 
-    def __init__(self, variant: str, n: int, name: str = "kakurenbo_v1"):
-        config = {"variant": variant, "num_players": n}
+    def __init__(self, variant: str, n: int, name: str = "kakurenbo_v1", **options):
+        config = {"variant": variant, "num_players": n, **options}
         raw = make(name, wrapped=False, **config)
         self.game = raw.game
         self.context = AgentContext.from_env(raw, name, config)
@@ -124,6 +124,28 @@ def test_a_kurayami_take_of_the_curse_holders_last_card():
     state.target = 1
     take = next(a for a in game.legal_actions(state) if game.decode[a][0] == A_TAKE)
     assert reader.endings(state) == {take: LOSS} and _played(game, state, take) == LOSS
+
+
+@pytest.mark.parametrize("reward,expected", [("zero_sum", None), ("shared_win", LOSS)])
+def test_a_kurayami_take_that_leaves_no_hand_empty_is_a_loss_only_where_nobody_winning_pays_as_one(reward, expected):
+    """player_0 holds the Curse and the blue left arm and has located the red left arm, player_1's only red card:
+    taking red pairs it away and leaves player_0 the Curse alone, while player_1 and player_2 still hold cards. The
+    game ends with no winner (only an empty hand wins), which zero-sum rewards pay every seat 0, more than a loss:
+    no sure loss, and nothing is pruned. Shared-win rewards pay every seat -1 then: a sure loss."""
+    reader = Reader("kurayami", 3, reward=reward)
+    game = reader.game
+    state = build(game, {0: "LAb K", 1: "LAr RLb", 2: "RLr"}, scores=[6, 3, 3],
+                  discarded={"H": 0, "RA": 0, "W": 1, "C": 2, "LL": 1}, phase=2, stage=DICE_TAKE)
+    state.knowledge[0][card("LAr")] = 1
+    state.target = 1
+    red = game.take_action(0, 1)
+    after = game.clone(state)
+    game.apply_action(after, red, np.random.default_rng(0))
+    assert after.over and game.winners(after) == []
+    assert game.returns(after).tolist() == ([0.0] * 3 if expected is None else [-1.0] * 3)
+    assert reader.endings(state) == ({} if expected is None else {red: expected})
+    pruned = reader.features.dominated(reader.observation(state))
+    assert pruned[red] == (expected == LOSS) and not pruned[game.take_action(1, 1)]
 
 
 @pytest.mark.parametrize("variant", ["kakurenbo", "kurayami"])

@@ -25,6 +25,7 @@ from kakurega.agents.heuristics.kakurenbo import (
 )
 from kakurega.agents.heuristics.kakurenbo_endings import LOSS, SHARE, WIN, dominated, sure_endings
 from kakurega.envs import make
+from kakurega.envs.core.rewards import SHARED_WIN
 from kakurega.envs.kakurenbo.observation import make_observer
 from kakurega.envs.kakurenbo.rules import (
     A_CURSE_GIVE,
@@ -64,6 +65,8 @@ def plain_sure_endings(game, layout, observation, legal):
     mine = np.flatnonzero(cards[:, 0])
 
     def verdict(final, candidates):
+        if not candidates:  # nobody wins: 0 for every seat (zero-sum), -1 (shared win)
+            return LOSS if game.win_scheme == SHARED_WIN else None
         if 0 not in candidates:
             return LOSS
         best = max(final[r] for r in candidates)

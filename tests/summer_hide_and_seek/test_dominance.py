@@ -26,7 +26,7 @@ from kakurega.envs.registry import make
 from kakurega.envs.summer_hide_and_seek.map_data import parse_map
 from kakurega.envs.summer_hide_and_seek.rules import CHILD, SEEK
 
-from .helpers import TEST_MAP, action
+from .helpers import TEST_MAP, action, square
 
 V2, V1 = "summer_hide_and_seek_v2", "summer_hide_and_seek_v1"
 
@@ -74,6 +74,29 @@ def test_a_stuck_line_is_beaten_by_a_free_choice_with_as_many_vp(steps, beaten):
     assert state.phase == CHILD and state.round == 0
     mask = _rule(raw, V2, {}).dominated(raw.observe(raw.agent_selection))
     assert _names(raw.game, state, mask) == beaten
+
+
+#: three players, both seekers' pieces on one square; the lines the rule beats after them
+STACKED_PIECES = [
+    # r4c5 -> r3c5 stays open, so r4c4 -> r4c5 is not stuck (two pieces on r2c5 once read as one on r3c5, the next
+    # square, which made it look stuck)
+    (["start r4c3", "line r4c4", "stop", "place r2c5", "place r2c5"], set()),
+    # r2c5 leads only to r1c5, which holds the pieces: the sunflower there is stuck, the path r4c5 beside it is free
+    (["start r2c4", "line r3c5", "stop", "place r1c5", "place r1c5"], {"move r3c5 -> r2c5 (black-framed, sunflower), cost 1"}),
+]
+
+
+@pytest.mark.parametrize("steps,beaten", STACKED_PIECES, ids=[s[-1] for s, _ in STACKED_PIECES])
+def test_two_pieces_on_one_square_block_that_square_as_the_engine_does(steps, beaten):
+    raw = make(V2, wrapped=False, map=parse_map(TEST_MAP), num_players=3)
+    raw.reset(seed=0)
+    for text in steps:
+        raw.step(action(raw.game, text))
+    state = raw.game_state
+    assert state.phase == CHILD and state.pieces.count(square(raw.game, steps[-1].split()[1])) == 2
+    mask = _rule(raw, V2, {"num_players": 3}).dominated(raw.observe(raw.agent_selection))
+    assert _names(raw.game, state, mask) == beaten
+    assert _names(raw.game, state, _beaten_on_the_true_state(raw.game, state)) == beaten
 
 
 def test_version_0_proves_nothing():
