@@ -49,13 +49,17 @@ def test_an_interrupted_round_0_is_kept_without_flags_and_continued_by_resume(ni
         with pytest.raises(KeyboardInterrupt):
             harden(recipe, output_dir=out, **SMALL)
     kept = sorted(p.name for p in (bot / "checkpoints").iterdir())
+    logged = (bot / "logs" / "part0" / "progress.csv").read_bytes()
     assert kept and not (out / "harden.json").exists()  # the case the harden.json guard cannot see
     with pytest.raises(ConfigError, match=r"already holds a harden run .*round_0.*--resume.*--overwrite"):
         harden(recipe, output_dir=out, **SMALL)
     assert sorted(p.name for p in (bot / "checkpoints").iterdir()) == kept  # nothing was deleted
     report = harden(recipe, output_dir=out, resume=True, **SMALL)
     assert [row["round"] for row in report["rounds"]] == [0] and report["rounds"][0]["exploiter"]
-    assert (bot / "logs" / "part1").is_dir()  # the bot's run was resumed, not started again
+    # the bot's run was resumed, not started again: finished, it trained nothing (no log part of its own) and its
+    # logs and checkpoints are the ones it had
+    assert sorted(p.name for p in (bot / "logs").iterdir()) == ["part0"]
+    assert (bot / "logs" / "part0" / "progress.csv").read_bytes() == logged
     assert set(kept) <= {p.name for p in (bot / "checkpoints").iterdir()}
 
 
@@ -89,9 +93,14 @@ def test_an_exploit_run_interrupted_inside_harden_is_resumed_not_replaced(nim, r
             harden(recipe, output_dir=out, **SMALL)
     responder = out / "round_0" / "exploit"
     kept = sorted(p.name for p in (responder / "checkpoints").iterdir())
+    logged = (responder / "logs" / "part0" / "progress.csv").read_bytes()
     assert kept
     harden(recipe, output_dir=out, resume=True, **SMALL)
-    assert (responder / "logs" / "part1").is_dir()  # the responder's training went on from its checkpoint
+    # the responder's run went on from its checkpoint, not from scratch: its stage had finished training, so the
+    # resume trained nothing (no log part of its own) and its logs and checkpoints are the ones it had
+    assert sorted(p.name for p in (responder / "logs").iterdir()) == ["part0"]
+    assert (responder / "logs" / "part0" / "progress.csv").read_bytes() == logged
+    assert set(kept) <= {p.name for p in (responder / "checkpoints").iterdir()}
 
 
 def _harden_cli(recipe, out, *flags):
