@@ -61,13 +61,18 @@ Squares are numbered 0..S-1 row by row (S = 56 on the default map); square
 ``r2c5`` is row 2, column 5 (0-based).
 
 A map file may have up to 32 rows and columns (``map_data.MAX_SIDE``). The
-env's own cost grows with the squares, but the shipped heuristic and the
-move features (``network.move_features``, read by the shipped bots) score
-every plan of a child's turn from every start square and its announcement:
-the child's first decision costs about 0.05 s on the default map, and about
-a minute on a legal 32 x 32 map of 597 path squares and 26 icon types (then
-about a second, then less: the plans are kept). On such maps play agents
-that do not read them (``random``, a policy trained without move features).
+env's own cost grows with the squares. The shipped heuristic, the move
+features (``network.move_features``, read by the shipped bots) and the mixed
+child score every plan of a child's turn (at most 22,409 plans from one
+position, whatever the map); to choose the start square they score the first
+turn from each path square, so on a map of more than 48 path squares they
+score 48 of them, spread over the map, and fewer on maps of many icon types
+(once those searches made 10,000 announcements); the child starts on a
+scored square (``agents/heuristics/summer_plans.py``). The child's first
+decision costs about 0.05 s on the default map (34 path squares, all
+scored), 1-2 s on an open 32 x 32 map of a thousand path squares (a minute
+and a half when all were scored) and 2-3 s on 32 x 32 maps of 26 icon
+types; every later decision under 2 s there.
 
 Action
 ------

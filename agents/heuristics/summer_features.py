@@ -25,6 +25,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     read_stroke,
     shared_tables,
 )
+from kakurega.agents.heuristics.summer_plans import START_ANNOUNCEMENTS, searched_starts
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -67,7 +68,11 @@ class SummerMoveFeatures:
       action(s).
     * child, start on ``s``: the lines open from ``s``, up to 4, /4; the best
       first turn's score from ``s`` / the best start's, and 1 on the best
-      start(s).
+      start(s). On a map of more than ``START_SEARCHES`` (48) path squares
+      only 48 starts spread over the map have these last two
+      (``summer_plans.searched_starts``), and no more once their plans have
+      made ``START_ANNOUNCEMENTS`` announcements (maps of many icon types);
+      the others' are 0.
     * the forced continue after a shortcut: column 0 only.
 
     :meth:`dominated` gives the moves another move beats whatever happens
@@ -333,37 +338,38 @@ class SummerMoveFeatures:
             game = self.game
             start_rows = np.zeros_like(rows)
             weights = belief / belief.sum() if belief.sum() > 0 else belief
-            heard_after: dict = {}
-            nothing = np.zeros_like(weights)
+            walks = Walks(self._weights, weights, np.zeros_like(weights))  # every start's first turn reads them
             best: dict[int, tuple[float, float]] = {}
             for action in legal:
                 square = int(action)
                 start_rows[action, 3] = min(len(game.open_lines(square, 1 << square, 0, 0, BUDGET)), 4) / 4
-                best[int(action)] = (self._best_first_turn(square, weights, nothing, heard_after), 0.0)
+            heard = 0
+            for square in searched_starts(game, tuple(int(action) for action in legal)):
+                if heard >= START_ANNOUNCEMENTS:
+                    break
+                value, announcements = self._best_first_turn(square, walks)
+                best[square] = (value, 0.0)
+                heard += announcements
             self._plan_columns(best, start_rows)
             start_rows.flags.writeable = False
             remember(self._start_cache, key, start_rows, START_ROWS_SIZE)
         rows[:, 1:] = start_rows[:, 1:]
 
-    def _best_first_turn(self, start: int, weights: np.ndarray, nothing: np.ndarray, heard_after: dict) -> float:
-        """The heuristic's score of the best first turn from ``start`` (no piece stands in a round's first turn)."""
+    def _best_first_turn(self, start: int, walks: Walks) -> tuple[float, int]:
+        """The heuristic's score of the best first turn from ``start`` (no piece stands in a round's first turn),
+        and the number of announcements its plans make. ``walks``: the seekers' weights after each (read once
+        for all of them, in one walk programme)."""
         game = self.game
         best = [0.0]
+        ends = []  # (announcement, end square, VP, lines open) of each plan not stuck
 
         def search(p, vis, drw, left, cost, reached, gain, first):
             options = game.open_lines(p, vis, drw, 0, BUDGET)
             if not (first and options and game.must_move):
                 if not options:
-                    value = gain
+                    best[0] = max(best[0], gain)
                 else:
-                    key = (cost, tuple(sorted(reached)))
-                    heard = heard_after.get(key)
-                    if heard is None:
-                        heard = self._weights.propagate(weights, cost, key[1], nothing)
-                        heard = heard_after[key] = heard / max(heard.sum(), 1e-300)
-                    found = min(1.0, self._seekers * float(heard[p]))
-                    value = gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(len(options), 4)
-                best[0] = max(best[0], value)
+                    ends.append(((cost, tuple(sorted(reached))), p, gain, len(options)))
             for q, bit, lid, k in options:
                 if k <= left:
                     icon = game.icon_of[q]
@@ -371,7 +377,13 @@ class SummerMoveFeatures:
                            reached + (icon,) if icon >= 0 else reached, gain + game.square_vp[q], False)
 
         search(start, 1 << start, 0, BUDGET, 0, (), 0.0, True)
-        return best[0]
+        announcements = list(dict.fromkeys(announcement for announcement, *_rest in ends))
+        if announcements:
+            heard = dict(zip(announcements, walks.heard_all(announcements)))
+            for announcement, p, gain, exits in ends:
+                found = min(1.0, self._seekers * float(heard[announcement][p]))
+                best[0] = max(best[0], gain + (1.0 - found) * FUTURE_VALUE + MOBILITY * min(exits, 4))
+        return best[0], len(announcements)
 
     @staticmethod
     def _plan_columns(best: dict[int, tuple[float, float]], rows: np.ndarray) -> None:

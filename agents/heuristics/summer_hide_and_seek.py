@@ -38,6 +38,21 @@ value. The best plan is followed for the rest of the turn (with the forced
 continue after each shortcut under ``paced_turns``). The start square is the
 path square whose best first turn scores highest (ties and near-ties broken at
 random).
+
+**Work per decision.** A turn's search enumerates at most
+``summer_plans.MAX_PLANS`` (22,409) plans on any map, and carries the
+weights through the announcements they make (one walk programme). The start
+square's choice searches one first turn per start: on a map of more than
+``summer_plans.START_SEARCHES`` (48) path squares it searches 48 of them,
+spread over the map (``summer_plans.searched_starts``), and on a map of many
+icon types no more once its searches have made
+``summer_plans.START_ANNOUNCEMENTS`` (10,000) announcements; the child
+starts on a searched square. So a decision makes at most 48 searches on any
+map (pure Python, measured: an open 32 x 32 map of a thousand path squares
+took 91-105 s to search them all, 1-2 s now; 32 x 32 maps of 26 icon types
+2-3 s; the default map, 34 path squares, all searched, 0.05 s). On maps of
+more than ``SPARSE_SQUARES`` (128) squares the walks go through the lines
+into each square (at most 8) instead of a product with an S x S matrix.
 """
 
 from __future__ import annotations
@@ -48,7 +63,7 @@ from functools import cached_property
 import numpy as np
 
 from kakurega.agents.base import Agent, AgentContext, legal_ids
-from kakurega.agents.heuristics.summer_plans import enumerate_plans
+from kakurega.agents.heuristics.summer_plans import START_ANNOUNCEMENTS, enumerate_plans, searched_starts
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.observation import CHILD_TURNS_CAP
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET, MOVE_COST, SHORTCUT_COST
@@ -74,6 +89,10 @@ PROGRAMMES_SIZE = 128
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
 #: configurations whose public tables (:func:`shared_tables`) are kept at module level
 SHARED_CONFIGS_SIZE = 8
+#: maps of more squares carry the walks through the lines into each square (at most 8) instead of a product with
+#: an S x S matrix per node and line cost (a million multiplications on a 32 x 32 map, where a first turn on a
+#: map of many icon types asks for a thousand nodes or more: seconds); the shipped maps (56 squares) use the product
+SPARSE_SQUARES = 128
 _SHARED: dict[tuple, dict[str, dict]] = {}
 
 
@@ -99,9 +118,19 @@ class PublicWeights:
     def __init__(self, game):
         S = game.num_squares
         self.step = {cost: np.zeros((S, S)) for cost in (MOVE_COST, SHORTCUT_COST)}
+        into: dict = {MOVE_COST: [[] for _ in range(S)], SHORTCUT_COST: [[] for _ in range(S)]}
         for p in range(S):
             for q, _bit, _lid, cost in game.out_lines[p]:
                 self.step[cost][p, q] = 1.0
+                into[cost][q].append(p)
+        #: on a map of more than SPARSE_SQUARES squares, per line cost: row k holds, for each square, the k-th
+        #: square with a line of that cost into it (at most one per direction: 8 rows), S (a zero column) where
+        #: none; None on smaller maps (their images are the products with ``step``)
+        self.into = None
+        if S > SPARSE_SQUARES:
+            self.into = {cost: np.array([[sources[k] if k < len(sources) else S for sources in lists]
+                                         for k in range(max(1, max(map(len, lists))))], dtype=np.intp)
+                         for cost, lists in into.items()}
         icon_of = np.asarray(game.icon_of)
         self.path = (icon_of < 0).astype(float)
         self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
@@ -114,6 +143,15 @@ class PublicWeights:
         self.zero = np.zeros(S)
         self._sources: dict = {}  # icons reached -> [(icons reached before the last line, its landing)]
         self._programmes: dict = {}  # announcements -> WalkProgramme
+
+    def image(self, rows: np.ndarray, cost: int, out: np.ndarray) -> None:
+        """``rows @ step[cost]`` into ``out`` on a map of more than SPARSE_SQUARES squares, as the sum over the
+        (at most 8) lines of that cost into each square: the same sums as the product's, added in another order."""
+        padded = np.concatenate((rows, np.zeros((len(rows), 1))), axis=1)
+        into = self.into[cost]
+        np.take(padded, into[0], axis=1, out=out)
+        for sources in into[1:]:
+            out += padded[:, sources]
 
     def sources(self, reached: tuple[int, ...]) -> list:
         """Where the walks reaching ``reached`` came from before their last line: ``(icons reached then,
@@ -214,7 +252,10 @@ class WalkProgramme:
                 np.multiply(move_flat.take(move_index) + shortcut_flat.take(shortcut_index), open_squares,
                             out=values[first:end])
             for cost in costs:
-                np.matmul(values[first:end, None, :], model.step[cost], out=images[cost][first:end, None, :])
+                if model.into is None:
+                    np.matmul(values[first:end, None, :], model.step[cost], out=images[cost][first:end, None, :])
+                else:
+                    model.image(values[first:end], cost, images[cost][first:end])
         return values[self.ends]
 
 
@@ -472,27 +513,35 @@ class SummerHideAndSeekHeuristic(Agent):
         values = self._start_values(weights, tuple(int(a) for a in legal))
         scored = [(value + 1e-6 * self.rng.random(), square) for value, square in zip(values, legal.tolist())]
         scored.sort(reverse=True)
-        # the scored starts only (when should_stop cut the scoring short, the others rank last at -inf)
+        # the scored starts only (those not searched, or cut short by should_stop, rank last at -inf)
         shortlist = [entry for entry in scored[:START_SHORTLIST] if entry[0] > -math.inf]
         return int(shortlist[int(self.rng.integers(len(shortlist)))][1])
 
     def _start_values(self, weights: np.ndarray, starts: tuple[int, ...]) -> list[float]:
         """The score of the best first turn from each start square (cached: the same in every round's start).
 
-        Each start costs a search of its first turn's plans (about 25-45 ms on an open 32 x 32 map: 30 s or more
-        for a thousand path squares), so the runner's ``should_stop`` (the web app's time per move) is asked
-        between starts: once it says stop, the starts not yet scored rank last (-inf) and nothing is cached.
+        Each start costs a search of its first turn's plans (about 90 ms on an open 32 x 32 map, pure Python: a
+        minute and a half for its thousand path squares), so at most START_SEARCHES starts are searched, spread
+        over the map (:func:`searched_starts`), and no more once the searches have made START_ANNOUNCEMENTS
+        announcements (each search counts its own); the others rank last (-inf). The runner's ``should_stop`` (the web app's
+        time per move) is asked between searches: once it says stop, the starts not yet scored rank last too and
+        nothing is cached.
         """
         key = (weights.tobytes(), starts)
         values = self._start_cache.get(key)
         if values is None:
             walks = self._walks(weights, np.zeros_like(weights))  # every start shares them
             stop = self.should_stop
-            values = []
-            for s in starts:
-                if stop is not None and values and stop():
-                    return values + [-math.inf] * (len(starts) - len(values))
-                values.append(self._best_plan(s, 1 << s, 0, 0, walks, BUDGET, (), 0)[0])
+            at = {s: i for i, s in enumerate(starts)}
+            values, heard = [-math.inf] * len(starts), 0
+            for n, s in enumerate(searched_starts(self.game, starts)):
+                if heard >= START_ANNOUNCEMENTS:
+                    break
+                if stop is not None and n and stop():
+                    return values
+                value, _plan, announcements = self._decision((s, 1 << s, 0, 0, BUDGET, (), 0), walks)
+                values[at[s]] = value
+                heard += announcements
             remember(self._start_cache, key, values, START_CACHE_SIZE)
         return values
 
@@ -520,14 +569,18 @@ class SummerHideAndSeekHeuristic(Agent):
         announcement (with the pieces of this turn blocked). The first best
         plan in the search's order wins.
         """
-        key = (start, visited, drawn, blocked, budget, icons, spent)
+        decision = self._decision((start, visited, drawn, blocked, budget, icons, spent), walks)
+        return decision[0], list(decision[1])
+
+    def _decision(self, key: tuple, walks: Walks) -> tuple[float, list[int], int]:
+        """:meth:`_best_of` of the position ``key`` (cached)."""
         decision = self._decisions_cache.get((key, walks.key))
         if decision is None:
             decision = remember(self._decisions_cache, (key, walks.key), self._best_of(key, walks), DECISIONS_CACHE_SIZE)
-        return decision[0], list(decision[1])
+        return decision
 
-    def _best_of(self, key: tuple, walks: Walks) -> tuple[float, list[int]]:
-        """:meth:`_best_plan` of the position ``key``."""
+    def _best_of(self, key: tuple, walks: Walks) -> tuple[float, list[int], int]:
+        """:meth:`_best_plan` of the position ``key``, and the number of announcements its plans make."""
         start, visited, drawn, blocked, budget, icons, spent = key
         plans = self._plans_cache.get(key)
         if plans is None:
@@ -535,12 +588,12 @@ class SummerHideAndSeekHeuristic(Agent):
             if drawn == 0:  # a round's first turn (and the start scores): they recur in every round
                 remember(self._plans_cache, key, plans, PLANS_CACHE_SIZE)
         if not plans.squares.size:
-            return -1e9, []
+            return -1e9, [], 0
         heard = walks.heard_all(plans.announcements)
         found = np.minimum(1.0, (self.n - 1) * heard[plans.announcement, plans.squares])
         values = np.where(plans.stuck, plans.gains, plans.gains + (1.0 - found) * FUTURE_VALUE + plans.mobility)
         best = int(np.argmax(values))
-        return float(values[best]), list(plans.paths[best])
+        return float(values[best]), list(plans.paths[best]), len(plans.announcements)
 
 
 class TurnPlans:

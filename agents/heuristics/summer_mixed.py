@@ -10,7 +10,9 @@ instead, and its seekers' turns with its network.
 
 At the start of each child turn (the first one with its start square) every
 way to finish the turn is enumerated under the exact rules
-(:class:`~kakurega.agents.heuristics.summer_hide_and_seek.TurnPlans`). The
+(:class:`~kakurega.agents.heuristics.summer_hide_and_seek.TurnPlans`; with
+the start square, from every start, or from 48 spread over a map of more
+path squares: ``summer_plans.searched_starts``, as the heuristic). The
 plans are grouped by the announcement they make (cost, icon multiset); an
 announcement is worth the mean, over the distinct squares its plans can end
 on (the best plan to each), of
@@ -43,6 +45,7 @@ from kakurega.agents.heuristics.summer_hide_and_seek import (
     shared_tables,
     turn_actions,
 )
+from kakurega.agents.heuristics.summer_plans import searched_starts
 from kakurega.envs.core.cache import remember
 from kakurega.envs.summer_hide_and_seek.rules import BUDGET
 
@@ -99,7 +102,8 @@ class SummerMixedChild:
             starts = tuple(int(s) for s in np.flatnonzero(mask))
             groups = self._start_groups.get(starts)
             if groups is None:  # the same in every round's start: one enumeration per agent
-                groups = remember(self._start_groups, starts, self._groups([(self._first_turn(s), s) for s in starts]),
+                groups = remember(self._start_groups, starts,
+                                  self._groups([(self._first_turn(s), s) for s in searched_starts(self.game, starts)]),
                                   START_GROUPS_SIZE)
             start, path = self._draw(groups, rng)
             self._plan = turn_actions(self.game, start, path, BUDGET)
