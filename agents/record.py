@@ -437,11 +437,11 @@ def describe_move(raw, agent: str, action: int, view: str | None, before, after=
     return game.public_action_string(before, int(action), raw.game_state if after is None else after, viewer)
 
 
-def describe_opening(raw, view: str | None, state=None) -> list[str]:
-    """What the rules played before the first decision of ``state`` (default: ``raw``'s current one, a new game), as
-    ``view`` may know it (``Game.opening_words``; [] for a game whose table alone shows its start)."""
+def describe_opening(raw, view: str | None) -> list[str]:
+    """What the rules played before the first decision of ``raw``'s new game, as ``view`` may know it
+    (``Game.opening_words``; [] for a game whose table alone shows its start)."""
     viewer = None if view is None else raw.possible_agents.index(view)
-    return raw.game.opening_words(raw.game_state if state is None else state, viewer)
+    return raw.game.opening_words(raw.game_state, viewer)
 
 
 def parse_view(raw, view: str | None) -> str | None:

@@ -284,8 +284,9 @@ class RunClock:
             self.resumed = True
 
     def hold_at(self, elapsed: dict) -> None:
-        """Count no more: the run's time is ``elapsed`` (a checkpoint's). A resume of a finished run trains
-        nothing, so the time it spends building and reporting is not the run's."""
+        """Count no more: the run's training time is ``elapsed`` (:meth:`elapsed` once training has ended, or a
+        finished run's checkpoint's: a resume of it trains nothing, so its building and reporting are not the
+        run's); :meth:`total` goes on counting."""
         self._held = (elapsed["wall_seconds"], elapsed["cpu_seconds"], time.perf_counter())
 
     def wall(self) -> float:
@@ -395,6 +396,14 @@ class RolloutMark:
             model.logger.record(key, value)
 
 
+def learner_snapshot(model, config: dict) -> tuple[dict, list]:
+    """``(metadata, layers)`` of the learner's current policy (what the league, the evaluations and a snapshot
+    read: :func:`~kakurega.agents.training.export.policy_metadata` of the run's env and network)."""
+    from kakurega.agents.training.export import policy_metadata
+
+    return policy_metadata(model, config["env"], config["env_kwargs"], move_features=config["network"]["move_features"])
+
+
 class Evaluations:
     """The periodic evaluation (``evaluation.every``): the policy as trained so far, against ``evaluation.opponent``.
 
@@ -416,14 +425,11 @@ class Evaluations:
     def take(self, model) -> None:
         """Evaluate ``model`` if an evaluation is due at its step: an eval.csv row and ``eval/*`` records, written
         at once as a progress.csv row (and TensorBoard events) of their own at this step."""
-        from kakurega.agents.training.export import policy_metadata
-
         step = int(model.num_timesteps)
         if not _crossed(self.last, step, self.config["evaluation"]["every"]):
             return
         config = self.config
-        meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
-                                       move_features=config["network"]["move_features"])
+        meta, layers = learner_snapshot(model, config)
         self.baseline = periodic_evaluation(config, self.out, meta, layers, step, self.clock.wall(), model.logger,
                                             self.baseline)
         self.last = step
@@ -434,14 +440,11 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
                evaluations: Evaluations | None = None):
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from kakurega.agents.training.export import policy_metadata, save_policy
+    from kakurega.agents.training.export import save_policy
 
     league_entries = {e["agent"] for e in config["opponents"]}
     uses_league = bool(league_entries & {"self", "snapshots"})
     snapshot_dir = out / "league"
-
-    def learner_snapshot(model):
-        return policy_metadata(model, config["env"], config["env_kwargs"], move_features=config["network"]["move_features"])
 
     #: the step of the last checkpoint this process saved (or resumed from): a killed run resumes there
     saved = {"step": 0}
@@ -462,7 +465,7 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
             self._push(current=True)
 
         def _push(self, current: bool) -> None:
-            meta, layers = learner_snapshot(self.model)
+            meta, layers = learner_snapshot(self.model, config)
             self.training_env.env_method(
                 "set_league", current=(meta, layers) if current else None,
                 snapshots=run_dir.snapshot_pool(snapshot_dir, self.num_timesteps, config["league"]["max_snapshots"]),
@@ -472,7 +475,7 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
             league = config["league"]
             if _crossed(self._last_snapshot, self.num_timesteps, league["snapshot_every"]):
                 self._last_snapshot = self.num_timesteps
-                meta, layers = learner_snapshot(self.model)
+                meta, layers = learner_snapshot(self.model, config)
                 save_policy(snapshot_dir / f"snapshot_{self.num_timesteps}.safetensors", layers, meta)
                 returns = [saved["step"]] + ([mark.step] if mark is not None and mark.collecting else [])
                 run_dir.prune_snapshots(snapshot_dir, league["max_snapshots"], self.num_timesteps, *returns)
@@ -898,7 +901,6 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     import torch
     from stable_baselines3.common.logger import configure
 
-    from kakurega.agents.training.export import policy_metadata
 
     if config["torch_threads"]:
         torch.set_num_threads(config["torch_threads"])
@@ -943,8 +945,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             warm_start(model, config, logger, say, progress=config["logging"]["progress_bar"] and not quiet)
         if {e["agent"] for e in config["opponents"]} & {"self", "snapshots"}:
             # before learn(): SB3 resets the envs (opponents may move first) before any callback runs
-            meta, layers = policy_metadata(model, config["env"], config["env_kwargs"],
-                                           move_features=config["network"]["move_features"])
+            meta, layers = learner_snapshot(model, config)
             snapshots = run_dir.snapshot_pool(out / "league", model.num_timesteps, config["league"]["max_snapshots"])
             vec_env.env_method("set_league", current=(meta, layers), snapshots=snapshots)
         remaining = config["total_timesteps"] - model.num_timesteps
@@ -958,6 +959,9 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
             )
         evaluations.take(model)  # the final policy, after the last update, where the schedule asks for it
         if not finished:
+            # the run's training time ends here: the final checkpoint, the policy file and summary.json record the
+            # same, which a resume of the finished run then finds again
+            clock.hold_at(clock.elapsed())
             save_checkpoint(model, config, out, clock)
         run_dir.prune_snapshots(out / "league", config["league"]["max_snapshots"], model.num_timesteps)
         from kakurega.agents.training.export import export_policy
