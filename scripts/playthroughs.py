@@ -26,7 +26,6 @@ import argparse
 import difflib
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -240,21 +239,12 @@ def run(args) -> int:
 
 def _read(path: Path) -> str:
     """The text of the playthrough file ``path`` ("" when there is none); a FIFO, a device or a directory at its
-    name is a ``ValueError`` in words, never waited on."""
-    from kakurega.envs.core.safe_load import NotRegularFile, open_regular, read_at_most
+    name is a ``ValueError`` in words, never waited on (:func:`~kakurega.envs.core.safe_load.read_file`)."""
+    from kakurega.envs.core.safe_load import read_file
 
     if not path.exists():
         return ""
-    try:
-        descriptor, _ = open_regular(path)
-    except NotRegularFile as error:
-        raise ValueError(f"{path}: {error.strerror}, not a regular file; expected a playthrough file (text)") from None
-    try:
-        data = read_at_most(descriptor, MAX_FILE_BYTES + 1)
-    finally:
-        os.close(descriptor)
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes; a playthrough file is at most that")
+    data = read_file(path, max_bytes=MAX_FILE_BYTES, error=ValueError, what="playthrough file", form="text")
     return data.decode("utf-8", errors="replace")
 
 

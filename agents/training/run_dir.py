@@ -463,10 +463,9 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
         return 0
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.unlink(missing_ok=True)
-    dropped, done, rows = 0, False, None
+    dropped, done = 0, False
     try:
-        with open(path, newline="", encoding="utf-8") as source:
-            rows = csv.reader(source)
+        with _csv_rows(path) as rows:
             header = next(rows, None)
             if not header or step_column not in header:
                 return 0
@@ -482,6 +481,25 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
                 target.flush()
                 os.fsync(target.fileno())
             done = True
+    finally:
+        if not (done and dropped):
+            tmp.unlink(missing_ok=True)
+    if not dropped:
+        return 0
+    os.replace(tmp, path)
+    fsync_directory(path.parent)
+    return dropped
+
+
+@contextlib.contextmanager
+def _csv_rows(path: Path):
+    """The rows of the run's CSV log ``path``, read one by one (its size does not bound memory); a file that is not
+    UTF-8 CSV raises :class:`ConfigError` naming it, wherever the reading stops."""
+    rows = None
+    try:
+        with open(path, newline="", encoding="utf-8") as source:
+            rows = csv.reader(source)
+            yield rows
     except UnicodeDecodeError as error:
         raise ConfigError(
             f"{path}: not UTF-8 text (it holds the byte 0x{error.object[error.start]:02x}); a run writes its CSV logs "
@@ -491,14 +509,6 @@ def cut_csv(path: Path, step_column: str, step: int) -> int:
         line = f", line {rows.line_num}" if rows is not None else ""
         raise ConfigError(f"{path}: not a readable CSV file ({str(error)[:200]}{line}); "
                           "repair or remove it, then resume") from None
-    finally:
-        if not (done and dropped):
-            tmp.unlink(missing_ok=True)
-    if not dropped:
-        return 0
-    os.replace(tmp, path)
-    fsync_directory(path.parent)
-    return dropped
 
 
 def _keep_row(row: list, width: int, column: int, step: int) -> bool:
@@ -517,20 +527,15 @@ def last_step(path: Path, step_column: str) -> int:
     if not path.is_file():
         return 0
     last = 0
-    try:
-        with open(path, newline="", encoding="utf-8") as source:
-            rows = csv.reader(source)
-            header = next(rows, None)
-            if not header or step_column not in header:
-                return 0
-            column = header.index(step_column)
-            for row in rows:
-                if len(row) == len(header):
-                    with contextlib.suppress(ValueError, OverflowError):
-                        last = max(last, int(float(row[column])))
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise ConfigError(f"{path}: not a readable UTF-8 CSV file ({str(error)[:200]}); a run writes its CSV logs "
-                          "as UTF-8 CSV, so something else changed this file: repair or remove it, then resume") from None
+    with _csv_rows(path) as rows:
+        header = next(rows, None)
+        if not header or step_column not in header:
+            return 0
+        column = header.index(step_column)
+        for row in rows:
+            if len(row) == len(header):
+                with contextlib.suppress(ValueError, OverflowError):
+                    last = max(last, int(float(row[column])))
     return last
 
 

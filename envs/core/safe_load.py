@@ -328,13 +328,13 @@ def read_at_most(descriptor: int, limit: int) -> bytes:
 
 
 def read_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: type[Exception] = SafeLoadError,
-              what: str = "file") -> bytes:
+              what: str = "file", form: str = "YAML or JSON") -> bytes:
     """The bytes of the regular file at ``path`` (at most ``max_bytes``), opened by :func:`open_regular`.
 
     A FIFO, ``/dev/stdin``, a device, a socket or a directory is refused at
     once in words instead of waiting for a writer or reading for ever; so is a
     missing file or one over the size limit. ``what`` names the kind of file
-    in messages (``"booklet file"``).
+    in messages (``"booklet file"``), ``form`` what it holds.
     """
     source = os.fspath(path)
     try:
@@ -342,7 +342,7 @@ def read_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, error: typ
     except FileNotFoundError:
         raise error(f"{source}: cannot read the {what}: no such file") from None
     except NotRegularFile as failure:
-        raise error(f"{source}: {failure.strerror}, not a regular file; expected a {what} (YAML or JSON)") from None
+        raise error(f"{source}: {failure.strerror}, not a regular file; expected a {what} ({form})") from None
     except OSError as failure:
         raise error(f"{source}: cannot read the {what} ({failure.strerror or failure})") from None
     try:
