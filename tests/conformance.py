@@ -243,6 +243,7 @@ def check_observations(make_env, seed=0, num_games=3):
                 # Game's contract: current_player is TERMINAL exactly when the game ended or was cut off
                 assert game.current_player(state) == TERMINAL and (game.is_terminal(state) or game.is_truncated(state))
                 assert raw.legal_actions() == [] and not obs["action_mask"].any()
+                assert not any(game.is_legal(state, a) for a in range(game.num_actions)), "a move is legal at the end"
                 env.step(None)
                 continue
             assert not (game.is_terminal(state) or game.is_truncated(state)), "a seat acts in a finished game"
@@ -252,6 +253,8 @@ def check_observations(make_env, seed=0, num_games=3):
             assert np.flatnonzero(obs["action_mask"]).tolist() == sorted(legal) == raw.legal_actions()
             # a game's own legal_flags (if it has one) agrees with the list (Game's default builds them from it)
             assert game.legal_flags(state) == Game.legal_flags(game, state)
+            # and its own is_legal, action by action (Game's default looks the action up in the list)
+            assert [a for a in range(game.num_actions) if game.is_legal(state, a)] == legal, "is_legal differs"
             assert np.array_equal(info["action_mask"], obs["action_mask"])
             assert raw.possible_agents[raw.game.current_player(raw.game_state)] == agent
             for other in env.agents:

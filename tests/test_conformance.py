@@ -58,6 +58,20 @@ def test_observations_and_masks(name, config):
 
 
 @pytest.mark.parametrize("name,config", CASES)
+def test_control_an_is_legal_that_forgets_a_move_is_caught(name, config, monkeypatch):
+    env = make(name, **config)
+    game = env.unwrapped.game
+    right = game.is_legal
+
+    def wrong(state, action):  # says no to the largest legal id
+        return right(state, action) and action != max(game.legal_actions(state))
+
+    monkeypatch.setattr(game, "is_legal", wrong)
+    with pytest.raises(AssertionError, match="is_legal differs"):
+        check_observations(lambda: env)
+
+
+@pytest.mark.parametrize("name,config", CASES)
 def test_fast_encoder_equals_the_reference_encoder(name, config):
     check_encoder_matches_reference(factory(name, config, wrapped=False))
 

@@ -742,6 +742,35 @@ class AnimalChainGame(Game):
             return _play_flags(self, state)
         return self.no_flags
 
+    def is_legal(self, state: AnimalChainState, action: int) -> bool:
+        """Whether ``action`` is legal for the player to move: that one action checked, as ``legal_actions`` rules.
+
+        A play needs its card in hand and its position among the connecting,
+        unblocked ones of the chain rule; a pass needs a card left to draw or
+        no face-down card to take; a take the drawing pile empty and its
+        position face down (``tests/test_conformance.py`` compares every
+        action with the list).
+        """
+        phase = state.phase
+        if phase == BUILD:
+            return _build_flags(self, state)[action] == 1
+        if phase != PLAY or state.turn >= self.max_turns:
+            return False
+        seat = state.to_move
+        kind, card_type, where = self.decoded[seat][action]
+        if kind == "play":
+            if not state.hands[seat][card_type]:
+                return False
+            left, right = self.type_links[card_type]
+            links = state.links[seat]
+            mask = (links[left] | links[right]) & (self.all_positions ^ state.blocked[seat])
+            return (mask >> ((action - self.play_base) % self.num_positions)) & 1 == 1
+        if kind == "pass":
+            return bool(state.deck) or 1 not in state.face_down
+        if kind == "take":
+            return not state.deck and state.face_down[where] == 1
+        return False
+
     # ----------------------------------------------------------- apply action
     def apply_action(self, state: AnimalChainState, action: int, rng: np.random.Generator) -> None:
         """Apply a legal action of the player to move (in its frame)."""

@@ -123,6 +123,17 @@ class Game(ABC):
         """
         return flags_of(self.legal_actions(state), self.num_actions)
 
+    def is_legal(self, state, action: int) -> bool:
+        """Whether ``action`` (an id in ``[0, num_actions)``) is legal for the player to act in ``state``.
+
+        What a caller that was not handed the legal actions checks before a
+        move (the OpenSpiel bridge's ``apply_action``). This default looks
+        ``action`` up in ``legal_actions``; a game may override it with a
+        cheaper check of that one action, which must agree with
+        ``legal_actions`` in every state (``tests/test_conformance.py``).
+        """
+        return action in self.legal_actions(state)
+
     @abstractmethod
     def apply_action(self, state, action: int, rng: np.random.Generator) -> None:
         """Apply a legal ``action`` of the current player in place; chance uses ``rng``."""

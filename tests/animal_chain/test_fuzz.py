@@ -63,6 +63,8 @@ def run_games(num_games, seed, pass_probability, max_turns=200, attack_rule="rul
             game.apply_action(state, action, rng)
             steps += 1
             check_invariants(game, state)
+            if steps % 8 == 0:  # every action id, one at a time (the OpenSpiel bridge's check of a move)
+                assert [a for a in range(game.num_actions) if game.is_legal(state, a)] == game.legal_actions(state)
             assert steps <= limit, "the game outlived its limit"
         endings["win" if state.winner != NO_SEAT else "drawn" if game.is_terminal(state) else "truncated"] += 1
         endings["holes"] += any(not s for s in state.stacks)

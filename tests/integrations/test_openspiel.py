@@ -211,6 +211,8 @@ def test_apply_action_refuses_what_is_no_legal_move_in_words_and_changes_nothing
                 state.apply_action(action)
             with pytest.raises(ValueError, match=rf"^action {n} is out of range: expected a legal action id in \[0, {n}\)"):
                 state.apply_action(n)
+            with pytest.raises(ValueError, match=rf"^action -2 is out of range: expected a legal action id in \[0, {n}\)"):
+                state.apply_action(-2)  # pyspiel refuses -1 itself; a check reading a table at -2 could find a move
             assert state.history() == history and state.legal_actions() == legal
             refused += 1
         state.apply_action(int(rng.choice(legal)))  # the control: a legal move plays
