@@ -2,8 +2,11 @@
 
 Messages on ``/ws`` are JSON objects with a ``type``; each request gets one
 reply, a ``state`` or ``replay`` message (built in :mod:`kakurega.scripts.web.session`)
-or an ``error`` message that says what was wrong and what was expected. A bad
-request never ends the connection nor changes a game.
+or an ``error`` message that says what was wrong and what was expected (and,
+as ``request``, the type of the request it answers). A bad request never ends
+the connection nor changes a game; a request that may open another game in
+its tab calls off the move a bot is thinking about for it (the game stays:
+the new one may be refused).
 
 =========================================================  ==================================
 ``{"type": "new", "env", "options", "seat", "agents",``    start a game: ``seat`` is the person's
@@ -49,7 +52,9 @@ and is read as JSON in its turn, refused unread beyond
 :data:`MAX_MESSAGE_VALUES` values; at most :data:`MAX_CONNECTIONS` tabs are
 served at once, and when :data:`MAX_SESSIONS` games are open a new one takes
 the place of the game left idle longest, once it has been idle
-:data:`IDLE_SECONDS`. Every
+:data:`IDLE_SECONDS`; however few games are open, one no request has
+touched for :data:`EXPIRE_SECONDS` is let go (checked at every request the
+server answers: its tab is told so, and its link opens nothing). Every
 request is bounded in time: a bot thinks at most ``move_seconds`` per move
 (a search then plays its best move so far), data files are opened without
 ever blocking, and a closed tab calls off its bot's thinking. Bots think in
@@ -118,6 +123,8 @@ READ_ON_ARRIVAL = 4096
 MAX_CONNECTIONS = 100
 #: with MAX_SESSIONS games open in tabs, a game no request has touched for this long gives its place to a new one
 IDLE_SECONDS = 15 * 60
+#: a game or replay no request has touched for this long is let go, open in a tab or not (its bots and table freed)
+EXPIRE_SECONDS = 60 * 60
 #: tabs and games of one client address at once (a quarter of the server's): loopback clients, this machine's own
 #: (every tab of a person at the server's machine), are held only to the server's limits
 MAX_CONNECTIONS_PER_ADDRESS = MAX_CONNECTIONS // 4
@@ -165,11 +172,13 @@ class Sessions:
 
     def __init__(self, record_dir: str | Path | None = None, max_sessions: int = MAX_SESSIONS,
                  data_dir: str | Path | None = None, move_seconds: float = MOVE_SECONDS,
-                 idle_seconds: float = IDLE_SECONDS, clock=time.monotonic, max_records: int = MAX_RECORDS):
+                 idle_seconds: float = IDLE_SECONDS, clock=time.monotonic, max_records: int = MAX_RECORDS,
+                 expire_seconds: float = EXPIRE_SECONDS):
         self.record_dir = record_dir
         self.record_quota = RecordQuota(max_records)
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
+        self.expire_seconds = expire_seconds
         self.clock = clock
         self.used_at: dict[str, float] = {}  # game id -> when a request last touched it
         self.data_files = DataFiles(data_dir)
@@ -312,6 +321,21 @@ class Sessions:
             self.open.pop(ticket, None)
             self.views.pop(ticket, None)
 
+    def expire(self) -> list[str]:
+        """Let go every game and replay no request has touched for :attr:`expire_seconds` (a bot thinking about it
+        stops), open in a tab or not: a tab that had one open is told so by its next request. Their ids."""
+        with self.lock:
+            now = self.clock()
+            stale = [key for key, at in self.used_at.items() if now - at >= self.expire_seconds]
+            for key in stale:
+                for ticket in self.by_id[key].tickets:
+                    holder = self.open.get(ticket)
+                    if isinstance(holder, Connection):
+                        holder.gone = (f"this tab's game was let go: no move or request touched it for "
+                                       f"{self.expire_seconds / 60:g} minutes; start a new one")
+                self._drop(key)
+            return stale
+
     def used(self, session) -> None:
         """A request touched ``session`` (it is not idle)."""
         with self.lock:
@@ -329,8 +353,9 @@ class Sessions:
                 raise RequestError("join: this invitation was already used to take its seat; the person who took it "
                                    "has their own link now (ask the table's host if that was not you)")
             if session is None:
-                raise RequestError("join: no game here has this link (the server may have restarted, or the link "
-                                   "was mistyped); start a new one")
+                raise RequestError(f"join: no game here has this link (the server may have restarted, the game was "
+                                   f"left {self.expire_seconds / 60:g} minutes without a move, or the link was "
+                                   "mistyped); start a new one")
             holder = self.open.get(ticket)
             if holder is not None and holder is not connection:
                 raise RequestError("this seat is already open in another tab or window; close it there (or start "
@@ -339,6 +364,8 @@ class Sessions:
                                    "in a minute")
             self.release(connection)
             self.open[ticket] = connection
+            if isinstance(connection, Connection):
+                connection.gone = ""
             return session
 
     def take_seat(self, session: GameSession, invite: str, connection) -> str:
@@ -424,16 +451,24 @@ class Connection:
         #: while there are some, an ``abandon`` arriving is for a game not open yet, so it calls nothing off at once
         self.switching = 0
         self.address = address
+        #: why the game this tab had open is gone ("" when none went): said to its next request
+        self.gone = ""
+
+    def interrupted(self) -> bool:
+        """Whether a bot thinking for this tab should stop: the tab went away, or a request that may open another
+        game in it is waiting (the game being left is kept: only that move is called off)."""
+        return self.closed.is_set() or self.switching > 0
 
 
 class Queued:
     """A long request waiting for its turn as text (read as JSON in its turn: a parsed message can take 25 times
     its text's memory), and its size in bytes."""
 
-    __slots__ = ("text", "size")
+    __slots__ = ("text", "size", "kind")
 
     def __init__(self, text: str, size: int):
         self.text, self.size = text, size
+        self.kind = None  # the request's type, once read
 
 
 def switches(message) -> bool:
@@ -655,6 +690,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
         raise RequestError(f"unknown message type {kind!r}; expected a JSON object with \"type\" one of "
                            f"{', '.join(_TYPES)}")
     kind = message["type"]
+    sessions.expire()
     if kind == "new":
         session, ticket = _new_game(message, sessions, connection)
         return _reply(session, ticket, sessions)
@@ -681,7 +717,7 @@ def handle(message, sessions: Sessions, connection) -> dict:
             return _reply(session, ticket, sessions)
     ticket = sessions.ticket_of(connection)
     if ticket is None:
-        raise RequestError(f"{kind}: no game is open in this tab; start one first")
+        raise RequestError(getattr(connection, "gone", "") or f"{kind}: no game is open in this tab; start one first")
     session = sessions.tickets[ticket]
     sessions.used(session)
     if kind == "seek":
@@ -703,8 +739,8 @@ def handle(message, sessions: Sessions, connection) -> dict:
         if kind == "act":
             session.act(message.get("action"), seat if seat in session.persons else None)
         elif kind == "next":
-            session.advance(getattr(connection, "closed", threading.Event()).is_set,
-                            seat if seat in session.persons else None)
+            stop = connection.interrupted if isinstance(connection, Connection) else None
+            session.advance(stop, seat if seat in session.persons else None)
         return _reply(session, ticket, sessions, seen)
 
 
@@ -748,8 +784,18 @@ def parse_request(text) -> object:
         raise RequestError(f"not valid JSON: {error}") from None
 
 
-def error_message(error: Exception) -> dict:
-    return {"type": "error", "message": str(error)}
+def error_message(error: Exception, request: str | None = None) -> dict:
+    """The ``error`` reply: what was wrong, in words, and the type of the request it answers (when it was read)."""
+    message = {"type": "error", "message": str(error)}
+    if request is not None:
+        message["request"] = request
+    return message
+
+
+def request_type(message) -> str | None:
+    """The ``type`` of a request (a long one once read in its turn), when it is one of the known types."""
+    kind = message.kind if isinstance(message, Queued) else message.get("type") if isinstance(message, dict) else None
+    return kind if kind in _TYPES else None
 
 
 def is_loopback(host: str) -> bool:
@@ -845,7 +891,8 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
 
     def read_and_handle(message, connection) -> dict:
         if isinstance(message, Queued):  # a long request, read in its turn
-            message = parse_request(message.text)
+            text, message = message, parse_request(message.text)
+            text.kind = message.get("type") if isinstance(message, dict) else None
         return handle(message, sessions, connection)
 
     async def game_settled(message, connection) -> None:
@@ -875,12 +922,12 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             return await anyio.to_thread.run_sync(read_and_handle, message, connection,
                                                   limiter=bot_threads if bot else request_threads)
         except (RequestError, ValueError, TypeError) as error:
-            return error_message(error)
+            return error_message(error, request_type(message))
         except Exception as error:  # a bug must not end the server: log it, tell the page
             log.exception("request failed")  # the details go to the server's log only: a bot's exception may
             # speak of its own hand, which the page must not read
             return error_message(RuntimeError(f"internal error ({type(error).__name__}); the game was left as it "
-                                              "was (the server's log has the details)"))
+                                              "was (the server's log has the details)"), request_type(message))
 
     async def reply_in_order(ws, requests, connection, scope) -> None:
         async with requests:

@@ -261,7 +261,7 @@ class GameSession:
         once the game is over.
 
         A searching bot thinks at most :attr:`move_seconds`, then plays its best
-        move so far; when ``should_stop()`` (the tab went away) or the game is
+        move so far; when ``should_stop()`` (the tab went away, or asks for another game) or the game is
         abandoned while it thinks, nothing is played.
         """
         from kakurega.agents.base import choose_action
@@ -289,8 +289,8 @@ class GameSession:
         finally:
             bot.should_stop = None
         if called_off():
-            raise RequestError(f"{agent}'s move was called off (the game was abandoned or its tab closed); "
-                               "nothing was played")
+            raise RequestError(f"{agent}'s move was called off (the game was abandoned, its tab closed, or the tab "
+                               "asked for another game); nothing was played")
         if action not in self.raw.legal_actions():  # an agent's bug must not end the game in an exception
             raise RequestError(f"{self.record.agents[agent]} on {agent} chose the illegal action {action}")
         self._play(agent, action)

@@ -8,6 +8,8 @@
   sideways), the table's text is readable, and the Zoom button shows the whole table at once and back.
 - **A lost connection:** when the server stops, the status line and the error banner say so, no shape stays
   highlighted or focusable, and the page refuses to send.
+- **Names:** every control of the page (the replay's arrows and slider, the record's file input included) has a
+  name a screen reader can say.
 
 Run with the browser tests (``-m browser``; Debian's chromium through Playwright, skipped without it).
 """
@@ -237,3 +239,23 @@ def test_a_full_game_on_a_phone(server, browser, env_name):
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
     assert page.errors == []
     page.context.close()
+
+
+#: every control of the page without a name a screen reader can say: an input or select outside a <label> and
+#: without aria-label, a button whose name (aria-label, else its text) has no word in it (``|<`` is read "vertical
+#: line less than")
+UNNAMED = """() => [...document.querySelectorAll('input, select, textarea, button')].filter((e) => {
+  const name = e.getAttribute('aria-label') || (e.tagName === 'BUTTON' ? e.textContent : '');
+  if (e.tagName === 'BUTTON') return !/[A-Za-z]{2}/.test(name);
+  return !name.trim() && !e.closest('label') && !(e.id && document.querySelector(`label[for="${e.id}"]`));
+}).map((e) => e.id || e.outerHTML.slice(0, 60))"""
+
+
+def test_every_control_has_a_name(server, browser):
+    page = open_app(browser, server.url)
+    try:
+        assert page.evaluate(UNNAMED) == []
+        start_game(page, "kakurenbo_v0", preset=0, seat="0", agents="random")
+        assert page.evaluate(UNNAMED) == []  # the table's controls too
+    finally:
+        page.close()

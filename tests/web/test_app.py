@@ -91,7 +91,7 @@ def test_watching_bots_from_a_chosen_view(client):
         assert final["over"] and final["seats"]["player_1"] == "heuristic"
         refused = ask(ws, {"type": "act", "action": 0})
         assert refused == {"type": "error", "message": "nobody plays in this game: the bots play it alone (send "
-                                                       "next to see their moves)"}
+                                                       "next to see their moves)", "request": "act"}
 
 
 @pytest.mark.parametrize(
@@ -147,7 +147,8 @@ def test_bad_moves_leave_the_game_as_it_was(client):
                                 (None, "action must be an integer action id, got None")]:
             reply = ask(ws, {"type": "act", "action": action})
             assert reply["type"] == "error" and message in reply["message"], reply
-        assert ask(ws, {"type": "next"}) == {"type": "error", "message": "it is your turn: click the table to move"}
+        assert ask(ws, {"type": "next"}) == {"type": "error", "message": "it is your turn: click the table to move",
+                                             "request": "next"}
         # nothing changed: the same message as before, and the game plays on to the end
         again = ask(ws, {"type": "join", "ticket": state["ticket"]})
         assert {k: again[k] for k in ("svg", "legal", "to_move", "event_count")} == {
@@ -364,7 +365,7 @@ def test_the_default_opponent_is_the_shipped_bot_exactly_where_one_is_shipped(cl
         reply = ask(ws, {"type": "new", "env": "kakurenbo_v0", "options": {"num_players": 3}, "seat": 0,
                          "agents": ["pretrained"]})
         assert reply == {"type": "error", "message": "no shipped bot for kakurenbo_v0 with 3 players; 4 players has "
-                                                     "one (or choose heuristic)"}
+                                                     "one (or choose heuristic)", "request": "new"}
 
 
 @pytest.mark.parametrize("env,seed", [("hidden_rooms_v0", 4), ("summer_hide_and_seek_v2", 5)])

@@ -319,11 +319,97 @@ def test_files_not_checked_yet_are_offered_apart(browser, tmp_path):
         assert [json.loads(value) for value in plain] == [None, *loaded]
         groups = page.evaluate(f"[...document.querySelectorAll('{select} > optgroup')].map((g) => "
                                "[g.label, [...g.children].map((o) => o.value)])")
-        assert groups == [["not checked yet (reload the page to check them)", [json.dumps("later.yaml")]]]
+        assert groups == [["not checked yet (being checked: the list updates by itself)", [json.dumps("later.yaml")]]]
         page.select_option(select, json.dumps("later.yaml"))
         assert page.input_value(select) == json.dumps("later.yaml")
         assert errors == []
         page.close()
+
+def test_a_refused_new_game_leaves_the_open_one_playable_and_says_so(server, browser):
+    """Start pressed with an opponent the server refuses: the page says the new game was refused and that the open
+    one goes on, and it does (the page had let go of the open game before the answer came: its table no longer
+    took clicks, and bots being watched stopped)."""
+    page = open_app(browser, server.url)
+    try:
+        start_game(page, "kakurenbo_v0", preset=0, seat="0", agents="random")
+        play_by_clicking(page, np.random.default_rng(1), stop_after=1)
+        game = page.get_attribute("#table", "data-legal")
+        open_setup(page)
+        page.fill("#agents", "no_such_bot")
+        page.click("#start")
+        page.wait_for_selector("#error:not([hidden])")
+        words = page.inner_text("#error")
+        assert words.startswith("The new game was refused: ") and "no_such_bot" in words, words
+        assert words.endswith("The game you had open goes on."), words
+        assert page.get_attribute("#table", "data-legal") == game
+        assert play_by_clicking(page, np.random.default_rng(2), stop_after=1) == 1  # the table still takes moves
+        # bots watched: they go on moving after a refused Start
+        start_game(page, "kakurenbo_v0", preset=0, seat="watch", agents="random", seed=3, speed=300)
+        page.wait_for_function("document.getElementById('status').textContent.includes('player_0: random')")
+        open_setup(page)
+        page.fill("#agents", "no_such_bot")
+        page.select_option("#seat", "0")
+        page.click("#start")
+        page.wait_for_function("document.getElementById('error').textContent.startsWith('The new game was refused')")
+        moves = page.evaluate("document.getElementById('events').children.length")
+        page.wait_for_function(f"document.getElementById('events').children.length > {moves}", timeout=10_000)
+        assert page.errors == []
+    finally:
+        page.close()
+
+
+def test_files_not_checked_yet_move_into_the_list_without_a_reload(browser, tmp_path):
+    """The page asks for the lists again while some files are not checked yet (it once kept them apart until the
+    person reloaded the page): a map the server checks later joins the map list, and stays chosen."""
+    from importlib import resources
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "later_map.yaml").write_text(
+        resources.files("kakurega.envs").joinpath("data", "summer_map.yaml").read_text(encoding="utf-8"))
+    asked = []
+
+    def first_untried(route):  # the first listing had no time for later_map.yaml; the next ones tried it
+        listing = route.fetch().json()
+        asked.append(listing)
+        if len(asked) == 1:
+            for options in listing["file_choices"].values():
+                for names in options.values():
+                    if "later_map.yaml" in names:
+                        names.remove("later_map.yaml")
+            listing["unchecked_files"] = {"summer_hide_and_seek_v1": {"map": ["later_map.yaml"]}}
+        route.fulfill(json=listing)
+
+    with Server(tmp_path / "records", data_dir=data) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.route("**/api/envs", first_untried)
+        page.goto(server.url)
+        page.wait_for_selector("body[data-ready=true]")
+        open_setup(page)
+        page.check("#older")
+        page.select_option("#env", "summer_hide_and_seek_v1")
+        select = "select[data-option=map]"
+        assert page.locator(f"{select} > optgroup").count() == 1  # offered apart at first
+        page.select_option(select, json.dumps("later_map.yaml"))
+        page.wait_for_function(f"document.querySelectorAll('{select} > optgroup').length === 0", timeout=10_000)
+        plain = page.evaluate(f"[...document.querySelectorAll('{select} > option')].map((o) => o.value)")
+        assert [json.loads(value) for value in plain] == [None, "later_map.yaml", "summer_map.yaml"]
+        assert page.input_value(select) == json.dumps("later_map.yaml")  # the person's choice kept
+        count = len(asked)
+        page.wait_for_timeout(4000)
+        assert len(asked) == count  # every file checked: the page stops asking
+        page.evaluate("document.getElementById('setup').open = false")
+        page.evaluate("document.getElementById('setup').open = true")
+        for _ in range(50):
+            if len(asked) > count:
+                break
+            page.wait_for_timeout(100)
+        assert len(asked) == count + 1  # opening the setup asks again
+        assert errors == []
+        page.close()
+
 
 def test_watch_bots_play_each_other(server, browser, shots):
     page = open_app(browser, server.url)
@@ -379,3 +465,16 @@ def test_two_people_at_one_table_each_by_their_own_link(server, browser, shots):
     assert host.errors == [] and guest.errors == []
     host.close()
     guest.close()
+
+
+def test_the_rules_button_says_when_the_rules_cannot_be_loaded(server, browser):
+    """The Rules button once did nothing at all when its request failed (the server stopped, the network dropped)."""
+    page = open_app(browser, server.url)
+    try:
+        page.route("**/api/rules/**", lambda route: route.abort())
+        page.click("#rules-button")
+        page.wait_for_selector("#error:not([hidden])")
+        assert page.inner_text("#error").startswith("Could not load the rules from the server")
+        assert not page.is_visible("#rules")
+    finally:
+        page.close()

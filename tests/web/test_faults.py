@@ -176,6 +176,35 @@ def test_a_game_whose_bot_is_thinking_can_be_abandoned():
         assert ask(ws, {"type": "new", "env": "kakurenbo_v0", "seat": 0})["type"] == "state"  # the tab goes on
 
 
+def test_a_new_game_asked_for_while_a_bot_thinks_calls_off_that_move_only_and_a_refused_one_leaves_the_game():
+    """Start pressed while a bot thinks: the move is called off at once (not after the bot's time), the game is
+    kept, and when the new game is refused the tab goes on with it; each error says which request it answers."""
+    with client_for(move_seconds=120) as client, connect(client) as ws:
+        game, _ticket = game_with_a_bot_to_think(client, ws)
+        session = client.app.state.sessions.by_id[game]
+        played = list(session.events)
+        start = time.monotonic()
+        ws.send_text(json.dumps({"type": "next"}))
+        time.sleep(0.5)  # the bot is thinking now
+        ws.send_text(json.dumps({"type": "new", "env": "kakurenbo_v0", "seat": 0, "agents": ["no_such_bot"]}))
+        called_off, refused = json.loads(ws.receive_text()), json.loads(ws.receive_text())
+        assert time.monotonic() - start < 10
+        assert called_off["type"] == "error" and "called off" in called_off["message"], called_off
+        assert called_off["request"] == "next" and refused["request"] == "new", (called_off, refused)
+        assert refused["type"] == "error" and "no_such_bot" in refused["message"], refused
+        assert session.events == played and not session.abandoned.is_set()  # nothing played, the game kept
+        assert ask(ws, {"type": "look"})["game"] == game  # still open in the tab, and it plays on
+        client.app.state.sessions.by_id[game].move_seconds = 0.2
+        moved = ask(ws, {"type": "next"})
+        assert moved["type"] == "state" and moved["event_count"] > len(played), moved
+        # a long request (read in its turn) that fails says its type too; a frame that is not JSON has none
+        padded = json.dumps({"type": "new", "env": "no_such_game"}) + " " * (2 * 4096)
+        ws.send_text(padded)
+        assert json.loads(ws.receive_text())["request"] == "new"
+        ws.send_text("{not json")
+        assert "request" not in json.loads(ws.receive_text())
+
+
 def test_a_closed_tab_calls_off_its_bot(tmp_path):
     with client_for(move_seconds=120) as client:
         with connect(client) as ws:

@@ -147,3 +147,31 @@ def test_serve_refuses_a_record_quota_out_of_bounds(value, tmp_path, capsys):
 
     assert main(["serve", "--record-dir", str(tmp_path), "--max-records", value]) == 2
     assert f"--max-records must be from 1 to 1,000,000, got {value}" in capsys.readouterr().err
+
+
+def test_a_game_no_request_touches_for_the_expiry_time_is_let_go_however_few_are_open(client):
+    """Without the expiry a game a person walked away from (its tab open or closed) held its place, its bots and its
+    table until the server was full; the clock is injected, so nothing sleeps."""
+    sessions = client.app.state.sessions
+    now = [0.0]
+    sessions.clock = lambda: now[0]
+    expiry = sessions.expire_seconds
+    assert expiry == web.EXPIRE_SECONDS and expiry > web.IDLE_SECONDS
+    with connect(client) as one, connect(client) as two:
+        left_open = ask(one, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        with connect(client) as closed:
+            left_closed = ask(closed, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        kept = ask(two, {"type": "new", "env": "kakurenbo_v1", "seat": 0})
+        now[0] = expiry - 1.0
+        ask(two, {"type": "look"})  # a request touches the kept game: its time starts again
+        assert len(sessions.by_id) == 3  # the control: a game is not let go before its time
+        now[0] = expiry + 1.0
+        assert ask(two, {"type": "look"})["type"] == "state"  # any tab's request lets the two left games go
+        assert set(sessions.by_id) == {kept["game"]}
+        assert left_open["game"] not in sessions.by_id and left_closed["game"] not in sessions.by_id
+        gone = ask(one, {"type": "look"})  # the tab that had one open is told why it is gone
+        assert gone["type"] == "error" and "let go: no move or request touched it for 60 minutes" in gone["message"]
+        lost = ask(one, {"type": "join", "ticket": left_closed["ticket"]})
+        assert lost["type"] == "error" and "left 60 minutes without a move" in lost["message"], lost
+        assert ask(one, {"type": "new", "env": "kakurenbo_v1", "seat": 0})["type"] == "state"  # the tab goes on
+        assert ask(one, {"type": "look"})["type"] == "state"

@@ -16,6 +16,7 @@ let maxMessageBytes = Infinity;  // the largest message the server takes (UTF-8 
 let fileChoices = {};      // env name -> file option -> the offered files that option loads
 let uncheckedFiles = {};   // env name -> file option -> the offered files the server has not tried for it yet
 let agentsEdited = false;  // the person typed the other players: no more suggestions
+let pending = null;        // "new" or "open_record" while the server has not yet answered the game or record asked for
 
 // ------------------------------------------------------------------ connection
 function connect() {
@@ -85,6 +86,18 @@ function showError(text) {
 }
 
 function receive(message) {
+  if (message.type === "error" && pending !== null) {
+    // the answers to requests sent before the new game was asked for (a bot's move called off) are not news
+    if (message.request !== pending) return;
+    pending = null;
+    const what = message.request === "new" ? "The new game was refused" : "The record was not opened";
+    const open = current && !(current.type === "state" && current.over) ?
+      ` The ${current.type === "replay" ? "record" : "game"} you had open goes on.` : "";
+    const words = /[.!?)]$/.test(message.message) ? message.message : `${message.message}.`;
+    showError(`${what}: ${words}${open}`);
+    scheduleBot();
+    return;
+  }
   if (message.type === "error") { showError(message.message); scheduleBot(); return; }
   showError("");
   if (message.type === "state") showState(message);
@@ -262,6 +275,7 @@ function legalSet(message) {
 
 // ------------------------------------------------------------------ playing
 function showState(message) {
+  if (!current || current.game !== message.game) pending = null;  // the game asked for (a move of the old one: not yet)
   if (!current || current.game !== message.game || current.view !== message.view) {
     $("events").innerHTML = "";
     eventCount = 0;
@@ -330,7 +344,7 @@ function showViews(message) {
 
 function scheduleBot() {
   clearTimeout(botTimer);
-  if (!current || current.type !== "state" || current.over || paused) return;
+  if (!current || current.type !== "state" || current.over || paused || pending !== null) return;
   // a bot's move at the chosen pace; while another person is to move, a look at the table every second
   if (current.waiting_for === "bot") botTimer = setTimeout(() => send({ type: "next" }), Number($("speed").value));
   else if (current.waiting_for === "person") botTimer = setTimeout(() => send({ type: "look" }), 1000);
@@ -526,17 +540,7 @@ function fillFields(env) {
     let input;
     if (field.type === "select" || field.type === "file") {
       input = document.createElement("select");
-      const choices = field.type === "select" ? field.choices : [null, ...filesFor(env, field)];
-      for (const choice of choices) {
-        input.add(new Option(choice === null ? "the shipped one" : String(choice), JSON.stringify(choice)));
-      }
-      const unchecked = field.type === "file" ? (uncheckedFiles[env.name] || {})[field.name] || [] : [];
-      if (unchecked.length) {  // files the server had no time to try yet: offered apart, as what they are
-        const group = document.createElement("optgroup");
-        group.label = "not checked yet (reload the page to check them)";
-        for (const name of unchecked) group.appendChild(new Option(name, JSON.stringify(name)));
-        input.appendChild(group);
-      }
+      fillChoices(input, env, field);
     } else {
       input = document.createElement("input");
       if (field.type === "checkbox") input.type = "checkbox";
@@ -554,6 +558,56 @@ function fillFields(env) {
     else { label.append(`${field.name} `); label.appendChild(input); }
     box.appendChild(label);
   }
+}
+
+// The choices of a select field; a file option's: the shipped file, the files its loader loads, and those the server
+// had no time to try yet in a group of their own (the page asks again until none is left: refreshLists).
+function fillChoices(input, env, field) {
+  input.innerHTML = "";
+  const choices = field.type === "select" ? field.choices : [null, ...filesFor(env, field)];
+  for (const choice of choices) {
+    input.add(new Option(choice === null ? "the shipped one" : String(choice), JSON.stringify(choice)));
+  }
+  const unchecked = field.type === "file" ? (uncheckedFiles[env.name] || {})[field.name] || [] : [];
+  if (unchecked.length) {  // offered apart, as what they are
+    const group = document.createElement("optgroup");
+    group.label = "not checked yet (being checked: the list updates by itself)";
+    for (const name of unchecked) group.appendChild(new Option(name, JSON.stringify(name)));
+    input.appendChild(group);
+  }
+}
+
+// The data file lists again from the server (each listing tries for about 2 s the files it has no answer for):
+// asked when the setup is opened, and every few seconds while it is open and some files are not checked yet. The
+// file fields keep the person's choice (where the file is still offered).
+const LIST_AGAIN_MS = 3000;
+let listTimer = null;
+function takeLists(data) {
+  dataFiles = data.data_files;
+  fileChoices = data.file_choices ?? {};
+  uncheckedFiles = data.unchecked_files ?? {};
+}
+
+function refreshLists() {
+  clearTimeout(listTimer);
+  listTimer = null;
+  fetch("/api/envs").then((r) => r.json()).then((data) => {
+    takeLists(data);
+    const env = selectedEnv();
+    for (const field of env ? env.fields : []) {
+      if (field.type !== "file") continue;
+      const input = $("options").querySelector(`[data-option="${field.name}"]`);
+      const chosen = input.value;
+      fillChoices(input, env, field);
+      if ([...input.options].some((o) => o.value === chosen)) input.value = chosen;
+    }
+    listAgain();
+  }).catch(() => listAgain());
+}
+
+function listAgain() {
+  clearTimeout(listTimer);
+  listTimer = Object.keys(uncheckedFiles).length && $("setup").open ? setTimeout(refreshLists, LIST_AGAIN_MS) : null;
 }
 
 // The data files a file option is offered: those its loader loads (a server that does not say: every one); those
@@ -626,12 +680,12 @@ function start() {
   const seatValue = $("seat").value;
   const seed = seatValue === "watch" && $("view").value === "spectator" ? $("seed").value.trim() : "";
   clearTimeout(botTimer);
-  // a bot may be thinking about the game being left: call it off at once (the server answers in order)
-  if (current && current.type === "state" && !current.over && current.waiting_for === "bot") send({ type: "abandon" });
-  current = null;
+  // the game open stays until the new one comes: the server refuses some (then it goes on); a bot thinking about
+  // it stops at once (the server calls off that move when a request for another game arrives)
   paused = false;
   $("pause").textContent = "Pause";
-  send({
+  pending = "new";
+  if (!send({
     type: "new",
     env: $("env").value,
     options: options,
@@ -639,7 +693,7 @@ function start() {
     view: $("view").value,
     agents: $("agents").value.trim().split(/\s+/).filter((s) => s !== ""),
     seed: seed === "" ? null : Number(seed),
-  });
+  })) { pending = null; scheduleBot(); }
 }
 
 // A seed may be chosen only to watch bots as the spectator (the server draws every other deal).
@@ -661,7 +715,7 @@ function showRules() {
     box.appendChild(renderMarkdown(data.text));
     $("rules").dataset.game = data.game;
     $("rules").showModal();
-  });
+  }).catch(() => showError("Could not load the rules from the server (it may have stopped); try again, or reload the page."));
 }
 
 function inline(parent, text) {
@@ -728,15 +782,18 @@ function openRecord() {
     const message = { type: "open_record", record: text, view: $("record-view").value.trim() || "spectator" };
     const encodedMessage = encoded(message);  // once: a record may be megabytes
     if (encodedMessage === null) return;  // too large: the table on the page stays as it was
-    current = null;
-    $("events").innerHTML = "";
-    send(encodedMessage);
+    clearTimeout(botTimer);  // the game open stays until the record comes (it may be refused)
+    pending = "open_record";
+    if (!send(encodedMessage)) { pending = null; scheduleBot(); }
   });
 }
 
 function showReplay(message) {
   if (!current || current.game !== message.game) {
     $("setup").open = false;  // the record folds the setup away
+    $("events").innerHTML = "";  // (the moves of the game it replaces)
+    eventCount = 0;
+    pending = null;
     zoomScale = 0;
   }
   current = message;
@@ -786,6 +843,7 @@ function init() {
     if (!$("table").contains(event.target) && !$("chooser").contains(event.target)) keyboardAt = null;
   });
   $("zoom").onclick = toggleZoom;
+  $("setup").addEventListener("toggle", () => { if ($("setup").open && envs.length) refreshLists(); });
   $("env").onchange = fillEnv;
   $("older").onchange = fillEnvList;
   $("agents").oninput = () => { agentsEdited = true; };
@@ -815,10 +873,8 @@ function init() {
   };
   fetch("/api/envs").then((r) => r.json()).then((data) => {
     envs = data.envs;
-    dataFiles = data.data_files;
+    takeLists(data);
     maxMessageBytes = data.max_message_bytes ?? Infinity;
-    fileChoices = data.file_choices ?? {};
-    uncheckedFiles = data.unchecked_files ?? {};
     for (const [kind, help] of Object.entries(data.agent_kinds)) {
       const option = document.createElement("option");
       option.value = kind;
@@ -827,7 +883,8 @@ function init() {
     }
     fillEnvList();
     document.body.dataset.ready = "true";
-  });
+    listAgain();
+  }).catch(() => showError("Could not load the list of games from the server (it may have stopped); reload the page."));
   connect();
 }
 
