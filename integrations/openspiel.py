@@ -357,12 +357,15 @@ class KakuregaState(pyspiel.State):
                                  f"[0, {SEED_OUTCOMES})")
             core.deal(action)
             return
-        rules, legal = core.shared.game, core.legal
-        # most callers have just asked for the legal actions (kept until the move); a replay of recorded moves has
-        # not, and the rules check that one action (``Game.is_legal``) instead of listing them all
-        if core.player is TERMINAL_PLAYER or not 0 <= action < rules.num_actions or not (
-                rules.is_legal(core.state, action) if legal is None else action in legal):
-            raise not_a_legal_move(rules, core.state, core.player, action)
+        legal = core.legal
+        if legal is not None:  # most callers have just asked for the legal actions (kept until the move)
+            if action not in legal:
+                raise not_a_legal_move(core.shared.game, core.state, core.player, action)
+        else:  # a replay of recorded moves has not: the rules check that one action (``Game.is_legal``)
+            rules = core.shared.game
+            if core.player is TERMINAL_PLAYER or not 0 <= action < rules.num_actions or not rules.is_legal(
+                    core.state, action):
+                raise not_a_legal_move(rules, core.state, core.player, action)
         core.apply(action)
 
     def resample_from_infostate(self, player_id, probability_sampler):
