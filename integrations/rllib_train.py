@@ -260,8 +260,8 @@ def _ppo_settings(config: dict) -> dict:
 def _run(config: dict, out: Path, found, mapping: str, address, runners: int, say, quiet: bool):
     import ray
     import torch
-    from stable_baselines3.common.logger import configure
 
+    from kakurega.agents.training.trainer import run_logger
     from kakurega.integrations.rllib import algorithm_config, module_ids
 
     if config["torch_threads"]:
@@ -277,7 +277,7 @@ def _run(config: dict, out: Path, found, mapping: str, address, runners: int, sa
         ).build_algo()
         parts = sorted(int(p.name[4:]) for p in (out / "logs").glob("part*") if p.name[4:].isdigit())
         formats = ["csv"] + (["tensorboard"] if config["logging"]["tensorboard"] else [])
-        logger = configure(str(out / "logs" / f"part{(parts[-1] + 1) if parts else 0}"), formats)
+        logger = run_logger(out / "logs" / f"part{(parts[-1] + 1) if parts else 0}", formats)
         shadow = ShadowModel(algo, module_ids(mapping, 1)[0], config)
         return _loop(config, out, found, mapping, algo, shadow, logger, runners, say, quiet)
     finally:

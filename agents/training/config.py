@@ -124,8 +124,10 @@ SCHEMA: dict[str, Any] = {
     "algorithm": Key("str", REQUIRED, "ppo (sb3-contrib MaskablePPO) or dqn (kakurega MaskedDQN)", choices=("ppo", "dqn")),
     "total_timesteps": Key("int", REQUIRED, "learner steps to train for (opponent moves are not counted)", minimum=1, maximum=MAX_STEPS),
     "seed": Key("int", 0, "seed of everything: envs, opponents, network init (a run repeats its numbers on the same "
-                "kind of machine with the same `torch_threads`; its files differ only in the times they record, "
-                "`wall_seconds` and the policy's `wall_seconds_training`)", minimum=0, maximum=MAX_SEED),
+                "kind of machine with the same `torch_threads`; its files differ only in the times they record "
+                "(`wall_seconds`, the policy's `wall_seconds_training`, summary.json's seconds, progress.csv's "
+                "`time/fps` and `time/time_elapsed`, a checkpoint's `elapsed` and episode times, so its checksums) "
+                "and, in another directory, in the paths they name)", minimum=0, maximum=MAX_SEED),
     "n_envs": Key("int", 8, "parallel copies of the env", minimum=1, maximum=256),
     "vec_env": Key("str", "dummy", "dummy (one process) or subproc (one process per env)", choices=("dummy", "subproc")),
     "learner_seat": Key("seat", "random", "the learner's seat each episode: random or a fixed seat number"),

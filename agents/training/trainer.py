@@ -579,6 +579,28 @@ def _callbacks(config: dict, out: Path, clock: RunClock, mark: RolloutMark | Non
     return callbacks
 
 
+class _ColumnsInNameOrder(list):
+    """The columns of SB3's CSV log: those a row brings are added in name order.
+
+    SB3 adds them as a set difference, whose order follows Python's string hashes (``PYTHONHASHSEED``, drawn
+    anew by every process), so two runs of one seed wrote progress.csv's columns in different orders."""
+
+    def extend(self, keys):
+        super().extend(sorted(keys))
+
+
+def run_logger(folder: Path, formats: list[str]):
+    """SB3's logger writing ``formats`` ("csv", "tensorboard", "stdout") into ``folder``; progress.csv's
+    columns come in an order that does not depend on the process (:class:`_ColumnsInNameOrder`)."""
+    from stable_baselines3.common.logger import CSVOutputFormat, configure
+
+    logger = configure(str(folder), formats)
+    for output in logger.output_formats:
+        if isinstance(output, CSVOutputFormat):
+            output.keys = _ColumnsInNameOrder(output.keys)
+    return logger
+
+
 def write_records(logger, prefix: str, step: int) -> None:
     """Write the records of ``logger`` whose keys start with ``prefix`` now, as a row of their own at ``step``
     (``time/total_timesteps`` in progress.csv, the event step in TensorBoard); the other records wait for SB3's
@@ -899,8 +921,6 @@ def _prepare_resume(config: dict, out: Path, say) -> tuple[Path, dict]:
 
 def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
     import torch
-    from stable_baselines3.common.logger import configure
-
 
     if config["torch_threads"]:
         torch.set_num_threads(config["torch_threads"])
@@ -920,7 +940,7 @@ def _run(config: dict, out: Path, found, say, quiet: bool) -> TrainResult:
 
             logger = Logger(folder=None, output_formats=[])
         else:
-            logger = configure(str(out / "logs" / f"part{part}"), formats)
+            logger = run_logger(out / "logs" / f"part{part}", formats)
         vec_env = make_vec_env(config)
         model = _build(config, vec_env, logger)
         if found is not None:

@@ -5,6 +5,10 @@ Each run trains a few hundred steps with a 16-unit network and a league
 plays a thousand learner steps without ever choosing an illegal action.
 """
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import yaml
@@ -145,6 +149,40 @@ def test_same_seed_same_policy(nim, tmp_path):
     for (w1, b1), (w2, b2) in zip(*weights):
         np.testing.assert_array_equal(w1, w2)
         np.testing.assert_array_equal(b1, b2)
+
+
+#: a run's first progress.csv rows: the warm start's, then PPO's (which brings columns of its own)
+LOG_ROWS = """
+import sys
+from kakurega.agents.training.trainer import run_logger
+logger = run_logger(sys.argv[1], ["csv"])
+for step, keys in enumerate([
+    ["pretrain/samples", "pretrain/accuracy", "pretrain/loss", "pretrain/teacher_win_rate"],
+    ["time/fps", "time/iterations", "rollout/ep_rew_mean", "rollout/ep_len_mean", "rollout/score", "rollout/win_rate",
+     "opponents/random", "opponents/self", "train/loss", "train/entropy_loss", "train/value_loss", "train/approx_kl"],
+]):
+    for key in keys:
+        logger.record(key, step)
+    logger.record("time/total_timesteps", step)
+    logger.dump(step)
+logger.close()
+"""
+
+
+def test_progress_csv_has_the_same_columns_in_every_process(tmp_path):
+    """A seeded run's progress.csv is the same file in every process: SB3 adds a row's new columns as a set, in an
+    order that followed the process's string hashes (PYTHONHASHSEED); the run's logger adds them in name order."""
+    headers = set()
+    for hash_seed in ("1", "2"):
+        folder = tmp_path / hash_seed
+        subprocess.run([sys.executable, "-c", LOG_ROWS, str(folder)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        lines = (folder / "progress.csv").read_text().splitlines()
+        assert len(lines) == 3
+        headers.add(lines[0])
+    assert len(headers) == 1, headers
+    assert headers.pop().split(",")[:5] == ["pretrain/accuracy", "pretrain/loss", "pretrain/samples",
+                                            "pretrain/teacher_win_rate", "time/total_timesteps"]
 
 
 def test_pure_self_play_league(nim, tmp_path):
