@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import gc
 import hashlib
+import importlib
 import pickle
 import sys
 import types
@@ -89,45 +91,95 @@ def check_word_leaks(game, states, samples: int = 2) -> None:
     assert total and changed, "resample_hidden never changed a state: the word check would be vacuous"
 
 
+# ----------------------------------------------------------------- rewards
+def check_return_leaks(game, states, samples: int = 2) -> dict:
+    """Every seat's cumulative return is the same for states a seat cannot tell apart.
+
+    The env pays rewards as the change of ``game.returns`` (every step, to
+    every agent: ``rewards`` and ``_cumulative_rewards`` are dicts any agent
+    may read). So for each state and seat, re-deals for the seat
+    (``resample_hidden``) must give the seat its own return, and every other
+    seat theirs: a return (a shaping potential, a score) that read a hidden
+    fact would pay it out. Returns counts: ``compared`` (re-deals),
+    ``changed`` (re-deals that changed the state), ``paid`` (compared states
+    whose returns are not all zero).
+    """
+    counts = {"compared": 0, "changed": 0, "paid": 0}
+    for index, state in enumerate(states):
+        fingerprint = game.fingerprint(state)
+        expected = np.asarray(game.returns(state), dtype=float).tolist()
+        for seat in range(game.num_players):
+            for k in range(samples):
+                sample = game.resample_hidden(state, seat, np.random.default_rng([index, seat, k]))
+                counts["compared"] += 1
+                counts["changed"] += game.fingerprint(sample) != fingerprint
+                counts["paid"] += any(expected)
+                got = np.asarray(game.returns(sample), dtype=float).tolist()
+                if got[seat] != expected[seat]:
+                    raise AssertionError(f"state {index}: seat {seat}'s return changed from {expected[seat]} to "
+                                         f"{got[seat]} when hidden information was re-dealt for it")
+                if got != expected:
+                    raise AssertionError(f"state {index} re-dealt for seat {seat}: the returns (every agent's "
+                                         f"rewards) changed from {expected} to {got}")
+    assert counts["compared"] and counts["changed"], "resample_hidden never changed a state: the return check would be vacuous"
+    return counts
+
+
 # ----------------------------------------------------------- move features
-def check_move_feature_leaks(raw, features, states, samples: int = 2) -> None:
-    """A seat's move features are the same for states that seat cannot tell apart.
+def check_move_feature_leaks(raw, features, states, samples: int = 2) -> dict:
+    """A seat's move features, and the moves they prove dominated, are the same for states that seat cannot tell apart.
 
     ``features`` is a game's move-features object (``kakurega.agents.move_features``)
     for the seat to move. Each state, and each re-deal of its hidden facts for
     that seat (``resample_hidden``), is set in the env ``raw`` as the game under
     way, and the features of the seat's observation there must not change (a
     features object that looked past the observation dict, at the env or a
-    shared rules object, would see the re-dealt facts).
+    shared rules object, would see the re-dealt facts); nor may the mask of
+    the moves it proves dominated (``features.dominated``, where it has one: a
+    policy never plays those). Returns counts: ``compared`` (re-deals),
+    ``changed`` (re-deals that changed the state), ``proved`` (compared
+    moments where some move was proved dominated).
     """
     from kakurega.envs.core.game import TERMINAL
 
     game = raw.game
-    changed = total = 0
+    dominated = getattr(features, "dominated", None)
+    counts = {"compared": 0, "changed": 0, "proved": 0}
 
     def features_in(state):
         raw.game_state = state
         raw._after_transition()
-        agent = raw.agent_selection
-        return raw.observe(agent), features(raw.observe(agent))
+        observation = raw.observe(raw.agent_selection)
+        proved = None if dominated is None else dominated(observation)
+        return observation, features(observation), proved
 
     for index, state in enumerate(states):
         seat = game.current_player(state)
         if seat == TERMINAL:
             continue
         fingerprint = game.fingerprint(state)
-        observation, own = features_in(game.clone(state))
+        observation, own, own_proved = features_in(game.clone(state))
         for k in range(samples):
             sample = game.resample_hidden(state, seat, np.random.default_rng([index, k]))
-            total += 1
-            changed += game.fingerprint(sample) != fingerprint
-            seen, got = features_in(sample)
+            counts["compared"] += 1
+            counts["changed"] += game.fingerprint(sample) != fingerprint
+            seen, got, proved = features_in(sample)
             assert np.array_equal(seen["observation"], observation["observation"]), "re-deal changed the observation"
             if not np.array_equal(got, own):
                 where = np.flatnonzero(got != own)[:5].tolist()
                 raise AssertionError(f"state {index}: seat {seat}'s move features changed at {where} when hidden "
                                      "information was re-dealt")
-    assert total and changed, "resample_hidden never changed a state: the move-feature check would be vacuous"
+            counts["proved"] += own_proved is not None and bool(np.any(own_proved))
+            if (proved is None) != (own_proved is None) or (proved is not None and not np.array_equal(proved, own_proved)):
+                raise AssertionError(f"state {index}: the moves proved dominated for seat {seat} changed when hidden "
+                                     f"information was re-dealt: {_mask_ids(own_proved)}, now {_mask_ids(proved)}")
+    assert counts["compared"] and counts["changed"], (
+        "resample_hidden never changed a state: the move-feature check would be vacuous")
+    return counts
+
+
+def _mask_ids(mask):
+    return None if mask is None else np.flatnonzero(mask).tolist()
 
 
 # ---------------------------------------------------------------- pictures
@@ -704,36 +756,67 @@ def information(game, state, seat: int) -> bytes:
     return game.fingerprint(game.resample_hidden(state, seat, np.random.default_rng(0)))
 
 
+def game_hooks(game):
+    """The game's own hooks for the move checks: the module ``tests/<game.name>/leak_hooks.py``, or None.
+
+    What only one game's rules make true of its moves lives there, beside the
+    game's other tests, so this module names no game. A hooks module may
+    define ``public_action`` and ``public_draw`` (the functions below call
+    them; either may be left out).
+    """
+    return _hooks_module(game.name)
+
+
+@functools.cache
+def _hooks_module(name: str):
+    if not name:
+        return None
+    module = f"{name}.leak_hooks"
+    try:
+        hooks = importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name not in (name, module):
+            raise  # the hooks module exists but imports something missing: say so
+        return None
+    check_hooks(hooks)
+    return hooks
+
+
+#: the hooks a game's ``leak_hooks.py`` may define
+HOOKS = ("public_action", "public_draw")
+
+
+def check_hooks(hooks) -> None:
+    """A hooks module defines only functions named in :data:`HOOKS` (a misspelt hook would be ignored)."""
+    defined = [name for name, value in vars(hooks).items()
+               if callable(value) and getattr(value, "__module__", None) == hooks.__name__ and not name.startswith("_")]
+    unknown = sorted(set(defined) - set(HOOKS))
+    if unknown:
+        raise AssertionError(f"{hooks.__name__} defines {unknown}, which are not hooks of leak_checks; "
+                             f"expected functions named among {list(HOOKS)}")
+
+
 def public_action(game, action: int):
     """The action itself where every player sees it and the state may forget it, else None.
 
-    A Summer seeker's piece is public (the rules page), but the state forgets
-    the last guesses of a round once the round ends; the moves a seat cannot
-    tell apart then still place the same piece.
+    Asks the game's hooks (:func:`game_hooks`; none: None). A seeker's piece
+    may be public while the state forgets the guesses of a finished round:
+    the moves a seat cannot tell apart then still place the same piece.
     """
-    if game.name == "summer_hide_and_seek" and game.describe_action(action)[0] == "place":
-        return action
-    return None
+    hook = getattr(game_hooks(game), "public_action", None)
+    return None if hook is None else hook(game, action)
 
 
 def public_draw(game, before, action, sample):
     """``sample`` (``before`` re-dealt for a seat) drawing what ``action`` draws in ``before``, where every viewer
     sees the draw and the state may forget it; else ``sample`` unchanged.
 
-    A Hidden Rooms child sees the tile it takes from the pile (the rules
-    page), but a tile that cannot be placed while the memory area is full
-    goes back into the pile with the memory's tiles, reshuffled, and the
-    state forgets it; the moves the child cannot tell apart still draw that
-    tile (any other would have been told, though the spill hides it after).
+    Asks the game's hooks (:func:`game_hooks`; none: ``sample``). A tile seen
+    as it is drawn may go back into a reshuffled pile, and the state forget
+    it: the moves the drawer cannot tell apart still draw that tile.
     """
-    if game.name == "hidden_rooms":
-        from kakurega.envs.hidden_rooms.rules import SEARCH_PILE
-
-        if action == SEARCH_PILE:
-            pile = sample.pile
-            at = pile.index(before.pile[-1])
-            pile[at], pile[-1] = pile[-1], pile[at]
-    return sample
+    hook = getattr(game_hooks(game), "public_draw", None)
+    return sample if hook is None else hook(game, before, action, sample)
 
 
 def alternative_moves(game, before, action, after, seat: int, index: int, samples: int = 2, chance: int = 2):

@@ -21,6 +21,7 @@ from conformance import random_states, registry_cases
 from leak_checks import (
     check_picture_leaks,
     check_render_leaks,
+    check_return_leaks,
     check_sampler_independence,
     check_samplers_over_games,
     check_state_fields,
@@ -243,6 +244,30 @@ def test_word_check_catches_result_words_that_tell_a_hidden_fact():
     raw = toy_env(LeakyWordsToy())
     with pytest.raises(AssertionError, match="words changed"):
         check_word_leaks(raw.game, ends_of(raw, seed=33, num_games=3))
+
+
+# -------------------------------------------------------------------- rewards
+@pytest.mark.parametrize("name,config", CASES)
+def test_rewards_pay_each_seat_only_what_it_may_know(name, config):
+    raw = make(name, wrapped=False, **config)
+    states = ends_of(raw, seed=34, num_games=3, min_states=10) + ends_of(raw, seed=35, num_games=2, cut_at=25)
+    counts = check_return_leaks(raw.game, states)
+    assert counts["paid"], f"every compared state paid nothing: the check would be vacuous ({counts})"
+
+
+class LeakyReturnsToy(toy_game.ToyGame):
+    """Pays every seat, while the game runs, a tenth of a point when seat 0's secret is odd: the return check must
+    catch it."""
+
+    def returns(self, state):
+        return super().returns(state) + (state.secrets[0] % 2) / 10
+
+
+def test_return_check_catches_a_return_that_reads_a_hidden_fact():
+    check_return_leaks(toy_game.ToyGame(), ends_of(toy_env(), seed=36, num_games=3))  # the honest returns pass
+    raw = toy_env(LeakyReturnsToy())
+    with pytest.raises(AssertionError, match="return changed"):
+        check_return_leaks(raw.game, ends_of(raw, seed=36, num_games=3))
 
 
 # ------------------------------------------------------------------- pictures

@@ -81,6 +81,8 @@ def test_features_see_the_acting_seats_observation_only(name, config):
     raw, features = features_for(name, config)
     raw.reset(seed=0)
     states = random_states(raw.game, seed=1, num_games=20, every=2)
+    # the moves the features prove dominated are compared too (random states of some configurations never hold a
+    # proof: Kurayami's random games prove nothing; the control below proves that comparison can fail)
     check_move_feature_leaks(raw, features, states)
 
 
@@ -104,6 +106,32 @@ def test_move_feature_check_catches_features_that_read_the_true_state():
     states = random_states(raw.game, seed=1, num_games=20, every=2)
     with pytest.raises(AssertionError, match="move features changed"):
         check_move_feature_leaks(raw, PeekingFeatures(raw, features), states)
+
+
+class PeekingDominance:
+    """A leaky control: honest features, but it proves a move dominated when the tile on top of the pile is odd."""
+
+    def __init__(self, raw, honest):
+        self.raw, self.honest, self.size = raw, honest, honest.size
+
+    def __call__(self, observation):
+        return self.honest(observation)
+
+    def dominated(self, observation):
+        proved = np.zeros(len(observation["action_mask"]), dtype=bool)
+        pile = self.raw.game_state.pile
+        if pile and pile[-1] % 2:
+            proved[np.flatnonzero(observation["action_mask"])[-1]] = True
+        return proved
+
+
+def test_move_feature_check_catches_a_dominance_proof_that_reads_the_true_state():
+    name, config = "hidden_rooms_v0", {"episode": "round"}
+    raw, features = features_for(name, config)
+    raw.reset(seed=0)
+    states = random_states(raw.game, seed=1, num_games=20, every=2)
+    with pytest.raises(AssertionError, match="the moves proved dominated for seat . changed"):
+        check_move_feature_leaks(raw, PeekingDominance(raw, features), states)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, bool, np.int64, np.float32])

@@ -67,3 +67,26 @@ def test_opening_words_tell_each_viewer_only_what_it_knows(name, config):
                 twin = game.resample_hidden(state, seat, rng)
                 for viewer in (seat, None):
                     assert game.opening_words(twin, viewer) == game.opening_words(state, viewer), (seed, seat)
+
+
+def test_each_games_leak_hooks_are_found_and_named_as_the_checks_call_them():
+    """What only one game's rules make true of its moves (a public piece the state forgets, a draw seen before a
+    reshuffle) is in that game's ``tests/<game>/leak_hooks.py``, found by the game's name (``game_hooks``): every
+    such file belongs to a registered game, and defines only hooks the checks call (a misspelt one is refused)."""
+    import types
+    from pathlib import Path
+
+    from leak_checks import check_hooks, game_hooks
+
+    from kakurega.envs import ENV_SPECS
+
+    found = {Path(hooks.__file__).resolve() for name in ENV_SPECS
+             if (hooks := game_hooks(make(name, wrapped=False).game)) is not None}
+    files = set(Path(__file__).resolve().parent.glob("*/leak_hooks.py"))
+    assert files, "no game has leak hooks: the check below would be vacuous"
+    assert found == files, f"hooks files no registered game finds: {sorted(map(str, files - found))}"
+
+    misspelt = types.ModuleType("some_game.leak_hooks")  # the control
+    exec("def public_actions(game, action):\n    return action\n", misspelt.__dict__)
+    with pytest.raises(AssertionError, match=r"defines \['public_actions'\], which are not hooks"):
+        check_hooks(misspelt)

@@ -217,3 +217,29 @@ def test_shaped_env_passes_the_shared_checks(check):
 
 def test_shaped_env_passes_the_pettingzoo_api_test():
     api_test(make("hidden_rooms_v0", episode="round", shaping=0.5), num_cycles=200)
+
+
+class PileShapedGame(ShapedHiddenRoomsGame):
+    """A leaky control: the potential also pays a hundredth when the tile on top of the face-down pile is odd."""
+
+    def returns(self, state):
+        returns = super().returns(state)
+        returns[0] += 0.01 * (state.pile[-1] % 2 if state.pile else 0)
+        return returns
+
+
+@pytest.mark.parametrize("episode", ["round", "match"])
+def test_shaped_rewards_pay_only_what_the_child_sees(episode):
+    """The potential reads the placed tiles and the child's cell, never the pile's hidden order: the shared return
+    check (the registry sweeps only unshaped configurations, whose returns change only at a round's end) passes on
+    re-deals of the pile at every step, and catches a potential that reads the pile's top."""
+    from conformance import random_states
+    from leak_checks import check_return_leaks
+
+    raw = make("hidden_rooms_v0", wrapped=False, episode=episode, shaping=0.5)
+    states = random_states(raw.game, seed=7, num_games=3, every=2)
+    counts = check_return_leaks(raw.game, states)
+    assert counts["paid"] > counts["compared"] // 2, counts
+    leaky = PileShapedGame(**raw.game.options)
+    with pytest.raises(AssertionError, match="seat 0's return changed"):
+        check_return_leaks(leaky, states)

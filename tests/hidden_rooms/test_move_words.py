@@ -137,7 +137,7 @@ def test_the_move_word_check_is_exact_across_a_spill():
     """The child sees the tile it draws (../shared/rules/hidden_rooms.md, "Hidden information"); after a spill the
     state no longer holds it, so re-deals that drew another tile that could not be placed left the child knowing
     the same, and the generic check compared "you draw green 4 ... go back into the pile" with "you draw red 4 ...":
-    a false alarm. The re-deals now draw the true tile (``leak_checks.public_draw``), and words that name the top
+    a false alarm. The re-deals now draw the true tile (``public_draw`` in ``leak_hooks.py``), and words that name the top
     of the pile after the spill (its order is hidden) are still caught."""
     raw = make("hidden_rooms_v0", wrapped=False)
     game = raw.game

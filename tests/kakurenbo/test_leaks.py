@@ -7,6 +7,8 @@ import pytest
 from conformance import check_leaks, random_states
 from leak_checks import information, words_of
 
+from kakurega.agents.base import AgentContext
+from kakurega.agents.move_features import MoveFeatures
 from kakurega.envs.kakurenbo.knowledge import CURSE
 from kakurega.envs.kakurenbo.observation import KakurenboObserver
 from kakurega.envs.kakurenbo.rules import DRAW, GIVE_CARD, TAKE, KakurenboGame
@@ -323,8 +325,12 @@ def flip_twin(game, before, viewer, rng, attempts: int = 20):
     return None
 
 
-def shown_to(raw, seat: int, pictures: bool) -> dict:
-    """Everything ``raw`` hands ``seat`` now, and the spectator (who knows less than any seat), by channel."""
+def shown_to(raw, seat: int, pictures: bool, features=None) -> dict:
+    """Everything ``raw`` hands ``seat`` now, and the spectator (who knows less than any seat), by channel.
+
+    ``features``: the move-features object the seat's agent computes from its observation when it is to act (a
+    policy reads them, and never plays the moves they prove dominated); None: not compared.
+    """
     agent = raw.possible_agents[seat]
     observation = raw.observe(agent)
     shown = {
@@ -340,37 +346,58 @@ def shown_to(raw, seat: int, pictures: bool) -> dict:
     }
     if pictures:
         shown.update(picture=raw.scene(agent), spectator_picture=raw.scene(None))
+    if features is not None and raw.agent_selection == agent and observation["action_mask"].any():
+        proved = features.dominated(observation)
+        shown.update({"move features": features(observation).tobytes(),
+                      "moves proved dominated": None if proved is None else np.flatnonzero(proved).tolist()})
     return shown
 
 
-def check_flip_twins(raw, seeds, twins: int = 2, depth: int = 4, words=None, pictures: int = 3) -> dict:
+def check_flip_twins(raw, seeds, twins: int = 2, depth: int = 4, words=None, pictures: int = 3, features=None,
+                     viewers=None) -> dict:
     """Every channel of every seat is the same in a game and in its hand-built twins (:func:`flip_twin`) at the flip.
 
     Re-deals (``resample_hidden``) before the flip almost never turn up the viewer's hand and discards: at 3 players
     8 of 1,200 re-deals of flip moments matched, so the re-deal checks say next to nothing about the flip. For each
-    seed's game, each seat and each of ``twins`` twins, the game and the twin are played on alike (one env and a
-    copy with the twin's state, equal generators): before the draw, after the flip, and after each of ``depth``
-    random moves while the seat knows the same in both (``leak_checks.information``), the seat's observation,
+    seed's game, each seat (of ``viewers``; default every seat) and each of ``twins`` twins, the game and the
+    twin are played on alike (one env and a copy with the twin's state, equal generators): before the draw, after
+    the flip, and after each of ``depth`` random moves, every seat that still knows the same in both
+    (``leak_checks.information``: the twin's seat, and any other seat whose hand the twin left alone; a seat that
+    once told them apart is dropped, and the replay stops when none is left) must be shown the same observation,
     action mask, infos, reward, end flags, render and result words, the agent to act, the spectator's render (and
-    in the first ``pictures`` games, both pictures right after the flip) must be equal, and so must the
-    seat's and the spectator's words for each move (``words``, default the rules' ``public_action_string``).
-    Returns counts: ``compared`` (moments), ``flips`` (twins compared across the flip), ``changed`` (twins not
-    equal to the game).
+    in the first ``pictures`` games, both pictures right after the flip), and so must those seats' and the
+    spectator's words for each move (``words``, default the rules' ``public_action_string``).
+    Where such a seat is to act, so must its move features and the moves they prove dominated: ``features(env)``
+    gives the features object of the seat's agent beside ``env`` (default: the env's declared
+    :class:`~kakurega.agents.move_features.MoveFeatures`, one object for both).
+    Returns counts: ``compared`` (seat-moments), ``flips`` (twins compared across the flip), ``changed`` (twins not
+    equal to the game), ``featured`` (seat-moments whose move features were compared), ``others`` (seat-moments of
+    a seat other than the twin's in states that differ), ``past`` (moments compared after the twin's own seat
+    told the two apart, in states that differ).
     """
     game = raw.game
     words = words or game.public_action_string
-    counts = {"compared": 0, "flips": 0, "changed": 0}
+    if features is None:
+        honest = MoveFeatures(AgentContext.from_env(raw, raw.metadata["name"]))
+        features = lambda env: honest  # noqa: E731
+    counts = {"compared": 0, "flips": 0, "changed": 0, "featured": 0, "others": 0, "past": 0}
 
-    def same(envs, seat, where, with_pictures=False):
-        shown = [shown_to(env, seat, with_pictures) for env in envs]
-        differ = [channel for channel in shown[0] if shown[0][channel] != shown[1][channel]]
-        assert not differ, f"{where}: seat {seat} is shown another {', '.join(differ)} in a state it cannot tell apart"
-        counts["compared"] += 1
+    def same(envs, seats, where, with_pictures=False):
+        for seat in seats:
+            shown = [shown_to(env, seat, with_pictures, features(env)) for env in envs]
+            differ = [channel for channel in shown[0] if shown[0][channel] != shown[1].get(channel)]
+            assert not differ, f"{where}: seat {seat} is shown another {', '.join(differ)} in a state it cannot tell apart"
+            counts["compared"] += 1
+            counts["featured"] += "move features" in shown[0]
+
+    def alike(envs, seats):
+        """The seats of ``seats`` that know the same in both envs."""
+        return [s for s in seats if information(game, envs[0].game_state, s) == information(game, envs[1].game_state, s)]
 
     for game_number, seed in enumerate(seeds):
         before_the_flip(raw, seed)
         rng = np.random.default_rng([seed, 1])
-        for seat in range(game.num_players):
+        for seat in range(game.num_players) if viewers is None else viewers:
             for k in range(twins):
                 twin_state = flip_twin(game, raw.game_state, seat, rng)
                 if twin_state is None:
@@ -380,27 +407,36 @@ def check_flip_twins(raw, seeds, twins: int = 2, depth: int = 4, words=None, pic
                 envs[1].game_state = twin_state
                 envs[1]._after_transition()
                 where = f"game {seed}, twin {k} for seat {seat}"
-                same(envs, seat, f"{where}, before the flip")
+                # the twin's seat, and every other seat that knows the same in both (before the flip: every seat)
+                watched = [seat] + [s for s in alike(envs, range(game.num_players)) if s != seat]
+                same(envs, watched, f"{where}, before the flip")
                 for step in range(depth + 1):
                     if envs[0].terminations[envs[0].agent_selection] or envs[0].truncations[envs[0].agent_selection]:
                         break
                     action = 0 if step == 0 else int(rng.choice(envs[0].legal_actions()))
                     if action not in envs[1].legal_actions():
-                        break  # the actor (another seat) can tell the two apart
+                        break  # the actor (a seat no longer watched) can tell the two apart
                     befores = [game.clone(env.game_state) for env in envs]
                     for env in envs:
                         env.step(action)
-                    if information(game, envs[0].game_state, seat) != information(game, envs[1].game_state, seat):
-                        assert step, f"{where}: the seat knows more after the flip in one of them (a bad twin)"
+                    watched = alike(envs, watched)
+                    if not step:
+                        assert seat in watched, f"{where}: the seat knows more after the flip in one of them (a bad twin)"
+                    if not watched:
                         break
                     move = "the flip" if step == 0 else f"move {step} after the flip"
-                    for viewer in (seat, None):
+                    for viewer in [*watched, None]:
                         told = [words(b, action, env.game_state, viewer) for b, env in zip(befores, envs)]
                         assert told[0] == told[1], (
-                            f"{where}: the words of {move} for {'the spectator' if viewer is None else f'seat {seat}'} "
-                            f"differ between states seat {seat} cannot tell apart:\n  game: {told[0]!r}\n  twin: {told[1]!r}")
-                    same(envs, seat, f"{where}, after {move}", with_pictures=step == 0 and game_number < pictures)
+                            f"{where}: the words of {move} for {'the spectator' if viewer is None else f'seat {viewer}'} "
+                            f"differ between states seat {watched[0] if viewer is None else viewer} cannot tell apart:"
+                            f"\n  game: {told[0]!r}\n"
+                            f"  twin: {told[1]!r}")
+                    same(envs, watched, f"{where}, after {move}", with_pictures=step == 0 and game_number < pictures)
                     counts["flips"] += step == 0
+                    if game.fingerprint(envs[0].game_state) != game.fingerprint(envs[1].game_state):
+                        counts["others"] += sum(s != seat for s in watched)
+                        counts["past"] += seat not in watched
     return counts
 
 
@@ -408,7 +444,9 @@ def check_flip_twins(raw, seeds, twins: int = 2, depth: int = 4, words=None, pic
 def test_the_kurayami_flip_shows_each_seat_only_its_own_faces(n):
     raw = raw_env(variant="kurayami", num_players=n)
     counts = check_flip_twins(raw, seeds=range(10))
-    assert counts["flips"] >= 16 * n and counts["changed"] >= 10 * n, counts
+    assert counts["flips"] >= 16 * n and counts["changed"] >= 10 * n and counts["featured"] >= 10 * n, counts
+    # at 3 players a twin that keeps a second seat's hand keeps every hand; from 4 on, other seats are compared too
+    assert n == 3 or counts["others"] >= 20 * n, counts
 
 
 def test_the_flip_twin_check_catches_words_that_name_the_drawn_card():
@@ -442,6 +480,48 @@ def test_the_flip_twin_check_catches_an_observation_of_a_neighbours_faces(monkey
     monkeypatch.setattr(raw, "encode", neighbour_shown)
     with pytest.raises(AssertionError, match="after the flip: seat . is shown another observation"):
         check_flip_twins(raw, seeds=range(10))
+
+
+def test_the_flip_twin_check_compares_every_seat_that_cannot_tell_the_twins_apart(monkeypatch):
+    """Twins built for seat 0 only: a leak to seat 1 alone (from the flip on, seat 3's faces in its observation) is
+    caught in the seat-moments where seat 1 still knows the same in both, not only in twins built for seat 1."""
+    raw = raw_env(variant="kurayami", num_players=4)
+    check_flip_twins(raw, seeds=range(10), viewers=[0])  # the honest env passes
+    honest = raw.encode
+
+    def seat_1_shown_seat_3(state, seat):
+        faces = np.zeros(15, dtype=np.float32)
+        if state.phase == 2 and seat == 1:
+            faces[state.hands[3]] = 1
+        return np.append(honest(state, seat), faces)
+
+    monkeypatch.setattr(raw, "encode", seat_1_shown_seat_3)
+    with pytest.raises(AssertionError, match="seat 1 is shown another observation"):
+        check_flip_twins(raw, seeds=range(10), viewers=[0])
+
+
+class NeighbourPeekingFeatures:
+    """A leaky control: honest move features, plus the acting seat's left neighbour's card ids (their sum mod 7),
+    read from the env's true state (a features object that looked past the observation)."""
+
+    def __init__(self, env, honest):
+        self.env, self.honest, self.size = env, honest, honest.size
+
+    def __call__(self, observation):
+        values = self.honest(observation).copy()
+        state = self.env.game_state
+        values[-1] = sum(state.hands[(state.actor + 1) % len(state.hands)]) % 7 / 7
+        return values
+
+    def dominated(self, observation):
+        return self.honest.dominated(observation)
+
+
+def test_the_flip_twin_check_catches_move_features_that_read_a_hidden_hand():
+    raw = raw_env(variant="kurayami", num_players=4)
+    honest = MoveFeatures(AgentContext.from_env(raw, raw.metadata["name"]))
+    with pytest.raises(AssertionError, match="seat . is shown another move features"):
+        check_flip_twins(raw, seeds=range(10), features=lambda env: NeighbourPeekingFeatures(env, honest))
 
 
 @pytest.mark.slow

@@ -338,3 +338,51 @@ def test_from_every_moment_a_childs_turn_takes_as_many_decisions_as_its_announce
     raw = unpaced.factories("unpaced")[0](num_players=num_players)
     with pytest.raises(AssertionError, match="turn order leaks"):
         check_turn_order_branches(raw, random_states(raw.game, seed=5, num_games=2, every=1)[:40], branches=24)
+
+
+class SquarePeekingFeatures:
+    """A leaky control: honest move features, plus the child's true square read from the env (the seekers' secret)."""
+
+    def __init__(self, raw, honest):
+        self.raw, self.honest, self.size = raw, honest, honest.size
+
+    def __call__(self, observation):
+        values = self.honest(observation).copy()
+        values[-1] = self.raw.game_state.square % 2
+        return values
+
+    def dominated(self, observation):
+        return self.honest.dominated(observation)
+
+
+def check_twin_features(raw, features, seed: int = 5) -> int:
+    """The acting seeker's move features, and the moves they prove dominated, are the same in both true states of
+    its information set (:func:`twins`: the round replayed with another stroke); returns the pairs compared."""
+    pairs = 0
+    for a, b in twins(raw.game, seed=seed, num_games=6):
+        shown = []
+        for state in (a, b):
+            raw.game_state = state
+            raw._after_transition()
+            observation = raw.observe(raw.agent_selection)
+            proved = features.dominated(observation)
+            shown.append((observation["observation"].tobytes(), features(observation).tobytes(),
+                          None if proved is None else np.flatnonzero(proved).tolist()))
+        assert raw.game.current_player(a) != a.child and shown[0][0] == shown[1][0], "not a seeker's information set"
+        assert shown[0][1] == shown[1][1], "the seeker's move features differ between states it cannot tell apart"
+        assert shown[0][2] == shown[1][2], "the moves proved dominated differ between states the seeker cannot tell apart"
+        pairs += 1
+    return pairs
+
+
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_move_features_of_one_information_set_are_identical_for_seekers(version):
+    from kakurega.agents.base import AgentContext
+    from kakurega.agents.move_features import MoveFeatures
+
+    raw = VERSIONS[version].raw_env(num_players=3)
+    raw.reset(seed=0)
+    honest = MoveFeatures(AgentContext.from_env(raw, raw.metadata["name"]))
+    assert check_twin_features(raw, honest) > 10
+    with pytest.raises(AssertionError, match="move features differ"):
+        check_twin_features(raw, SquarePeekingFeatures(raw, honest))
