@@ -185,6 +185,48 @@ def test_catch_during_monster_phase(child, monster_path, steps, sight, outcome):
         assert state.results == [] and state.phase in (MOVE, SEARCH) and state.turn == 2
 
 
+def test_a_catch_ends_the_monster_phase_at_that_step():
+    # "The round ends": fail when the monster is on the child's cell after any monster step, so the
+    # monster takes none of its remaining steps
+    game = game_with(monster([(1, 4), (0, 4)], steps=3, sight_range=2))
+    state = table(game, child=(2, 4))
+    cell, progress, chasing, outcome, trail = game.monster_phase(0, state.monster_cell, 0, cell_of(2, 4))
+    assert (coords(cell), outcome, chasing) == ((2, 4), CAUGHT, True)
+    assert [coords(c) for c in trail] == [(2, 4)]  # one step entered the child's cell; none after it
+
+
+def test_a_blind_monster_that_walks_through_the_child_catches_it_on_that_step():
+    # "A round" 3, fail: "the monster is on the child's cell (after any monster step)": a blind monster whose
+    # path runs over the child's cell catches it there, even though its next step of the same phase would walk
+    # on past the child
+    game = game_with(monster([(2, 3), (3, 3), (4, 3), (4, 2), (4, 1)], steps=2, sight_range=0), episode="round")
+    state = table(game, tiles={(3, 4): "red 1", (3, 3): "red 2"}, child=(3, 3), phase=SEARCH)
+    cell, progress, chasing, outcome, trail = game.monster_phase(0, state.monster_cell, 0, cell_of(3, 3))
+    assert (coords(cell), progress, chasing, outcome) == ((3, 3), 1, False, CAUGHT)
+    assert [coords(c) for c in trail] == [(3, 3)]  # the second step is never taken
+    game.apply_action(state, NO_SEARCH, rng())  # ends the turn: the monster moves
+    assert state.results == [CAUGHT] and state.phase == OVER
+    assert game.returns(state).tolist() == [-1.0]
+
+
+# A slow path far from the start cell: a new round gives the child a decision before anything ends it.
+FAR_PATH = [(0, 4), (0, 3)] * 10
+
+
+@pytest.mark.parametrize("episode, over", [("round", True), ("match", False)])
+def test_a_failed_round_ends_a_round_episode_but_not_a_match(episode, over):
+    # "A match": an episode is one match by default; the episode="round" option makes it a single round
+    game = game_with(monster(FAR_PATH, steps=2, sight_range=2), episode=episode)
+    state = table(game, tiles={(3, 4): "red 1", (2, 4): "red 2"}, child=(2, 4), phase=SEARCH)
+    game.apply_action(state, NO_SEARCH, rng())  # the monster sees the child and reaches it on step 2
+    assert state.results == [CAUGHT] and state.fails == 1
+    assert game.is_terminal(state) == over and (state.phase == OVER) == over
+    if over:
+        assert game.legal_actions(state) == [] and game.returns(state).tolist() == [-1.0]
+    else:  # the next round of the match starts and waits for the child
+        assert state.rounds == 2 and state.phase in (MOVE, SEARCH) and coords(state.child) == (4, 4)
+
+
 # ------------------------------------------------------------ child moves
 def test_child_steps_twice_over_explored_cells_then_searches():
     game = game_with(monster([(0, 4), (0, 3)] * 10))
@@ -332,6 +374,17 @@ def test_escape(episode, phase_after, rounds):
     assert state.phase == phase_after and state.rounds == rounds
     if episode == "match":  # a fresh round: start tile only, child back on (4, 4)
         assert coords(state.child) == (4, 4) and state.board.count(-1) == 24
+
+
+def test_the_second_step_of_a_turn_onto_the_exit_escapes():
+    # "A round" 3, escape: the round is won when the child stands on (0, 0), whichever of its (up to 2) steps
+    # of the move phase brings it there
+    game = game_with(monster([(4, 0), (4, 1)] * 10), episode="round")
+    state = table(game, tiles={(0, 2): "red 1", (0, 1): "red 2", (0, 0): "red 3"}, child=(0, 2))
+    game.apply_action(state, STEP + W, rng())
+    assert state.results == [] and state.steps_taken == 1
+    game.apply_action(state, STEP + W, rng())
+    assert state.results == [ESCAPED] and state.phase == OVER and game.returns(state).tolist() == [1.0]
 
 
 def test_end_of_path_fail():

@@ -307,6 +307,18 @@ def test_truncation_is_scored_as_a_game_end(reward, before, after):
     assert game.returns(state).tolist() == after  # the Curse holder's points are void
 
 
+def test_a_game_that_ends_on_the_limits_last_step_is_terminated_not_truncated():
+    # "End and scoring": the game ends when the Curse holder holds only the Curse; the step limit truncates
+    # only a game that has not ended, so a game over on its last allowed step is a natural end
+    game = KakurenboGame("kakurenbo", 3, max_steps=10)
+    state = build(game, {0: "K Hr", 1: "Hb", 2: ""}, discarded={q: 2 for q in SHORT_PARTS[1:]})
+    state.steps = 9
+    game.apply_action(state, game.curse_give_action(card("Hr"), 1), ScriptedRng())  # seat 1 holds only the Curse
+    assert state.over and state.steps == game.max_steps
+    assert game.is_terminal(state) and not game.is_truncated(state)
+    assert game.winners(state) == [0, 2]
+
+
 def test_truncation_through_the_env_sets_truncations_not_terminations():
     from kakurega.envs.kakurenbo_v0 import env
 
