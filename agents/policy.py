@@ -302,9 +302,11 @@ def _resolve(path: Path) -> Path:
     return path
 
 
-def _check_safetensors_bytes(path: Path) -> None:
-    """Refuse anything that is not a well-formed safetensors container of a policy's size, naming what it looks
-    like; the tensors' sizes are read from the header, before any tensor is."""
+def _read_safetensors_bytes(path: Path) -> tuple[bytes, dict | None]:
+    """``(the file's bytes, its parsed header)``, read once from one open descriptor; anything that is not a
+    well-formed safetensors container of a policy's size is refused, naming what it looks like. The tensors' sizes
+    are read from the header, before any tensor's bytes are (a ``None`` header: not a JSON object, which
+    safetensors then refuses in its words)."""
     from kakurega.envs.core.safe_load import NotRegularFile, open_regular, read_at_most
 
     try:
@@ -335,8 +337,14 @@ def _check_safetensors_bytes(path: Path) -> None:
                 if size > MAX_POLICY_BYTES:
                     raise PolicyFileError(f"{path}: {size} bytes; a policy file holds at most {MAX_POLICY_BYTES} (its "
                                           f"header and {MAX_POLICY_NUMBERS} float32 numbers)")
-                _check_declared_numbers(path, head[8:] + read_at_most(descriptor, header_len - 1))
-                return
+                header = head[8:] + read_at_most(descriptor, header_len - 1)
+                declared = _check_declared_numbers(path, header)
+                # the rest from the same descriptor, never past the bound: a file that grew since is refused too
+                data = head[:8] + header + read_at_most(descriptor, MAX_POLICY_BYTES + 1 - 8 - len(header))
+                if len(data) > MAX_POLICY_BYTES:
+                    raise PolicyFileError(f"{path}: over {MAX_POLICY_BYTES} bytes; a policy file holds at most "
+                                          f"{MAX_POLICY_BYTES} (its header and {MAX_POLICY_NUMBERS} float32 numbers)")
+                return data, declared
     except OSError as error:
         raise PolicyFileError(f"policy file {path} cannot be read ({error.strerror or error})") from None
     finally:
@@ -358,13 +366,14 @@ def _check_safetensors_bytes(path: Path) -> None:
     raise PolicyFileError(f"{path} is corrupt or not a safetensors policy file (bad header)")
 
 
-def _check_declared_numbers(path: Path, header: bytes) -> None:
-    """Refuse a header whose tensors hold more than :data:`MAX_POLICY_NUMBERS` numbers together (a sparse file
-    may declare gigabytes it does not store); a header that is not what safetensors reads is left to it."""
+def _check_declared_numbers(path: Path, header: bytes) -> dict | None:
+    """The parsed header, refused when its tensors hold more than :data:`MAX_POLICY_NUMBERS` numbers together (a
+    sparse file may declare gigabytes it does not store); a header that is not what safetensors reads is left to it
+    (``None`` when it is not a JSON object)."""
     declared = load_text(header, f"{path}: safetensors header", json_only=True, max_bytes=MAX_POLICY_HEADER,
                          error=PolicyFileError)
     if not isinstance(declared, dict):
-        return
+        return None
     numbers = 0
     for name, entry in declared.items():
         shape = entry.get("shape") if isinstance(entry, dict) and name != "__metadata__" else None
@@ -379,6 +388,7 @@ def _check_declared_numbers(path: Path, header: bytes) -> None:
     if numbers > MAX_POLICY_NUMBERS:
         raise PolicyFileError(f"{path}: its tensors hold {numbers} numbers; a policy file holds at most "
                               f"{MAX_POLICY_NUMBERS} (MAX_POLICY_NUMBERS)")
+    return declared
 
 
 def read_policy(path: str | os.PathLike, with_value: bool = False):
@@ -387,20 +397,21 @@ def read_policy(path: str | os.PathLike, with_value: bool = False):
     ``with_value=True``: ``(metadata, layers, value_layers)``, the last ``None``
     when the file has no value head.
     """
-    from safetensors import SafetensorError, safe_open
+    from safetensors import SafetensorError
+    from safetensors.numpy import load as load_tensors
 
     file = _resolve_file(path)
-    _check_safetensors_bytes(file)
-    try:
-        with safe_open(str(file), framework="numpy") as f:
-            header = f.metadata() or {}
-            keys = f.keys()
-            tensors = None if len(keys) > MAX_TENSORS else {key: f.get_tensor(key) for key in keys}
-    except (SafetensorError, OSError, ValueError) as error:
-        raise PolicyFileError(f"{file} is corrupt: {error}") from None
-    if tensors is None:
+    data, declared = _read_safetensors_bytes(file)  # the bytes read once: the tensors are those the checks read
+    keys = [key for key in declared or () if key != "__metadata__"]
+    if len(keys) > MAX_TENSORS:
         raise PolicyFileError(f"{file}: holds {len(keys)} tensors; a policy file holds at most {MAX_TENSORS} (two "
                               f"per layer, of at most {MAX_LAYERS} layers, its value head and their norms)")
+    try:
+        tensors = load_tensors(data)
+    except (SafetensorError, ValueError, KeyError, TypeError) as error:  # KeyError: a dtype numpy has no type for
+        raise PolicyFileError(f"{file} is corrupt: {error}") from None
+    metadata = declared.get("__metadata__") if declared else None  # safetensors checked it: names to strings
+    header = metadata if isinstance(metadata, dict) else {}
     if METADATA_KEY not in header:
         raise PolicyFileError(f"{file} is a safetensors file but not a kakurega policy (no '{METADATA_KEY}' metadata)")
     meta = load_text(header[METADATA_KEY], f"{file}: metadata", json_only=True, max_bytes=MAX_METADATA_BYTES,

@@ -147,16 +147,39 @@ def with_path(kind: str, path) -> str:
 INTERACTIVE_KINDS = {"human"}
 
 
+#: simulations per decision a search (``ismcts:simulations=N``) may ask for where no clock stops a move: a
+#: tournament, a tactics suite, a balance report, training opponents and teachers, the bench. 25 times the
+#: strongest documented setting (400); IS-MCTS's own cap (:data:`kakurega.agents.ismcts.MAX_SIMULATIONS`) is for
+#: ``kakurega play`` and the web app, whose time per move stops a larger search at its best move so far
+MAX_UNTIMED_SIMULATIONS = 10_000
+
+
 def require_unattended(spec: AgentSpec, role: str,
-                       reason: str = "nobody answers while a run trains or evaluates") -> AgentSpec:
-    """``spec`` unless its kind needs a person (:data:`INTERACTIVE_KINDS`), which cannot play ``role`` (``reason``: why)."""
+                       reason: str = "nobody answers while a run trains or evaluates", clock: bool = False) -> AgentSpec:
+    """``spec`` unless its kind needs a person (:data:`INTERACTIVE_KINDS`), which cannot play ``role`` (``reason``: why),
+    or, where no ``clock`` stops each move, it asks a search for more than :data:`MAX_UNTIMED_SIMULATIONS`
+    simulations per decision."""
     if spec.kind in INTERACTIVE_KINDS:
         raise ValueError(
             f"agent spec {spec.text!r} needs a person at the terminal, so it cannot be {role} "
             f"({reason}); use random, heuristic or policy:PATH"
         )
+    text = str(spec.options.get("simulations", "")).strip() if spec.kind == "ismcts" else ""
+    try:  # read as the search reads it (int: "20_000" and "+20000" too); a text that is not a number is its to refuse
+        simulations = int(text) if text else 0
+    except ValueError:
+        simulations = 0
+    if not clock and simulations > MAX_UNTIMED_SIMULATIONS:
+        raise ValueError(
+            f"agent spec {short_repr(spec.text)}: simulations={text} is too many for {role}; expected at most "
+            f"{MAX_UNTIMED_SIMULATIONS:,} simulations per decision where no clock stops a move (kakurega play and the "
+            "web app stop a larger search at their time per move)"
+        )
     return spec
 
+
+#: modules imported at the user's request (the commands' ``--import``): a run's worker processes import them too
+USER_MODULES: list[str] = []
 
 #: the kinds kakurega itself provides: a user's registration replaces one only when it says so (``replace=True``)
 BUILTIN_KINDS = frozenset({"random", "heuristic", "policy", "human", "ismcts", "pretrained"})

@@ -51,7 +51,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kakurega.agents.outcome import WIN, classify_outcome, win_share
-from kakurega.scripts.evaluate import games_count, seed_number
+from kakurega.agents.specs import MAX_UNTIMED_SIMULATIONS
+from kakurega.scripts.evaluate import add_import_argument, games_count, seed_number
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -310,23 +311,28 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     # --option as in evaluate, exploit and tactics; --config, its first name, still works
     parser.add_argument("--option", "--config", dest="config", action="append", metavar="KEY=VALUE",
                         help="env option (repeatable), e.g. num_players=3 (--config is the same)")
-    parser.add_argument("--ismcts-budget", type=int, default=25, help="IS-MCTS simulations per decision (default 25; 0 skips IS-MCTS)")
+    parser.add_argument("--ismcts-budget", type=int, default=25,
+                        help=f"IS-MCTS simulations per decision, at most {MAX_UNTIMED_SIMULATIONS:,} (default 25; 0 skips "
+                             "IS-MCTS)")
     parser.add_argument("--ismcts-options", default="", help="more IS-MCTS spec options, e.g. rollout=greedy,c=0.7")
     parser.add_argument("--ismcts-games", type=games_count, default=None,
                         help="games of each IS-MCTS group, 1 to 1,000,000 (default: --games)")
     parser.add_argument("--ismcts-table", action="store_true", help="also play a table of IS-MCTS players")
     parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    add_import_argument(parser, "ENV")
     return parser
 
 
 def run(args) -> int:
     from kakurega.agents.tournament import check_seed
-    from kakurega.scripts.evaluate import parse_options, resolve_env_name
+    from kakurega.scripts.evaluate import import_agent_modules, parse_options, resolve_env_name
 
+    import_agent_modules(getattr(args, "imports", None))
     check_seed(args.seed, "--seed")  # before any game: a seed from 2**32 up would replay other seeds' deals
-    if args.ismcts_budget < 0:
-        raise ValueError(f"--ismcts-budget must be 0 (skip) or a positive number of simulations, got {args.ismcts_budget}")
+    if not 0 <= args.ismcts_budget <= MAX_UNTIMED_SIMULATIONS:  # nothing stops a search here before its simulations
+        raise ValueError(f"--ismcts-budget must be 0 (skip) or a number of simulations per decision from 1 to "
+                         f"{MAX_UNTIMED_SIMULATIONS:,}, got {args.ismcts_budget}")
     env_name = resolve_env_name(args.env)
     if args.json:  # checked before the games: a directory there or an unwritable place is said at once
         from kakurega.scripts.destination import writable_file

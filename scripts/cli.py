@@ -15,6 +15,7 @@
     kakurega quickstart                  train a PPO bot (Summer Hide-and-Seek v2), evaluate, plot
     kakurega train-bots [--only WORD]    retrain the shipped bots (configs/bots/) and install them
     kakurega balance ENV                 balance report: seat scores, lengths, truncation, skill gaps
+    kakurega playthroughs [--regenerate] check (or rewrite) the golden playthroughs of every configuration
     kakurega bench ...                   speed benchmark (kakurega.scripts.bench)
 
 Torch and stable-baselines3 are imported only by the commands that train.
@@ -45,8 +46,9 @@ def _repo_configs_dir() -> Path:
 # ----------------------------------------------------------------------- envs
 def cmd_envs(args) -> int:
     from kakurega.envs.registry import ENV_SPECS
-    from kakurega.scripts.evaluate import resolve_env_name
+    from kakurega.scripts.evaluate import import_agent_modules, resolve_env_name
 
+    import_agent_modules(args.imports)
     if args.name:
         from kakurega.envs.rules_pages import game_of
 
@@ -93,7 +95,9 @@ def cmd_demo(args) -> int:
     from kakurega.agents.outcome import classify_outcome, rules_winners
     from kakurega.agents.tournament import play_game
     from kakurega.envs.registry import latest_envs, make
+    from kakurega.scripts.evaluate import import_agent_modules
 
+    import_agent_modules(args.imports)
     names = [args.env] if args.env else latest_envs()  # the newest version of every game
     for name in names:
         from kakurega.scripts.evaluate import resolve_env_name
@@ -143,6 +147,9 @@ def _run_training(config, overrides, trainer=None, **options):
 
 
 def cmd_train(args) -> int:
+    from kakurega.scripts.evaluate import import_agent_modules
+
+    import_agent_modules(args.imports)  # before the config is read: it may name the module's env and agent kinds
     overrides = list(args.set or [])
     if args.output:
         overrides.append(f"output_dir={args.output}")
@@ -266,7 +273,8 @@ def cmd_play(args) -> int:
         lineup_specs = seat_lineup(name, n, seat, opponents)
         for spec in opponents:  # one terminal shows one seat's view: a second person would see the first's hand
             require_unattended(parse_spec(spec), "an opponent in kakurega play",
-                               "one terminal shows one seat's view; several people play at one table in kakurega serve")
+                               "one terminal shows one seat's view; several people play at one table in kakurega serve",
+                               clock=True)  # --move-seconds stops a search
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -356,11 +364,13 @@ def cmd_serve(args) -> int:
 def cmd_quickstart(args) -> int:
     from kakurega.agents.training.config import ConfigError, find_config
     from kakurega.agents.training.run_dir import held
+    from kakurega.scripts.evaluate import import_agent_modules
 
+    import_agent_modules(args.imports)
     try:
         config = find_config(args.config) if args.config else find_config(_repo_configs_dir() / "quickstart_ppo.yaml")
-    except ConfigError as error:
-        print(f"error: {error}; pass --config", file=sys.stderr)
+    except ConfigError as error:  # the default config is not beside this install: name one
+        print(f"error: {error}{'' if args.config else '; pass --config'}", file=sys.stderr)
         return 2
     overrides = [f"output_dir={args.output}"] + list(args.set or [])
     if args.total_timesteps is not None:
@@ -453,6 +463,13 @@ def cmd_playthroughs(args) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+def env_runners_count(text: str) -> int:
+    """The argparse type of ``--env-runners``: a whole number from 0 to 1,000 (a negative count was taken as 0)."""
+    from kakurega.scripts.evaluate import _whole_number
+
+    return _whole_number(text, 0, 1000, "a whole number of env-runner processes from 0 to 1,000")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kakurega",
@@ -462,12 +479,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `kakurega COMMAND --help` for each command's options.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    from kakurega.scripts.evaluate import seed_number
+    from kakurega.scripts.evaluate import add_import_argument, seed_number
 
     p = sub.add_parser("envs", help="list registered envs and their options, or print one env card",
                        description="List every registered env with its summary, options and defaults, tested "
                        "configurations and heuristic; with NAME, print that env's card.")
     p.add_argument("name", nargs="?", help="an env name (e.g. kakurenbo_v1 or kakurenbo) to print its card")
+    add_import_argument(p, "the list and NAME")
     p.set_defaults(func=cmd_envs)
 
     p = sub.add_parser("rules", help="the rules of a game, written for players",
@@ -481,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "print the final table (spectator view) and the result.")
     p.add_argument("--seed", type=seed_number, default=0, help="seed of the deal and the agents (default 0)")
     p.add_argument("--env", default=None, help="only this env")
+    add_import_argument(p, "--env")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("train", help="train a bot from a YAML config",
@@ -503,11 +522,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "pip install 'kakurega[rllib]'; see docs/integrations.md)")
     p.add_argument("--address", default=None,
                    help="rllib: join this Ray cluster (HOST:PORT, ray://HOST:PORT or auto) instead of starting a local Ray")
-    p.add_argument("--env-runners", type=int, default=2, help="rllib: env-runner processes (default 2)")
+    p.add_argument("--env-runners", type=env_runners_count, default=2,
+                   help="rllib: env-runner processes, 0 (the envs run in the driver) to 1,000 (default 2)")
     p.add_argument("--policy-mapping", choices=["auto", "shared", "per_seat", "learner"], default="auto",
                    help="rllib: learner (one learning seat against the config's opponents, as the SB3 backend "
                         "trains; auto means learner) or shared (one module for every seat; refused with opponents "
                         "other than self); per_seat is refused (a run keeps one policy). See docs/integrations.md")
+    add_import_argument(p, "the config (its env, opponents and pretrain agent)")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="tournament between agent specs on one env",
@@ -557,9 +578,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", default=None, metavar="FILE",
                    help="write the game's record (JSON, docs/web.md) to FILE when it ends; see `kakurega replay`")
     add_move_seconds_argument(p)
-    p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                   help="import MODULE first (repeatable): a module that registers agent kinds, so that they can "
-                        "be named in --opponents")
+    add_import_argument(p, "GAME and --opponents")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="replay a game record in the terminal, or export it as a GIF")
@@ -595,6 +614,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p.add_argument("--games", type=games_count, default=100,
                    help="games per pairing in the closing tournament, 1 to 1,000,000 (default 100)")
+    add_import_argument(p, "--config (its env, opponents and pretrain agent)")
     p.set_defaults(func=cmd_quickstart)
 
     p = sub.add_parser("train-bots", help="retrain the shipped bots from configs/bots/ and install them",

@@ -103,12 +103,18 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                              "never overwritten): use a new directory for each tournament")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     add_backend_arguments(parser, "the games")
+    add_import_argument(parser, "--agents")
+    return parser
+
+
+def add_import_argument(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--import MODULE`` (repeatable), the same on every command that takes an env or agent specs; ``where``:
+    what may then name the module's agent kinds or envs. The command runs :func:`import_agent_modules` first."""
     parser.add_argument(
         "--import", dest="imports", action="append", metavar="MODULE",
-        help="import MODULE first (repeatable), e.g. a module of yours that calls "
-             "kakurega.agents.register_agent_kind, so its kinds can be named in --agents",
+        help="import MODULE first (repeatable): a module of yours that registers agent kinds "
+             f"(kakurega.agents.register_agent_kind) or envs, so that {where} can name them",
     )
-    return parser
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser, what: str) -> None:
@@ -135,19 +141,48 @@ def task_runner_of(args):
 
 
 def import_agent_modules(modules: list[str] | None) -> None:
-    """Import each module (which registers agent kinds), saying clearly which one could not be imported."""
+    """Import each module (which registers agent kinds or envs), saying clearly which one could not be imported; a
+    run's worker processes import them too (:data:`~kakurega.agents.specs.USER_MODULES`)."""
     import importlib
 
+    from kakurega.agents.specs import USER_MODULES
     from kakurega.envs.core.safe_load import short_repr
 
     for module in modules or []:
         try:
             importlib.import_module(module)
         except ImportError as error:
-            raise SystemExit(f"--import {module}: cannot import it ({error}); is it on PYTHONPATH or installed?") from None
+            raise SystemExit(f"error: --import {module}: cannot import it ({error}); is it on PYTHONPATH or "
+                             "installed?") from None
         except (TypeError, ValueError):  # a relative or empty name ("../x", ".x", ""): importlib's own words name none
-            raise SystemExit(f"--import {short_repr(module)}: expected a module name such as my_bots or "
+            raise SystemExit(f"error: --import {short_repr(module)}: expected a module name such as my_bots or "
                              "package.my_bots (on PYTHONPATH or installed), not a path") from None
+        if module not in USER_MODULES:
+            USER_MODULES.append(module)
+
+
+#: seconds between two progress lines of a long command, at least (the last one is always written)
+PROGRESS_EVERY = 0.5
+
+
+def progress_counter(unit: str, quiet: bool = False, every: float = PROGRESS_EVERY):
+    """``progress(done, total)`` that writes ``done/total unit`` over one line of stderr, at most once every
+    ``every`` seconds and at the end; None when ``quiet`` or stderr is not a terminal (a log file gets no
+    carriage returns). The progress of ``evaluate``, ``tactics`` and ``replay --gif``."""
+    import time
+
+    if quiet or not sys.stderr.isatty():
+        return None
+    shown = {"at": -float("inf")}
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown["at"] < every:
+            return
+        shown["at"] = now
+        print(f"\r{done}/{total} {unit}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    return progress
 
 
 #: the files ``--out`` receives
@@ -165,10 +200,7 @@ def run(args) -> int:
     options = parse_options(args.option)
     for spec in args.agents:  # a tournament plays hundreds of games unattended: no seat for a person
         require_unattended(parse_spec(spec), "an agent of a tournament")
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        def progress(done, total):
-            print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    progress = progress_counter("games", args.quiet)
     if args.out:  # checked before the first game, like the record directory
         from kakurega.scripts.destination import DestinationError, writable_dir
 

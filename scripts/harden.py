@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kakurega.scripts.evaluate import games_count, seed_number
+from kakurega.scripts.evaluate import add_import_argument, games_count, seed_number
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -46,6 +46,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                        "(only the files kakurega runs wrote)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars or stage lines (the result table is "
                         "still printed)")
+    add_import_argument(parser, "the recipe (its env, opponents and pretrain agent)")
     return parser
 
 
@@ -54,7 +55,9 @@ def run(args) -> int:
 
     from kakurega.agents.harden import default_output, harden
     from kakurega.agents.training.trainer import TrainingInterrupted
+    from kakurega.scripts.evaluate import import_agent_modules
 
+    import_agent_modules(getattr(args, "imports", None))
     try:
         harden(args.config, rounds=args.rounds, exploit_budget=args.exploit_budget,
                exploiter_weight=args.exploiter_weight, games=args.games, eval_seed=args.eval_seed,

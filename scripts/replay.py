@@ -44,12 +44,18 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--gif", default=None, metavar="OUT.gif", help="write an animated GIF of the chosen view")
     parser.add_argument("--fps", type=float, default=None,
                         help=f"GIF frames per second, {MIN_FPS:g} to {MAX_FPS:g} (default 2; with --gif only)")
+    parser.add_argument("--quiet", action="store_true", help="no progress output while a GIF is drawn")
+    from kakurega.scripts.evaluate import add_import_argument
+
+    add_import_argument(parser, "FILE's env")
     return parser
 
 
 def run(args) -> int:
     from kakurega.agents.record import load_record
+    from kakurega.scripts.evaluate import import_agent_modules
 
+    import_agent_modules(getattr(args, "imports", None))
     try:
         _check_arguments(args)
         record = load_record(args.record)
@@ -212,6 +218,7 @@ def _captions(record, view) -> list[str]:
 def _export_gif(record, args) -> int:
     from kakurega.agents.record import Replayer, parse_view
     from kakurega.scripts.destination import writable_file
+    from kakurega.scripts.evaluate import progress_counter
     from kakurega.scripts.gif import GifWriter
 
     if not MIN_FPS <= args.fps <= MAX_FPS:  # NaN fails too
@@ -226,16 +233,22 @@ def _export_gif(record, args) -> int:
     replayer = Replayer(record, render_mode="rgb_array", render_view=view)
     raw = replayer.raw
     duration = int(round(1000 / args.fps))
+    frames = len(record.moves) + 1
+    # on a terminal, how far the drawing is (a large map takes a while per frame)
+    progress = progress_counter(f"frames of {args.gif}", getattr(args, "quiet", False)) or (lambda done, total: None)
     # frames go to the file as they are drawn (memory stays bounded whatever the length); the last frame
     # stays three times as long, so the final position can be read before the loop restarts
     with GifWriter(args.gif, duration, 3 * duration) as gif:
+        progress(0, frames)
         frame = raw.render()
         font = _font()
         band = min(MAX_CAPTION_LINES, max(len(caption_lines(text, frame.shape[1], font)) for text in captions))
         gif.add(_caption(frame, captions[0], band))
         while replayer.next_move() is not None:
+            progress(gif.frames, frames)
             replayer.step()
             gif.add(_caption(raw.render(), captions[replayer.position], band))
+        progress(gif.frames, frames)
         replayer.check_end()
     print(f"wrote {args.gif}: {gif.frames} frames at {args.fps:g} fps, view {view or 'spectator'}")
     print(_result(replayer))

@@ -77,9 +77,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                              "options (deck, shape, map, booklet) by name, beside the shipped ones; a request "
                              "never gives a path")
     add_move_seconds_argument(parser)
-    parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                        help="import MODULE first (repeatable): a module that registers agent kinds, so that the "
-                             "page can name them as opponents")
+    from kakurega.scripts.evaluate import add_import_argument
+
+    add_import_argument(parser, "the page")
     parser.add_argument("--quiet", action="store_true", help="no request log")
     return parser
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    from kakurega.scripts.evaluate import seed_number
+    from kakurega.scripts.evaluate import add_import_argument, seed_number
 
     parser = parser or argparse.ArgumentParser(prog="kakurega tactics", description=__doc__.split("\n")[0])
     parser.description = (
@@ -53,8 +53,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--out", default=None, metavar="DIR", help="--generate: where to write the suites "
                         "(default: the shipped folder envs/data/tactics)")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
-    parser.add_argument("--import", dest="imports", action="append", metavar="MODULE",
-                        help="import MODULE first (repeatable): a module that registers agent kinds")
+    add_import_argument(parser, "--agents and ENV")
     return parser
 
 
@@ -125,7 +124,7 @@ def _verify(suite) -> int:
 
 def run(args) -> int:
     from kakurega.agents.tactics.score import score_agents
-    from kakurega.scripts.evaluate import import_agent_modules
+    from kakurega.scripts.evaluate import import_agent_modules, progress_counter
 
     import_agent_modules(getattr(args, "imports", None))
     if args.generate:
@@ -139,10 +138,7 @@ def run(args) -> int:
         from kakurega.scripts.destination import writable_file
 
         destination = writable_file(args.json, "--json")
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        def progress(done, total):
-            print(f"\r{done}/{total} positions", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    progress = progress_counter("positions", args.quiet)
     result = score_agents(suite, args.agents, seed=args.seed, categories=args.category, progress=progress)
     print(result.table())
     if args.json:  # a new file renamed into place: a link or a FIFO there is replaced, never followed or waited on

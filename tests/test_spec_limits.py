@@ -1,5 +1,7 @@
 """Agent specs of any length: refused or quoted in short messages."""
 
+import re
+
 import pytest
 
 from kakurega.agents.specs import make_agent
@@ -48,3 +50,55 @@ def test_the_search_options_that_do_apply_are_kept():  # the control
     agent = make_agent("ismcts:simulations=8,prior=pretrained,leaf=rollout,depth=5,seed=3", context)
     assert (agent.leaf, agent.max_rollout_depth, agent.network is not None) == ("rollout", 5, True)
     assert make_agent("ismcts:simulations=8,bias=2,widen=1", context).bias == 2.0
+
+
+BOUNDLESS = "ismcts:simulations=100000,depth=100000"  # within IS-MCTS's own caps: a clock stops it in play
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "kakurenbo", "--agents", BOUNDLESS, "random", "--games", "2"],
+    ["evaluate", "kakurenbo", "--agents", "ismcts:simulations=10001", "random", "--games", "2"],
+    ["tactics", "kakurenbo", "--agents", BOUNDLESS],
+    ["balance", "kakurenbo", "--games", "2", "--ismcts-budget", "10001"],
+], ids=["evaluate", "evaluate-one-over", "tactics", "balance"])
+def test_a_search_nothing_stops_is_refused_past_the_untimed_cap(argv, capsys, monkeypatch):
+    # no clock stops a move in these commands: 100,000 simulations a decision took hours a game, said nowhere
+    from kakurega.agents import tournament
+    from kakurega.scripts.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("played before checking the specs")
+
+    monkeypatch.setattr(tournament, "play_game", never)
+    assert main(argv) == 2
+    error = capsys.readouterr().err
+    assert "10,000" in error and ("simulations=10" in error or "--ismcts-budget" in error), error
+    assert "10001" in error or "100000" in error  # what was given
+
+
+def test_the_untimed_cap_is_the_search_budget_a_clock_does_not_bound():
+    from kakurega.agents.ismcts import MAX_SIMULATIONS
+    from kakurega.agents.specs import MAX_UNTIMED_SIMULATIONS, parse_spec, require_unattended
+
+    assert MAX_UNTIMED_SIMULATIONS < MAX_SIMULATIONS
+    with pytest.raises(ValueError, match=f"simulations={MAX_UNTIMED_SIMULATIONS + 1} is too many for a bench opponent"):
+        require_unattended(parse_spec(f"ismcts:simulations={MAX_UNTIMED_SIMULATIONS + 1}"), "a bench opponent")
+    for spelled in ("20_000", "+20000"):  # read as the search reads its option: int() takes these too
+        with pytest.raises(ValueError, match=re.escape(f"simulations={spelled} is too many")):
+            require_unattended(parse_spec(f"ismcts:simulations={spelled}"), "a bench opponent")
+    # the controls: at the cap, and past it where a clock stops each move (kakurega play, the web app)
+    require_unattended(parse_spec(f"ismcts:simulations={MAX_UNTIMED_SIMULATIONS},depth=100000"), "a bench opponent")
+    require_unattended(parse_spec(BOUNDLESS), "an opponent in kakurega play", clock=True)
+    require_unattended(parse_spec("ismcts:rollout=greedy"), "a bench opponent")  # the default 400
+
+
+def test_a_training_config_refuses_a_search_past_the_untimed_cap():
+    from kakurega.agents.specs import MAX_UNTIMED_SIMULATIONS
+    from kakurega.agents.training.config import ConfigError, validate_config
+
+    base = {"env": "kakurenbo_v1", "algorithm": "ppo", "total_timesteps": 1000}
+    for key, value in (("opponents", [BOUNDLESS]), ("pretrain", {"agent": BOUNDLESS, "steps": 100})):
+        with pytest.raises(ConfigError, match=f"'{key}.*simulations=100000 is too many.*at most "
+                                              f"{MAX_UNTIMED_SIMULATIONS:,}"):
+            validate_config({**base, key: value})
+    validate_config({**base, "opponents": [f"ismcts:simulations={MAX_UNTIMED_SIMULATIONS}"]})  # the control

@@ -98,7 +98,7 @@ def score_agents(suite, specs: list[str], seed: int = 0, categories: list[str] |
         raise ValueError(f"no position of {suite.source} is in the categories {categories}; "
                          f"its categories: {', '.join(suite.categories())}")
     for spec in specs:
-        require_unattended(parse_spec(spec), "asked at a tactics position")
+        require_unattended(parse_spec(spec), "an agent at a tactics position")
     scores = [AgentScore(spec) for spec in specs]
     agents: dict[tuple, object] = {}  # one agent per spec and env configuration, reset at every position
     envs: dict = {}

@@ -76,13 +76,18 @@ class TrainResult:
 
 
 def make_view(env_name: str, env_kwargs: dict, opponents: list, learner_seat, illegal_action: str = "raise",
-              worker: bool = False, move_features: bool = False):
+              worker: bool = False, move_features: bool = False, modules: tuple = ()):
     """One single-agent view (module-level and torch-free, so SubprocVecEnv workers start fast).
 
-    In a worker process (``worker``) Ctrl-C is left to the main process, which saves a checkpoint.
+    In a worker process (``worker``) Ctrl-C is left to the main process, which saves a checkpoint. ``modules``
+    are imported first: a worker process starts without the main process's registrations (``--import``).
     """
+    import importlib
+
     from kakurega.agents.training.view import SingleAgentView
 
+    for module in modules:
+        importlib.import_module(module)
     if worker:
         import signal
 
@@ -160,6 +165,21 @@ def resume_env_seed(seed: int, steps: int) -> int:
     return int(np.random.SeedSequence([int(seed), int(steps)]).generate_state(1, np.uint32)[0]) >> 1
 
 
+def worker_modules(opponents) -> tuple:
+    """The modules a worker process imports before it builds its view: those imported at the user's request
+    (:data:`~kakurega.agents.specs.USER_MODULES`) and those that registered the opponents' agent kinds outside
+    kakurega."""
+    from kakurega.agents.specs import USER_MODULES, kind_module
+    from kakurega.agents.training.league import LEAGUE_ENTRIES, parse_entries
+
+    modules = set(USER_MODULES)
+    for entry in parse_entries(opponents):
+        module = None if entry.agent in LEAGUE_ENTRIES else kind_module(entry.agent)
+        if module and module != "__main__" and not module.startswith("kakurega."):
+            modules.add(module)
+    return tuple(sorted(modules))
+
+
 def make_vec_env(config: dict):
     """The VecEnv of ``config`` (n_envs views; dummy or subprocess), seeded from ``config['seed']``.
 
@@ -168,9 +188,11 @@ def make_vec_env(config: dict):
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    subproc = config["vec_env"] == "subproc"
     factory = functools.partial(
         make_view, config["env"], config["env_kwargs"], config["opponents"], config["learner_seat"],
-        worker=config["vec_env"] == "subproc", move_features=config["network"]["move_features"],
+        worker=subproc, move_features=config["network"]["move_features"],
+        modules=worker_modules(config["opponents"]) if subproc else (),
     )
     fns = [factory] * config["n_envs"]
     vec = SubprocVecEnv(fns) if config["vec_env"] == "subproc" else DummyVecEnv(fns)

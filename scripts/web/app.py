@@ -645,7 +645,7 @@ def _build_game(name: str, options: dict, message: dict, sessions: Sessions) -> 
         if spec != HUMAN:
             require_unattended(parse_spec(spec), "a bot seat of the web app",
                                "a person plays on the page: give \"human\" for a seat another person joins by "
-                               "link; nobody answers at the server's terminal")
+                               "link; nobody answers at the server's terminal", clock=True)  # --move-seconds
     lineup = [None if spec == HUMAN else spec for spec in seat_lineup(name, num_players, seat, agents)]
     return GameSession(name, options, lineup, view=view, seed=seed, record_dir=sessions.record_dir,
                        move_seconds=sessions.move_seconds, host=seat, record_quota=sessions.record_quota)
