@@ -318,6 +318,7 @@ from kakurega.envs.animal_chain.picture import AnimalChainPicture
 from kakurega.envs.animal_chain.render import AnimalChainRenderer
 from kakurega.envs.animal_chain.rules import (
     ATTACK_RULE_OPTION,
+    DECK_FITS_SHAPE,
     DECK_OPTION,
     MAX_TURNS_OPTION,
     SHAPE_OPTION,
@@ -342,5 +343,6 @@ DEFINITION = EnvDefinition(
     renderer=AnimalChainRenderer,
     picture=AnimalChainPicture,
     state_vector=AnimalChainStateVector,
+    file_fits=(DECK_FITS_SHAPE,),
 )
 raw_env, env = DEFINITION.factories(__name__)

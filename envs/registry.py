@@ -73,6 +73,12 @@ class EnvSpec:
             return {}
         return {option.name: option.loader for option in definition.all_options if option.names_a_file}
 
+    def file_fits(self) -> tuple:
+        """The pairs of file options whose files must suit each other (``EnvDefinition.file_fits``; see
+        :class:`~kakurega.envs.core.options.FileFit`)."""
+        definition = self.definition()
+        return () if definition is None else definition.file_fits
+
     def option_defaults(self) -> dict:
         """Every game option at its default (render options left out), read without building an env.
 

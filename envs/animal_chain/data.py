@@ -304,10 +304,21 @@ def load_shape(source=None) -> Shape:
     return Shape(cells=cells, num_rows=num_rows, width=width, source=source)
 
 
+def deck_cards(deck: Deck) -> int:
+    """The cards of ``deck``, all lines' copies together (what :func:`check_deck_fits` compares)."""
+    return deck.num_cards
+
+
+def cards_needed(shape: Shape) -> int:
+    """The cards a deck needs for ``shape``: the board's, and the hands (4 each) with the 1 extra card."""
+    return shape.num_cards + 2 * HAND_SIZE + 1
+
+
 def check_deck_fits(deck: Deck, shape: Shape) -> None:
-    """Refuse a deck too small to fill ``shape`` and deal the hands (4 each + 1 extra card)."""
-    needed = shape.num_cards + 2 * HAND_SIZE + 1
-    if deck.num_cards < needed:
+    """Refuse a deck too small to fill ``shape`` and deal the hands (4 each + 1 extra card): fewer than
+    :func:`cards_needed` cards (:func:`deck_cards`)."""
+    needed = cards_needed(shape)
+    if deck_cards(deck) < needed:
         raise AnimalChainDataError(
             f"{deck.source}: cards = {deck.num_cards} cards in all: too few to fill the board of "
             f"{shape.source} ({shape.num_cards} cards) and deal the hands (2 x {HAND_SIZE} + 1 extra); "

@@ -48,10 +48,19 @@ from operator import itemgetter
 
 import numpy as np
 
-from kakurega.envs.animal_chain.data import HAND_SIZE, Deck, Shape, check_deck_fits, load_deck, load_shape
+from kakurega.envs.animal_chain.data import (
+    HAND_SIZE,
+    Deck,
+    Shape,
+    cards_needed,
+    check_deck_fits,
+    deck_cards,
+    load_deck,
+    load_shape,
+)
 from kakurega.envs.core.cache import remember
 from kakurega.envs.core.game import TERMINAL, Game
-from kakurega.envs.core.options import Option
+from kakurega.envs.core.options import FileFit, Option
 
 BUILD, PLAY, OVER = 0, 1, 2
 PHASE_NAMES = ("building", "playing", "over")
@@ -79,6 +88,9 @@ DECK_OPTION = Option("deck", _SOURCE_KINDS, None, "path to a YAML/JSON deck file
 SHAPE_OPTION = Option("shape", _SOURCE_KINDS, None, "path to a YAML/JSON board-shape file, or a mapping; None: the "
                       "packaged 37-card board",
                       expected="a path to a YAML/JSON file, a mapping or None (packaged default)", loader=load_shape)
+#: a deck fits a board when it holds the cards the board needs (``check_deck_fits``): the web app's setup marks the
+#: decks that do not fit the board chosen
+DECK_FITS_SHAPE = FileFit("deck", "shape", deck_cards, cards_needed, "too few cards for this board")
 MAX_TURNS_OPTION = Option("max_turns", int, 200, "play-phase turns (plays and passes; base building does not count) "
                           "before the game is truncated as a draw", low=1, high=MAX_TURNS)
 ATTACK_RULE_OPTION = Option("attack_rule", str, "rules_page", "when a play onto the opponent's base row is legal: "

@@ -35,7 +35,7 @@ from typing import Any
 
 from kakurega.envs.core.aec import TurnBasedAECEnv, wrap
 from kakurega.envs.core.game import Game
-from kakurega.envs.core.options import Option, check, signature
+from kakurega.envs.core.options import FileFit, Option, check, signature
 
 #: the options every env has; the AEC base checks their values (it knows the render modes and the agents)
 RENDER_OPTIONS = (
@@ -70,6 +70,20 @@ class EnvDefinition:
     #: ``state_vector(game, observer)``: the game's :class:`~kakurega.envs.core.state_vector.StateVector`
     #: (``env.state()``, for centralised training only), or None when the game has none
     state_vector: Callable[[Game, Any], Any] | None = None
+    #: pairs of file options whose files must suit each other (a deck and the board it must fill): the web app's
+    #: setup marks the files of one that do not fit the file chosen for the other (:class:`FileFit`)
+    file_fits: tuple[FileFit, ...] = ()
+
+    def __post_init__(self):
+        with_loaders = [option.name for option in self.options if option.names_a_file and option.loader is not None]
+        for fit in self.file_fits:
+            for name in (fit.option, fit.other):
+                if name not in with_loaders:
+                    raise ValueError(f"{self.name}: file_fits names the option {name!r}: expected a file option with "
+                                     f"a loader of this env ({', '.join(with_loaders) or 'it has none'})")
+            if fit.option == fit.other:
+                raise ValueError(f"{self.name}: file_fits pairs the option {fit.option!r} with itself: expected two "
+                                 "options")
 
     @property
     def name(self) -> str:

@@ -6,7 +6,8 @@ a data file, the game's loader). The same objects check the values
 (:func:`check`, :meth:`Option.check`), fill in defaults, give the generated
 ``raw_env`` its signature, and render the env card's Options table and
 ``kakurega envs``; the web app offers a file option the data files its
-loader takes. Policy files read the defaults from them without building an
+loader takes, and marks those that do not fit the file chosen for another
+option where the env declares such a pair (:class:`FileFit`). Policy files read the defaults from them without building an
 env.
 
 A rules constructor (``Game.__init__``) that takes one of these options
@@ -124,6 +125,25 @@ class Option:
 
 def _is_bool(value) -> bool:
     return isinstance(value, bool) or type(value).__name__ == "bool_"  # numpy.bool_ without importing numpy
+
+
+@dataclass(frozen=True)
+class FileFit:
+    """Two file options whose files must suit each other: a file of ``option`` fits a file of ``other`` when
+    ``size(what option's loader loads) >= needs(what other's loader loads)`` (a deck holds the cards a board needs).
+
+    An env module declares its pairs (``EnvDefinition.file_fits``); the web app measures each offered file once
+    (through the option's loader, the answer kept with the file's) and its setup page marks the files of ``option``
+    that do not fit the ``other`` file chosen, with ``words`` (e.g. "too few cards for this board"), updating when
+    that choice changes. The env still checks the pair itself when it builds (the page only marks): ``size`` and
+    ``needs`` should be the very numbers that check compares.
+    """
+
+    option: str
+    other: str
+    size: Callable[[Any], int]
+    needs: Callable[[Any], int]
+    words: str
 
 
 def check(options: Sequence[Option], values: Mapping[str, Any], owner: str) -> dict:

@@ -64,7 +64,9 @@ busy the bots are), and a reply the page does not take
 within :data:`SEND_SECONDS` (it stopped reading) ends its connection. Options
 that name a file take only the names the app offers
 (:mod:`kakurega.scripts.web.data_files`), and the page lists for each only
-the files its loader loads (those not tried yet apart); a game the env
+the files its loader loads (those not tried yet apart), a file that does
+not fit the file chosen for another option (a deck too small for the board)
+marked as such; a game the env
 refuses to build with a file is refused in words naming the file as the
 page knows it. Animal Chain decks sent inline hold
 at most :data:`MAX_INLINE_DECK_CARDS` cards in all the games held. A client
@@ -567,10 +569,12 @@ def option_field(option) -> dict:
     return {**field, "type": "file", "default": None}
 
 
-def _data_file_lists(data_files: DataFiles, env_names: list[str]) -> tuple[list[str], dict, dict]:
+def _data_file_lists(data_files: DataFiles, env_names: list[str]) -> tuple[list[str], dict, dict, dict]:
     """Every offered data file's name (``data_files``, what a request may name), each env's file options with the
     names of those the option loads (``file_choices``, what the page offers it), and with the names of those its
-    loader has not tried yet (``unchecked_files``, offered apart as not checked yet)."""
+    loader has not tried yet (``unchecked_files``, offered apart as not checked yet), and each env's pairs of file
+    options that must suit each other with the numbers that say which files fit (``file_fits``: the page marks
+    those that do not fit the other option's choice; see :meth:`DataFiles.listing`)."""
     offered = data_files.offered()
     return sorted(offered), *data_files.listing(env_names, offered)
 
@@ -874,10 +878,11 @@ def create_app(record_dir: str | Path | None = None, host: str = "127.0.0.1", da
             if not env_list:  # a request at the same time may have filled it during the await
                 env_list.extend(listed)
         # a directory listing, and files tried by their options' loaders: not on the event loop
-        names, file_choices, unchecked = await anyio.to_thread.run_sync(_data_file_lists, sessions.data_files,
-                                                                        [env["name"] for env in env_list])
+        names, file_choices, unchecked, fits = await anyio.to_thread.run_sync(_data_file_lists, sessions.data_files,
+                                                                              [env["name"] for env in env_list])
         return JSONResponse({"envs": env_list, "agent_kinds": _agent_kinds(), "record_dir": str(record_dir or ""),
                              "data_files": names, "file_choices": file_choices, "unchecked_files": unchecked,
+                             "file_fits": fits,
                              "move_seconds": move_seconds, "max_message_bytes": MAX_MESSAGE_BYTES})
 
     async def rules(request):

@@ -28,6 +28,14 @@ what the page offers: :meth:`DataFiles.resolve` accepts any offered name
 (the env then loads the file and says what is wrong with it, e.g. a deck too
 small for the board chosen).
 
+Where an env declares two file options whose files must suit each other
+(``EnvDefinition.file_fits``, a :class:`~kakurega.envs.core.options.FileFit`:
+a deck must hold the cards a board needs), the same try measures each file
+the option loads (the numbers kept with the answer) and the option's default
+(``""``: no file chosen); the listing gives the numbers
+(:meth:`DataFiles.listing`, ``file_fits`` of ``/api/envs``) and the page marks
+the files that do not fit the file chosen for the other option.
+
 >>> DataFiles().resolve("summer_hide_and_seek_v1", {"map": "summer_map.yaml"})["map"].endswith("summer_map.yaml")
 True
 >>> DataFiles().choices(["summer_hide_and_seek_v1"])
@@ -76,6 +84,15 @@ def file_loaders(env_name: str) -> dict[str, Callable | None]:
     return get_spec(env_name).file_options()
 
 
+def file_fits(env_name: str) -> tuple:
+    """The pairs of file options of ``env_name`` whose files must suit each other (``EnvSpec.file_fits``; an env the
+    registry does not know declares none)."""
+    from kakurega.envs.registry import ENV_SPECS
+
+    spec = ENV_SPECS.get(env_name)
+    return () if spec is None else spec.file_fits()
+
+
 def by_name(words: str, named: dict, resolved: dict) -> str:
     """``words`` (an error about the options ``resolved`` by :meth:`DataFiles.resolve` from ``named``) with the path
     of every file the request named given back as that name: the page knows a file by its name only."""
@@ -92,9 +109,11 @@ class DataFiles:
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.shipped = Path(str(resources.files("kakurega.envs").joinpath("data"))).resolve()
         self.data_dir = None if data_dir is None else Path(data_dir).resolve()
-        #: (loader, path, inode, size, mtime_ns, ctime_ns) -> whether the loader loads the file, least recently used
-        #: first
-        self._checked: dict[tuple, bool] = {}
+        #: (loader, path, inode, size, mtime_ns, ctime_ns, measures) -> (whether the loader loads the file, the
+        #: measures' numbers of what it loaded), least recently used first
+        self._checked: dict[tuple, tuple[bool, tuple]] = {}
+        #: (loader, default, measures) -> (whether the loader loads the option's default, the numbers): shipped data
+        self._defaults: dict[tuple, tuple[bool, tuple]] = {}
         self._lock = threading.Lock()  # guards _checked
         self._trying = threading.Lock()  # held by the listing that tries files
 
@@ -131,8 +150,12 @@ class DataFiles:
         return self.listing(env_names, offered)[0]
 
     def listing(self, env_names: Iterable[str], offered: dict[str, Path] | None = None) -> tuple[dict, dict]:
-        """:meth:`choices`, and env name -> file option -> the names of the ``offered`` files that option's loader
-        has not tried yet (only the options with some). Reads and parses files: not on the event loop.
+        """:meth:`choices`; env name -> file option -> the names of the ``offered`` files that option's loader
+        has not tried yet (only the options with some); and env name -> the env's pairs of file options that must
+        suit each other (:func:`file_fits`, only the envs with some), each ``{"option", "other", "words", "size",
+        "needs"}``: ``size`` the number of each file ``option`` loads (``""``: its default), ``needs`` the number of
+        each file ``other`` loads; a file of ``option`` fits a file of ``other`` when its size is at least the
+        other's needs (a file not tried yet has no number). Reads and parses files: not on the event loop.
 
         Files not yet tried are tried for :data:`CHECK_SECONDS` at most (plus the file being tried then); those left
         are in the second list, not the first, and tried by the next listing.
@@ -145,20 +168,32 @@ class DataFiles:
         try:
             choices: dict[str, dict[str, list[str]]] = {}
             unchecked: dict[str, dict[str, list[str]]] = {}
+            fitting: dict[str, list[dict]] = {}
             for env_name in env_names:
                 loaders = file_loaders(env_name)
                 if not loaders:
                     continue
+                fits = [fit for fit in file_fits(env_name) if loaders.get(fit.option) and loaders.get(fit.other)]
                 choices[env_name] = {}
+                numbers: dict[str, dict[str, dict]] = {}  # option -> file name ("": the default) -> measure -> number
                 for option, loader in sorted(loaders.items()):
+                    measures = _measures(fits, option)
                     # an option without a loader is offered every file
-                    loads = {name: True if loader is None else self.loads(loader, path, until)
-                             for name, path in sorted(offered.items())}
-                    choices[env_name][option] = [name for name, known in loads.items() if known]
-                    if None in loads.values():
-                        unchecked.setdefault(env_name, {})[option] = [name for name, known in loads.items()
+                    answers = {name: (True, ()) if loader is None else self.answer(loader, path, until, measures)
+                               for name, path in sorted(offered.items())}
+                    choices[env_name][option] = [name for name, known in answers.items() if known and known[0]]
+                    if None in answers.values():
+                        unchecked.setdefault(env_name, {})[option] = [name for name, known in answers.items()
                                                                       if known is None]
-            return choices, unchecked
+                    if measures:
+                        default = self._default(env_name, option, loader, measures)
+                        numbers[option] = {name: dict(zip(measures, known[1])) for name, known in answers.items()
+                                           if known and known[0]}
+                        if default[0]:
+                            numbers[option][""] = dict(zip(measures, default[1]))
+                if fits:
+                    fitting[env_name] = [_fit_listing(fit, numbers) for fit in fits]
+            return choices, unchecked, fitting
         finally:
             if trying:
                 self._trying.release()
@@ -167,11 +202,18 @@ class DataFiles:
         """Whether ``loader`` loads the file at ``path`` (a file that cannot be read, or that it refuses: False),
         the answer kept while the file stays the same; a file not tried yet is tried only while ``until`` (a
         :func:`time.monotonic` deadline, or a bool) allows, else None (not known)."""
+        known = self.answer(loader, path, until)
+        return None if known is None else known[0]
+
+    def answer(self, loader: Callable, path: Path, until: float | bool = True,
+               measures: tuple[Callable, ...] = ()) -> tuple[bool, tuple] | None:
+        """:meth:`loads`, with the numbers each of ``measures`` gives for what the loader loaded (none for a file it
+        does not load): ``(loads, numbers)``, or None (not tried yet)."""
         try:
             info = os.stat(path)
         except OSError:
-            return False
-        key = (loader, str(path), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            return False, ()
+        key = (loader, str(path), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, measures)
         with self._lock:
             known = self._checked.pop(key, None)
             if known is not None:
@@ -179,24 +221,39 @@ class DataFiles:
                 return known
         if until is False or (until is not True and time.monotonic() >= until):
             return None
-        known = self._try(loader, path)
+        known = self._try(loader, str(path), measures)
         with self._lock:
             while len(self._checked) >= MAX_CHECKS:
                 del self._checked[next(iter(self._checked))]  # the answer used least recently
             self._checked[key] = known
         return known
 
+    def _default(self, env_name: str, option: str, loader: Callable, measures: tuple) -> tuple[bool, tuple]:
+        """:meth:`answer` for ``option``'s default (None: the game's packaged data), kept: it is shipped data."""
+        from kakurega.envs.registry import get_spec
+
+        default = get_spec(env_name).option_defaults()[option]
+        key = (loader, default, measures)
+        with self._lock:
+            known = self._defaults.get(key)
+        if known is None:
+            known = self._try(loader, default, measures)
+            with self._lock:
+                self._defaults[key] = known
+        return known
+
     @staticmethod
-    def _try(loader: Callable, path: Path) -> bool:
+    def _try(loader: Callable, source, measures: tuple = ()) -> tuple[bool, tuple]:
         try:
-            loader(str(path))
+            loaded = loader(source)
+            numbers = tuple(int(measure(loaded)) for measure in measures)
         except (ValueError, TypeError, OSError):  # the loaders' own errors (ValueErrors) say the file is not for it
-            return False
+            return False, ()
         except Exception as error:  # a loader's bug: the file is left out, the page still loads
-            log.warning("data file %s left out: %s raised %s", path.name, getattr(loader, "__name__", loader),
-                        type(error).__name__)
-            return False
-        return True
+            log.warning("data file %s left out: %s raised %s", os.path.basename(str(source)),
+                        getattr(loader, "__name__", loader), type(error).__name__)
+            return False, ()
+        return True, numbers
 
     def resolve(self, env_name: str, options: dict, where: str = "options") -> dict:
         """``options`` with every file option's name replaced by the offered file's path; refused otherwise."""
@@ -220,3 +277,18 @@ class DataFiles:
                     f"name: {', '.join(sorted(offered))}{hint}"
                 )
         return resolved
+
+
+def _measures(fits: list, option: str) -> tuple[Callable, ...]:
+    """The numbers ``fits`` compare about a file of ``option``: its size for the pairs it must fit in, its needs for
+    the pairs that must fit it."""
+    found = [fit.size for fit in fits if fit.option == option] + [fit.needs for fit in fits if fit.other == option]
+    return tuple(dict.fromkeys(found))
+
+
+def _fit_listing(fit, numbers: dict[str, dict[str, dict]]) -> dict:
+    """One pair of ``file_fits`` for the page: the size of each file of its option, the needs of each of the other's
+    (``numbers``: option -> file name -> measure -> its number)."""
+    return {"option": fit.option, "other": fit.other, "words": fit.words,
+            "size": {name: values[fit.size] for name, values in numbers[fit.option].items()},
+            "needs": {name: values[fit.needs] for name, values in numbers[fit.other].items()}}

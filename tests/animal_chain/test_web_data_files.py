@@ -1,5 +1,6 @@
 """Animal Chain in the web app: a deck that loads but cannot fill the board chosen is offered (it fits another
-board), and starting a game with it is refused in words that name the files as the page knows them."""
+board), and starting a game with it is refused in words that name the files as the page knows them; the listing
+says which decks fit which boards (``file_fits``), so the page marks a deck too small for the board chosen."""
 
 from __future__ import annotations
 
@@ -56,6 +57,46 @@ def test_a_deck_too_small_for_the_board_is_refused_naming_the_files_as_offered(t
                                          "animal_chain_shape.yaml (37 cards)"), refused
     assert "expected at least 46" in refused["message"] and str(data) not in refused["message"], refused
     assert started["type"] == "state" and started["env"] == ENV, started.get("message")
+
+
+def test_the_listing_says_which_decks_fit_each_board_as_the_env_does(tmp_path, monkeypatch):
+    """``file_fits``: each deck's cards and each board's needs, shipped files, the data directory's and the defaults
+    (``""``), in both versions; the verdict they give for every deck and board is the env's own
+    (``check_deck_fits``). The 13-card deck fits the 4-card board (13 cards needed: the bound itself) and not the
+    packaged board; a copy of the packaged deck fits both (the control: not every deck is marked)."""
+    from kakurega.envs.animal_chain.data import AnimalChainDataError, check_deck_fits, load_deck, load_shape
+
+    monkeypatch.setattr(data_files, "CHECK_SECONDS", 60.0)  # a busy test machine tries every file all the same
+    data = small_data(tmp_path)
+    (data / "my_deck.yaml").write_text(resources.files("kakurega.envs").joinpath("data", "animal_chain_deck.yaml")
+                                       .read_text(encoding="utf-8"))
+    with TestClient(create_app(record_dir=tmp_path / "records", host="127.0.0.1", data_dir=data),
+                    base_url="http://127.0.0.1") as client:
+        listing = client.get("/api/envs").json()
+    fits = listing["file_fits"]
+    assert fits["animal_chain_v0"] == fits[ENV], fits
+    [fit] = fits[ENV]
+    assert (fit["option"], fit["other"], fit["words"]) == ("deck", "shape", "too few cards for this board")
+    assert fit["size"] == {"": 60, "animal_chain_deck.yaml": 60, "my_deck.yaml": 60, "tiny_deck.yaml": 13}, fit
+    assert fit["needs"] == {"": 46, "animal_chain_shape.yaml": 46, "tiny_board.yaml": 13}, fit
+    shipped = resources.files("kakurega.envs").joinpath("data")
+    paths = {"": None, **{name: str(shipped.joinpath(name)) for name in ("animal_chain_deck.yaml",
+                                                                          "animal_chain_shape.yaml")},
+             **{name: str(data / name) for name in ("my_deck.yaml", "tiny_deck.yaml", "tiny_board.yaml")}}
+    verdicts = {}
+    for deck in fit["size"]:
+        for board in fit["needs"]:
+            try:
+                check_deck_fits(load_deck(paths[deck]), load_shape(paths[board]))
+                env_says = True
+            except AnimalChainDataError:
+                env_says = False
+            verdicts[deck, board] = env_says
+            assert (fit["size"][deck] >= fit["needs"][board]) == env_says, (deck, board)
+    assert not verdicts["tiny_deck.yaml", ""] and verdicts["tiny_deck.yaml", "tiny_board.yaml"]
+    assert all(verdicts["my_deck.yaml", board] for board in fit["needs"])
+    # the listing only marks: every deck that loads is still offered for every board
+    assert listing["file_choices"][ENV]["deck"] == ["animal_chain_deck.yaml", "my_deck.yaml", "tiny_deck.yaml"]
 
 
 def test_a_record_naming_a_deck_too_small_for_its_board_is_refused_naming_the_file_as_offered(tmp_path):

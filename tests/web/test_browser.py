@@ -284,6 +284,48 @@ def test_a_file_option_offers_the_files_it_loads(browser, shots, tmp_path):
 
 
 
+def test_the_deck_list_marks_the_decks_too_small_for_the_board_chosen(browser, tmp_path):
+    """A 13-card deck cannot fill the packaged board (46 cards needed) but fills a 4-card board (13): with the
+    packaged board chosen it is marked and cannot be chosen; choosing the small board lets it be chosen, and going
+    back marks it again. A deck that fits both (a copy of the packaged one) is never marked, and the person's choice
+    of it stays through the board changes."""
+    from importlib import resources
+
+    small = resources.files("kakurega.envs").joinpath("data", "small")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "tiny_deck.yaml").write_text(small.joinpath("animal_chain_deck_12_1.yaml").read_text(encoding="utf-8"))
+    (data / "tiny_board.yaml").write_text(small.joinpath("animal_chain_shape_1_2_1.yaml").read_text(encoding="utf-8"))
+    (data / "my_deck.yaml").write_text(resources.files("kakurega.envs").joinpath("data", "animal_chain_deck.yaml")
+                                       .read_text(encoding="utf-8"))
+    deck, shape = "select[data-option=deck]", "select[data-option=shape]"
+    with Server(tmp_path / "records", data_dir=data) as server:
+        page = open_app(browser, server.url)
+        open_setup(page)
+        page.select_option("#env", "animal_chain_v1")
+
+        def decks() -> dict:
+            """Each deck choice: (its words, whether it can be chosen)."""
+            return {json.loads(value): (text, not disabled) for value, text, disabled in page.evaluate(
+                f"[...document.querySelectorAll('{deck} option')].map((o) => [o.value, o.textContent, o.disabled])")}
+
+        packaged_board = decks()
+        assert packaged_board == {None: ("the shipped one", True),
+                                  "animal_chain_deck.yaml": ("animal_chain_deck.yaml", True),
+                                  "my_deck.yaml": ("my_deck.yaml", True),
+                                  "tiny_deck.yaml": ("tiny_deck.yaml (too few cards for this board)", False)}
+        page.select_option(deck, json.dumps("my_deck.yaml"))
+        page.select_option(shape, json.dumps("tiny_board.yaml"))
+        assert decks() == {**packaged_board, "tiny_deck.yaml": ("tiny_deck.yaml", True)}
+        assert page.input_value(deck) == json.dumps("my_deck.yaml")  # the person's choice stays: it fits
+        page.select_option(deck, json.dumps("tiny_deck.yaml"))  # now it can be chosen
+        page.select_option(shape, json.dumps(None))
+        assert decks() == packaged_board  # marked again
+        assert page.input_value(deck) == json.dumps("tiny_deck.yaml")  # chosen before: shown, marked as not fitting
+        assert page.errors == []
+        page.close()
+
+
 def test_files_not_checked_yet_are_offered_apart(browser, tmp_path):
     """A listing that had no time to try a file (a large new data directory) names it in ``unchecked_files``:
     the page offers it in a group of its own, marked as not checked yet, under each file option (it was offered

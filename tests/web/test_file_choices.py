@@ -114,6 +114,25 @@ def test_every_file_option_declares_its_loader():
     assert all(callable(loader) for loader in declared.values()), declared
 
 
+def test_a_file_fit_is_declared_between_two_file_options_of_its_env():
+    """A pair naming no file option of the env (a typo) would mark nothing: the declaration is refused in words."""
+    from dataclasses import replace
+
+    from kakurega.envs.core.options import FileFit
+    from kakurega.envs.registry import ENV_SPECS
+
+    declared = {name: spec.file_fits() for name, spec in ENV_SPECS.items() if spec.file_fits()}
+    assert declared, "no env declares a pair: nothing below is checked"
+    name, (fit, *_) = next(iter(declared.items()))
+    definition = ENV_SPECS[name].definition()
+    assert replace(definition, file_fits=(fit,)) == definition  # the real declaration passes
+    for typo, why in ((replace(fit, other=fit.other + "s"), f"names the option '{fit.other}s': expected a file "
+                       "option with a loader"), (replace(fit, other=fit.option), "with itself")):
+        with pytest.raises(ValueError, match=why):
+            replace(definition, file_fits=(typo,))
+    assert isinstance(fit, FileFit) and fit.words
+
+
 def test_a_changed_file_is_tried_again(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
@@ -186,7 +205,7 @@ def test_a_listing_tries_files_for_a_bounded_time_and_lists_the_files_left_apart
     files = DataFiles(tmp_path)
     listings = []
     for _ in range(10):
-        choices, unchecked = files.listing(["summer"], offered)
+        choices, unchecked, _ = files.listing(["summer"], offered)
         listings.append((choices["summer"]["map"], unchecked.get("summer", {}).get("map", [])))
         if not listings[-1][1]:
             break

@@ -15,6 +15,7 @@ let dataFiles = [];        // the data files the server offers (file options nam
 let maxMessageBytes = Infinity;  // the largest message the server takes (UTF-8 bytes of its JSON)
 let fileChoices = {};      // env name -> file option -> the offered files that option loads
 let uncheckedFiles = {};   // env name -> file option -> the offered files the server has not tried for it yet
+let fileFits = {};         // env name -> pairs of file options whose files must suit each other (markFits)
 let agentsEdited = false;  // the person typed the other players: no more suggestions
 let pending = null;        // "new" or "open_record" while the server has not yet answered the game or record asked for
 
@@ -553,7 +554,7 @@ function fillFields(env) {
     }
     input.dataset.option = field.name;
     input.dataset.type = field.type;
-    input.onchange = suggestOpponent;
+    input.onchange = () => { markFits(); suggestOpponent(); };
     if (field.type === "checkbox") { label.appendChild(input); label.append(` ${field.name}`); }
     else { label.append(`${field.name} `); label.appendChild(input); }
     box.appendChild(label);
@@ -586,6 +587,7 @@ function takeLists(data) {
   dataFiles = data.data_files;
   fileChoices = data.file_choices ?? {};
   uncheckedFiles = data.unchecked_files ?? {};
+  fileFits = data.file_fits ?? {};
 }
 
 function refreshLists() {
@@ -601,6 +603,7 @@ function refreshLists() {
       fillChoices(input, env, field);
       if ([...input.options].some((o) => o.value === chosen)) input.value = chosen;
     }
+    markFits();
     listAgain();
   }).catch(() => listAgain());
 }
@@ -617,6 +620,31 @@ function filesFor(env, field) {
   return Array.isArray(files) ? files : dataFiles;
 }
 
+// A file that does not fit the file chosen for another option (a deck with too few cards for the board): marked in
+// words and not to be chosen, again whenever the other choice changes (fileFits: each file's size and each other
+// file's needs, "" for the default; a file without a number, not checked yet, is not marked). A choice made before
+// stays chosen, marked when it no longer fits (the server refuses that game in words).
+function markFits() {
+  const env = selectedEnv();
+  for (const fit of (env && fileFits[env.name]) || []) {
+    const input = $("options").querySelector(`[data-option="${fit.option}"]`);
+    const other = $("options").querySelector(`[data-option="${fit.other}"]`);
+    if (!input || !other || other.value === "") continue;
+    const number = (numbers, value) => {
+      const name = JSON.parse(value) ?? "";
+      return Object.hasOwn(numbers, name) ? numbers[name] : undefined;
+    };
+    const needs = number(fit.needs, other.value);
+    for (const option of input.querySelectorAll("option")) {
+      option.dataset.label ??= option.textContent;
+      const size = number(fit.size, option.value);
+      const fits = needs === undefined || size === undefined || size >= needs;
+      option.disabled = !fits;
+      option.textContent = fits ? option.dataset.label : `${option.dataset.label} (${fit.words})`;
+    }
+  }
+}
+
 function setFields(options) {
   const env = selectedEnv();
   for (const field of env.fields) {
@@ -626,6 +654,7 @@ function setFields(options) {
     else if (field.type === "number") input.value = value === null ? "" : value;
     else input.value = JSON.stringify(value);
   }
+  markFits();
 }
 
 // The options as the fields say, only those that differ from the defaults (the server fills in the rest);
