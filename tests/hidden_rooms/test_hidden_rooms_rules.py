@@ -197,8 +197,9 @@ def test_a_catch_ends_the_monster_phase_at_that_step():
 
 def test_a_blind_monster_that_walks_through_the_child_catches_it_on_that_step():
     # "A round" 3, fail: "the monster is on the child's cell (after any monster step)": a blind monster whose
-    # path runs over the child's cell catches it there, even though its next step of the same phase would walk
-    # on past the child
+    # path runs over the child's cell catches it there, and the phase ends at that step: the monster takes none of
+    # its remaining steps (its path would lead on to (4, 3); a monster on the child's cell always sees it, so a
+    # further step would only stay there as a chase: the trail and the chasing flag below tell the difference)
     game = game_with(monster([(2, 3), (3, 3), (4, 3), (4, 2), (4, 1)], steps=2, sight_range=0), episode="round")
     state = table(game, tiles={(3, 4): "red 1", (3, 3): "red 2"}, child=(3, 3), phase=SEARCH)
     cell, progress, chasing, outcome, trail = game.monster_phase(0, state.monster_cell, 0, cell_of(3, 3))
