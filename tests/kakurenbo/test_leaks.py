@@ -517,11 +517,29 @@ class NeighbourPeekingFeatures:
         return self.honest.dominated(observation)
 
 
-def test_the_flip_twin_check_catches_move_features_that_read_a_hidden_hand():
+class NeighbourPeekingDominance(NeighbourPeekingFeatures):
+    """A leaky control: honest move features, but the legal move it proves dominated is picked by the acting seat's
+    left neighbour's card ids (their sum mod 7; Kurayami's random games prove no move dominated, so only a control
+    shows that this channel is compared)."""
+
+    def __call__(self, observation):
+        return self.honest(observation)
+
+    def dominated(self, observation):
+        state = self.env.game_state
+        legal = np.flatnonzero(observation["action_mask"])
+        proved = np.zeros(len(observation["action_mask"]), dtype=bool)
+        proved[legal[sum(state.hands[(state.actor + 1) % len(state.hands)]) % 7 % len(legal)]] = True
+        return proved
+
+
+@pytest.mark.parametrize("leaky,channel", [(NeighbourPeekingFeatures, "move features"),
+                                           (NeighbourPeekingDominance, "moves proved dominated")])
+def test_the_flip_twin_check_catches_move_features_that_read_a_hidden_hand(leaky, channel):
     raw = raw_env(variant="kurayami", num_players=4)
     honest = MoveFeatures(AgentContext.from_env(raw, raw.metadata["name"]))
-    with pytest.raises(AssertionError, match="seat . is shown another move features"):
-        check_flip_twins(raw, seeds=range(10), features=lambda env: NeighbourPeekingFeatures(env, honest))
+    with pytest.raises(AssertionError, match=f"seat . is shown another {channel}"):
+        check_flip_twins(raw, seeds=range(10), features=lambda env: leaky(env, honest))
 
 
 @pytest.mark.slow

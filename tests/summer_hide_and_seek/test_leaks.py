@@ -355,6 +355,20 @@ class SquarePeekingFeatures:
         return self.honest.dominated(observation)
 
 
+class SquarePeekingDominance(SquarePeekingFeatures):
+    """A leaky control: honest move features, but it proves the last legal move dominated when the child's true
+    square is odd."""
+
+    def __call__(self, observation):
+        return self.honest(observation)
+
+    def dominated(self, observation):
+        proved = np.zeros(len(observation["action_mask"]), dtype=bool)
+        if self.raw.game_state.square % 2:
+            proved[np.flatnonzero(observation["action_mask"])[-1]] = True
+        return proved
+
+
 def check_twin_features(raw, features, seed: int = 5) -> int:
     """The acting seeker's move features, and the moves they prove dominated, are the same in both true states of
     its information set (:func:`twins`: the round replayed with another stroke); returns the pairs compared."""
@@ -386,3 +400,5 @@ def test_move_features_of_one_information_set_are_identical_for_seekers(version)
     assert check_twin_features(raw, honest) > 10
     with pytest.raises(AssertionError, match="move features differ"):
         check_twin_features(raw, SquarePeekingFeatures(raw, honest))
+    with pytest.raises(AssertionError, match="moves proved dominated differ"):
+        check_twin_features(raw, SquarePeekingDominance(raw, honest))
