@@ -79,6 +79,9 @@ START_CACHE_SIZE = 8
 WALKS_CACHE_SIZE = 8
 #: turn plans kept per agent, of positions with no line drawn yet (a round's first turn), by position
 PLANS_CACHE_SIZE = 64
+#: and at most this many plans in all (about 14 MiB): a first turn on a 32 x 32 map has up to MAX_PLANS (22,409),
+#: about 5 MiB of lists, and the start scores search 48; the shipped map's first turns, every start, 11,079 plans
+PLANS_CACHE_PLANS = 1 << 16
 #: best plans kept per agent, by (position, walks): evaluation replays the same positions with the same weights
 DECISIONS_CACHE_SIZE = 1024
 #: public weights after an announcement kept per agent, by (weights, blocked squares, announcement)
@@ -86,6 +89,15 @@ UPDATES_CACHE_SIZE = 1024
 #: walk programmes kept per PublicWeights, by their list of announcements (evaluation asks the same lists again:
 #: 139 distinct among 2,483 of 526 games of 4 players)
 PROGRAMMES_SIZE = 128
+#: and at most this many bytes of programmes per PublicWeights: a programme's offsets take 8 bytes per node and square
+#: (the shipped map's largest first turn: 51 KiB, PROGRAMMES_SIZE of them fit; a first turn on a 32 x 32 map of 26
+#: icon types: megabytes)
+PROGRAMMES_BYTES = 8 << 20
+#: numbers each of a Walks' two tables (ends, heard: a row of S numbers per announcement) keeps, 1 MiB: a map of S
+#: squares keeps WALK_VALUES // S rows (2,340 on the shipped map, where a Walks met 107 at most; 128 on a 32 x 32
+#: map, where a first turn of 26 icon types makes thousands); the rows computed together are kept only if they all
+#: fit (one row kept holds the array of them all)
+WALK_VALUES = 1 << 17
 SOURCES_SIZE = 1024  #: icon multisets whose sources PublicWeights keeps (at most 5 icons: 462 of 6 icon types)
 #: configurations whose public tables (:func:`shared_tables`) are kept at module level
 SHARED_CONFIGS_SIZE = 8
@@ -117,11 +129,10 @@ class PublicWeights:
 
     def __init__(self, game):
         S = game.num_squares
-        self.step = {cost: np.zeros((S, S)) for cost in (MOVE_COST, SHORTCUT_COST)}
+        self._game = game
         into: dict = {MOVE_COST: [[] for _ in range(S)], SHORTCUT_COST: [[] for _ in range(S)]}
         for p in range(S):
             for q, _bit, _lid, cost in game.out_lines[p]:
-                self.step[cost][p, q] = 1.0
                 into[cost][q].append(p)
         #: on a map of more than SPARSE_SQUARES squares, per line cost: row k holds, for each square, the k-th
         #: square with a line of that cost into it (at most one per direction: 8 rows), S (a zero column) where
@@ -131,6 +142,8 @@ class PublicWeights:
             self.into = {cost: np.array([[sources[k] if k < len(sources) else S for sources in lists]
                                          for k in range(max(1, max(map(len, lists))))], dtype=np.intp)
                          for cost, lists in into.items()}
+        else:
+            self.step  # noqa: B018 (the products read it at every image)
         icon_of = np.asarray(game.icon_of)
         self.path = (icon_of < 0).astype(float)
         self.icon = [(icon_of == i).astype(float) for i in range(len(game.map.icons))]
@@ -143,6 +156,19 @@ class PublicWeights:
         self.zero = np.zeros(S)
         self._sources: dict = {}  # icons reached -> [(icons reached before the last line, its landing)]
         self._programmes: dict = {}  # announcements -> WalkProgramme
+        self._programme_bytes = 0  # the bytes of the programmes kept
+
+    @cached_property
+    def step(self) -> dict[int, np.ndarray]:
+        """Per line cost, the S x S matrix of the lines of that cost (1.0 from p to q): the images of the maps of
+        at most SPARSE_SQUARES squares are products with it (built when first asked: on a larger map nothing
+        reads it, and two such matrices take 16 MiB on a 32 x 32 map)."""
+        game, S = self._game, self._game.num_squares
+        step = {cost: np.zeros((S, S)) for cost in (MOVE_COST, SHORTCUT_COST)}
+        for p in range(S):
+            for q, _bit, _lid, cost in game.out_lines[p]:
+                step[cost][p, q] = 1.0
+        return step
 
     def image(self, rows: np.ndarray, cost: int, out: np.ndarray) -> None:
         """``rows @ step[cost]`` into ``out`` on a map of more than SPARSE_SQUARES squares, as the sum over the
@@ -163,10 +189,14 @@ class PublicWeights:
         return sources
 
     def programme(self, announcements: tuple) -> WalkProgramme:
-        """The :class:`WalkProgramme` of ``announcements`` (kept: at most PROGRAMMES_SIZE lists)."""
+        """The :class:`WalkProgramme` of ``announcements`` (kept: at most PROGRAMMES_SIZE lists and
+        PROGRAMMES_BYTES bytes)."""
         programme = self._programmes.get(announcements)
         if programme is None:
-            programme = remember(self._programmes, announcements, WalkProgramme(self, announcements), PROGRAMMES_SIZE)
+            programme = WalkProgramme(self, announcements)
+            if len(self._programmes) < PROGRAMMES_SIZE and self._programme_bytes + programme.nbytes <= PROGRAMMES_BYTES:
+                self._programmes[announcements] = programme
+                self._programme_bytes += programme.nbytes
         return programme
 
     def propagate(self, weights: np.ndarray, cost: int, icons: tuple[int, ...], blocked: np.ndarray) -> np.ndarray:
@@ -238,6 +268,8 @@ class WalkProgramme:
         #: each announcement's row (cost 0: the weights, whatever the icons)
         self.ends = np.array([1 if cost == 0 else rows.get((cost, icons), 0) for cost, icons in announcements],
                              dtype=np.intp)
+        #: the bytes of its arrays (what PublicWeights counts against PROGRAMMES_BYTES)
+        self.nbytes = self.ends.nbytes + sum(level[2].nbytes + level[3].nbytes for level in self.levels if level[2] is not None)
 
     def run(self, model: PublicWeights, weights: np.ndarray, open_squares: np.ndarray) -> np.ndarray:
         """The end weights of each announcement (one row each) from ``weights``; ``open_squares``: 1.0 where
@@ -277,8 +309,9 @@ class Walks:
         self.key = key if key is not None else (weights.tobytes(), blocked.tobytes())
         self.weights = weights
         self._open = 1.0 - blocked  # 1.0 on the squares a line may end on
-        self._ends: dict = {}  # (cost, icons) -> end weights
-        self._heard: dict = {}  # (cost, icons) -> normalised end weights
+        self._ends: dict = {}  # (cost, icons) -> end weights (at most ``rows``)
+        self._heard: dict = {}  # (cost, icons) -> normalised end weights (at most ``rows``)
+        self.rows = max(1, WALK_VALUES // len(weights))  #: the rows each table keeps at most
 
     def heard(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
         """:meth:`end`, normalised: what the seekers believe after hearing the announcement ``(cost, icons)``."""
@@ -294,7 +327,9 @@ class Walks:
         missing = tuple(dict.fromkeys(a for a in announcements if a not in heard))
         if missing:
             ends = self._run(missing)
-            heard.update(zip(missing, ends / np.maximum(ends.sum(axis=1), 1e-300)[:, None]))
+            new = dict(zip(missing, ends / np.maximum(ends.sum(axis=1), 1e-300)[:, None]))
+            self._keep(heard, new)
+            return np.stack([new[a] if a in new else heard[a] for a in announcements])
         return np.stack([heard[a] for a in announcements])
 
     def end(self, cost: int, icons: tuple[int, ...]) -> np.ndarray:
@@ -308,8 +343,14 @@ class Walks:
 
     def _run(self, announcements: tuple) -> np.ndarray:
         ends = self.model.programme(announcements).run(self.model, self.weights, self._open)
-        self._ends.update(zip(announcements, ends))
+        self._keep(self._ends, dict(zip(announcements, ends)))
         return ends
+
+    def _keep(self, table: dict, rows: dict) -> None:
+        """Add ``rows`` (views of one array) to ``table`` if they all fit in ``self.rows``: one row kept keeps
+        the whole array."""
+        if len(table) + len(rows) <= self.rows:
+            table.update(rows)
 
 
 def read_stroke(game, order: np.ndarray) -> tuple[list[int], int, int]:
@@ -385,8 +426,10 @@ class SummerHideAndSeekHeuristic(Agent):
         self._updates_cache: dict[tuple, np.ndarray] = shared.setdefault("updates", {})
         #: (position, walks key) -> (score, plan) of the best plan (the first DECISIONS_CACHE_SIZE)
         self._decisions_cache: dict[tuple, tuple[float, list[int]]] = {}
-        #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met)
+        #: position -> TurnPlans, of positions with no line drawn (the first PLANS_CACHE_SIZE met, and
+        #: PLANS_CACHE_PLANS plans in all: _plans_held)
         self._plans_cache: dict[tuple, TurnPlans] = {}
+        self._plans_held = 0
         self.reset()
 
     def reset(self) -> None:
@@ -480,7 +523,9 @@ class SummerHideAndSeekHeuristic(Agent):
         key = (weights.tobytes(), blocked.tobytes(), cost, icons)
         after = self._updates_cache.get(key)
         if after is None:
-            after = remember(self._updates_cache, key, self._walks(weights, blocked).end(cost, icons), UPDATES_CACHE_SIZE)
+            # (a copy: the row is a view of the array of every announcement its walks computed with it)
+            after = remember(self._updates_cache, key, self._walks(weights, blocked).end(cost, icons).copy(),
+                             UPDATES_CACHE_SIZE)
         return after
 
     def _walks(self, weights: np.ndarray, blocked: np.ndarray) -> Walks:
@@ -585,8 +630,11 @@ class SummerHideAndSeekHeuristic(Agent):
         plans = self._plans_cache.get(key)
         if plans is None:
             plans = TurnPlans(self.game, start, visited, drawn, blocked, budget, icons, spent)
-            if drawn == 0:  # a round's first turn (and the start scores): they recur in every round
-                remember(self._plans_cache, key, plans, PLANS_CACHE_SIZE)
+            # a round's first turn (and the start scores): they recur in every round
+            held = self._plans_held + len(plans.paths)
+            if drawn == 0 and len(self._plans_cache) < PLANS_CACHE_SIZE and held <= PLANS_CACHE_PLANS:
+                self._plans_cache[key] = plans
+                self._plans_held = held
         if not plans.squares.size:
             return -1e9, [], 0
         heard = walks.heard_all(plans.announcements)
