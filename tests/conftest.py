@@ -32,3 +32,12 @@ def _sb3_logs_in_the_test_folder(tmp_path_factory):
         os.environ.pop("SB3_LOGDIR", None)
     else:
         os.environ["SB3_LOGDIR"] = saved
+
+
+@pytest.fixture(autouse=True)
+def _no_user_modules_from_other_tests(monkeypatch):
+    """``--import`` records its modules for a run's worker processes (``kakurega.agents.specs.USER_MODULES``); a
+    test that imports one from its own folder must not hand it to the workers of a later test in this process."""
+    from kakurega.agents import specs
+
+    monkeypatch.setattr(specs, "USER_MODULES", [])
